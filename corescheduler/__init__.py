@@ -1,0 +1,15 @@
+"""corescheduler: a multi-tenant cluster job scheduler core with pluggy hooks.
+
+Public entry points: :func:`compute_fair_shares` (the fair-share maths),
+:class:`corescheduler.scheduler.Scheduler`, :class:`corescheduler.config.Config`,
+:class:`corescheduler.allocations.Allocations`, the hook specs in
+:mod:`corescheduler.hookspecs` and the test harness in
+:mod:`corescheduler.testing`.
+"""
+
+from corescheduler.fairshare import compute_fair_shares
+from corescheduler.hookspecs import hookimpl
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__", "compute_fair_shares", "hookimpl"]

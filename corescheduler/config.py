@@ -1,0 +1,257 @@
+"""``corescheduler.toml``: which plugins run where, their settings, the
+allocation file and the simulated cluster (SPEC §3).
+
+Read with :mod:`tomllib` into frozen attrs values through named constructors
+(:meth:`Config.from_file`, :meth:`Config.from_toml`, :meth:`Config.from_dict`).
+Every problem is reported at once, each naming the file, the line where the
+key is, the table and key, and what was expected.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from attrs import evolve, field, frozen
+
+from corescheduler.errors import ConfigError
+from corescheduler.settings import Settings
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+#: Top-level tables; ``simulation`` and ``service`` belong to those commands.
+TABLES = ("scheduler", "plugins", "cluster", "simulation", "service")
+
+
+@frozen
+class SchedulerConfig:
+    """``[scheduler]``: the plugin chosen at each extension point and the
+    scheduler's own switches.  Defaults are Hadoop 1.x fair scheduler's."""
+
+    allocation_file: str | None = None
+    pool_resolver: tuple[str, ...] = ("property",)
+    weight_adjusters: tuple[str, ...] = ()
+    load_manager: str = "slots"
+    task_selector: str = "locality"
+    share_policy: str = "fair"
+    victim_selector: str = "newest"
+    listeners: tuple[str, ...] = ()
+    blocked_plugins: tuple[str, ...] = ()
+    #: mapred.fairscheduler.assignmultiple (default false)
+    assign_multiple: bool = False
+    #: mapred.fairscheduler.assignmultiple.maps / .reduces (-1 = no cap)
+    map_assign_cap: int = -1
+    reduce_assign_cap: int = -1
+    #: mapred.fairscheduler.preemption (default false)
+    preemption: bool = False
+    #: mapred.fairscheduler.preemption.interval, seconds (default 15 s)
+    preemption_interval: float = 15.0
+    #: mapred.fairscheduler.update.interval, seconds (default 0.5 s)
+    update_interval: float = 0.5
+    #: mapred.reduce.slowstart.completed.maps (default 0.05)
+    reduce_slowstart: float = 0.05
+
+    @classmethod
+    def from_table(cls, s: Settings) -> SchedulerConfig:
+        d = cls()
+        return cls(
+            allocation_file=s.string("allocation_file", None),
+            pool_resolver=s.names("pool_resolver", d.pool_resolver),
+            weight_adjusters=s.names("weight_adjusters", d.weight_adjusters),
+            load_manager=s.string("load_manager", d.load_manager),
+            task_selector=s.string("task_selector", d.task_selector),
+            share_policy=s.string("share_policy", d.share_policy),
+            victim_selector=s.string("victim_selector", d.victim_selector),
+            listeners=s.names("listeners", d.listeners),
+            blocked_plugins=s.names("blocked_plugins", d.blocked_plugins),
+            assign_multiple=s.boolean("assign_multiple", d.assign_multiple),
+            map_assign_cap=s.number("map_assign_cap", d.map_assign_cap, minimum=-1, integer=True),
+            reduce_assign_cap=s.number("reduce_assign_cap", d.reduce_assign_cap, minimum=-1, integer=True),
+            preemption=s.boolean("preemption", d.preemption),
+            preemption_interval=float(s.number("preemption_interval", d.preemption_interval, minimum=0)),
+            update_interval=float(s.number("update_interval", d.update_interval, minimum=0, exclusive_minimum=True)),
+            reduce_slowstart=float(s.number("reduce_slowstart", d.reduce_slowstart, minimum=0, maximum=1)),
+        )
+
+    def selected_plugins(self) -> list[str]:
+        """Every plugin name the config puts to use, in config order, once each."""
+        names = [
+            *self.pool_resolver,
+            *self.weight_adjusters,
+            self.load_manager,
+            self.task_selector,
+            self.share_policy,
+            self.victim_selector,
+            *self.listeners,
+        ]
+        return list(dict.fromkeys(names))
+
+
+@frozen
+class ClusterConfig:
+    """``[cluster]``: the simulated cluster (racks × nodes, slots per node)."""
+
+    racks: int = 10
+    nodes_per_rack: int = 10
+    map_slots: int = 2
+    reduce_slots: int = 1
+    replication: int = 3
+    heartbeat_interval: float = 3.0
+
+    @classmethod
+    def from_table(cls, s: Settings) -> ClusterConfig:
+        d = cls()
+        return cls(
+            racks=s.number("racks", d.racks, minimum=1, integer=True),
+            nodes_per_rack=s.number("nodes_per_rack", d.nodes_per_rack, minimum=1, integer=True),
+            map_slots=s.number("map_slots", d.map_slots, minimum=0, integer=True),
+            reduce_slots=s.number("reduce_slots", d.reduce_slots, minimum=0, integer=True),
+            replication=s.number("replication", d.replication, minimum=1, integer=True),
+            heartbeat_interval=float(
+                s.number("heartbeat_interval", d.heartbeat_interval, minimum=0, exclusive_minimum=True)
+            ),
+        )
+
+
+@frozen
+class Config:
+    """A whole ``corescheduler.toml``."""
+
+    scheduler: SchedulerConfig = SchedulerConfig()
+    cluster: ClusterConfig = ClusterConfig()
+    plugins: Mapping[str, Mapping[str, Any]] = field(factory=dict)
+    simulation: Mapping[str, Any] = field(factory=dict)
+    service: Mapping[str, Any] = field(factory=dict)
+    source: str | None = None
+    text: str | None = field(default=None, repr=False, eq=False)
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> Config:
+        """Read and validate a TOML file."""
+        source = str(path)
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"{source}: cannot read config: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{source}: config is not UTF-8 text ({exc.reason})") from exc
+        return cls.from_toml(text, source=source)
+
+    @classmethod
+    def from_toml(cls, text: str, source: str = "<config>") -> Config:
+        """Parse TOML text; a syntax error names the file and line."""
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            msg = str(exc)
+            m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+            line = f":{m.group(1)}" if m else ""
+            msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
+            raise ConfigError(f"{source}{line}: invalid TOML: {msg}") from exc
+        return cls.from_dict(data, source=source, text=text)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<config>", text: str | None = None) -> Config:
+        """Validate an already-parsed table (as tomllib returns it)."""
+        problems: list[str] = []
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"{source}: expected a table, got {type(data).__name__}")
+
+        def where(msg: str, table: str, key: str | None) -> str:
+            line = locate(text, table, key) if text else None
+            return f"{source}:{line}: {msg}" if line else f"{source}: {msg}"
+
+        for name in data:
+            if name not in TABLES:
+                problems.append(where(f"unknown table [{name}]; expected one of {', '.join(TABLES)}", name, None))
+
+        def read(table: str, builder: Any) -> Any:
+            s = Settings(data.get(table), where=f"[{table}]")
+            value = builder(s)
+            for key, message in [*s.problems, *((k, "unknown setting") for k in s.unknown_keys())]:
+                prefix = f"[{table}] {key}" if key else f"[{table}]"
+                problems.append(where(f"{prefix}: {message}", table, key))
+            return value
+
+        scheduler = read("scheduler", SchedulerConfig.from_table)
+        cluster = read("cluster", ClusterConfig.from_table)
+        plugins = data.get("plugins", {})
+        if not isinstance(plugins, Mapping):
+            problems.append(where("[plugins]: expected a table of [plugins.NAME] tables", "plugins", None))
+            plugins = {}
+        for name, table in plugins.items():
+            if not isinstance(table, Mapping):
+                problems.append(where(f"[plugins.{name}]: expected a table, got {table!r}", "plugins", name))
+        for tname in ("simulation", "service"):
+            if tname in data and not isinstance(data[tname], Mapping):
+                problems.append(where(f"[{tname}]: expected a table", tname, None))
+        if problems:
+            raise ConfigError(problems)
+        return cls(
+            scheduler=scheduler,
+            cluster=cluster,
+            plugins={k: dict(v) for k, v in plugins.items()},
+            simulation=dict(data.get("simulation", {})),
+            service=dict(data.get("service", {})),
+            source=source,
+            text=text,
+        )
+
+    @classmethod
+    def default(cls) -> Config:
+        return cls()
+
+    # ------------------------------------------------------------------ helpers
+    def plugin_settings(self, name: str) -> Mapping[str, Any]:
+        """The ``[plugins.NAME]`` table (empty when absent)."""
+        return self.plugins.get(name, {})
+
+    def locate(self, table: str, key: str | None) -> str:
+        """``FILE:LINE`` (or ``FILE``) of ``key`` in ``[table]``, for messages."""
+        src = self.source or "<config>"
+        line = locate(self.text, table, key) if self.text else None
+        return f"{src}:{line}" if line else src
+
+    def allocation_path(self) -> Path | None:
+        """The allocation file, relative paths taken from the config's folder."""
+        if not self.scheduler.allocation_file:
+            return None
+        path = Path(self.scheduler.allocation_file)
+        if not path.is_absolute() and self.source and not self.source.startswith("<"):
+            path = Path(self.source).parent / path
+        return path
+
+    def with_scheduler(self, **changes: Any) -> Config:
+        return evolve(self, scheduler=evolve(self.scheduler, **changes))
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+
+
+def locate(text: str | None, table: str, key: str | None) -> int | None:
+    """Best-effort line number of ``key`` inside ``[table]`` (or of the table
+    header when ``key`` is None) in TOML ``text``."""
+    if not text:
+        return None
+    current = ""
+    key_re = re.compile(r"^\s*[\"']?" + re.escape(key) + r"[\"']?\s*=") if key else None
+    for number, line in enumerate(text.splitlines(), start=1):
+        m = _HEADER.match(line)
+        if m:
+            current = m.group(1).replace('"', "").replace("'", "")
+            if key is None and current == table:
+                return number
+            if key is not None and current == f"{table}.{key}":
+                return number
+            continue
+        if key_re is not None and current == table and key_re.match(line):
+            return number
+    return None

@@ -1,0 +1,101 @@
+"""The one error hierarchy of corescheduler.
+
+Every user-facing problem is a :class:`CoreSchedulerError` whose message
+names where it is (file and line, TOML key, plugin and extension point) and
+what was expected.  The CLI prints ``str(error)`` on one line and exits 1; the
+original exception, where there was one, stays reachable as ``__cause__``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class CoreSchedulerError(Exception):
+    """Base class: a problem a user can fix, reported without a traceback."""
+
+
+class ConfigError(CoreSchedulerError):
+    """A TOML configuration (``corescheduler.toml``) is malformed or invalid.
+
+    ``problems`` holds every problem found, one line each; the message joins
+    them so that all are reported at once.
+    """
+
+    def __init__(self, problems: str | Iterable[str]) -> None:
+        if isinstance(problems, str):
+            problems = [problems]
+        self.problems: list[str] = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+class SettingsError(ConfigError):
+    """A plugin's ``[plugins.NAME]`` settings are invalid.
+
+    Raised by a plugin (usually through :class:`corescheduler.settings.Settings`)
+    with the offending ``key``; the plugin manager adds the plugin's name.
+    """
+
+    def __init__(self, key: str | None, message: str, plugin: str | None = None) -> None:
+        self.key = key
+        self.message = message
+        self.plugin = plugin
+        where = f"[plugins.{plugin}]" if plugin else "plugin settings"
+        if key:
+            where += f" {key}"
+        super().__init__(f"{where}: {message}")
+
+
+class AllocationError(CoreSchedulerError):
+    """An allocation file (Hadoop XML) is malformed or has a bad value.
+
+    The message starts with ``FILE:LINE:``; ``line`` is ``None`` when the
+    problem has no line (an unreadable file).
+    """
+
+    def __init__(self, message: str, source: str = "<allocations>", line: int | None = None) -> None:
+        self.source = source
+        self.line = line
+        self.message = message
+        where = f"{source}:{line}" if line is not None else source
+        super().__init__(f"{where}: {message}")
+
+
+class WorkloadError(CoreSchedulerError):
+    """A workload file (JSON, SWIM TSV, SLS) has a bad row or value."""
+
+    def __init__(self, message: str, source: str = "<workload>", line: int | None = None) -> None:
+        self.source = source
+        self.line = line
+        self.message = message
+        where = f"{source}:{line}" if line is not None else source
+        super().__init__(f"{where}: {message}")
+
+
+class PluginError(CoreSchedulerError):
+    """Base for problems with a plugin."""
+
+
+class PluginLoadError(PluginError):
+    """A plugin could not be found, imported, instantiated or validated.
+
+    The message names the plugin as ``dist[entry]``.
+    """
+
+
+class PluginExecutionError(PluginError):
+    """A plugin raised while running a hook.
+
+    The message reads ``running TaskSelector plugin 'delay' (dist[entry]): …``.
+    """
+
+    def __init__(self, point: str, plugin: str, origin: str, exc: BaseException) -> None:
+        self.point = point
+        self.plugin = plugin
+        self.origin = origin
+        super().__init__(f"running {point} plugin '{plugin}' ({origin}): {type(exc).__name__}: {exc}")
+
+
+class SchedulerStateError(CoreSchedulerError):
+    """A request names something the scheduler does not have (unknown job,
+    task or node) or asks for something its state does not allow."""

@@ -1,0 +1,331 @@
+"""The contract between the core and plugins: every hook corescheduler calls.
+
+Hooks are pluggy hook specifications in the ``corescheduler`` project, all
+named ``cs_…``.  A plugin is an object (usually an instance of a class named
+by an entry point in the ``corescheduler`` group) whose methods are marked
+with :data:`hookimpl`; it may implement any subset of these hooks and may
+leave out trailing parameters it does not need (pluggy passes only the
+arguments a hook implementation names).
+
+Which plugin answers at each *extension point* comes from the config
+(``[scheduler]`` in ``corescheduler.toml``), never from registration order:
+
+================  ===================  =====================================
+extension point   config key           hook(s)
+================  ===================  =====================================
+PoolResolver      ``pool_resolver``    :func:`cs_resolve_pool` (chain)
+WeightAdjuster    ``weight_adjusters`` :func:`cs_adjust_weight` (chain)
+LoadManager       ``load_manager``     :func:`cs_can_assign`, :func:`cs_can_launch`
+TaskSelector      ``task_selector``    :func:`cs_select_task`
+SharePolicy       ``share_policy`` and each pool's ``schedulingMode``
+                                       :func:`cs_compute_shares`, :func:`cs_order_key`,
+                                       :func:`cs_plan_preemption`
+VictimSelector    ``victim_selector``  :func:`cs_select_victims`
+================  ===================  =====================================
+
+The notification hooks at the end are called on every plugin in use (those
+selected above plus ``[scheduler] listeners``), in config order; their
+return values are ignored.
+
+Hooks are listed in the order they run: job placement, the periodic update,
+a heartbeat's assignment, preemption, then notifications.  The objects
+handed to hooks are the scheduler's own (:mod:`corescheduler.model`): read
+them, do not change them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+from corescheduler.model import (
+    Assignment,
+    ClusterLoad,
+    Job,
+    JobSpec,
+    Node,
+    Pool,
+    PreemptionPlan,
+    Rejection,
+    Schedulable,
+    Task,
+)
+
+if TYPE_CHECKING:
+    from corescheduler.allocations import Allocations
+
+PROJECT = "corescheduler"
+hookspec = pluggy.HookspecMarker(PROJECT)
+#: Mark a plugin method as a hook implementation: ``@hookimpl def cs_select_task(...)``.
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+#: Extension point name -> hook names, in the order they are documented.
+EXTENSION_POINTS: dict[str, tuple[str, ...]] = {
+    "PoolResolver": ("cs_resolve_pool",),
+    "WeightAdjuster": ("cs_adjust_weight",),
+    "LoadManager": ("cs_can_assign", "cs_can_launch"),
+    "TaskSelector": ("cs_select_task",),
+    "SharePolicy": ("cs_compute_shares", "cs_order_key", "cs_plan_preemption"),
+    "VictimSelector": ("cs_select_victims",),
+}
+#: Hooks called on every plugin in use.
+NOTIFICATION_HOOKS: tuple[str, ...] = (
+    "cs_job_added",
+    "cs_job_removed",
+    "cs_update",
+    "cs_heartbeat_start",
+    "cs_task_started",
+    "cs_heartbeat_end",
+    "cs_task_finished",
+    "cs_task_preempted",
+)
+
+
+# --------------------------------------------------------------------------- PoolResolver
+
+
+@hookspec(firstresult=True)
+def cs_resolve_pool(job: JobSpec, allocations: Allocations) -> str | Rejection | None:
+    """Decide which pool (queue) a submitted job goes to.
+
+    Called once when a job is submitted, on the plugins named by
+    ``[scheduler] pool_resolver`` (a name or a list), in that order.
+
+    :param job: the job as submitted (user, requested ``pool``, groups,
+        ``properties``).
+    :param allocations: the allocations in force
+        (:class:`corescheduler.allocations.Allocations`), to check which pools
+        are configured.
+    :return: a pool name; a :class:`~corescheduler.model.Rejection` to refuse
+        the job (the submission fails with its reason); or ``None`` for "no
+        opinion", which passes the question to the next resolver.
+
+    **First non-None result wins.**  If every resolver returns ``None`` the
+    job goes to the pool named ``default``.
+    """
+
+
+# --------------------------------------------------------------------------- WeightAdjuster
+
+
+@hookspec
+def cs_adjust_weight(job: Job, kind: str, weight: float, now: float) -> float:
+    """Adjust a runnable job's weight for one slot kind.
+
+    Called on every update (job added or removed, and every
+    ``update_interval``) for each runnable job and each kind, on the plugins
+    named by ``[scheduler] weight_adjusters`` in that order.
+
+    :param job: the job (its demand for ``kind`` is already up to date in
+        ``job.sched[kind].demand``).
+    :param kind: ``"map"`` or ``"reduce"``.
+    :param weight: the weight so far: the priority factor (NORMAL 1, each
+        level ×2) for the first adjuster, the previous adjuster's result after.
+    :param now: the scheduler clock, seconds.
+    :return: the new weight, a finite number ≥ 0.  ``None`` keeps ``weight``.
+
+    **Chained:** each adjuster receives the previous one's result; the last
+    result is the job's weight (Hadoop's WeightAdjuster).
+    """
+
+
+# --------------------------------------------------------------------------- LoadManager
+
+
+@hookspec(firstresult=True)
+def cs_can_assign(node: Node, kind: str, load: ClusterLoad) -> bool | None:
+    """May ``node`` take one more task of ``kind`` on this heartbeat?
+
+    Called during a heartbeat before each assignment of that kind, on the
+    plugin named by ``[scheduler] load_manager`` (Hadoop's
+    ``LoadManager.canAssignMap/canAssignReduce``).
+
+    :param node: the heartbeating node; ``node.running[kind]`` already counts
+        the tasks assigned earlier in this heartbeat.
+    :param kind: ``"map"`` or ``"reduce"``.
+    :param load: cluster totals for ``kind``: demanded tasks of runnable jobs,
+        running tasks and slots.
+    :return: ``True`` to allow, ``False`` to stop assigning tasks of this kind
+        on this heartbeat.  ``None`` (or no load manager) means the node's
+        slot count decides.
+
+    **First non-None result wins.**
+    """
+
+
+@hookspec(firstresult=True)
+def cs_can_launch(node: Node, job: Job, kind: str) -> bool | None:
+    """May ``job`` launch a task of ``kind`` on ``node`` now?
+
+    Called on the load manager for each job considered during a heartbeat,
+    before the TaskSelector (Hadoop's ``LoadManager.canLaunchTask``).
+
+    :return: ``False`` to skip the job on this heartbeat for this kind;
+        ``True`` or ``None`` to go on.
+
+    **First non-None result wins.**
+    """
+
+
+# --------------------------------------------------------------------------- TaskSelector
+
+
+@hookspec(firstresult=True)
+def cs_select_task(job: Job, node: Node, kind: str, now: float) -> Task | None:
+    """Choose which pending task of ``job`` runs on ``node``.
+
+    Called during a heartbeat on the plugin named by ``[scheduler]
+    task_selector``, for each job in scheduling order until one returns a
+    task.  The core has already checked the node's load and the pool's limits.
+
+    :param job: a runnable job.  ``job.pending_map(node, level)``,
+        ``job.pending_map_on_node``, ``job.pending_map_on_rack`` and
+        ``job.pending_task(kind)`` find candidates cheaply.
+    :param node: the heartbeating node.
+    :param kind: ``"map"`` or ``"reduce"``.
+    :param now: the scheduler clock, seconds.
+    :return: a pending :class:`~corescheduler.model.Task` of ``job`` and
+        ``kind`` to launch, or ``None`` when the job has nothing it wants to
+        run on this node (the job is then *skipped*, and the next job is
+        asked).
+
+    **First non-None result wins.**
+    """
+
+
+# --------------------------------------------------------------------------- SharePolicy
+
+
+@hookspec(firstresult=True)
+def cs_compute_shares(schedulables: Sequence[Schedulable], capacity: float, kind: str) -> Sequence[float | None] | None:
+    """Divide ``capacity`` slots of ``kind`` among ``schedulables``.
+
+    Called on every update: on the policy named by ``[scheduler]
+    share_policy`` for the pools (capacity = the cluster's slots of
+    ``kind``), and on each pool's policy (its ``schedulingMode``, default
+    ``defaultPoolSchedulingMode``) for the pool's runnable jobs (capacity =
+    the pool's fair share).
+
+    :param schedulables: pools or jobs, each with ``weight``, ``min_share``,
+        ``max_share``, ``demand``, ``running``, ``start_time`` and ``priority``
+        already updated for this cycle.
+    :return: one share per schedulable, in order (``None`` = not applicable,
+        shown as n/a, as for jobs in a FIFO pool); ``None`` for "not my
+        policy".
+
+    **First non-None result wins** (only the named policy is asked).
+    """
+
+
+@hookspec(firstresult=True)
+def cs_order_key(schedulable: Schedulable) -> Any:
+    """The sort key that orders pools (or jobs in a pool) for assignment.
+
+    Called by the core whenever a schedulable's running count, demand, weight
+    or share changes, on the same policy as :func:`cs_compute_shares`.  The
+    schedulable with the smallest key is offered a free slot first.  Keys of
+    one policy must be mutually comparable and should end with a unique
+    tie-breaker (the ``name``) so that the order is deterministic.
+
+    :return: a comparable key (a tuple); ``None`` for "not my policy".
+
+    **First non-None result wins** (only the named policy is asked).
+    """
+
+
+@hookspec(firstresult=True)
+def cs_plan_preemption(pools: Sequence[Schedulable], kind: str, now: float) -> PreemptionPlan | None:
+    """Decide whether tasks of ``kind`` must be preempted now, and how many.
+
+    Called when ``[scheduler] preemption`` is on, after an update, at most
+    every ``preemption_interval``, on the policy named by ``share_policy``
+    only.
+
+    :param pools: every pool's schedulable for ``kind`` (fair shares,
+        running counts, starvation times and timeouts up to date).
+    :return: a :class:`~corescheduler.model.PreemptionPlan` (count 0 = nothing
+        to do), or ``None`` when the policy never preempts.
+
+    **First non-None result wins.**
+    """
+
+
+# --------------------------------------------------------------------------- VictimSelector
+
+
+@hookspec(firstresult=True)
+def cs_select_victims(
+    candidates: Sequence[Task], count: int, allowance: Mapping[str, int], kind: str, now: float
+) -> Sequence[Task] | None:
+    """Choose which running tasks to kill for a preemption plan.
+
+    Called on the plugin named by ``[scheduler] victim_selector`` when a
+    :class:`~corescheduler.model.PreemptionPlan` asks for ``count`` tasks and
+    did not choose them itself.
+
+    :param candidates: every running task of ``kind``, pools in order, then
+        jobs, then task index.
+    :param count: how many to kill.
+    :param allowance: per pool name, how many of its tasks may be taken at
+        most; pools not listed may give none.
+    :return: at most ``count`` candidates, respecting the allowances (the
+        core enforces both); ``None`` for "no opinion".
+
+    **First non-None result wins.**
+    """
+
+
+# --------------------------------------------------------------------------- notifications
+
+
+@hookspec
+def cs_job_added(job: Job, now: float) -> None:
+    """A job was submitted and placed in ``job.pool``.  Called before the
+    update that follows the submission."""
+
+
+@hookspec
+def cs_job_removed(job: Job, now: float) -> None:
+    """A job finished (all its tasks complete) or was removed.  Plugins drop
+    any per-job state here."""
+
+
+@hookspec
+def cs_update(pools: Sequence[Pool], now: float) -> None:
+    """An update finished: runnability, weights, demands, fair shares and
+    starvation times of every pool and job are current."""
+
+
+@hookspec
+def cs_heartbeat_start(node: Node, now: float) -> None:
+    """A heartbeat from ``node`` begins, before any assignment (delay
+    scheduling credits waiting time here)."""
+
+
+@hookspec
+def cs_task_started(task: Task, node: Node, locality: str | None, now: float) -> None:
+    """``task`` was launched on ``node`` (``locality`` is ``node``, ``rack``
+    or ``off`` for maps, ``None`` for reduces)."""
+
+
+@hookspec
+def cs_heartbeat_end(node: Node, assignments: Sequence[Assignment], skipped: Sequence[Job], now: float) -> None:
+    """A heartbeat from ``node`` ended.
+
+    :param assignments: the tasks launched on it, in order.
+    :param skipped: jobs that were offered a map slot on this heartbeat but
+        launched no map (Hadoop's "skipped at last heartbeat", used by delay
+        scheduling).
+    """
+
+
+@hookspec
+def cs_task_finished(task: Task, node: Node, now: float) -> None:
+    """``task`` completed on ``node`` and freed its slot."""
+
+
+@hookspec
+def cs_task_preempted(task: Task, node: Node, now: float) -> None:
+    """``task`` was killed by preemption on ``node``; it is pending again."""

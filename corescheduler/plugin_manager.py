@@ -1,0 +1,386 @@
+"""Finding, loading and validating plugins (find → load → validate, as flake8).
+
+* **find**: entry points in the ``corescheduler`` group, from every installed
+  distribution, sorted by name; the built-ins are the ``corescheduler``
+  distribution's own entry points and take exactly the same path.  With
+  ``CORESCHEDULER_DISABLE_PLUGIN_AUTOLOAD=1`` only the built-ins are found.
+* **load**: a plugin is imported only when the config uses it; names in
+  ``[scheduler] blocked_plugins`` are never imported.  The entry point names a
+  class (instantiated with the plugin's ``[plugins.NAME]`` table), a factory
+  function (called with it) or a module/object (used as is; no settings).
+* **validate**: each instance is registered with pluggy against
+  :mod:`corescheduler.hookspecs` and ``check_pending()`` rejects misspelled
+  hooks; each selected plugin must implement its extension point's hook.
+
+The order of plugins at an extension point is the config's order.  Hooks are
+called through small callers built here (not pluggy's broadcast), which pass
+each implementation only the arguments it names and turn any exception into
+one :class:`~corescheduler.errors.PluginExecutionError` such as
+``running TaskSelector plugin 'delay' (corescheduler[delay]): …``.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata as md
+import inspect
+import os
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import pluggy
+from attrs import frozen
+
+from corescheduler import hookspecs
+from corescheduler.config import Config
+from corescheduler.errors import (
+    ConfigError,
+    PluginExecutionError,
+    PluginLoadError,
+    SettingsError,
+)
+
+GROUP = "corescheduler"
+BUILTIN_DIST = "corescheduler"
+DISABLE_AUTOLOAD_ENV = "CORESCHEDULER_DISABLE_PLUGIN_AUTOLOAD"
+IMPL_ATTR = f"{hookspecs.PROJECT}_impl"
+
+#: Config key of each extension point (for messages).
+POINT_KEYS = {
+    "PoolResolver": "pool_resolver",
+    "WeightAdjuster": "weight_adjusters",
+    "LoadManager": "load_manager",
+    "TaskSelector": "task_selector",
+    "SharePolicy": "share_policy",
+    "VictimSelector": "victim_selector",
+    "Listener": "listeners",
+}
+#: The hook a plugin must implement to serve at an extension point.
+REQUIRED_HOOK = {
+    "PoolResolver": "cs_resolve_pool",
+    "WeightAdjuster": "cs_adjust_weight",
+    "LoadManager": "cs_can_assign",
+    "TaskSelector": "cs_select_task",
+    "SharePolicy": "cs_compute_shares",
+    "VictimSelector": "cs_select_victims",
+}
+
+
+@frozen
+class PluginInfo:
+    """A discovered plugin: its entry-point name, distribution and target."""
+
+    name: str
+    dist: str
+    version: str
+    value: str
+    entry_point: Any = None
+
+    @property
+    def origin(self) -> str:
+        """``dist[entry]``, how messages name the plugin."""
+        return f"{self.dist}[{self.name}]"
+
+    @property
+    def builtin(self) -> bool:
+        return self.dist == BUILTIN_DIST
+
+
+def autoload_disabled() -> bool:
+    return os.environ.get(DISABLE_AUTOLOAD_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+@functools.lru_cache(maxsize=4)
+def _discover(builtins_only: bool) -> tuple[dict[str, PluginInfo], dict[str, list[PluginInfo]]]:
+    found: dict[str, PluginInfo] = {}
+    clashes: dict[str, list[PluginInfo]] = {}
+    eps = sorted(md.entry_points(group=GROUP), key=lambda ep: (ep.name, _dist_name(ep)))
+    for ep in eps:
+        dist = _dist_name(ep)
+        if builtins_only and dist != BUILTIN_DIST:
+            continue
+        info = PluginInfo(ep.name, dist, _dist_version(ep), ep.value, ep)
+        if ep.name in found and found[ep.name].dist != dist:
+            clashes.setdefault(ep.name, [found[ep.name]]).append(info)
+            if info.builtin:  # a built-in name cannot be taken over
+                found[ep.name] = info
+            continue
+        found.setdefault(ep.name, info)
+    return found, clashes
+
+
+def _dist_name(ep: Any) -> str:
+    dist = getattr(ep, "dist", None)
+    return dist.metadata["Name"] if dist is not None else "?"
+
+
+def _dist_version(ep: Any) -> str:
+    dist = getattr(ep, "dist", None)
+    return dist.version if dist is not None else "?"
+
+
+def find_plugins(builtins_only: bool | None = None) -> dict[str, PluginInfo]:
+    """Every discoverable plugin by name, sorted (metadata only, nothing imported)."""
+    if builtins_only is None:
+        builtins_only = autoload_disabled()
+    return dict(_discover(builtins_only)[0])
+
+
+def refresh() -> None:
+    """Forget cached discovery (after installing a distribution in-process)."""
+    _discover.cache_clear()
+    md.distributions.cache_clear() if hasattr(md.distributions, "cache_clear") else None
+
+
+def load_plugin(info: PluginInfo) -> Any:
+    """Import the entry point's target; failures name ``dist[entry]``."""
+    try:
+        return info.entry_point.load()
+    except Exception as exc:
+        raise PluginLoadError(
+            f"plugin {info.origin}: cannot load {info.value!r}: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def hooks_of(obj: Any) -> list[str]:
+    """The hook names a plugin object, class or module implements."""
+    names = []
+    for attr in dir(obj):
+        if attr.startswith("cs_"):
+            fn = getattr(obj, attr, None)
+            if fn is not None and getattr(fn, IMPL_ATTR, None) is not None:
+                names.append(attr)
+    return names
+
+
+def points_of(hooks: Iterable[str]) -> list[str]:
+    """Extension points served by a set of hook names."""
+    hooks = set(hooks)
+    points = [p for p, required in REQUIRED_HOOK.items() if required in hooks]
+    if hooks & set(hookspecs.NOTIFICATION_HOOKS) and not points:
+        points.append("Listener")
+    return points
+
+
+def _instantiate(target: Any, settings: Mapping[str, Any], name: str) -> Any:
+    if inspect.isclass(target) or inspect.isfunction(target):
+        try:
+            params = inspect.signature(target).parameters
+        except (TypeError, ValueError):  # pragma: no cover - builtins
+            params = {}
+        takes_settings = len([p for p in params.values() if p.name != "self"]) > 0
+        if takes_settings:
+            return target(dict(settings))
+        if settings:
+            raise SettingsError(None, "this plugin takes no settings", plugin=name)
+        return target()
+    if settings:
+        raise SettingsError(None, "this plugin takes no settings", plugin=name)
+    return target
+
+
+def _adapt(impl: Any, spec_args: tuple[str, ...]) -> Callable[..., Any]:
+    """Call ``impl`` with the spec's positional arguments, passing only those it names."""
+    fn = impl.function
+    names = tuple(impl.argnames)
+    if names == spec_args:
+        return fn
+    index = [spec_args.index(n) for n in names]
+    return lambda *args: fn(*[args[i] for i in index])
+
+
+def _guard(point: str, name: str, origin: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        try:
+            return fn(*args)
+        except Exception as exc:
+            raise PluginExecutionError(point, name, origin, exc) from exc
+
+    call.__wrapped__ = fn  # type: ignore[attr-defined]
+    return call
+
+
+@frozen
+class SharePolicyCallers:
+    """A share policy's hooks, ready to call (``plan_preemption`` may be None)."""
+
+    name: str
+    compute_shares: Callable[..., Any]
+    order_key: Callable[..., Any]
+    plan_preemption: Callable[..., Any] | None
+
+
+class PluginSet:
+    """The plugins one scheduler uses: instantiated, registered with pluggy,
+    validated, with callers for every extension point in config order."""
+
+    def __init__(self, config: Config, extra: Mapping[str, Any] | None = None) -> None:
+        self.config = config
+        self.blocked = set(config.scheduler.blocked_plugins)
+        self.available = find_plugins()
+        self.extra = dict(extra or {})
+        self.pm = pluggy.PluginManager(hookspecs.PROJECT)
+        self.pm.add_hookspecs(hookspecs)
+        for name in self.blocked:
+            self.pm.set_blocked(name)
+        self.instances: dict[str, Any] = {}
+        self.origins: dict[str, str] = {}
+        self._impls: dict[str, dict[str, Callable[..., Any]]] = {}
+        self._policies: dict[str, SharePolicyCallers] = {}
+
+        sc = config.scheduler
+        self.resolvers = [self._caller("PoolResolver", n, "pool_resolver") for n in sc.pool_resolver]
+        self.weight_adjusters = [self._caller("WeightAdjuster", n, "weight_adjusters") for n in sc.weight_adjusters]
+        self.can_assign = self._caller("LoadManager", sc.load_manager, "load_manager")
+        self.can_launch = self.optional("LoadManager", sc.load_manager, "cs_can_launch")
+        self.select_task = self._caller("TaskSelector", sc.task_selector, "task_selector")
+        self.select_victims = self._caller("VictimSelector", sc.victim_selector, "victim_selector")
+        self.root_policy = self.share_policy(sc.share_policy, key="share_policy")
+        for name in sc.listeners:
+            self.ensure(name, "Listener", "listeners")
+        self._build_notifications()
+
+    # ------------------------------------------------------------------ loading
+    def _where(self, key: str) -> str:
+        return self.config.locate("scheduler", key)
+
+    def ensure(self, name: str, point: str, key: str | None = None) -> Any:
+        """Load, instantiate and register plugin ``name`` if not done yet."""
+        if name in self.instances:
+            return self.instances[name]
+        where = self._where(key) if key else (self.config.source or "<config>")
+        label = f"[scheduler] {key}" if key else point
+        if name in self.blocked:
+            raise ConfigError(f"{where}: {label}: plugin {name!r} is blocked by [scheduler] blocked_plugins")
+        if name in self.extra:
+            target, origin = self.extra[name], f"<in-process>[{name}]"
+        elif name in self.available:
+            info = self.available[name]
+            _, clashes = _discover(autoload_disabled())
+            if name in clashes:
+                dists = ", ".join(i.origin for i in clashes[name])
+                raise PluginLoadError(f"plugin name {name!r} is registered by several distributions: {dists}")
+            target, origin = load_plugin(info), info.origin
+        else:
+            known = sorted(set(self.available) | set(self.extra))
+            raise ConfigError(
+                f"{where}: {label}: unknown plugin {name!r}; available: {', '.join(known) or '(none)'}"
+            )
+        settings = self.config.plugin_settings(name)
+        try:
+            obj = _instantiate(target, settings, name)
+        except SettingsError as exc:
+            loc = self.config.locate("plugins", name)
+            if exc.key:
+                line_loc = self.config.locate(f"plugins.{name}", exc.key)
+                loc = line_loc if ":" in line_loc else loc
+            raise ConfigError(f"{loc}: [plugins.{name}] {exc.key + ': ' if exc.key else ''}{exc.message}") from exc
+        except ConfigError as exc:
+            loc = self.config.locate("plugins", name)
+            raise ConfigError([f"{loc}: {p}" for p in exc.problems]) from exc
+        except Exception as exc:
+            raise PluginLoadError(f"plugin {origin}: failed to start: {type(exc).__name__}: {exc}") from exc
+        try:
+            self.pm.register(obj, name=name)
+            self.pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            if self.pm.is_registered(obj):
+                self.pm.unregister(obj)
+            raise PluginLoadError(f"plugin {origin}: {exc}") from exc
+        self.instances[name] = obj
+        self.origins[name] = origin
+        impls: dict[str, Callable[..., Any]] = {}
+        for hook_name in hooks_of(obj):
+            hook = getattr(self.pm.hook, hook_name)
+            for impl in hook.get_hookimpls():
+                if impl.plugin_name == name:
+                    fn = _adapt(impl, tuple(hook.spec.argnames))
+                    impls[hook_name] = _guard(point, name, origin, fn)
+        self._impls[name] = impls
+        return obj
+
+    def optional(self, point: str, name: str, hook: str) -> Callable[..., Any] | None:
+        """The caller of ``hook`` on plugin ``name``, or None if it lacks it."""
+        self.ensure(name, point)
+        return self._impls[name].get(hook)
+
+    def _caller(self, point: str, name: str, key: str) -> Callable[..., Any]:
+        self.ensure(name, point, key)
+        required = REQUIRED_HOOK[point]
+        fn = self._impls[name].get(required)
+        if fn is None:
+            has = ", ".join(sorted(self._impls[name])) or "no hooks"
+            raise ConfigError(
+                f"{self._where(key)}: [scheduler] {key}: plugin {name!r} ({self.origins[name]}) "
+                f"is not a {point}: it does not implement {required} (it has {has})"
+            )
+        return fn
+
+    def share_policy(self, name: str, key: str | None = None) -> SharePolicyCallers:
+        """The callers of share policy ``name`` (loaded on first use, e.g. when
+        an allocation file names a pool's ``schedulingMode``)."""
+        cached = self._policies.get(name)
+        if cached is not None:
+            return cached
+        fresh = name not in self.instances
+        compute = self._caller("SharePolicy", name, key) if key else self._policy_hook(name, "cs_compute_shares")
+        order = self._policy_hook(name, "cs_order_key")
+        policy = SharePolicyCallers(name, compute, order, self._impls[name].get("cs_plan_preemption"))
+        self._policies[name] = policy
+        if fresh and hasattr(self, "_notify"):
+            self._build_notifications()
+        return policy
+
+    def _policy_hook(self, name: str, hook: str) -> Callable[..., Any]:
+        self.ensure(name, "SharePolicy")
+        fn = self._impls[name].get(hook)
+        if fn is None:
+            raise ConfigError(
+                f"share policy {name!r} ({self.origins[name]}) does not implement {hook}; "
+                "a SharePolicy needs cs_compute_shares and cs_order_key"
+            )
+        return fn
+
+    # ------------------------------------------------------------------ notifications
+    def _build_notifications(self) -> None:
+        self._notify: dict[str, list[Callable[..., Any]]] = {h: [] for h in hookspecs.NOTIFICATION_HOOKS}
+        for name in self.instances:
+            for hook, fn in self._impls[name].items():
+                if hook in self._notify:
+                    self._notify[hook].append(fn)
+
+    def listeners(self, hook: str) -> list[Callable[..., Any]]:
+        """Callers of a notification hook on every plugin in use, config order."""
+        return self._notify[hook]
+
+    def describe(self) -> list[dict[str, Any]]:
+        """The plugins in use: name, origin, hooks."""
+        return [
+            {"name": n, "origin": self.origins[n], "hooks": sorted(self._impls[n])} for n in self.instances
+        ]
+
+
+def describe_available(builtins_only: bool | None = None, blocked: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """Every discoverable plugin with its hooks and extension points (imports
+    each, except blocked ones); a plugin that fails to import is listed with
+    its error instead of hooks."""
+    blocked = set(blocked)
+    rows = []
+    for name, info in find_plugins(builtins_only).items():
+        row: dict[str, Any] = {
+            "name": name,
+            "dist": info.dist,
+            "version": info.version,
+            "value": info.value,
+            "builtin": info.builtin,
+        }
+        if name in blocked:
+            row.update(hooks=[], points=[], error="blocked")
+        else:
+            try:
+                hooks = hooks_of(load_plugin(info))
+                row.update(hooks=hooks, points=points_of(hooks), error=None)
+            except PluginLoadError as exc:
+                row.update(hooks=[], points=[], error=str(exc))
+        rows.append(row)
+    return rows

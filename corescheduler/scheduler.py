@@ -1,0 +1,694 @@
+"""The scheduler core: the update cycle, heartbeat assignment and preemption.
+
+Semantics are the Hadoop 1.x Fair Scheduler's (the "Schedulable" rewrite,
+``src/contrib/fairscheduler``, ``FairScheduler.java``); every policy decision
+is a hook (:mod:`corescheduler.hookspecs`), so this module holds only the
+mechanism:
+
+* :meth:`Scheduler.update` — Hadoop's ``update()``: which jobs may run under
+  the user and pool running-job limits (priority, then submit time, then id),
+  lazy initialisation, demands, weights (priority × WeightAdjuster chain),
+  pool and job fair shares (SharePolicy), the assignment order, and the
+  starvation times that preemption and delay scheduling read.
+* :meth:`Scheduler.heartbeat` — Hadoop's ``assignTasks()``: alternate maps
+  and reduces by what the node runs, pools in SharePolicy order, jobs in their
+  pool's order, LoadManager and TaskSelector deciding; one task a heartbeat,
+  or several with ``assign_multiple``.
+* :meth:`Scheduler.preempt` — Hadoop's ``preemptTasksIfNecessary()``: the
+  root SharePolicy plans, the VictimSelector chooses; killed tasks become
+  pending again.
+
+Pools and the jobs inside each pool are kept in sorted containers keyed by
+their policy's order key and re-positioned when one changes, so a heartbeat
+costs O(log pools + log jobs) per assignment instead of Hadoop's full sort.
+
+The same class serves the test harness, the simulator and the live service;
+the caller owns the clock and passes ``now`` (seconds) to every call.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from operator import attrgetter
+from typing import Any
+
+from sortedcontainers import SortedKeyList
+
+from corescheduler.allocations import Allocations
+from corescheduler.config import Config
+from corescheduler.errors import CoreSchedulerError, SchedulerStateError
+from corescheduler.model import (
+    COMPLETE,
+    KINDS,
+    MAP,
+    PENDING,
+    PRIORITY_RANK,
+    PRIORITY_WEIGHT,
+    REDUCE,
+    RUNNING,
+    Assignment,
+    Cluster,
+    ClusterLoad,
+    Job,
+    JobSpec,
+    Node,
+    Pool,
+    PreemptionPlan,
+    Rejection,
+    Schedulable,
+    Task,
+    check_priority,
+)
+from corescheduler.plugin_manager import PluginSet, SharePolicyCallers
+
+DEFAULT_POOL = "default"
+_key = attrgetter("_key")
+
+
+class JobRejectedError(SchedulerStateError):
+    """A PoolResolver rejected the job."""
+
+
+class Scheduler:
+    """One scheduler over one cluster.
+
+    :param config: the parsed ``corescheduler.toml``.
+    :param cluster: the nodes.
+    :param allocations: the allocation file in force (default: empty).
+    :param plugins: a ready :class:`PluginSet` (default: built from ``config``).
+    :param extra_plugins: in-process plugins by name (classes or objects),
+        selectable in ``config`` like installed ones (tests, notebooks).
+    :param on_event: called with each event dict (SPEC §5 ``events.jsonl``).
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        cluster: Cluster,
+        allocations: Allocations | None = None,
+        *,
+        plugins: PluginSet | None = None,
+        extra_plugins: Mapping[str, Any] | None = None,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.settings = config.scheduler
+        self.cluster = cluster
+        self.plugins = plugins if plugins is not None else PluginSet(config, extra_plugins)
+        self.on_event = on_event
+        self.now = 0.0
+        self.allocations = Allocations.empty()
+        self.pools: dict[str, Pool] = {}
+        self.jobs: dict[str, Job] = {}  # submitted and not finished, submission order
+        self.finished: dict[str, Job] = {}
+        self.killed: list[Task] = []
+        self._running_tasks: dict[str, Task] = {}
+        self._pool_order: dict[str, SortedKeyList] = {k: SortedKeyList(key=_key) for k in KINDS}
+        self._job_order: dict[str, dict[str, SortedKeyList]] = {}
+        self._pool_policy: dict[str, SharePolicyCallers] = {}
+        self.root_policy = self.plugins.root_policy
+        self._load = {
+            k: ClusterLoad(kind=k, runnable=0, running=0, total_slots=cluster.total_slots(k), nodes=len(cluster.nodes))
+            for k in KINDS
+        }
+        self._rack_of = cluster.rack_of
+        self._job_seq = 0
+        self._launch_seq = 0
+        self._last_preempt_check = -math.inf
+        self._last_update = -math.inf
+        self._dirty = True
+        self._notify = self.plugins.listeners
+        self.set_allocations(allocations or Allocations.empty(), update=False)
+
+    # ================================================================== helpers
+    def _emit(self, event: dict[str, Any]) -> None:
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def _tick(self, now: float | None) -> float:
+        if now is None:
+            return self.now
+        if now < self.now:
+            raise SchedulerStateError(f"clock went backwards: {now} < {self.now}")
+        self.now = float(now)
+        return self.now
+
+    def node(self, name: str) -> Node:
+        try:
+            return self.cluster.nodes[name]
+        except KeyError:
+            raise SchedulerStateError(f"unknown node {name!r}") from None
+
+    def job(self, job_id: str) -> Job:
+        job = self.jobs.get(job_id) or self.finished.get(job_id)
+        if job is None:
+            raise SchedulerStateError(f"unknown job {job_id!r}")
+        return job
+
+    def task(self, task_id: str) -> Task:
+        task = self._running_tasks.get(task_id)
+        if task is not None:
+            return task
+        job_id, _, rest = task_id.rpartition("_")
+        job_id, _, kind_letter = job_id.rpartition("_")
+        job = self.jobs.get(job_id) or self.finished.get(job_id)
+        if job is not None and kind_letter in ("m", "r") and rest.isdigit():
+            tasks = job.tasks[MAP if kind_letter == "m" else REDUCE]
+            index = int(rest)
+            if index < len(tasks):
+                return tasks[index]
+        raise SchedulerStateError(f"unknown task {task_id!r}")
+
+    def _pool(self, name: str) -> Pool:
+        pool = self.pools.get(name)
+        if pool is None:
+            pool = Pool(name=name, spec=self.allocations.pool(name))
+            self.pools[name] = pool
+            self._job_order[name] = {k: SortedKeyList(key=_key) for k in KINDS}
+            self._configure_pool(pool)
+            for kind in KINDS:
+                ps = pool.sched[kind]
+                ps.last_time_at_min_share = self.now
+                ps.last_time_at_half_fair_share = self.now
+                ps._key = self.root_policy.order_key(ps)
+                self._pool_order[kind].add(ps)
+        return pool
+
+    def _configure_pool(self, pool: Pool) -> None:
+        spec = self.allocations.pool(pool.name)
+        pool.spec = spec
+        pool.policy = self.allocations.scheduling_mode(pool.name)
+        self._pool_policy[pool.name] = self.plugins.share_policy(pool.policy)
+        for kind in KINDS:
+            ps = pool.sched[kind]
+            ps.weight = spec.weight
+            ps.min_share = float(spec.min_share(kind))
+            ps.max_share = spec.max_share(kind)
+            ps.min_share_timeout = self.allocations.min_share_preemption_timeout(pool.name)
+            ps.fair_share_timeout = self.allocations.fair_share_preemption_timeout
+
+    # ================================================================== allocations
+    def set_allocations(self, allocations: Allocations, update: bool = True) -> None:
+        """Put new allocations in force.
+
+        Every share policy the file names (``schedulingMode``) is loaded first;
+        if one is unknown the error is raised and the previous allocations
+        stay in force.
+        """
+        policies = {allocations.default_pool_scheduling_mode}
+        policies.update(allocations.scheduling_mode(p) for p in allocations.pool_names())
+        for name in sorted(policies):
+            self.plugins.share_policy(name)  # raises before anything changes
+        self.allocations = allocations
+        for name in allocations.pool_names():
+            self._pool(name)
+        self._pool(DEFAULT_POOL)
+        for pool in self.pools.values():
+            self._configure_pool(pool)
+        self._dirty = True
+        if update:
+            self.update(self.now)
+
+    # ================================================================== jobs
+    def submit(self, spec: JobSpec, now: float | None = None) -> Job:
+        """Submit a job: place it in a pool (PoolResolver), then update."""
+        now = self._tick(now)
+        self._job_seq += 1
+        job_id = spec.id or f"job_{self._job_seq:04d}"
+        if job_id in self.jobs or job_id in self.finished:
+            raise SchedulerStateError(f"job id {job_id!r} already exists")
+        for kind, specs in (("map", spec.maps), ("reduce", spec.reduces)):
+            for i, ts in enumerate(specs):
+                for n in ts.input_nodes:
+                    if n not in self._rack_of:
+                        raise SchedulerStateError(f"job {job_id} {kind} {i}: unknown node {n!r} in input_nodes")
+        pool_name = self._resolve_pool(spec)
+        job = Job(
+            id=job_id,
+            spec=spec,
+            pool=pool_name,
+            user=spec.user,
+            priority=spec.priority,
+            submit_time=now if spec.submit is None else float(spec.submit),
+            reduce_slowstart=self.settings.reduce_slowstart,
+        )
+        self.jobs[job_id] = job
+        self._pool(pool_name).jobs[job_id] = job
+        self._emit({"time": now, "type": "job_submit", "job": job_id, "pool": pool_name, "user": job.user})
+        for fn in self._notify("cs_job_added"):
+            fn(job, now)
+        self._dirty = True
+        self.update(now)
+        return job
+
+    def _resolve_pool(self, spec: JobSpec) -> str:
+        for resolve in self.plugins.resolvers:
+            answer = resolve(spec, self.allocations)
+            if answer is None:
+                continue
+            if isinstance(answer, Rejection):
+                raise JobRejectedError(f"job rejected by pool placement: {answer.reason}")
+            if not isinstance(answer, str) or not answer:
+                raise SchedulerStateError(f"pool placement returned {answer!r}, expected a pool name")
+            return answer
+        return DEFAULT_POOL
+
+    def move(self, job_id: str, pool_name: str, now: float | None = None) -> None:
+        """Admin action: move a job (and its running tasks' accounting) to another pool."""
+        now = self._tick(now)
+        job = self.job(job_id)
+        if job.is_finished or job.pool == pool_name:
+            return
+        old = self.pools[job.pool]
+        new = self._pool(pool_name)
+        for kind in KINDS:
+            js = job.sched[kind]
+            order = self._job_order[old.name][kind]
+            if js in order:
+                order.remove(js)
+            self._reposition(old.sched[kind], -job.running[kind])
+            self._reposition(new.sched[kind], job.running[kind])
+        del old.jobs[job_id]
+        new.jobs[job_id] = job
+        job.pool = pool_name
+        self._dirty = True
+        self.update(now)
+
+    def set_priority(self, job_id: str, priority: str, now: float | None = None) -> None:
+        """Admin action: change a job's priority."""
+        now = self._tick(now)
+        job = self.job(job_id)
+        job.priority = check_priority(priority)
+        for kind in KINDS:
+            job.sched[kind].priority = PRIORITY_RANK[job.priority]
+        self._dirty = True
+        self.update(now)
+
+    # ================================================================== update
+    def update(self, now: float | None = None) -> None:
+        """Recompute runnability, demands, weights, shares and order (Hadoop's ``update()``)."""
+        now = self._tick(now)
+        self._last_update = now
+        self._dirty = False
+        self._update_runnability(now)
+        adjusters = self.plugins.weight_adjusters
+        for job in self.jobs.values():
+            runnable = job.runnable
+            for kind in KINDS:
+                js = job.sched[kind]
+                js.demand = job.demand(kind)
+                js.running = job.running[kind]
+                if runnable:
+                    weight = PRIORITY_WEIGHT[job.priority]
+                    for adjust in adjusters:
+                        result = adjust(job, kind, weight, now)
+                        if result is not None:
+                            weight = float(result)
+                    if not (weight >= 0 and math.isfinite(weight)):
+                        raise SchedulerStateError(f"job {job.id}: weight adjusters gave {weight}, expected ≥ 0")
+                    js.weight = weight
+                else:
+                    js.weight = 1.0
+        for kind in KINDS:
+            self._update_shares(kind, now)
+        for fn in self._notify("cs_update"):
+            fn(list(self.pools.values()), now)
+
+    def _update_runnability(self, now: float) -> None:
+        """Hadoop ``updateRunnability()``: walk jobs by priority, start time and
+        id, admitting each while its user and pool are under their limits."""
+        allocs = self.allocations
+        user_count: dict[Any, int] = {}
+        pool_count: dict[str, int] = {}
+        order = sorted(self.jobs.values(), key=lambda j: (PRIORITY_RANK[j.priority], j.submit_time, j.id))
+        newly_done = []
+        for job in order:
+            u = user_count.get(job.user, 0)
+            p = pool_count.get(job.pool, 0)
+            user_limit = allocs.user_max_jobs(job.user) if job.user is not None else math.inf
+            if u < user_limit and p < allocs.pool_max_jobs(job.pool):
+                user_count[job.user] = u + 1
+                pool_count[job.pool] = p + 1
+                job.runnable = True
+                if not job.initialized:
+                    job._initialize(self._rack_of)
+                    job.state = "running"
+                    job.start_time = now
+                    self._emit({"time": now, "type": "job_start", "job": job.id, "pool": job.pool})
+                    if not job.tasks[MAP] and not job.tasks[REDUCE]:
+                        newly_done.append(job)
+            else:
+                job.runnable = False
+        for job in newly_done:
+            self._finish_job(job, now, update=False)
+
+    def _update_shares(self, kind: str, now: float) -> None:
+        pools = list(self.pools.values())
+        pool_scheds = [p.sched[kind] for p in pools]
+        demand_total = 0
+        for pool in pools:
+            ps = pool.sched[kind]
+            demand = 0
+            running = 0
+            for job in pool.jobs.values():
+                js = job.sched[kind]
+                demand += js.demand
+                running += js.running
+            ps.demand = min(demand, ps.max_share) if ps.max_share != math.inf else demand
+            ps.running = running
+            demand_total += ps.demand
+        self._load[kind].runnable = demand_total
+        shares = self.root_policy.compute_shares(pool_scheds, float(self._load[kind].total_slots), kind)
+        self._check_shares(shares, pool_scheds, self.root_policy.name)
+        for ps, share in zip(pool_scheds, shares):
+            ps.fair_share = share
+        # jobs inside each pool, by the pool's own policy (schedulingMode)
+        for pool in pools:
+            ps = pool.sched[kind]
+            policy = self._pool_policy[pool.name]
+            job_scheds = [j.sched[kind] for j in pool.jobs.values()]
+            if job_scheds:
+                shares = policy.compute_shares(job_scheds, float(ps.fair_share or 0.0), kind)
+                self._check_shares(shares, job_scheds, policy.name)
+                for js, share in zip(job_scheds, shares):
+                    js.fair_share = share
+            runnable = [js for js in job_scheds if js.owner.runnable]
+            for js in runnable:
+                js._key = policy.order_key(js)
+            order = self._job_order[pool.name][kind]
+            order.clear()
+            order.update(runnable)
+        order = self._pool_order[kind]
+        order.clear()
+        for ps in pool_scheds:
+            ps._key = self.root_policy.order_key(ps)
+            # starvation bookkeeping (Hadoop updatePreemptionVariables)
+            if ps.running >= min(ps.min_share, ps.demand):
+                ps.last_time_at_min_share = now
+            if ps.running >= math.floor(min((ps.fair_share or 0.0) / 2.0, ps.demand)):
+                ps.last_time_at_half_fair_share = now
+        order.update(pool_scheds)
+
+    @staticmethod
+    def _check_shares(shares: Any, scheds: list[Schedulable], policy: str) -> None:
+        if shares is None or len(shares) != len(scheds):
+            raise SchedulerStateError(
+                f"share policy {policy!r} returned {shares!r} for {len(scheds)} schedulables; expected one share each"
+            )
+
+    # ================================================================== heartbeat
+    def heartbeat(self, node_name: str, now: float | None = None) -> list[Assignment]:
+        """Assign tasks to ``node_name`` (Hadoop ``assignTasks``); returns the
+        assignments in launch order (empty when none)."""
+        now = self._tick(now)
+        node = self.node(node_name)
+        for fn in self._notify("cs_heartbeat_start"):
+            fn(node, now)
+        settings = self.settings
+        multiple = settings.assign_multiple
+        caps = {
+            MAP: (settings.map_assign_cap if settings.map_assign_cap > 0 else math.inf) if multiple else 1,
+            REDUCE: (settings.reduce_assign_cap if settings.reduce_assign_cap > 0 else math.inf) if multiple else 1,
+        }
+        can_assign = self.plugins.can_assign
+        can_launch = self.plugins.can_launch
+        select = self.plugins.select_task
+        load = self._load
+        assigned = {MAP: 0, REDUCE: 0}
+        rejected = {MAP: False, REDUCE: False}
+        visited: dict[str, Job] = {}
+        launched_map: set[str] = set()
+        out: list[Assignment] = []
+        while True:
+            for kind in KINDS:
+                if not rejected[kind]:
+                    ld = load[kind]
+                    if assigned[kind] >= caps[kind] or ld.running >= ld.runnable:
+                        rejected[kind] = True
+                    else:
+                        ok = can_assign(node, kind, ld)
+                        if ok is None:
+                            ok = node.running[kind] < node.slots[kind]
+                        if not ok:
+                            rejected[kind] = True
+            if (rejected[MAP] and rejected[REDUCE]) or (not multiple and out):
+                break
+            if rejected[MAP]:
+                kind = REDUCE
+            elif rejected[REDUCE]:
+                kind = MAP
+            else:
+                kind = MAP if node.running[MAP] <= node.running[REDUCE] else REDUCE
+            task = None
+            for ps in self._pool_order[kind]:
+                if ps.running >= ps.max_share:
+                    continue
+                for js in self._job_order[ps.name][kind]:
+                    job = js.owner
+                    if kind == MAP:
+                        visited[job.id] = job
+                    if job.pending[kind] == 0:
+                        continue
+                    if can_launch is not None and can_launch(node, job, kind) is False:
+                        continue
+                    task = select(job, node, kind, now)
+                    if task is not None:
+                        if task.job is not job or task.kind != kind or task.state != PENDING:
+                            raise SchedulerStateError(
+                                f"TaskSelector returned {task.id} ({task.state}), "
+                                f"expected a pending {kind} of {job.id}"
+                            )
+                        break
+                if task is not None:
+                    break
+            if task is None:
+                rejected[kind] = True
+                continue
+            locality = task.locality(node) if kind == MAP else None
+            self._launch(task, node, now, locality)
+            assigned[kind] += 1
+            if kind == MAP:
+                launched_map.add(task.job.id)
+            out.append(Assignment(task.job.id, task.id, kind, node.name, locality, now))
+        if visited or out:
+            skipped = [j for jid, j in visited.items() if jid not in launched_map]
+            for fn in self._notify("cs_heartbeat_end"):
+                fn(node, out, skipped, now)
+        return out
+
+    def _reposition(self, s: Schedulable, delta: int) -> None:
+        """Change a pool schedulable's running count and re-sort it."""
+        order = self._pool_order[s.kind]
+        order.remove(s)
+        s.running += delta
+        s._key = self.root_policy.order_key(s)
+        order.add(s)
+
+    def _job_running(self, job: Job, kind: str, delta: int) -> None:
+        js = job.sched[kind]
+        job.running[kind] += delta
+        order = self._job_order[job.pool][kind]
+        if job.runnable and js in order:
+            order.remove(js)
+            js.running += delta
+            js._key = self._pool_policy[job.pool].order_key(js)
+            order.add(js)
+        else:
+            js.running += delta
+        self._reposition(self.pools[job.pool].sched[kind], delta)
+        self._load[kind].running += delta
+
+    def _launch(self, task: Task, node: Node, now: float, locality: str | None) -> None:
+        job = task.job
+        kind = task.kind
+        task.state = RUNNING
+        task.node = node.name
+        task.start_time = now
+        task.attempts += 1
+        self._launch_seq += 1
+        task.launch_seq = self._launch_seq
+        node.running[kind] += 1
+        node.tasks[task.id] = task
+        job.pending[kind] -= 1
+        self._running_tasks[task.id] = task
+        self._job_running(job, kind, +1)
+        if self.on_event is not None:
+            event = {"time": now, "type": "task_start", "job": job.id, "task": task.id, "kind": kind, "node": node.name}
+            if kind == MAP:
+                event["locality"] = locality
+            self.on_event(event)
+        for fn in self._notify("cs_task_started"):
+            fn(task, node, locality, now)
+
+    def _release(self, task: Task) -> Node:
+        task_id = task.id
+        if self._running_tasks.pop(task_id, None) is None or task.state != RUNNING:
+            raise SchedulerStateError(f"task {task_id} is not running")
+        node = self.cluster.nodes[task.node]  # type: ignore[index]
+        node.running[task.kind] -= 1
+        del node.tasks[task_id]
+        self._job_running(task.job, task.kind, -1)
+        return node
+
+    # ================================================================== task lifecycle
+    def finish(self, task_id: str, now: float | None = None) -> Task:
+        """A running task completed: free its slot; the job finishes with its last task."""
+        now = self._tick(now)
+        task = self.task(task_id)
+        node = self._release(task)
+        task.state = COMPLETE
+        job = task.job
+        job.complete[task.kind] += 1
+        self._emit({"time": now, "type": "task_finish", "job": job.id, "task": task.id, "kind": task.kind,
+                    "node": node.name})
+        for fn in self._notify("cs_task_finished"):
+            fn(task, node, now)
+        if job.complete[MAP] == job.num_maps and job.complete[REDUCE] == job.num_reduces:
+            self._finish_job(job, now)
+        return task
+
+    def _finish_job(self, job: Job, now: float, update: bool = True) -> None:
+        job.state = "finished"
+        job.finish_time = now
+        job.runnable = False
+        pool = self.pools[job.pool]
+        for kind in KINDS:
+            order = self._job_order[job.pool][kind]
+            if job.sched[kind] in order:
+                order.remove(job.sched[kind])
+            job.sched[kind].demand = 0
+            job.sched[kind].fair_share = 0.0
+        del pool.jobs[job.id]
+        del self.jobs[job.id]
+        self.finished[job.id] = job
+        self._emit({"time": now, "type": "job_finish", "job": job.id, "pool": job.pool})
+        for fn in self._notify("cs_job_removed"):
+            fn(job, now)
+        self._dirty = True
+        if update:
+            self.update(now)
+
+    def kill(self, task_id: str, now: float | None = None, reason: str = "preempted") -> Task:
+        """Kill a running task; it becomes pending again (its work is lost)."""
+        now = self._tick(now)
+        task = self.task(task_id)
+        node = self._release(task)
+        task.state = PENDING
+        task.node = None
+        job = task.job
+        job.pending[task.kind] += 1
+        job._index_pending(task, push_all=True)
+        self.killed.append(task)
+        self._emit({"time": now, "type": "task_preempt", "job": job.id, "task": task.id, "kind": task.kind,
+                    "node": node.name, "reason": reason})
+        for fn in self._notify("cs_task_preempted"):
+            fn(task, node, now)
+        return task
+
+    # ================================================================== preemption
+    def preemption_plan(self, kind: str, now: float | None = None) -> PreemptionPlan:
+        """What the root share policy would preempt for ``kind`` now (no kill)."""
+        now = self._tick(now)
+        plan_fn = self.root_policy.plan_preemption
+        if plan_fn is None:
+            return PreemptionPlan(count=0)
+        plan = plan_fn([p.sched[kind] for p in self.pools.values()], kind, now)
+        return plan if plan is not None else PreemptionPlan(count=0)
+
+    def tasks_to_preempt(self, pool: str, now: float | None = None) -> dict[str, int]:
+        """Per kind, the tasks ``pool`` is owed by preemption now (Hadoop ``tasksToPreempt``)."""
+        return {kind: int(self.preemption_plan(kind, now).needs.get(pool, 0)) for kind in KINDS}
+
+    def preempt(self, now: float | None = None, force: bool = False) -> list[Task]:
+        """Preempt tasks if preemption is on and the policy asks for it
+        (at most every ``preemption_interval`` unless ``force``)."""
+        now = self._tick(now)
+        if not self.settings.preemption:
+            return []
+        if not force and now - self._last_preempt_check < self.settings.preemption_interval:
+            return []
+        self._last_preempt_check = now
+        killed: list[Task] = []
+        for kind in KINDS:
+            plan = self.preemption_plan(kind, now)
+            if plan.count <= 0:
+                continue
+            if plan.victims is not None:
+                victims = list(plan.victims)
+            else:
+                candidates = [
+                    t
+                    for pool in sorted(self.pools.values(), key=lambda p: p.name)
+                    for job in pool.jobs.values()
+                    for t in job.tasks[kind]
+                    if t.state == RUNNING
+                ]
+                chosen = self.plugins.select_victims(candidates, plan.count, dict(plan.allowance), kind, now)
+                victims = self._checked_victims(chosen or [], candidates, plan)
+            for task in victims:
+                if task.state == RUNNING and task.kind == kind:
+                    killed.append(self.kill(task.id, now))
+        return killed
+
+    @staticmethod
+    def _checked_victims(chosen: Iterable[Task], candidates: list[Task], plan: PreemptionPlan) -> list[Task]:
+        allowed = {id(t) for t in candidates}
+        left = dict(plan.allowance)
+        out = []
+        for task in chosen:
+            if len(out) >= plan.count:
+                break
+            if id(task) not in allowed or left.get(task.job.pool, 0) <= 0:
+                continue
+            left[task.job.pool] -= 1
+            out.append(task)
+        return out
+
+    # ================================================================== reports
+    def shares(self) -> dict[str, Any]:
+        """``{"pools": {name: {"map": x, "reduce": y}}, "jobs": {id: {...}}}``
+        (``None`` where not applicable, e.g. jobs in a FIFO pool)."""
+        return {
+            "pools": {name: {k: p.sched[k].fair_share for k in KINDS} for name, p in self.pools.items()},
+            "jobs": {jid: {k: j.sched[k].fair_share for k in KINDS} for jid, j in self.jobs.items()},
+        }
+
+    def snapshot(self) -> dict[str, Any]:
+        """A JSON-able view of pools and jobs: shares, demands, running, weights."""
+        pools = {}
+        for name, p in self.pools.items():
+            pools[name] = {
+                "policy": p.policy,
+                **{
+                    k: {
+                        "fair_share": p.sched[k].fair_share,
+                        "min_share": p.sched[k].min_share,
+                        "demand": p.sched[k].demand,
+                        "running": p.sched[k].running,
+                        "weight": p.sched[k].weight,
+                    }
+                    for k in KINDS
+                },
+            }
+        jobs = {}
+        for jid, j in self.jobs.items():
+            jobs[jid] = {
+                "pool": j.pool,
+                "user": j.user,
+                "priority": j.priority,
+                "runnable": j.runnable,
+                **{
+                    k: {
+                        "fair_share": j.sched[k].fair_share,
+                        "demand": j.sched[k].demand,
+                        "running": j.running[k],
+                        "weight": j.sched[k].weight,
+                    }
+                    for k in KINDS
+                },
+            }
+        return {"time": self.now, "pools": pools, "jobs": jobs}
+
+
+__all__ = ["DEFAULT_POOL", "JobRejectedError", "Scheduler", "CoreSchedulerError"]

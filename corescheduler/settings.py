@@ -1,0 +1,175 @@
+"""Typed, validated reading of a TOML table: the config's own tables and each
+plugin's ``[plugins.NAME]`` settings.
+
+A plugin validates its settings in its constructor::
+
+    from corescheduler.settings import Settings
+
+    class DelayScheduling:
+        def __init__(self, settings):
+            s = Settings(settings, plugin="delay")
+            self.node_delay = s.number("node_locality_delay", 5.0, minimum=0)
+            s.finish()          # unknown keys and all problems -> one SettingsError
+
+Every problem is collected, and :meth:`Settings.finish` raises them together
+as a :class:`~corescheduler.errors.SettingsError` (or
+:class:`~corescheduler.errors.ConfigError`), each naming the table and key and
+saying what was expected.  The plugin manager adds the file and line.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from corescheduler.errors import ConfigError, SettingsError
+
+_MISSING = object()
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+class Settings:
+    """Reader over one TOML table that records problems instead of failing fast.
+
+    ``where`` names the table in messages (``[scheduler]``); with ``plugin``
+    set it is ``[plugins.<plugin>]`` and problems become
+    :class:`~corescheduler.errors.SettingsError` with the key.
+    """
+
+    def __init__(self, table: Mapping[str, Any] | None, *, plugin: str | None = None, where: str | None = None):
+        if table is None:
+            table = {}
+        self.plugin = plugin
+        self.where = where or (f"[plugins.{plugin}]" if plugin else "settings")
+        self.problems: list[tuple[str | None, str]] = []
+        if not isinstance(table, Mapping):
+            self.problems.append((None, f"expected a table, got {_show(table)}"))
+            table = {}
+        self.table = table
+        self._used: set[str] = set()
+
+    # ------------------------------------------------------------------ recording
+    def problem(self, key: str | None, message: str) -> None:
+        """Record a problem with ``key`` (``None`` = the whole table)."""
+        self.problems.append((key, message))
+
+    def _get(self, key: str) -> Any:
+        self._used.add(key)
+        return self.table.get(key, _MISSING)
+
+    # ------------------------------------------------------------------ readers
+    def number(
+        self,
+        key: str,
+        default: float | None,
+        *,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        exclusive_minimum: bool = False,
+        integer: bool = False,
+    ) -> Any:
+        """A number (int or float; ``integer=True`` demands a whole number)."""
+        value = self._get(key)
+        if value is _MISSING:
+            return default
+        kind = "a whole number" if integer else "a number"
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self.problem(key, f"expected {kind}, got {_show(value)}")
+            return default
+        if integer and (isinstance(value, float) and not value.is_integer()):
+            self.problem(key, f"expected {kind}, got {_show(value)}")
+            return default
+        if isinstance(value, float) and math.isnan(value):
+            self.problem(key, f"expected {kind}, got nan")
+            return default
+        if minimum is not None:
+            if exclusive_minimum and not value > minimum:
+                self.problem(key, f"must be > {minimum:g}, got {_show(value)}")
+                return default
+            if not exclusive_minimum and value < minimum:
+                self.problem(key, f"must be ≥ {minimum:g}, got {_show(value)}")
+                return default
+        if maximum is not None and value > maximum:
+            self.problem(key, f"must be ≤ {maximum:g}, got {_show(value)}")
+            return default
+        return int(value) if integer else value
+
+    def boolean(self, key: str, default: bool) -> bool:
+        value = self._get(key)
+        if value is _MISSING:
+            return default
+        if not isinstance(value, bool):
+            self.problem(key, f"expected true or false, got {_show(value)}")
+            return default
+        return value
+
+    def string(self, key: str, default: str | None, *, choices: Iterable[str] | None = None) -> Any:
+        value = self._get(key)
+        if value is _MISSING:
+            return default
+        if not isinstance(value, str) or not value:
+            self.problem(key, f"expected a non-empty string, got {_show(value)}")
+            return default
+        if choices is not None:
+            allowed = list(choices)
+            if value not in allowed:
+                self.problem(key, f"expected one of {', '.join(map(repr, allowed))}, got {_show(value)}")
+                return default
+        return value
+
+    def names(self, key: str, default: Iterable[str]) -> tuple[str, ...]:
+        """A name or a list of names (strings)."""
+        value = self._get(key)
+        if value is _MISSING:
+            return tuple(default)
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            self.problem(key, f"expected a name or a list of names, got {_show(value)}")
+            return tuple(default)
+        return tuple(value)
+
+    def table_(self, key: str) -> Mapping[str, Any]:
+        """A sub-table (``{}`` when absent)."""
+        value = self._get(key)
+        if value is _MISSING:
+            return {}
+        if not isinstance(value, Mapping):
+            self.problem(key, f"expected a table, got {_show(value)}")
+            return {}
+        return value
+
+    def ignore(self, *keys: str) -> None:
+        """Mark keys as known without reading them."""
+        self._used.update(keys)
+
+    # ------------------------------------------------------------------ finishing
+    def unknown_keys(self) -> list[str]:
+        return [k for k in self.table if k not in self._used]
+
+    def messages(self) -> list[str]:
+        """Every problem as ``"<where> <key>: <message>"``, unknown keys included."""
+        out = []
+        for key in self.unknown_keys():
+            self.problems.append((key, "unknown setting"))
+            self._used.add(key)
+        for key, message in self.problems:
+            out.append(f"{self.where} {key}: {message}" if key else f"{self.where}: {message}")
+        return out
+
+    def finish(self) -> None:
+        """Raise every recorded problem (and unknown keys) at once, if any."""
+        if self.unknown_keys() or self.problems:
+            msgs = self.messages()
+            if self.plugin is not None and len(self.problems) == 1:
+                key, message = self.problems[0]
+                raise SettingsError(key, message, plugin=self.plugin)
+            raise ConfigError(msgs)

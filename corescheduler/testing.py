@@ -1,0 +1,255 @@
+"""A deterministic, clock-driven cluster for plugin authors' tests (SPEC §6).
+
+:class:`ClusterHarness` drives the real :class:`~corescheduler.scheduler.Scheduler`
+with the real plugins; only the clock and the task lifecycle are in the
+test's hands::
+
+    from corescheduler.testing import ClusterHarness
+
+    h = ClusterHarness(racks=1, nodes_per_rack=2, map_slots=2, reduce_slots=2)
+    h.advance(0.1)
+    job = h.submit(maps=2, reduces=1, pool="poolA")
+    tasks = h.heartbeat("n0000")
+    h.finish(tasks[0])
+
+Harness defaults follow Hadoop's own test fixture (``TestFairScheduler``) where
+the config does not say otherwise: preemption is checked on every
+:meth:`~ClusterHarness.advance` (``preemption_interval = 0``), reduces are
+demanded at once (``reduce_slowstart = 0``) and a job submitted without a pool
+goes to ``default`` (the ``property`` resolver reads only ``queue.name``).
+
+Also a pytest plugin (entry point ``pytest11``): the ``cluster`` fixture is a
+ready harness (1 rack × 2 nodes, 2 map and 2 reduce slots each) that is also
+a factory — ``cluster(racks=2, nodes_per_rack=2, config=...)`` builds another.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from corescheduler.allocations import Allocations
+from corescheduler.config import Config
+from corescheduler.model import KINDS, Assignment, Cluster, Job, JobSpec, Task, TaskSpec
+from corescheduler.scheduler import Scheduler
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+#: What the harness sets when the config leaves it out (Hadoop's test fixture).
+HARNESS_DEFAULTS: dict[str, dict[str, Any]] = {
+    "scheduler": {"preemption_interval": 0.0, "reduce_slowstart": 0.0},
+    "plugins": {"property": {"pool_name_property": ["queue.name"]}},
+}
+
+
+def _merge_defaults(data: Mapping[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(dict(data))
+    sched = out.setdefault("scheduler", {})
+    if isinstance(sched, dict):
+        for key, value in HARNESS_DEFAULTS["scheduler"].items():
+            sched.setdefault(key, value)
+    plugins = out.setdefault("plugins", {})
+    if isinstance(plugins, dict):
+        for name, table in HARNESS_DEFAULTS["plugins"].items():
+            if name not in plugins:
+                plugins[name] = dict(table)
+    return out
+
+
+def harness_config(config: str | Mapping[str, Any] | Config | None) -> Config:
+    """A :class:`Config` from TOML text, a dict or a Config, with harness defaults."""
+    if isinstance(config, Config):
+        return config
+    if config is None:
+        data: Mapping[str, Any] = {}
+        text = None
+    elif isinstance(config, str):
+        Config.from_toml(config, source="<harness config>")  # report syntax errors with lines
+        data = tomllib.loads(config)
+        text = config
+    else:
+        data = config
+        text = None
+    return Config.from_dict(_merge_defaults(data), source="<harness config>", text=text)
+
+
+def _id(obj: Any) -> str:
+    if isinstance(obj, str):
+        return obj
+    if isinstance(obj, Assignment):
+        return obj.task
+    return obj.id
+
+
+class ClusterHarness:
+    """A fake-clock cluster around the real scheduler.
+
+    :param racks, nodes_per_rack, map_slots, reduce_slots: the cluster shape;
+        nodes ``n0000…`` are filled rack by rack, racks ``r00…``.
+    :param config: ``corescheduler.toml`` contents (TOML text, dict or
+        :class:`Config`).
+    :param allocations: allocation file contents (XML text) or ``None``.
+    :param plugins: in-process plugins by name (classes or objects), selectable
+        in ``config`` as if installed — test a plugin before packaging it.
+    """
+
+    def __init__(
+        self,
+        racks: int = 1,
+        nodes_per_rack: int = 2,
+        map_slots: int = 2,
+        reduce_slots: int = 2,
+        config: str | Mapping[str, Any] | Config | None = None,
+        allocations: str | None = None,
+        plugins: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.config = harness_config(config)
+        self.cluster = Cluster.build(racks, nodes_per_rack, map_slots, reduce_slots)
+        allocs = Allocations.from_xml(allocations, "<harness allocations>") if allocations else None
+        self.events: list[dict[str, Any]] = []
+        self.scheduler = Scheduler(
+            self.config, self.cluster, allocs, extra_plugins=plugins, on_event=self.events.append
+        )
+        self.clock = 0.0
+
+    # ------------------------------------------------------------------ clock
+    def advance(self, seconds: float) -> list[Task]:
+        """Move the clock, run the update, then the preemption check;
+        returns the tasks preempted by this advance."""
+        self.clock += float(seconds)
+        self.scheduler.update(self.clock)
+        return self.scheduler.preempt(self.clock)
+
+    def clock_only(self, seconds: float) -> None:
+        """Move the clock without an update (Hadoop test's ``clock.advance``)."""
+        self.clock += float(seconds)
+
+    def update(self) -> None:
+        """Run one update at the current clock."""
+        self.scheduler.update(self.clock)
+
+    def preempt(self) -> list[Task]:
+        """Run the preemption check now (Hadoop ``preemptTasksIfNecessary``)."""
+        return self.scheduler.preempt(self.clock, force=True)
+
+    # ------------------------------------------------------------------ jobs and tasks
+    def submit(
+        self,
+        maps: int = 1,
+        reduces: int = 0,
+        pool: str | None = None,
+        user: str | None = None,
+        priority: str = "NORMAL",
+        map_locations: Sequence[Sequence[str]] | None = None,
+        properties: Mapping[str, Any] | None = None,
+        groups: Sequence[str] = (),
+        map_durations: Sequence[float] | None = None,
+        reduce_durations: Sequence[float] | None = None,
+    ) -> Job:
+        """Submit a job of ``maps`` maps and ``reduces`` reduces now (runs an update).
+
+        ``map_locations[i]`` lists the nodes holding map i's input; without it
+        the job has no locality preference.
+        """
+        if map_locations is not None and len(map_locations) != maps:
+            raise ValueError(f"map_locations has {len(map_locations)} entries for {maps} maps")
+        map_specs = [
+            TaskSpec(
+                duration=map_durations[i] if map_durations else None,
+                input_nodes=tuple(map_locations[i]) if map_locations is not None else (),
+            )
+            for i in range(maps)
+        ]
+        reduce_specs = [TaskSpec(duration=reduce_durations[i] if reduce_durations else None) for i in range(reduces)]
+        spec = JobSpec(
+            maps=map_specs,
+            reduces=reduce_specs,
+            user=user,
+            pool=pool,
+            priority=priority,
+            properties=dict(properties or {}),
+            groups=tuple(groups),
+        )
+        return self.scheduler.submit(spec, self.clock)
+
+    def heartbeat(self, node: str) -> list[Assignment]:
+        """One heartbeat of ``node``: the assignments made (empty list for none)."""
+        return self.scheduler.heartbeat(node, self.clock)
+
+    def finish(self, task: Task | Assignment | str) -> Task:
+        """The task completes and frees its slot."""
+        return self.scheduler.finish(_id(task), self.clock)
+
+    def kill(self, task: Task | Assignment | str) -> Task:
+        """Kill a running task (it becomes pending again)."""
+        return self.scheduler.kill(_id(task), self.clock, reason="killed")
+
+    def job(self, job: Job | str) -> Job:
+        return self.scheduler.job(_id(job))
+
+    def task(self, task: Task | Assignment | str) -> Task:
+        return self.scheduler.task(_id(task))
+
+    # ------------------------------------------------------------------ admin
+    def set_allocations(self, xml: str) -> None:
+        """Replace the allocation file and reload now (no 10 s wait)."""
+        self.scheduler.set_allocations(Allocations.from_xml(xml, "<harness allocations>"))
+
+    def move(self, job: Job | str, pool: str) -> None:
+        self.scheduler.move(_id(job), pool, self.clock)
+
+    def set_priority(self, job: Job | str, priority: str) -> None:
+        self.scheduler.set_priority(_id(job), priority, self.clock)
+
+    # ------------------------------------------------------------------ reports
+    def shares(self) -> dict[str, Any]:
+        """``{"pools": {name: {"map": x, "reduce": y}}, "jobs": {id: {...}}}``."""
+        return self.scheduler.shares()
+
+    @property
+    def killed(self) -> list[Task]:
+        """Tasks preempted so far, in order."""
+        return list(self.scheduler.killed)
+
+    def tasks_to_preempt(self, pool: str) -> dict[str, int]:
+        """Per kind, how many tasks ``pool`` is owed by preemption now."""
+        return self.scheduler.tasks_to_preempt(pool, self.clock)
+
+    def running(self, what: Job | str) -> dict[str, int]:
+        """Running maps/reduces of a job (by object or id) or a pool (by name)."""
+        if isinstance(what, str) and what in self.scheduler.pools:
+            pool = self.scheduler.pools[what]
+            return {k: pool.sched[k].running for k in KINDS}
+        job = self.job(what)
+        return dict(job.running)
+
+    def demand(self, what: Job | str) -> dict[str, int]:
+        """Demand (as of the last update) of a job or a pool."""
+        if isinstance(what, str) and what in self.scheduler.pools:
+            pool = self.scheduler.pools[what]
+            return {k: pool.sched[k].demand for k in KINDS}
+        job = self.job(what)
+        return {k: job.sched[k].demand for k in KINDS}
+
+    def __call__(self, **kwargs: Any) -> ClusterHarness:
+        """Build another harness (so the ``cluster`` fixture is also a factory)."""
+        return ClusterHarness(**kwargs)
+
+
+try:  # the pytest plugin part; pytest is only needed when it is used
+    import pytest
+except ImportError:  # pragma: no cover
+    pytest = None  # type: ignore[assignment]
+
+if pytest is not None:
+
+    @pytest.fixture
+    def cluster() -> ClusterHarness:
+        """A fresh :class:`ClusterHarness` (1 rack × 2 nodes, 2+2 slots); call it
+        with keyword arguments to build one of another shape."""
+        return ClusterHarness()
