@@ -128,6 +128,10 @@ def shares_from_columns(
     weights: Sequence[float], mins: Sequence[float], caps: Sequence[float], capacity: float
 ) -> list[float]:
     """:func:`compute_fair_shares` on pre-validated columns (the scheduler's hot path)."""
+    top = max(weights, default=0.0)
+    if top > 0 and not (1e-3 <= top <= 1e6):
+        # Shares do not change when all weights are scaled; keep R in range.
+        weights = [w / top for w in weights]
     r = fair_share_ratio(weights, mins, caps, capacity)
     if len(weights) >= NUMPY_THRESHOLD:
         import numpy as np
