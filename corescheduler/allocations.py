@@ -271,7 +271,7 @@ class AllocationFileLoader:
             if not (modified > self.last_successful_reload and now > modified + self.RELOAD_WAIT):
                 return False
             allocations = Allocations.from_file(self.path)
-        except Exception as exc:  # noqa: BLE001 - as in Hadoop, a failed reload must not stop scheduling
+        except Exception as exc:
             error = _as_allocation_error(exc, self.path)
             if self.last_error is None:
                 log.error("failed to reload allocation file, keeping the last good allocations: %s", error)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-import sys
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -20,11 +20,6 @@ from attrs import evolve, field, frozen
 
 from corescheduler.errors import ConfigError
 from corescheduler.settings import Settings
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 #: Top-level tables; ``simulation`` and ``service`` belong to those commands.
 TABLES = ("scheduler", "plugins", "cluster", "simulation", "service")

@@ -33,17 +33,23 @@ class SettingsError(ConfigError):
     """A plugin's ``[plugins.NAME]`` settings are invalid.
 
     Raised by a plugin (usually through :class:`corescheduler.settings.Settings`)
-    with the offending ``key``; the plugin manager adds the plugin's name.
+    with the offending ``key`` (or several ``(key, message)`` pairs in
+    ``items``); the plugin manager adds the plugin's name, file and line.
     """
 
-    def __init__(self, key: str | None, message: str, plugin: str | None = None) -> None:
+    def __init__(
+        self,
+        key: str | None,
+        message: str,
+        plugin: str | None = None,
+        items: Iterable[tuple[str | None, str]] | None = None,
+    ) -> None:
         self.key = key
         self.message = message
         self.plugin = plugin
+        self.items: list[tuple[str | None, str]] = list(items) if items is not None else [(key, message)]
         where = f"[plugins.{plugin}]" if plugin else "plugin settings"
-        if key:
-            where += f" {key}"
-        super().__init__(f"{where}: {message}")
+        super().__init__([f"{where} {k}: {m}" if k else f"{where}: {m}" for k, m in self.items])
 
 
 class AllocationError(CoreSchedulerError):

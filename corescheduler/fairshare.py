@@ -34,19 +34,35 @@ NUMPY_THRESHOLD = 64
 _MAX_DOUBLINGS = 1000
 
 
-def _field(item: Any, name: str, default: float | None = None) -> float:
-    if isinstance(item, Mapping):
-        value = item.get(name, default)
-    else:
-        value = getattr(item, name, default)
-    if value is None:
-        if default is None:
+def _column(items: Sequence[Any], name: str, default: float | None) -> list[float]:
+    """One field of every item as floats, checked to be non-negative numbers."""
+    values = []
+    for item in items:
+        value = item.get(name, default) if type(item) is dict or isinstance(item, Mapping) else getattr(
+            item, name, default
+        )
+        if value is None:
+            value = default
+        if value is None:
             raise ValueError(f"fair-share item {item!r} has no {name!r}")
-        value = default
-    value = float(value)
-    if math.isnan(value) or value < 0:
-        raise ValueError(f"fair-share item {item!r}: {name} must be a non-negative number, got {value}")
-    return value
+        values.append(value)
+    if len(values) >= NUMPY_THRESHOLD:
+        import numpy as np
+
+        try:
+            arr = np.asarray(values, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"fair-share items: {name} must be numbers ({exc})") from exc
+        if bool((arr >= 0).all()):
+            return arr  # type: ignore[return-value]
+    try:
+        out = [float(v) for v in values]
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"fair-share items: {name} must be numbers ({exc})") from exc
+    for item, value in zip(items, out):
+        if not value >= 0:  # negative or NaN
+            raise ValueError(f"fair-share item {item!r}: {name} must be a non-negative number, got {value}")
+    return out
 
 
 def _slots_used(r: float, weights: Sequence[float], mins: Sequence[float], caps: Sequence[float]) -> float:
@@ -118,9 +134,16 @@ def compute_fair_shares(items: Iterable[Any], capacity: float) -> list[float]:
     capacity = float(capacity)
     if math.isnan(capacity) or capacity < 0:
         raise ValueError(f"capacity must be a non-negative number, got {capacity}")
-    weights = [_field(it, "weight", 1.0) for it in items]
-    mins = [_field(it, "min_share", 0.0) for it in items]
-    caps = [min(_field(it, "demand"), _field(it, "max_share", math.inf)) for it in items]
+    weights = _column(items, "weight", 1.0)
+    mins = _column(items, "min_share", 0.0)
+    demands = _column(items, "demand", None)
+    max_shares = _column(items, "max_share", math.inf)
+    if len(items) >= NUMPY_THRESHOLD:
+        import numpy as np
+
+        caps = np.minimum(demands, max_shares)
+    else:
+        caps = [min(d, m) for d, m in zip(demands, max_shares)]
     return shares_from_columns(weights, mins, caps, capacity)
 
 
@@ -128,16 +151,20 @@ def shares_from_columns(
     weights: Sequence[float], mins: Sequence[float], caps: Sequence[float], capacity: float
 ) -> list[float]:
     """:func:`compute_fair_shares` on pre-validated columns (the scheduler's hot path)."""
+    if len(weights) >= NUMPY_THRESHOLD:
+        return _shares_numpy(weights, mins, caps, capacity)
+    reachable = 0.0
+    for w, lo, cap in zip(weights, mins, caps):
+        reachable += cap if w > 0 else (lo if lo < cap else cap)
+    if reachable <= capacity:
+        # Every demand fits: the search would end with each item at its cap
+        # (zero weights at their min share), exactly; skip it.
+        return [float(cap) if w > 0 else float(lo if lo < cap else cap) for w, lo, cap in zip(weights, mins, caps)]
     top = max(weights, default=0.0)
     if top > 0 and not (1e-3 <= top <= 1e6):
         # Shares do not change when all weights are scaled; keep R in range.
         weights = [w / top for w in weights]
     r = fair_share_ratio(weights, mins, caps, capacity)
-    if len(weights) >= NUMPY_THRESHOLD:
-        import numpy as np
-
-        w = np.asarray(weights, dtype=float)
-        return np.minimum(np.maximum(w * r, np.asarray(mins, dtype=float)), np.asarray(caps, dtype=float)).tolist()
     out = []
     for w, lo, cap in zip(weights, mins, caps):
         share = w * r
@@ -147,3 +174,20 @@ def shares_from_columns(
             share = cap
         out.append(float(share))
     return out
+
+
+def _shares_numpy(weights: Any, mins: Any, caps: Any, capacity: float) -> list[float]:
+    """The same search, vectorised (many items)."""
+    import numpy as np
+
+    w = np.asarray(weights, dtype=float)
+    lo = np.asarray(mins, dtype=float)
+    cap = np.asarray(caps, dtype=float)
+    fixed = np.minimum(lo, cap)
+    if float(np.where(w > 0, cap, fixed).sum()) <= capacity:
+        return np.where(w > 0, cap, fixed).tolist()
+    top = float(w.max())
+    if top > 0 and not (1e-3 <= top <= 1e6):
+        w = w / top
+    r = fair_share_ratio(w, lo, cap, capacity)
+    return np.minimum(np.maximum(w * r, lo), cap).tolist()

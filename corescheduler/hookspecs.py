@@ -111,7 +111,7 @@ def cs_resolve_pool(job: JobSpec, allocations: Allocations) -> str | Rejection |
 
 
 @hookspec
-def cs_adjust_weight(job: Job, kind: str, weight: float, now: float) -> float:
+def cs_adjust_weight(job: Job, kind: str, weight: float, now: float) -> float | None:
     """Adjust a runnable job's weight for one slot kind.
 
     Called on every update (job added or removed, and every
@@ -283,31 +283,46 @@ def cs_select_victims(
 @hookspec
 def cs_job_added(job: Job, now: float) -> None:
     """A job was submitted and placed in ``job.pool``.  Called before the
-    update that follows the submission."""
+    update that follows the submission.
+
+    Called on every plugin in use; **return values are ignored**.
+    """
 
 
 @hookspec
 def cs_job_removed(job: Job, now: float) -> None:
     """A job finished (all its tasks complete) or was removed.  Plugins drop
-    any per-job state here."""
+    any per-job state here.
+
+    Called on every plugin in use; **return values are ignored**.
+    """
 
 
 @hookspec
 def cs_update(pools: Sequence[Pool], now: float) -> None:
     """An update finished: runnability, weights, demands, fair shares and
-    starvation times of every pool and job are current."""
+    starvation times of every pool and job are current.
+
+    Called on every plugin in use; **return values are ignored**.
+    """
 
 
 @hookspec
 def cs_heartbeat_start(node: Node, now: float) -> None:
     """A heartbeat from ``node`` begins, before any assignment (delay
-    scheduling credits waiting time here)."""
+    scheduling credits waiting time here).
+
+    Called on every plugin in use; **return values are ignored**.
+    """
 
 
 @hookspec
 def cs_task_started(task: Task, node: Node, locality: str | None, now: float) -> None:
     """``task`` was launched on ``node`` (``locality`` is ``node``, ``rack``
-    or ``off`` for maps, ``None`` for reduces)."""
+    or ``off`` for maps, ``None`` for reduces).
+
+    Called on every plugin in use; **return values are ignored**.
+    """
 
 
 @hookspec
@@ -318,14 +333,22 @@ def cs_heartbeat_end(node: Node, assignments: Sequence[Assignment], skipped: Seq
     :param skipped: jobs that were offered a map slot on this heartbeat but
         launched no map (Hadoop's "skipped at last heartbeat", used by delay
         scheduling).
+
+    Called on every plugin in use; **return values are ignored**.
     """
 
 
 @hookspec
 def cs_task_finished(task: Task, node: Node, now: float) -> None:
-    """``task`` completed on ``node`` and freed its slot."""
+    """``task`` completed on ``node`` and freed its slot.
+
+    Called on every plugin in use; **return values are ignored**.
+    """
 
 
 @hookspec
 def cs_task_preempted(task: Task, node: Node, now: float) -> None:
-    """``task`` was killed by preemption on ``node``; it is pending again."""
+    """``task`` was killed by preemption on ``node``; it is pending again.
+
+    Called on every plugin in use; **return values are ignored**.
+    """

@@ -20,7 +20,6 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import attrs
 from attrs import define, field, frozen
 
 MAP = "map"

@@ -66,6 +66,11 @@ REQUIRED_HOOK = {
 }
 
 
+#: The extension point each hook belongs to (notifications: "Listener").
+HOOK_POINT = {hook: point for point, hooks in hookspecs.EXTENSION_POINTS.items() for hook in hooks}
+HOOK_POINT.update({hook: "Listener" for hook in hookspecs.NOTIFICATION_HOOKS})
+
+
 @frozen
 class PluginInfo:
     """A discovered plugin: its entry-point name, distribution and target."""
@@ -257,24 +262,29 @@ class PluginSet:
         elif name in self.available:
             info = self.available[name]
             _, clashes = _discover(autoload_disabled())
-            if name in clashes:
+            if name in clashes and not info.builtin:
                 dists = ", ".join(i.origin for i in clashes[name])
                 raise PluginLoadError(f"plugin name {name!r} is registered by several distributions: {dists}")
             target, origin = load_plugin(info), info.origin
         else:
             known = sorted(set(self.available) | set(self.extra))
+            note = f" ({DISABLE_AUTOLOAD_ENV} is set: built-ins only)" if autoload_disabled() else ""
             raise ConfigError(
-                f"{where}: {label}: unknown plugin {name!r}; available: {', '.join(known) or '(none)'}"
+                f"{where}: {label}: unknown plugin {name!r}; available: {', '.join(known) or '(none)'}{note}"
             )
         settings = self.config.plugin_settings(name)
         try:
             obj = _instantiate(target, settings, name)
         except SettingsError as exc:
-            loc = self.config.locate("plugins", name)
-            if exc.key:
-                line_loc = self.config.locate(f"plugins.{name}", exc.key)
-                loc = line_loc if ":" in line_loc else loc
-            raise ConfigError(f"{loc}: [plugins.{name}] {exc.key + ': ' if exc.key else ''}{exc.message}") from exc
+            table_loc = self.config.locate("plugins", name)
+            if table_loc == (self.config.source or "<config>"):
+                table_loc = self.config.locate(f"plugins.{name}", None)
+            problems = []
+            for key, message in exc.items:
+                loc = self.config.locate(f"plugins.{name}", key) if key else table_loc
+                loc = loc if ":" in loc.rsplit("/", 1)[-1] else table_loc
+                problems.append(f"{loc}: [plugins.{name}] {key + ': ' if key else ''}{message}")
+            raise ConfigError(problems) from exc
         except ConfigError as exc:
             loc = self.config.locate("plugins", name)
             raise ConfigError([f"{loc}: {p}" for p in exc.problems]) from exc
@@ -295,7 +305,7 @@ class PluginSet:
             for impl in hook.get_hookimpls():
                 if impl.plugin_name == name:
                     fn = _adapt(impl, tuple(hook.spec.argnames))
-                    impls[hook_name] = _guard(point, name, origin, fn)
+                    impls[hook_name] = _guard(HOOK_POINT.get(hook_name, point), name, origin, fn)
         self._impls[name] = impls
         return obj
 

@@ -37,7 +37,7 @@ from sortedcontainers import SortedKeyList
 
 from corescheduler.allocations import Allocations
 from corescheduler.config import Config
-from corescheduler.errors import CoreSchedulerError, SchedulerStateError
+from corescheduler.errors import AllocationError, CoreSchedulerError, SchedulerStateError
 from corescheduler.model import (
     COMPLETE,
     KINDS,
@@ -134,6 +134,18 @@ class Scheduler:
         self.now = float(now)
         return self.now
 
+    def add_node(self, name: str, rack: str, map_slots: int, reduce_slots: int) -> Node:
+        """A node joins the cluster (its slots count from the next update)."""
+        if name in self.cluster.nodes:
+            raise SchedulerStateError(f"node {name!r} already exists")
+        node = self.cluster.add_node(name, rack, map_slots, reduce_slots)
+        self._rack_of[name] = rack
+        for kind in KINDS:
+            self._load[kind].total_slots += node.slots[kind]
+            self._load[kind].nodes += 1
+        self._dirty = True
+        return node
+
     def node(self, name: str) -> Node:
         try:
             return self.cluster.nodes[name]
@@ -196,10 +208,17 @@ class Scheduler:
         if one is unknown the error is raised and the previous allocations
         stay in force.
         """
-        policies = {allocations.default_pool_scheduling_mode}
-        policies.update(allocations.scheduling_mode(p) for p in allocations.pool_names())
-        for name in sorted(policies):
-            self.plugins.share_policy(name)  # raises before anything changes
+        needed = {allocations.default_pool_scheduling_mode: None}
+        for name in allocations.pool_names():
+            needed.setdefault(allocations.scheduling_mode(name), name)
+        for mode, pool in needed.items():
+            try:
+                self.plugins.share_policy(mode)  # raises before anything changes
+            except CoreSchedulerError as exc:
+                spec = allocations.pools.get(pool) if pool else None
+                what = f"pool {pool!r} schedulingMode {mode!r}" if pool else f"defaultPoolSchedulingMode {mode!r}"
+                raise AllocationError(f"{what}: {exc}", allocations.source or "<allocations>",
+                                      spec.line if spec else None) from exc
         self.allocations = allocations
         for name in allocations.pool_names():
             self._pool(name)
@@ -211,8 +230,12 @@ class Scheduler:
             self.update(self.now)
 
     # ================================================================== jobs
-    def submit(self, spec: JobSpec, now: float | None = None) -> Job:
-        """Submit a job: place it in a pool (PoolResolver), then update."""
+    def submit(self, spec: JobSpec, now: float | None = None, *, update: bool = True) -> Job:
+        """Submit a job: place it in a pool (PoolResolver), then update.
+
+        ``update=False`` leaves the update to the caller (a simulator
+        submitting many jobs at one instant runs one update after them).
+        """
         now = self._tick(now)
         self._job_seq += 1
         job_id = spec.id or f"job_{self._job_seq:04d}"
@@ -239,7 +262,8 @@ class Scheduler:
         for fn in self._notify("cs_job_added"):
             fn(job, now)
         self._dirty = True
-        self.update(now)
+        if update:
+            self.update(now)
         return job
 
     def _resolve_pool(self, spec: JobSpec) -> str:
@@ -321,13 +345,21 @@ class Scheduler:
         allocs = self.allocations
         user_count: dict[Any, int] = {}
         pool_count: dict[str, int] = {}
+        user_limit: dict[Any, float] = {}
+        pool_limit: dict[str, float] = {}
         order = sorted(self.jobs.values(), key=lambda j: (PRIORITY_RANK[j.priority], j.submit_time, j.id))
         newly_done = []
         for job in order:
-            u = user_count.get(job.user, 0)
-            p = pool_count.get(job.pool, 0)
-            user_limit = allocs.user_max_jobs(job.user) if job.user is not None else math.inf
-            if u < user_limit and p < allocs.pool_max_jobs(job.pool):
+            user, pool = job.user, job.pool
+            u = user_count.get(user, 0)
+            p = pool_count.get(pool, 0)
+            ulim = user_limit.get(user)
+            if ulim is None:
+                ulim = user_limit[user] = allocs.user_max_jobs(user) if user is not None else math.inf
+            plim = pool_limit.get(pool)
+            if plim is None:
+                plim = pool_limit[pool] = allocs.pool_max_jobs(pool)
+            if u < ulim and p < plim:
                 user_count[job.user] = u + 1
                 pool_count[job.pool] = p + 1
                 job.runnable = True
@@ -691,4 +723,4 @@ class Scheduler:
         return {"time": self.now, "pools": pools, "jobs": jobs}
 
 
-__all__ = ["DEFAULT_POOL", "JobRejectedError", "Scheduler", "CoreSchedulerError"]
+__all__ = ["DEFAULT_POOL", "CoreSchedulerError", "JobRejectedError", "Scheduler"]

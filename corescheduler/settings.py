@@ -169,7 +169,7 @@ class Settings:
         """Raise every recorded problem (and unknown keys) at once, if any."""
         if self.unknown_keys() or self.problems:
             msgs = self.messages()
-            if self.plugin is not None and len(self.problems) == 1:
+            if self.plugin is not None:
                 key, message = self.problems[0]
-                raise SettingsError(key, message, plugin=self.plugin)
+                raise SettingsError(key, message, plugin=self.plugin, items=self.problems)
             raise ConfigError(msgs)

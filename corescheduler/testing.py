@@ -26,7 +26,7 @@ a factory — ``cluster(racks=2, nodes_per_rack=2, config=...)`` builds another.
 from __future__ import annotations
 
 import copy
-import sys
+import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -34,11 +34,6 @@ from corescheduler.allocations import Allocations
 from corescheduler.config import Config
 from corescheduler.model import KINDS, Assignment, Cluster, Job, JobSpec, Task, TaskSpec
 from corescheduler.scheduler import Scheduler
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 #: What the harness sets when the config leaves it out (Hadoop's test fixture).
 HARNESS_DEFAULTS: dict[str, dict[str, Any]] = {

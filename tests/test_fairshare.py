@@ -63,7 +63,8 @@ def test_worked_cases(case):
 
 def test_exact_when_demands_fit():
     # Hadoop's tests assert 2.0/1.0 exactly when every demand fits (TestFairScheduler.testSmallJobs)
-    assert compute_fair_shares([{"weight": 1, "min_share": 0, "demand": 2}, {"weight": 1, "min_share": 0, "demand": 1}], 4) == [2.0, 1.0]
+    two = [{"weight": 1, "min_share": 0, "demand": 2}, {"weight": 1, "min_share": 0, "demand": 1}]
+    assert compute_fair_shares(two, 4) == [2.0, 1.0]
     # min shares that fill the cluster exactly come out exactly (testLargeJobsWithPools)
     got = compute_fair_shares(
         [{"weight": 1, "min_share": 0, "demand": 10}, {"weight": 1, "min_share": 1, "demand": 10},
@@ -105,7 +106,9 @@ def test_bad_items_raise_value_error():
 
 
 def test_numpy_path_matches_python_path():
-    rows = [{"weight": 1 + (i % 7) / 3, "min_share": i % 5, "demand": (i * 37) % 101} for i in range(NUMPY_THRESHOLD * 3)]
+    rows = [
+        {"weight": 1 + (i % 7) / 3, "min_share": i % 5, "demand": (i * 37) % 101} for i in range(NUMPY_THRESHOLD * 3)
+    ]
     fast = compute_fair_shares(rows, 500)
     # the same items split below the threshold use the pure-Python path; compare via the ratio
     from corescheduler.fairshare import _slots_used, fair_share_ratio
