@@ -55,11 +55,14 @@ def check_priority(value: str) -> str:
 
 @frozen
 class TaskSpec:
-    """One task as submitted: its duration (seconds, for simulation) and the
-    nodes holding its input (maps only; empty = no locality preference)."""
+    """One task as submitted: its duration (seconds, for simulation), the
+    nodes holding its input (maps only; empty = no locality preference) and,
+    for reduces, how much of the duration is the copy (shuffle) phase
+    (``None`` = the simulator's default split)."""
 
     duration: float | None = None
     input_nodes: tuple[str, ...] = field(default=(), converter=tuple)
+    copy_duration: float | None = None
 
 
 @frozen
