@@ -263,7 +263,8 @@ class Job:
     reduce_slowstart: float = 0.0
     start_time: float | None = None
     finish_time: float | None = None
-    has_locality: bool = False
+    has_locality: bool = False  # some map has input locations
+    all_maps_located: bool = False  # every map has input locations
     _heaps: dict[str, list[int]] = field(factory=lambda: {MAP: [], REDUCE: []}, repr=False)
     _node_heaps: dict[str, list[int]] = field(factory=dict, repr=False)
     _rack_heaps: dict[str, list[int]] = field(factory=dict, repr=False)
@@ -371,6 +372,7 @@ class Job:
             self.pending[kind] = len(tasks)
             self._heaps[kind] = list(range(len(tasks)))
         self.has_locality = any(t.locations for t in self.tasks[MAP])
+        self.all_maps_located = all(t.locations for t in self.tasks[MAP])
 
     def _index_pending(self, task: Task, push_all: bool = False) -> None:
         if push_all:

@@ -167,14 +167,28 @@ def points_of(hooks: Iterable[str]) -> list[str]:
     return points
 
 
-def _instantiate(target: Any, settings: Mapping[str, Any], name: str) -> Any:
+@frozen
+class PluginContext:
+    """What a plugin may know at start-up besides its own settings: its name
+    and the whole (read-only) config, e.g. ``context.config.cluster.heartbeat_interval``.
+    Handed as a second constructor argument to plugins whose constructor takes two."""
+
+    name: str
+    config: Config
+
+
+def _instantiate(target: Any, settings: Mapping[str, Any], name: str, context: PluginContext) -> Any:
     if inspect.isclass(target) or inspect.isfunction(target):
         try:
             params = inspect.signature(target).parameters
         except (TypeError, ValueError):  # pragma: no cover - builtins
             params = {}
-        takes_settings = len([p for p in params.values() if p.name != "self"]) > 0
-        if takes_settings:
+        positional = [
+            p for p in params.values() if p.name != "self" and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+        if len(positional) >= 2:
+            return target(dict(settings), context)
+        if positional:
             return target(dict(settings))
         if settings:
             raise SettingsError(None, "this plugin takes no settings", plugin=name)
@@ -274,7 +288,7 @@ class PluginSet:
             )
         settings = self.config.plugin_settings(name)
         try:
-            obj = _instantiate(target, settings, name)
+            obj = _instantiate(target, settings, name, PluginContext(name, self.config))
         except SettingsError as exc:
             table_loc = self.config.locate("plugins", name)
             if table_loc == (self.config.source or "<config>"):
