@@ -25,6 +25,7 @@ import functools
 import importlib.metadata as md
 import inspect
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -295,7 +296,8 @@ class PluginSet:
                 table_loc = self.config.locate(f"plugins.{name}", None)
             problems = []
             for key, message in exc.items:
-                loc = self.config.locate(f"plugins.{name}", key) if key else table_loc
+                base = re.split(r"[\[.]", key, maxsplit=1)[0] if key else None  # rules[1] -> rules
+                loc = self.config.locate(f"plugins.{name}", base) if base else table_loc
                 loc = loc if ":" in loc.rsplit("/", 1)[-1] else table_loc
                 problems.append(f"{loc}: [plugins.{name}] {key + ': ' if key else ''}{message}")
             raise ConfigError(problems) from exc

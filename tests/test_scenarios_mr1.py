@@ -26,6 +26,7 @@ def hb_seq(h, node, n):
 def F1(racks=1, nodes=2, assign_multiple=False, preemption=False, allocations=None, extra=""):
     config = f"""
 [scheduler]
+load_manager = "cap_based"
 assign_multiple = {str(assign_multiple).lower()}
 preemption = {str(preemption).lower()}
 {extra}
