@@ -139,6 +139,9 @@ class Allocations:
     fair_share_preemption_timeout: float = INF
     default_pool_scheduling_mode: str = "fair"
     source: str | None = None
+    #: whether the file set ``defaultPoolSchedulingMode`` (else pools without a
+    #: ``schedulingMode`` follow the cluster's share policy, see :meth:`pool_policy`)
+    default_mode_given: bool = False
     warnings: tuple[str, ...] = attrs.field(default=(), converter=tuple)
 
     def pool(self, name: str) -> PoolSpec:
@@ -173,6 +176,15 @@ class Allocations:
         mode = self.pool(pool).scheduling_mode
         return self.default_pool_scheduling_mode if mode is None else mode
 
+    def pool_policy(self, pool: str, cluster_policy: str = "fair") -> str:
+        """The share policy dividing ``pool`` among its jobs: its ``schedulingMode``,
+        else ``defaultPoolSchedulingMode``, else the cluster's ``share_policy``
+        (so ``share_policy = "capacity"`` runs capacity queues inside and out)."""
+        mode = self.pool(pool).scheduling_mode
+        if mode is not None:
+            return mode
+        return self.default_pool_scheduling_mode if self.default_mode_given else cluster_policy
+
     @classmethod
     def empty(cls) -> Allocations:
         """No pools, no users, Hadoop defaults everywhere (no allocation file)."""
@@ -194,6 +206,7 @@ class Allocations:
         values: dict[str, Any] = {"pools": {}, "users": {}}
         _read_children(ctx, root, _TOP_LEVEL, values, None)
         ctx.raise_errors()
+        values["default_mode_given"] = "default_pool_scheduling_mode" in values
         return cls(source=source, warnings=tuple(ctx.warnings), **values)
 
     @classmethod

@@ -19,7 +19,7 @@ LoadManager       ``load_manager``     :func:`cs_can_assign`, :func:`cs_can_laun
 TaskSelector      ``task_selector``    :func:`cs_select_task`
 SharePolicy       ``share_policy`` and each pool's ``schedulingMode``
                                        :func:`cs_compute_shares`, :func:`cs_order_key`,
-                                       :func:`cs_plan_preemption`
+                                       :func:`cs_admit_job`, :func:`cs_plan_preemption`
 VictimSelector    ``victim_selector``  :func:`cs_select_victims`
 ================  ===================  =====================================
 
@@ -67,7 +67,7 @@ EXTENSION_POINTS: dict[str, tuple[str, ...]] = {
     "WeightAdjuster": ("cs_adjust_weight",),
     "LoadManager": ("cs_can_assign", "cs_can_launch"),
     "TaskSelector": ("cs_select_task",),
-    "SharePolicy": ("cs_compute_shares", "cs_order_key", "cs_plan_preemption"),
+    "SharePolicy": ("cs_compute_shares", "cs_order_key", "cs_admit_job", "cs_plan_preemption"),
     "VictimSelector": ("cs_select_victims",),
 }
 #: Hooks called on every plugin in use.
@@ -232,6 +232,23 @@ def cs_order_key(schedulable: Schedulable) -> Any:
     :return: a comparable key (a tuple); ``None`` for "not my policy".
 
     **First non-None result wins** (only the named policy is asked).
+    """
+
+
+@hookspec(firstresult=True)
+def cs_admit_job(job: Job, kind: str, now: float) -> bool | None:
+    """May ``job`` be offered a slot of ``kind`` now, or should it wait its turn?
+
+    Called during a heartbeat on the policy of the job's pool (only if that
+    policy implements it), for each job in the pool's order, before the
+    LoadManager's :func:`cs_can_launch` and the TaskSelector.
+
+    :return: ``False`` *defers* the job: it is offered the slot only if no
+        other job of its pool takes it (the Hadoop Capacity Scheduler's second
+        pass over users above their user limit).  ``True`` or ``None``: offer
+        the slot now.
+
+    **First non-None result wins** (only the pool's policy is asked).
     """
 
 

@@ -228,6 +228,7 @@ class SharePolicyCallers:
     compute_shares: Callable[..., Any]
     order_key: Callable[..., Any]
     plan_preemption: Callable[..., Any] | None
+    admit_job: Callable[..., Any] | None = None
 
 
 class PluginSet:
@@ -351,7 +352,10 @@ class PluginSet:
         fresh = name not in self.instances
         compute = self._caller("SharePolicy", name, key) if key else self._policy_hook(name, "cs_compute_shares")
         order = self._policy_hook(name, "cs_order_key")
-        policy = SharePolicyCallers(name, compute, order, self._impls[name].get("cs_plan_preemption"))
+        impls = self._impls[name]
+        policy = SharePolicyCallers(
+            name, compute, order, impls.get("cs_plan_preemption"), impls.get("cs_admit_job")
+        )
         self._policies[name] = policy
         if fresh and hasattr(self, "_notify"):
             self._build_notifications()

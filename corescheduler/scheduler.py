@@ -80,6 +80,9 @@ class Scheduler:
     :param extra_plugins: in-process plugins by name (classes or objects),
         selectable in ``config`` like installed ones (tests, notebooks).
     :param on_event: called with each event dict (SPEC §5 ``events.jsonl``).
+    :param history: keep finished jobs (:attr:`finished`, with their tasks)
+        and preempted tasks (:attr:`killed`); a long simulation turns it off
+        so that memory holds only the jobs in the system.
     """
 
     def __init__(
@@ -91,12 +94,14 @@ class Scheduler:
         plugins: PluginSet | None = None,
         extra_plugins: Mapping[str, Any] | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
+        history: bool = True,
     ) -> None:
         self.config = config
         self.settings = config.scheduler
         self.cluster = cluster
         self.plugins = plugins if plugins is not None else PluginSet(config, extra_plugins)
         self.on_event = on_event
+        self.history = history
         self.now = 0.0
         self.allocations = Allocations.empty()
         self.pools: dict[str, Pool] = {}
@@ -113,6 +118,8 @@ class Scheduler:
             for k in KINDS
         }
         self._rack_of = cluster.rack_of
+        # pending tasks a heartbeat could pick: of runnable jobs, reduces past slow start
+        self._pending_work = {MAP: 0, REDUCE: 0}
         self._job_seq = 0
         self._launch_seq = 0
         self._last_preempt_check = -math.inf
@@ -190,7 +197,7 @@ class Scheduler:
     def _configure_pool(self, pool: Pool) -> None:
         spec = self.allocations.pool(pool.name)
         pool.spec = spec
-        pool.policy = self.allocations.scheduling_mode(pool.name)
+        pool.policy = self.allocations.pool_policy(pool.name, self.root_policy.name)
         self._pool_policy[pool.name] = self.plugins.share_policy(pool.policy)
         for kind in KINDS:
             ps = pool.sched[kind]
@@ -208,9 +215,10 @@ class Scheduler:
         if one is unknown the error is raised and the previous allocations
         stay in force.
         """
-        needed = {allocations.default_pool_scheduling_mode: None}
+        root = self.root_policy.name
+        needed = {allocations.default_pool_scheduling_mode if allocations.default_mode_given else root: None}
         for name in allocations.pool_names():
-            needed.setdefault(allocations.scheduling_mode(name), name)
+            needed.setdefault(allocations.pool_policy(name, root), name)
         for mode, pool in needed.items():
             try:
                 self.plugins.share_policy(mode)  # raises before anything changes
@@ -317,8 +325,13 @@ class Scheduler:
         self._dirty = False
         self._update_runnability(now)
         adjusters = self.plugins.weight_adjusters
+        pending = {MAP: 0, REDUCE: 0}
         for job in self.jobs.values():
             runnable = job.runnable
+            if runnable:
+                pending[MAP] += job.pending[MAP]
+                if job.pending[REDUCE] and job.reduces_schedulable:
+                    pending[REDUCE] += job.pending[REDUCE]
             for kind in KINDS:
                 js = job.sched[kind]
                 js.demand = job.demand(kind)
@@ -334,6 +347,7 @@ class Scheduler:
                     js.weight = weight
                 else:
                     js.weight = 1.0
+        self._pending_work = pending
         for kind in KINDS:
             self._update_shares(kind, now)
         for fn in self._notify("cs_update"):
@@ -400,11 +414,12 @@ class Scheduler:
             ps = pool.sched[kind]
             policy = self._pool_policy[pool.name]
             job_scheds = [j.sched[kind] for j in pool.jobs.values()]
-            if job_scheds:
-                shares = policy.compute_shares(job_scheds, float(ps.fair_share or 0.0), kind)
-                self._check_shares(shares, job_scheds, policy.name)
-                for js, share in zip(job_scheds, shares):
-                    js.fair_share = share
+            if not job_scheds:
+                continue  # its job order is already empty (jobs leave it as they finish or move)
+            shares = policy.compute_shares(job_scheds, float(ps.fair_share or 0.0), kind)
+            self._check_shares(shares, job_scheds, policy.name)
+            for js, share in zip(job_scheds, shares):
+                js.fair_share = share
             runnable = [js for js in job_scheds if js.owner.runnable]
             for js in runnable:
                 js._key = policy.order_key(js)
@@ -476,22 +491,25 @@ class Scheduler:
             for ps in self._pool_order[kind]:
                 if ps.running >= ps.max_share:
                     continue
+                admit = self._pool_policy[ps.name].admit_job
+                deferred: list[Job] = []
                 for js in self._job_order[ps.name][kind]:
                     job = js.owner
                     if kind == MAP:
                         visited[job.id] = job
                     if job.pending[kind] == 0:
                         continue
-                    if can_launch is not None and can_launch(node, job, kind) is False:
+                    if admit is not None and admit(job, kind, now) is False:
+                        deferred.append(job)
                         continue
-                    task = select(job, node, kind, now)
+                    task = self._offer(job, node, kind, now, can_launch, select)
                     if task is not None:
-                        if task.job is not job or task.kind != kind or task.state != PENDING:
-                            raise SchedulerStateError(
-                                f"TaskSelector returned {task.id} ({task.state}), "
-                                f"expected a pending {kind} of {job.id}"
-                            )
                         break
+                if task is None:
+                    for job in deferred:  # second pass: jobs the pool's policy deferred
+                        task = self._offer(job, node, kind, now, can_launch, select)
+                        if task is not None:
+                            break
                 if task is not None:
                     break
             if task is None:
@@ -508,6 +526,18 @@ class Scheduler:
             for fn in self._notify("cs_heartbeat_end"):
                 fn(node, out, skipped, now)
         return out
+
+    @staticmethod
+    def _offer(job: Job, node: Node, kind: str, now: float, can_launch: Any, select: Any) -> Task | None:
+        """Ask the LoadManager, then the TaskSelector, for a task of ``job`` on ``node``."""
+        if can_launch is not None and can_launch(node, job, kind) is False:
+            return None
+        task = select(job, node, kind, now)
+        if task is not None and (task.job is not job or task.kind != kind or task.state != PENDING):
+            raise SchedulerStateError(
+                f"TaskSelector returned {task.id} ({task.state}), expected a pending {kind} of {job.id}"
+            )
+        return task
 
     def _reposition(self, s: Schedulable, delta: int) -> None:
         """Change a pool schedulable's running count and re-sort it."""
@@ -543,6 +573,8 @@ class Scheduler:
         node.running[kind] += 1
         node.tasks[task.id] = task
         job.pending[kind] -= 1
+        if kind == MAP or job.reduces_schedulable:
+            self._pending_work[kind] -= 1
         self._running_tasks[task.id] = task
         self._job_running(job, kind, +1)
         if self.on_event is not None:
@@ -563,6 +595,13 @@ class Scheduler:
         self._job_running(task.job, task.kind, -1)
         return node
 
+    def pending_work(self, kind: str) -> int:
+        """An upper bound on the tasks of ``kind`` a heartbeat could launch now:
+        0 means no heartbeat can assign one until an update, a kill or a
+        finish changes the state (the simulator skips heartbeats then).  Cheap."""
+        load = self._load[kind]
+        return max(0, min(self._pending_work[kind], load.runnable - load.running))
+
     # ================================================================== task lifecycle
     def finish(self, task_id: str, now: float | None = None) -> Task:
         """A running task completed: free its slot; the job finishes with its last task."""
@@ -572,6 +611,8 @@ class Scheduler:
         task.state = COMPLETE
         job = task.job
         job.complete[task.kind] += 1
+        if task.kind == MAP and job.runnable and job.complete[MAP] == math.ceil(job.reduce_slowstart * job.num_maps):
+            self._pending_work[REDUCE] += job.pending[REDUCE]  # reduce slow start reached
         self._emit({"time": now, "type": "task_finish", "job": job.id, "task": task.id, "kind": task.kind,
                     "node": node.name})
         for fn in self._notify("cs_task_finished"):
@@ -593,7 +634,8 @@ class Scheduler:
             job.sched[kind].fair_share = 0.0
         del pool.jobs[job.id]
         del self.jobs[job.id]
-        self.finished[job.id] = job
+        if self.history:
+            self.finished[job.id] = job
         self._emit({"time": now, "type": "job_finish", "job": job.id, "pool": job.pool})
         for fn in self._notify("cs_job_removed"):
             fn(job, now)
@@ -611,7 +653,10 @@ class Scheduler:
         job = task.job
         job.pending[task.kind] += 1
         job._index_pending(task, push_all=True)
-        self.killed.append(task)
+        if job.runnable and (task.kind == MAP or job.reduces_schedulable):
+            self._pending_work[task.kind] += 1
+        if self.history:
+            self.killed.append(task)
         self._emit({"time": now, "type": "task_preempt", "job": job.id, "task": task.id, "kind": task.kind,
                     "node": node.name, "reason": reason})
         for fn in self._notify("cs_task_preempted"):
