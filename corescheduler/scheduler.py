@@ -401,7 +401,7 @@ class Scheduler:
                 js = job.sched[kind]
                 demand += js.demand
                 running += js.running
-            ps.demand = min(demand, ps.max_share) if ps.max_share != math.inf else demand
+            ps.demand = min(demand, int(ps.max_share)) if ps.max_share != math.inf else demand
             ps.running = running
             demand_total += ps.demand
         self._load[kind].runnable = demand_total
@@ -694,13 +694,10 @@ class Scheduler:
             if plan.victims is not None:
                 victims = list(plan.victims)
             else:
-                candidates = [
-                    t
-                    for pool in sorted(self.pools.values(), key=lambda p: p.name)
-                    for job in pool.jobs.values()
-                    for t in job.tasks[kind]
-                    if t.state == RUNNING
-                ]
+                candidates = sorted(
+                    (t for t in self._running_tasks.values() if t.kind == kind),
+                    key=lambda t: (t.job.pool, t.job.submit_time, t.job.id, t.index),
+                )
                 chosen = self.plugins.select_victims(candidates, plan.count, dict(plan.allowance), kind, now)
                 victims = self._checked_victims(chosen or [], candidates, plan)
             for task in victims:
