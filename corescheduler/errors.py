@@ -52,30 +52,30 @@ class SettingsError(ConfigError):
         super().__init__([f"{where} {k}: {m}" if k else f"{where}: {m}" for k, m in self.items])
 
 
-class AllocationError(CoreSchedulerError):
-    """An allocation file (Hadoop XML) is malformed or has a bad value.
+class LocatedError(CoreSchedulerError):
+    """A problem at a place in a file: the message starts with ``FILE:LINE:``
+    (or ``FILE:`` when there is no line, e.g. an unreadable file)."""
 
-    The message starts with ``FILE:LINE:``; ``line`` is ``None`` when the
-    problem has no line (an unreadable file).
-    """
+    default_source = "<input>"
 
-    def __init__(self, message: str, source: str = "<allocations>", line: int | None = None) -> None:
-        self.source = source
+    def __init__(self, message: str, source: str | None = None, line: int | None = None) -> None:
+        self.source = source or self.default_source
         self.line = line
         self.message = message
-        where = f"{source}:{line}" if line is not None else source
+        where = f"{self.source}:{line}" if line is not None else self.source
         super().__init__(f"{where}: {message}")
 
 
-class WorkloadError(CoreSchedulerError):
+class AllocationError(LocatedError):
+    """An allocation file (Hadoop XML) is malformed or has a bad value."""
+
+    default_source = "<allocations>"
+
+
+class WorkloadError(LocatedError):
     """A workload file (JSON, SWIM TSV, SLS) has a bad row or value."""
 
-    def __init__(self, message: str, source: str = "<workload>", line: int | None = None) -> None:
-        self.source = source
-        self.line = line
-        self.message = message
-        where = f"{source}:{line}" if line is not None else source
-        super().__init__(f"{where}: {message}")
+    default_source = "<workload>"
 
 
 class PluginError(CoreSchedulerError):
