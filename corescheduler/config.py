@@ -46,6 +46,8 @@ class SchedulerConfig:
     reduce_assign_cap: int = -1
     #: mapred.fairscheduler.preemption (default false)
     preemption: bool = False
+    #: mapred.fairscheduler.preemption.only.log: plan and log preemption, kill nothing
+    preemption_only_log: bool = False
     #: mapred.fairscheduler.preemption.interval, seconds (default 15 s)
     preemption_interval: float = 15.0
     #: mapred.fairscheduler.update.interval, seconds (default 0.5 s)
@@ -70,6 +72,7 @@ class SchedulerConfig:
             map_assign_cap=s.number("map_assign_cap", d.map_assign_cap, minimum=-1, integer=True),
             reduce_assign_cap=s.number("reduce_assign_cap", d.reduce_assign_cap, minimum=-1, integer=True),
             preemption=s.boolean("preemption", d.preemption),
+            preemption_only_log=s.boolean("preemption_only_log", d.preemption_only_log),
             preemption_interval=float(s.number("preemption_interval", d.preemption_interval, minimum=0)),
             update_interval=float(s.number("update_interval", d.update_interval, minimum=0, exclusive_minimum=True)),
             reduce_slowstart=float(s.number("reduce_slowstart", d.reduce_slowstart, minimum=0, maximum=1)),

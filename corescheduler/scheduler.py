@@ -28,6 +28,7 @@ the caller owns the clock and passes ``now`` (seconds) to every call.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable, Iterable, Mapping
 from operator import attrgetter
@@ -63,6 +64,7 @@ from corescheduler.model import (
 from corescheduler.plugin_manager import PluginSet, SharePolicyCallers
 
 DEFAULT_POOL = "default"
+log = logging.getLogger("corescheduler.scheduler")
 _key = attrgetter("_key")
 
 
@@ -108,6 +110,8 @@ class Scheduler:
         self.jobs: dict[str, Job] = {}  # submitted and not finished, submission order
         self.finished: dict[str, Job] = {}
         self.killed: list[Task] = []
+        #: with ``preemption_only_log``: the tasks preemption would have killed
+        self.would_preempt: list[Task] = []
         self._running_tasks: dict[str, Task] = {}
         self._pool_order: dict[str, SortedKeyList] = {k: SortedKeyList(key=_key) for k in KINDS}
         self._job_order: dict[str, dict[str, SortedKeyList]] = {}
@@ -700,6 +704,11 @@ class Scheduler:
                 )
                 chosen = self.plugins.select_victims(candidates, plan.count, dict(plan.allowance), kind, now)
                 victims = self._checked_victims(chosen or [], candidates, plan)
+            if self.settings.preemption_only_log:
+                for task in victims:
+                    log.info("would preempt %s on %s (preemption_only_log)", task.id, task.node)
+                self.would_preempt.extend(victims)
+                continue
             for task in victims:
                 if task.state == RUNNING and task.kind == kind:
                     killed.append(self.kill(task.id, now))

@@ -135,3 +135,17 @@ def test_kill_returns_task_to_pending():
     assert h.task(a).state == "pending" and job.pending["map"] == 1
     (b,) = h.heartbeat("n0001")
     assert b.task == a.task and h.task(b).attempts == 2
+
+
+def test_preemption_only_log_kills_nothing():
+    """Hadoop testNoPreemptionIfOnlyLogging: preemption.only.log plans but never kills."""
+    h = ClusterHarness(config="[scheduler]\npreemption = true\npreemption_only_log = true\n",
+                       allocations="""<allocations><pool name="a"><minMaps>2</minMaps>
+                       <minSharePreemptionTimeout>1</minSharePreemptionTimeout></pool></allocations>""")
+    h.submit(10, 0)
+    for node in ("n0000", "n0000", "n0001", "n0001"):
+        h.heartbeat(node)
+    h.submit(5, 0, pool="a")
+    assert h.advance(5.0) == [] and h.killed == []
+    assert len(h.scheduler.would_preempt) == 2
+    assert h.running("default") == {"map": 4, "reduce": 0}
