@@ -40,8 +40,9 @@ Skipped, because they depend on Hadoop internals the harness does not model:
 * testNonRunningJobsAreIgnored — submits jobs already SUCCEEDED / FAILED /
   KILLED; the harness only submits live jobs (a finished job leaves the
   scheduler, which test_scheduler.py covers).
-* testNoPreemptionIfOnlyLogging — ``mapred.fairscheduler.preemption.only.log``
-  (a dry run that logs instead of killing) has no corescheduler setting.
+* testNoPreemptionIfOnlyLogging — ported as
+  ``tests/test_scheduler.py::test_preemption_only_log_kills_nothing``
+  (``[scheduler] preemption_only_log``).
 * verifyMetrics() calls inside the ported tests — Hadoop's metrics-context
   records; only the scheduler values they mirror are checked.
 * testPreemptionIsNotDelayedToNextRound — not in the Hadoop 1.x suite; it is a
