@@ -58,10 +58,18 @@ class LocatedError(CoreSchedulerError):
 
     default_source = "<input>"
 
-    def __init__(self, message: str, source: str | None = None, line: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        source: str | None = None,
+        line: int | None = None,
+        problems: Iterable[tuple[int | None, str]] | None = None,
+    ) -> None:
         self.source = source or self.default_source
         self.line = line
         self.message = message
+        #: every problem found, as ``(line, message)`` (the message may join several)
+        self.problems: list[tuple[int | None, str]] = list(problems) if problems is not None else [(line, message)]
         where = f"{self.source}:{line}" if line is not None else self.source
         super().__init__(f"{where}: {message}")
 

@@ -61,7 +61,7 @@ class TaskSpec:
     (``None`` = the simulator's default split)."""
 
     duration: float | None = None
-    input_nodes: tuple[str, ...] = field(default=(), converter=tuple)
+    input_nodes: tuple[str, ...] = field(default=(), converter=lambda v: (v,) if isinstance(v, str) else tuple(v))
     copy_duration: float | None = None
 
 
@@ -79,7 +79,7 @@ class JobSpec:
     user: str | None = None
     pool: str | None = None
     priority: str = field(default="NORMAL", converter=check_priority)
-    properties: Mapping[str, Any] = field(factory=dict)
+    properties: Mapping[str, Any] = field(factory=dict, hash=False)
     groups: tuple[str, ...] = field(default=(), converter=tuple)
     id: str | None = None
     submit: float | None = None
