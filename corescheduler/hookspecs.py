@@ -236,7 +236,7 @@ def cs_order_key(schedulable: Schedulable) -> Any:
 
 
 @hookspec(firstresult=True)
-def cs_admit_job(job: Job, kind: str, now: float) -> bool | None:
+def cs_admit_job(job: Job, kind: str, now: float) -> bool | Rejection | None:
     """May ``job`` be offered a slot of ``kind`` now, or should it wait its turn?
 
     Called during a heartbeat on the policy of the job's pool (only if that

@@ -297,8 +297,7 @@ class PluginSet:
                 table_loc = self.config.locate(f"plugins.{name}", None)
             problems = []
             for key, message in exc.items:
-                base = re.split(r"[\[.]", key, maxsplit=1)[0] if key else None  # rules[1] -> rules
-                loc = self.config.locate(f"plugins.{name}", base) if base else table_loc
+                loc = self._locate_setting(name, key) if key else table_loc
                 loc = loc if ":" in loc.rsplit("/", 1)[-1] else table_loc
                 problems.append(f"{loc}: [plugins.{name}] {key + ': ' if key else ''}{message}")
             raise ConfigError(problems) from exc
@@ -325,6 +324,20 @@ class PluginSet:
                     impls[hook_name] = _guard(HOOK_POINT.get(hook_name, point), name, origin, fn)
         self._impls[name] = impls
         return obj
+
+    def _locate_setting(self, name: str, key: str) -> str:
+        """``FILE:LINE`` of a plugin setting; ``rules[1]`` is found at ``rules``,
+        ``queues.q1.capacity`` in ``[plugins.NAME.queues.q1]`` (or its header)."""
+        parts = re.split(r"\[\d+\]", key)[0].split(".")
+        for cut in range(len(parts) - 1, -1, -1):
+            table = ".".join(["plugins", name, *parts[:cut]])
+            found = self.config.locate(table, parts[cut])
+            if found != (self.config.source or "<config>"):
+                return found
+            found = self.config.locate(".".join([table, parts[cut]]), None)
+            if found != (self.config.source or "<config>"):
+                return found
+        return self.config.locate("plugins", name)
 
     def optional(self, point: str, name: str, hook: str) -> Callable[..., Any] | None:
         """The caller of ``hook`` on plugin ``name``, or None if it lacks it."""

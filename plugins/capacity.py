@@ -1,0 +1,616 @@
+"""``capacity``: queues with guaranteed capacities, as Hadoop's Capacity Scheduler.
+
+The SharePolicy (and optional PoolResolver) of HADOOP-3445, shipped as
+Hadoop's ``CapacityTaskScheduler`` (``src/contrib/capacity-scheduler``,
+0.19 with reclaim, 0.20 with maximum capacity).  A job's pool is its queue.
+Everything is done separately for maps and for reduces, each kind with its own
+slots and, optionally, its own capacities.
+
+* **Guarantee** — a queue's guaranteed capacity for a kind is
+  ``floor(capacity% × cluster slots / 100)`` slots
+  (``updateQSIObjects``: ``(int) (capacityPercent * numSlots / 100)``); its
+  maximum, if set, ``floor(maximum_capacity% × slots / 100)``.
+* **Allocated capacity** (:func:`cs_compute_shares`, the pools' shares) — a
+  queue that cannot use its guarantee (running plus waiting tasks below it)
+  lends the rest to the queues with waiting work, in the ratio of their
+  guarantees (HADOOP-3445: "distribute capacity in the ratio of each Org's
+  guaranteed capacity"), never past a queue's maximum capacity or demand:
+  weighted max-min with weight = min share = guarantee, cap =
+  ``min(demand, maximum)`` (what :func:`corescheduler.compute_fair_shares`
+  computes, solved exactly: :func:`allocate`).
+  Pools that are not configured queues have guarantee 0 and are lent nothing.
+* **Order** (:func:`cs_order_key`) — a free slot goes to the queue with the
+  most unused share of its allocated capacity (lowest ``running /
+  allocated``; Hadoop's ``QueueComparator``, ``numRunningTasks / capacity``),
+  ties by name; queues with nothing allocated come after, and queues at their
+  maximum capacity last.  Inside a queue, jobs by priority when the queue
+  ``supports_priority`` (else priority is ignored), then submit time, then
+  name (``JobQueuesManager``).
+* **User limits** (:func:`cs_admit_job`) — Hadoop's ``isUserOverLimit``: the
+  queue's current capacity is its guarantee while it runs below it, else what
+  it runs plus the slot on offer; with N users with jobs in the queue, a
+  user's limit is ``max(ceil(capacity / N), ceil(minimum_user_limit_percent ×
+  capacity / 100))`` and a user running at least that many is *deferred*: its
+  jobs get the slot only if no job of a user under the limit takes it
+  (``getTaskFromQueue``'s second pass).  Nothing is ever killed for a user
+  limit.  ``user_limit_factor`` (YARN's meaning) also defers a user who would
+  go past ``factor × guarantee``.
+* **Reclaim** (:func:`cs_plan_preemption`, with ``[scheduler] preemption``) —
+  Hadoop 0.19's ``reclaimCapacity``: while some queue runs over its
+  guarantee, a queue below its guarantee with waiting tasks files a reclaim
+  request for ``min(guarantee − running − already requested, waiting −
+  already requested)`` slots with its own timer (``reclaim_time``).  Each
+  task the queue launches pays one slot off its oldest request; a request
+  paid off in time kills nothing.  When a request's timer expires, what is
+  still owed (at most what the queue still lacks of its guarantee, less the
+  slots standing free) is killed by ``killTasks``: from each queue over its
+  guarantee ``round(over × owed / total over)`` tasks, never taking it below
+  its guarantee, most over-capacity queue first, its jobs newest first, and
+  within a job the most recently started tasks first.
+
+The rules, the settings and the Hadoop sources are in ``docs/plugins/capacity.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, deque
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from attrs import define, field, frozen
+from corescheduler_plugins._capacity_xml import CapacityXml, read_capacity_xml
+
+from corescheduler.hookspecs import hookimpl
+from corescheduler.model import (
+    KINDS,
+    MAP,
+    REDUCE,
+    RUNNING,
+    Job,
+    JobSpec,
+    Pool,
+    PreemptionPlan,
+    Rejection,
+    Schedulable,
+    Task,
+)
+from corescheduler.settings import Settings
+
+NAME = "capacity"
+DEFAULT_QUEUE = "default"
+#: Hadoop 0.19 ``CapacitySchedulerConf.DEFAULT_RECLAIM_TIME_LIMIT`` (seconds).
+DEFAULT_RECLAIM_TIME = 300.0
+#: Hadoop ``DEFAULT_MIN_USER_LIMIT_PERCENT``: no user limit.
+DEFAULT_MIN_USER_LIMIT_PERCENT = 100.0
+QUEUE_KEYS: tuple[str, ...] = (
+    "capacity",
+    "map_capacity",
+    "reduce_capacity",
+    "maximum_capacity",
+    "minimum_user_limit_percent",
+    "user_limit_factor",
+    "supports_priority",
+    "reclaim_time",
+)
+#: What :func:`CapacityScheduler.cs_admit_job` answers for a job whose user is
+#: at its limit: ``False`` defers the job to the pool's second pass, which is
+#: Hadoop's user limit exactly.  Hard caps (``user_limit_factor``, a queue at
+#: its ``maximum_capacity``) answer a :class:`Rejection` instead.
+DEFER = False
+_EPS = 1e-9
+
+
+# ============================================================================ config
+
+
+@frozen
+class QueueConfig:
+    """One configured queue.  Capacities are percents of the cluster's slots."""
+
+    name: str
+    map_capacity: float
+    reduce_capacity: float
+    maximum_capacity: float | None = None
+    minimum_user_limit_percent: float = DEFAULT_MIN_USER_LIMIT_PERCENT
+    user_limit_factor: float | None = None
+    supports_priority: bool = False
+    reclaim_time: float = DEFAULT_RECLAIM_TIME
+
+    def capacity(self, kind: str) -> float:
+        """The guaranteed percent of ``kind`` slots."""
+        return self.map_capacity if kind == MAP else self.reduce_capacity
+
+
+@frozen
+class CapacityConfig:
+    """The validated ``[plugins.capacity]`` table (or its ``config_file``)."""
+
+    queues: Mapping[str, QueueConfig]
+    reclaim_time: float = DEFAULT_RECLAIM_TIME
+    source: str | None = field(default=None, eq=False)
+
+
+def slots_of(percent: float, slots: float) -> int:
+    """``floor(percent × slots / 100)``: Hadoop's ``(int) (percent * slots / 100)``
+    (a hair of slack so that 20 % of 10 slots is 2 whatever the float rounding)."""
+    return math.floor(percent * slots / 100.0 + _EPS)
+
+
+def _read_queue(
+    name: str,
+    table: Any,
+    reclaim_default: float,
+    report: Callable[[str, str | None, str], None],
+) -> QueueConfig | None:
+    if not isinstance(table, Mapping):
+        report(name, None, f"expected a table of queue settings ({', '.join(QUEUE_KEYS)}), got {table!r}")
+        return None
+    qs = Settings(table, where=f"queue {name}")
+    capacity = qs.number("capacity", None, minimum=0, maximum=100)
+    map_capacity = qs.number("map_capacity", None, minimum=0, maximum=100)
+    reduce_capacity = qs.number("reduce_capacity", None, minimum=0, maximum=100)
+    maximum = qs.number("maximum_capacity", None, minimum=0, maximum=100, exclusive_minimum=True)
+    user_limit = qs.number(
+        "minimum_user_limit_percent", DEFAULT_MIN_USER_LIMIT_PERCENT, minimum=0, maximum=100, exclusive_minimum=True
+    )
+    factor = qs.number("user_limit_factor", None, minimum=0, exclusive_minimum=True)
+    priority = qs.boolean("supports_priority", False)
+    reclaim = qs.number("reclaim_time", reclaim_default, minimum=0)
+    problems = list(qs.problems)
+    for key in qs.unknown_keys():
+        problems.append((key, f"unknown setting; a queue takes {', '.join(QUEUE_KEYS)}"))
+    failed = {key for key, _ in problems}
+    percents = {MAP: map_capacity if map_capacity is not None else capacity,
+                REDUCE: reduce_capacity if reduce_capacity is not None else capacity}
+    if "capacity" not in failed and any(v is None for v in percents.values()):
+        if not failed & {"map_capacity", "reduce_capacity"}:
+            problems.append(("capacity", "missing; expected the queue's guaranteed percent of the cluster's slots, "
+                                         "0 to 100 (the queues' capacities add up to 100)"))
+    if maximum is not None:
+        for kind, pct in percents.items():
+            if pct is not None and maximum < pct:
+                which = "capacity" if (map_capacity is None and reduce_capacity is None) else f"{kind} capacity"
+                problems.append(("maximum_capacity", f"must be ≥ the queue's {which} ({pct:g}), got {maximum:g}"))
+                break
+    for key, message in problems:
+        report(name, key, message)
+    if problems:
+        return None
+    return QueueConfig(
+        name=name,
+        map_capacity=float(percents[MAP]),  # type: ignore[arg-type]
+        reduce_capacity=float(percents[REDUCE]),  # type: ignore[arg-type]
+        maximum_capacity=None if maximum is None else float(maximum),
+        minimum_user_limit_percent=float(user_limit),
+        user_limit_factor=None if factor is None else float(factor),
+        supports_priority=priority,
+        reclaim_time=float(reclaim),
+    )
+
+
+def read_config(settings: Mapping[str, Any] | None, base_dir: str | Path | None = None) -> CapacityConfig:
+    """Validate a ``[plugins.capacity]`` table; ``config_file`` is taken
+    relative to ``base_dir`` (the TOML file's folder).  Every problem is
+    raised at once as a :class:`~corescheduler.errors.SettingsError`."""
+    s = Settings(settings, plugin=NAME)
+    reclaim_time = float(s.number("reclaim_time", DEFAULT_RECLAIM_TIME, minimum=0))
+    config_file = s.string("config_file", None)
+    raw: Mapping[str, Any] = s.table_("queues")
+    xml: CapacityXml | None = None
+    source = None
+    if config_file is not None:
+        path = Path(config_file)
+        if not path.is_absolute() and base_dir is not None:
+            path = Path(base_dir) / path
+        source = str(path)
+        if "queues" in s.table:
+            s.problem("config_file", "give the queues either as [plugins.capacity.queues.<name>] tables or in "
+                                     "config_file, not both")
+        xml = read_capacity_xml(path)
+        for problem in xml.problems:
+            s.problem("config_file", problem)
+        raw = xml.queues
+        if not xml.queues and not xml.problems:
+            s.problem("config_file", f"{source}: no queues; expected mapred.capacity-scheduler.queue.<queue>.capacity "
+                                     "properties")
+
+    def report(queue: str, key: str | None, message: str) -> None:
+        if xml is not None:
+            s.problem("config_file", f"{xml.where(queue, key)}: {message}")
+        else:
+            s.problem(f"queues.{queue}.{key}" if key else f"queues.{queue}", message)
+
+    queues: dict[str, QueueConfig] = {}
+    for name, table in raw.items():
+        if not isinstance(name, str) or not name.strip():
+            report(str(name), None, "a queue needs a non-empty name")
+            continue
+        queue = _read_queue(name, table, reclaim_time, report)
+        if queue is not None:
+            queues[name] = queue
+    if not raw and xml is None and "queues" not in s.table:
+        # Hadoop's out-of-the-box configuration: one queue, "default", with all of the cluster.
+        queues[DEFAULT_QUEUE] = QueueConfig(DEFAULT_QUEUE, 100.0, 100.0, reclaim_time=reclaim_time)
+    elif not raw and xml is None:
+        s.problem("queues", "no queues; expected [plugins.capacity.queues.<name>] tables with a capacity each")
+    if queues and len(queues) == len(raw):
+        _check_sums(s, queues, "config_file" if xml is not None else "queues", source)
+    s.finish()
+    return CapacityConfig(queues=queues, reclaim_time=reclaim_time, source=source)
+
+
+def _check_sums(s: Settings, queues: Mapping[str, QueueConfig], key: str, source: str | None) -> None:
+    split = any(q.map_capacity != q.reduce_capacity for q in queues.values())
+    for kind in KINDS:
+        total = sum(q.capacity(kind) for q in queues.values())
+        if abs(total - 100.0) > 1e-6:
+            terms = " + ".join(f"{q.name} {q.capacity(kind):g}" for q in queues.values())
+            what = f"{kind} capacities" if split else "queue capacities"
+            where = f"{source}: " if source else ""
+            s.problem(key, f"{where}{what} must add up to 100 (percent of the cluster's {kind} slots), "
+                           f"got {total:g} = {terms}")
+            if not split:
+                return
+
+
+# ============================================================================ runtime state
+
+
+@define(eq=False)
+class Reclaim:
+    """One reclaim request (Hadoop 0.19 ``ReclaimedResource``): ``amount``
+    slots asked for at ``created``, ``left`` of them still owed; tasks are
+    killed for what is still owed once ``deadline`` passes."""
+
+    queue: str
+    kind: str
+    amount: int
+    left: int
+    created: float
+    deadline: float
+
+
+@define(eq=False)
+class _KindState:
+    """Per slot kind: capacities in slots and the reclaim requests."""
+
+    slots: float = -1.0
+    guarantee: dict[str, int] = field(factory=dict)
+    maximum: dict[str, float] = field(factory=dict)
+    #: requests still owed, oldest first (Hadoop ``reclaimList``)
+    waiting: dict[str, deque[Reclaim]] = field(factory=dict)
+    #: requests paid off, kept until their deadline (Hadoop ``reclaimExpireList``)
+    settled: dict[str, deque[Reclaim]] = field(factory=dict)
+    #: slots asked for by the requests of both lists (Hadoop ``numReclaimedResources``)
+    reclaimed: dict[str, int] = field(factory=dict)
+
+
+def allocate(guarantees: Sequence[float], caps: Sequence[float], capacity: float) -> list[float]:
+    """Allocated capacities: weighted max-min fairness with weight = minimum
+    share = guarantee and ``caps`` (demand, maximum capacity), solved exactly.
+
+    This is :func:`corescheduler.compute_fair_shares` for these items: with
+    weight and minimum share both ``g``, an item's share for a ratio R is
+    ``min(g × max(R, 1), cap)``, so water-filling in order of ``cap / g``
+    finds R exactly (the bisection would give 40.0000012 for 40).  Items with
+    no guarantee get nothing; the guarantees add up to at most ``capacity``.
+    """
+    shares = [0.0] * len(guarantees)
+    target = min(capacity, sum(c for g, c in zip(guarantees, caps) if g > 0))
+    live = sorted((i for i, g in enumerate(guarantees) if g > 0), key=lambda i: caps[i] / guarantees[i])
+    left = target
+    weight = float(sum(guarantees[i] for i in live))
+    for n, i in enumerate(live):
+        g, cap = guarantees[i], caps[i]
+        if cap * weight <= g * left:  # saturates before the rest: it gets its cap
+            shares[i] = float(cap)
+            left -= cap
+            weight -= g
+        else:  # every item from here on shares what is left in the ratio of guarantees
+            for j in live[n:]:
+                shares[j] = max(float(min(guarantees[j], caps[j])), guarantees[j] * left / weight)
+            break
+    return shares
+
+
+def _round_half_up(x: float) -> int:
+    """Java's ``Math.round``."""
+    return math.floor(x + 0.5)
+
+
+class CapacityScheduler:
+    """Guaranteed queue capacities, lending, reclaim and user limits.
+
+    :param settings: the ``[plugins.capacity]`` table (see :func:`read_config`).
+    :param context: the plugin context; its config's source locates
+        ``config_file`` and its ``[scheduler] preemption`` turns reclaim on.
+    """
+
+    def __init__(self, settings: Mapping[str, Any] | None = None, context: Any = None) -> None:
+        config = getattr(context, "config", None)
+        base = None
+        source = getattr(config, "source", None)
+        if source and not source.startswith("<"):
+            base = Path(source).parent
+        self.config = read_config(settings, base)
+        scheduler = getattr(config, "scheduler", None)
+        self.preemption = bool(getattr(scheduler, "preemption", True))
+        self._kinds: dict[str, _KindState] = {k: _KindState() for k in KINDS}
+        self._pools: dict[str, Pool] = {}
+        self._jobs_by_user: dict[str, Counter[Any]] = {}
+        self._user_running: dict[tuple[str, str], Counter[Any]] = {}
+
+    # ------------------------------------------------------------------ queries (reports, tests)
+    def guarantee(self, queue: str, kind: str) -> int:
+        """The queue's guaranteed capacity in slots of ``kind`` (0 if unconfigured)."""
+        return self._kinds[kind].guarantee.get(queue, 0)
+
+    def maximum(self, queue: str, kind: str) -> float:
+        """The queue's maximum capacity in slots of ``kind`` (``inf`` if none)."""
+        return self._kinds[kind].maximum.get(queue, math.inf)
+
+    def reclaims(self, kind: str) -> list[Reclaim]:
+        """The reclaim requests still owed for ``kind``, oldest first per queue."""
+        return [r for q in sorted(self._kinds[kind].waiting) for r in self._kinds[kind].waiting[q]]
+
+    def user_limit(self, queue: str, kind: str) -> int | None:
+        """Tasks of ``kind`` a user may run in ``queue`` before being deferred
+        (Hadoop ``isUserOverLimit``), or None if the queue has no pool yet."""
+        pool = self._pools.get(queue)
+        if pool is None:
+            return None
+        return self._limit(queue, pool.sched[kind], kind)
+
+    # ------------------------------------------------------------------ capacities
+    def _capacities(self, kind: str, slots: float) -> _KindState:
+        st = self._kinds[kind]
+        if slots != st.slots:  # Hadoop recomputes capacities when the cluster's slots change
+            st.slots = slots
+            st.guarantee = {name: slots_of(q.capacity(kind), slots) for name, q in self.config.queues.items()}
+            st.maximum = {
+                name: float(slots_of(q.maximum_capacity, slots))
+                for name, q in self.config.queues.items()
+                if q.maximum_capacity is not None
+            }
+        return st
+
+    def _guarantee_of(self, queue: str, sched: Schedulable, kind: str) -> int:
+        g = self._kinds[kind].guarantee.get(queue)
+        if g is None:  # capacity is only this pool's policy (root is another): use the pool's share
+            g = math.floor((sched.fair_share or 0.0) + _EPS)
+        return g
+
+    # ------------------------------------------------------------------ PoolResolver
+    @hookimpl
+    def cs_resolve_pool(self, job: JobSpec) -> str | Rejection:
+        """The job's queue: the one it names, ``default`` when it names none;
+        an unknown queue is rejected (Hadoop rejects submission to a queue
+        that does not exist)."""
+        requested = job.property("queue.name")
+        queues = self.config.queues
+        if not requested:
+            if DEFAULT_QUEUE in queues:
+                return DEFAULT_QUEUE
+            return Rejection(f"[plugins.capacity]: the job names no queue and there is no {DEFAULT_QUEUE!r} queue; "
+                             f"configured queues: {', '.join(queues)}")
+        if requested in queues:
+            return str(requested)
+        return Rejection(f"[plugins.capacity]: queue {requested!r} does not exist; "
+                         f"configured queues: {', '.join(queues)}")
+
+    # ------------------------------------------------------------------ SharePolicy
+    @hookimpl
+    def cs_compute_shares(
+        self, schedulables: Sequence[Schedulable], capacity: float, kind: str
+    ) -> list[float | None]:
+        if not schedulables:
+            return []
+        if not schedulables[0].is_pool:
+            return [None] * len(schedulables)  # jobs in a queue are served in order; no share of their own
+        st = self._capacities(kind, capacity)
+        guarantees = [float(st.guarantee.get(s.name, 0)) for s in schedulables]
+        caps = [float(min(s.demand, s.max_share, st.maximum.get(s.name, math.inf))) for s in schedulables]
+        return allocate(guarantees, caps, capacity)
+
+    @hookimpl
+    def cs_order_key(self, schedulable: Schedulable) -> tuple[Any, ...]:
+        s = schedulable
+        if not s.is_pool:
+            queue = self.config.queues.get(s.owner.pool)
+            priority = s.priority if queue is not None and queue.supports_priority else 0
+            return (priority, s.start_time, s.name)
+        allocated = s.fair_share or 0.0
+        running = s.running
+        if running >= self._kinds[s.kind].maximum.get(s.name, math.inf):
+            tier = 2
+        elif allocated > 0:
+            tier = 0
+        else:
+            tier = 1
+        return (tier, running / allocated if allocated > 0 else float(running), s.name)
+
+    def _limit(self, queue: str, sched: Schedulable, kind: str) -> int:
+        g = self._guarantee_of(queue, sched, kind)
+        running = sched.running
+        current = g if running < g else running + 1
+        users = len(self._jobs_by_user.get(queue) or ()) or 1
+        conf = self.config.queues.get(queue)
+        percent = conf.minimum_user_limit_percent if conf is not None else DEFAULT_MIN_USER_LIMIT_PERCENT
+        return max(math.ceil(current / users), math.ceil(percent * current / 100.0 - _EPS))
+
+    @hookimpl
+    def cs_admit_job(self, job: Job, kind: str) -> bool | Rejection | None:
+        pool = self._pools.get(job.pool)
+        if pool is None:
+            return None
+        sched = pool.sched[kind]
+        if sched.running >= self.maximum(job.pool, kind):
+            return Rejection(f"queue {job.pool!r} is at its maximum capacity")
+        mine = self._user_running.get((job.pool, kind), {}).get(job.user, 0)
+        conf = self.config.queues.get(job.pool)
+        if conf is not None and conf.user_limit_factor is not None:
+            if mine + 1 > conf.user_limit_factor * self._guarantee_of(job.pool, sched, kind) + _EPS:
+                return Rejection(f"user {job.user!r} is at user_limit_factor × the queue's capacity")
+        if mine >= self._limit(job.pool, sched, kind):
+            return DEFER
+        return None
+
+    # ------------------------------------------------------------------ reclaim
+    def _check(self, kind: str, now: float) -> None:
+        """Hadoop 0.19 ``reclaimCapacity`` minus the kill: retire and expire
+        requests, and file new ones."""
+        st = self._kinds[kind]
+        if st.slots < 0:
+            return  # not the root policy (or before the first update)
+        scheds = {name: pool.sched[kind] for name, pool in self._pools.items()}
+        someone_over = any(s.running > st.guarantee.get(name, 0) for name, s in scheds.items())
+        for name, queue in self.config.queues.items():
+            g = st.guarantee[name]
+            if g <= 0:
+                continue
+            s = scheds.get(name)
+            running = s.running if s is not None else 0
+            waiting_tasks = max(0, s.demand - s.running) if s is not None else 0
+            lacking = max(0, min(g - running, waiting_tasks))
+            owed = st.waiting.get(name)
+            if owed and lacking == 0:  # expired requests of a queue that lacks nothing any more kill nothing
+                while owed and owed[0].deadline <= now:
+                    st.settled.setdefault(name, deque()).append(owed.popleft())
+            settled = st.settled.get(name)
+            while settled and settled[0].deadline <= now:
+                st.reclaimed[name] -= settled.popleft().amount
+            if not someone_over or running >= g:
+                continue
+            asked = st.reclaimed.get(name, 0)
+            if running + asked < g and waiting_tasks - asked > 0:
+                amount = min(g - running - asked, waiting_tasks - asked)
+                st.waiting.setdefault(name, deque()).append(
+                    Reclaim(name, kind, amount, amount, now, now + queue.reclaim_time)
+                )
+                st.reclaimed[name] = asked + amount
+
+    @hookimpl
+    def cs_plan_preemption(self, pools: Sequence[Schedulable], kind: str, now: float) -> PreemptionPlan:
+        st = self._kinds[kind]
+        for s in pools:
+            self._pools.setdefault(s.name, s.owner)
+        self._check(kind, now)
+        needs: dict[str, int] = {}
+        for name, owed in st.waiting.items():
+            due = sum(r.left for r in owed if r.deadline <= now)
+            if due:
+                pool = self._pools.get(name)
+                s = pool.sched[kind] if pool is not None else None
+                g = st.guarantee.get(name, 0)
+                lacking = max(0, min(g - s.running, s.demand - s.running)) if s is not None else 0
+                if min(due, lacking):
+                    needs[name] = min(due, lacking)
+        free = max(0, int(st.slots) - sum(s.running for s in pools))
+        count = sum(needs.values()) - free
+        if count <= 0:
+            return PreemptionPlan(count=0, needs=needs)
+        victims = self._victims(pools, kind, count)
+        return PreemptionPlan(count=len(victims), victims=tuple(victims), needs=needs)
+
+    def _victims(self, pools: Sequence[Schedulable], kind: str, count: int) -> list[Task]:
+        """Hadoop ``killTasks``: from each queue over its guarantee, in
+        proportion to how far over it is (``Math.round``); then
+        ``killTasksFromQueue``: jobs last-to-first, newest tasks first."""
+        st = self._kinds[kind]
+        over = {s.name: s.running - st.guarantee.get(s.name, 0) for s in pools}
+        over = {name: n for name, n in over.items() if n > 0}
+        if not over:
+            return []
+        total = sum(over.values())
+        count = min(count, total)
+        take = {name: min(n, _round_half_up(n * count / total)) for name, n in over.items()}
+        by_pool = {s.name: s for s in pools}
+
+        def most_over(name: str) -> tuple[float, str]:
+            g = st.guarantee.get(name, 0)
+            return (-(over[name] / g) if g > 0 else -math.inf, name)
+
+        order = sorted(over, key=most_over)
+        short = count - sum(take.values())
+        while short > 0:  # Hadoop's rounding can fall short; take the rest from the queues most over
+            for name in order:
+                if short > 0 and take[name] < over[name]:
+                    take[name] += 1
+                    short -= 1
+        victims: list[Task] = []
+        for name in order:
+            pool = by_pool[name].owner
+            wanted = take[name]
+            jobs = sorted(pool.jobs.values(), key=lambda j: self.cs_order_key(j.sched[kind]), reverse=True)
+            for job in jobs:
+                if wanted <= 0:
+                    break
+                running = [t for t in job.tasks[kind] if t.state == RUNNING]
+                running.sort(key=lambda t: t.launch_seq, reverse=True)
+                chosen = running[:wanted]
+                victims.extend(chosen)
+                wanted -= len(chosen)
+        return victims
+
+    # ------------------------------------------------------------------ notifications
+    @hookimpl
+    def cs_job_added(self, job: Job) -> None:
+        self._jobs_by_user.setdefault(job.pool, Counter())[job.user] += 1
+
+    @hookimpl
+    def cs_job_removed(self, job: Job) -> None:
+        users = self._jobs_by_user.get(job.pool)
+        if users is not None and users.get(job.user, 0) > 0:
+            users[job.user] -= 1
+            if users[job.user] <= 0:
+                del users[job.user]
+
+    @hookimpl
+    def cs_update(self, pools: Sequence[Pool], now: float) -> None:
+        self._pools = {p.name: p for p in pools}
+        jobs_by_user: dict[str, Counter[Any]] = {}
+        user_running: dict[tuple[str, str], Counter[Any]] = {}
+        for pool in pools:
+            if not pool.jobs:
+                continue
+            users: Counter[Any] = Counter()
+            running = {MAP: Counter(), REDUCE: Counter()}
+            for job in pool.jobs.values():
+                users[job.user] += 1
+                for kind in KINDS:
+                    if job.running[kind]:
+                        running[kind][job.user] += job.running[kind]
+            jobs_by_user[pool.name] = users
+            for kind in KINDS:
+                user_running[(pool.name, kind)] = running[kind]
+        self._jobs_by_user = jobs_by_user
+        self._user_running = user_running
+        if self.preemption:
+            for kind in KINDS:
+                self._check(kind, now)
+
+    def _count(self, task: Task, delta: int) -> None:
+        job = task.job
+        counts = self._user_running.setdefault((job.pool, task.kind), Counter())
+        counts[job.user] += delta
+
+    @hookimpl
+    def cs_task_started(self, task: Task) -> None:
+        self._count(task, +1)
+        st = self._kinds[task.kind]
+        owed = st.waiting.get(task.job.pool)
+        if owed:  # Hadoop updateReclaimedResources: the oldest request gets one slot back
+            first = owed[0]
+            first.left -= 1
+            if first.left <= 0:
+                st.settled.setdefault(first.queue, deque()).append(owed.popleft())
+
+    @hookimpl
+    def cs_task_finished(self, task: Task) -> None:
+        self._count(task, -1)
+
+    @hookimpl
+    def cs_task_preempted(self, task: Task) -> None:
+        self._count(task, -1)
