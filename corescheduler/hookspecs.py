@@ -15,7 +15,8 @@ extension point   config key           hook(s)
 ================  ===================  =====================================
 PoolResolver      ``pool_resolver``    :func:`cs_resolve_pool` (chain)
 WeightAdjuster    ``weight_adjusters`` :func:`cs_adjust_weight` (chain)
-LoadManager       ``load_manager``     :func:`cs_can_assign`, :func:`cs_can_launch`
+LoadManager       ``load_manager``     :func:`cs_can_assign`, :func:`cs_can_launch`,
+                                       :func:`cs_can_compute`, :func:`cs_node_capacity`
 TaskSelector      ``task_selector``    :func:`cs_select_task`
 SharePolicy       ``share_policy`` and each pool's ``schedulingMode``
                                        :func:`cs_compute_shares`, :func:`cs_order_key`,
@@ -65,7 +66,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 EXTENSION_POINTS: dict[str, tuple[str, ...]] = {
     "PoolResolver": ("cs_resolve_pool",),
     "WeightAdjuster": ("cs_adjust_weight",),
-    "LoadManager": ("cs_can_assign", "cs_can_launch"),
+    "LoadManager": ("cs_can_assign", "cs_can_launch", "cs_can_compute", "cs_node_capacity"),
     "TaskSelector": ("cs_select_task",),
     "SharePolicy": ("cs_compute_shares", "cs_order_key", "cs_admit_job", "cs_plan_preemption"),
     "VictimSelector": ("cs_select_victims",),
@@ -78,6 +79,7 @@ NOTIFICATION_HOOKS: tuple[str, ...] = (
     "cs_heartbeat_start",
     "cs_task_started",
     "cs_heartbeat_end",
+    "cs_task_phase",
     "cs_task_finished",
     "cs_task_preempted",
 )
@@ -164,6 +166,37 @@ def cs_can_launch(node: Node, job: Job, kind: str) -> bool | None:
 
     :return: ``False`` to skip the job on this heartbeat for this kind;
         ``True`` or ``None`` to go on.
+
+    **First non-None result wins.**
+    """
+
+
+@hookspec(firstresult=True)
+def cs_can_compute(task: Task, node: Node) -> bool | None:
+    """May a reduce whose copy (shuffle) phase is over start computing now?
+
+    Called on the load manager when the engine reports that ``task`` (a
+    reduce running on ``node``) has copied all its input — the job's maps are
+    done — and again, for reduces still waiting, whenever a reduce on that
+    node finishes or is killed.  ``node.computing`` counts the node's reduces
+    already in their compute phase.
+
+    :return: ``False`` to make the reduce wait (it keeps its place and is
+        asked again); ``True`` or ``None`` to start computing now (the default:
+        a reduce holds its slot from launch to finish).
+
+    **First non-None result wins.**
+    """
+
+
+@hookspec(firstresult=True)
+def cs_node_capacity(node: Node, kind: str) -> int | None:
+    """The most tasks of ``kind`` ``node`` can run at once, in any phase.
+
+    Called by engines (the simulator) to know which nodes could take a task,
+    so that they spend no heartbeats on full nodes; and by reports.
+
+    :return: a count ≥ 0; ``None`` means ``node.slots[kind]``.
 
     **First non-None result wins.**
     """
@@ -350,6 +383,15 @@ def cs_heartbeat_end(node: Node, assignments: Sequence[Assignment], skipped: Seq
     :param skipped: jobs that were offered a map slot on this heartbeat but
         launched no map (Hadoop's "skipped at last heartbeat", used by delay
         scheduling).
+
+    Called on every plugin in use; **return values are ignored**.
+    """
+
+
+@hookspec
+def cs_task_phase(task: Task, node: Node, phase: str, now: float) -> None:
+    """A reduce moved to another phase on ``node``: ``"compute"`` when its
+    copy (shuffle) phase ended and it started computing.
 
     Called on every plugin in use; **return values are ignored**.
     """

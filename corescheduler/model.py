@@ -202,6 +202,8 @@ class Node:
     slots: dict[str, int]
     running: dict[str, int] = field(factory=lambda: {MAP: 0, REDUCE: 0})
     tasks: dict[str, Task] = field(factory=dict, repr=False)
+    #: reduces on this node in their compute phase (the rest of ``running["reduce"]`` copy)
+    computing: int = 0
 
     def free(self, kind: str) -> int:
         return self.slots[kind] - self.running[kind]
@@ -223,6 +225,8 @@ class Task:
     start_time: float | None = None
     attempts: int = 0
     launch_seq: int = 0
+    #: a running reduce's phase: ``"copy"`` (shuffle) then ``"compute"``; None otherwise
+    phase: str | None = None
 
     def locality(self, node: Node) -> str:
         """``node``, ``rack`` or ``off`` for running this task on ``node``."""

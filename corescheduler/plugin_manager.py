@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import importlib.metadata as md
 import inspect
+import operator
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -206,7 +207,13 @@ def _adapt(impl: Any, spec_args: tuple[str, ...]) -> Callable[..., Any]:
     if names == spec_args:
         return fn
     index = [spec_args.index(n) for n in names]
-    return lambda *args: fn(*[args[i] for i in index])
+    if not index:
+        return lambda *args: fn()
+    if len(index) == 1:
+        (i,) = index
+        return lambda *args: fn(args[i])
+    pick = operator.itemgetter(*index)  # hot path: no per-call list
+    return lambda *args: fn(*pick(args))
 
 
 def _guard(point: str, name: str, origin: str, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -254,6 +261,8 @@ class PluginSet:
         self.weight_adjusters = [self._caller("WeightAdjuster", n, "weight_adjusters") for n in sc.weight_adjusters]
         self.can_assign = self._caller("LoadManager", sc.load_manager, "load_manager")
         self.can_launch = self.optional("LoadManager", sc.load_manager, "cs_can_launch")
+        self.can_compute = self.optional("LoadManager", sc.load_manager, "cs_can_compute")
+        self.node_capacity = self.optional("LoadManager", sc.load_manager, "cs_node_capacity")
         self.select_task = self._caller("TaskSelector", sc.task_selector, "task_selector")
         self.select_victims = self._caller("VictimSelector", sc.victim_selector, "victim_selector")
         self.root_policy = self.share_policy(sc.share_policy, key="share_policy")

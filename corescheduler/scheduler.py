@@ -609,6 +609,8 @@ class Scheduler:
         task.launch_seq = self._launch_seq
         node.running[kind] += 1
         node.tasks[task.id] = task
+        if kind == REDUCE:
+            task.phase = "copy"
         job.pending[kind] -= 1
         self._changes += 1
         if kind == MAP or job.reduces_schedulable:
@@ -630,6 +632,9 @@ class Scheduler:
         node = self.cluster.nodes[task.node]  # type: ignore[index]
         self._changes += 1
         node.running[task.kind] -= 1
+        if task.phase == "compute":
+            node.computing -= 1
+        task.phase = None
         del node.tasks[task_id]
         self._job_running(task.job, task.kind, -1)
         return node
@@ -640,6 +645,37 @@ class Scheduler:
         finish changes the state (the simulator skips heartbeats then).  Cheap."""
         load = self._load[kind]
         return max(0, min(self._pending_work[kind], load.runnable - load.running))
+
+    # ================================================================== reduce phases
+    def try_start_compute(self, task_id: str, now: float | None = None) -> bool:
+        """A running reduce has copied all its input: start its compute phase if
+        the LoadManager allows (``cs_can_compute``); ``False`` = it waits (ask
+        again when a reduce on its node ends)."""
+        now = self._tick(now)
+        task = self.task(task_id)
+        if task.state != RUNNING or task.kind != REDUCE or task.phase != "copy":
+            raise SchedulerStateError(f"task {task_id} is not a reduce in its copy phase")
+        node = self.cluster.nodes[task.node]  # type: ignore[index]
+        can = self.plugins.can_compute
+        if can is not None and can(task, node) is False:
+            return False
+        task.phase = "compute"
+        node.computing += 1
+        for fn in self._notify("cs_task_phase"):
+            fn(task, node, "compute", now)
+        return True
+
+    def node_capacity(self, node: Node | str, kind: str) -> int:
+        """The most tasks of ``kind`` the node can run at once (``cs_node_capacity``,
+        default its slots)."""
+        if isinstance(node, str):
+            node = self.node(node)
+        fn = self.plugins.node_capacity
+        if fn is not None:
+            value = fn(node, kind)
+            if value is not None:
+                return int(value)
+        return node.slots[kind]
 
     # ================================================================== task lifecycle
     def finish(self, task_id: str, now: float | None = None) -> Task:

@@ -180,6 +180,11 @@ class ClusterHarness:
         """The task completes and frees its slot."""
         return self.scheduler.finish(_id(task), self.clock)
 
+    def copy_done(self, task: Task | Assignment | str) -> bool:
+        """A reduce finished copying its input: start computing if the
+        LoadManager allows (``False``: it waits; call again later)."""
+        return self.scheduler.try_start_compute(_id(task), self.clock)
+
     def kill(self, task: Task | Assignment | str) -> Task:
         """Kill a running task (it becomes pending again)."""
         return self.scheduler.kill(_id(task), self.clock, reason="killed")
