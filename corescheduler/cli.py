@@ -39,7 +39,10 @@ from corescheduler.errors import AllocationError, ConfigError, CoreSchedulerErro
 #     "simulate": "corescheduler.simulate_cli:simulate",
 # Each gets the group's error handling (CoreSchedulerError -> "error: …", exit 1)
 # and can use the helpers below.
-LAZY_COMMANDS: dict[str, str] = {}
+LAZY_COMMANDS: dict[str, str] = {
+    "simulate": "corescheduler.simulate_cli:simulate",
+    "compare": "corescheduler.simulate_cli:compare",
+}
 
 
 class CoreSchedulerGroup(click.Group):

@@ -1,0 +1,151 @@
+"""Simulator throughput on the SWIM Facebook day-long traces.
+
+    python benchmarks/bench_simulator.py                 # FB-2009 on 600 nodes, then FB-2010 on 3,000 nodes
+    python benchmarks/bench_simulator.py fb2009          # one case
+    python benchmarks/bench_simulator.py fb2009 --heartbeats-per-second 100
+                                                         # Hadoop's JobTracker heartbeat spacing
+
+Each case runs in a fresh process (so peak memory is its own) with the
+bundled example's ``[scheduler]`` and ``[plugins]`` settings (fair sharing,
+delay scheduling, new-job booster, assign-multiple, preemption) but not its
+allocation file (its pools are the example's, and its default of 10 running
+jobs per user would queue the trace's Zipf-popular users for days), on racks
+of 20 nodes with 2 map + 1 reduce slots each, and writes events.jsonl and metrics.json to a
+temporary folder as ``corescheduler simulate`` does.  Printed per case: wall
+time (workload loading and the run), engine events (taken off the heap),
+events written, events/s, peak memory (ru_maxrss), and the ratio of the
+engine's events/s to a bare ``heapq`` push/pop loop of the same number of
+events timed in the same process.
+
+The traces are read from ``$CORESCHEDULER_SWIM`` or ``../shared/workloads/swim``
+beside the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from importlib.resources import as_file, files
+from pathlib import Path
+
+CASES = {
+    # name: (trace file, racks, nodes per rack)
+    "fb2009": ("FB-2009_samples_24_times_1hr_0.tsv", 30, 20),
+    "fb2010": ("FB-2010_samples_24_times_1hr_0.tsv", 150, 20),
+}
+
+
+def swim_dir() -> Path:
+    env = os.environ.get("CORESCHEDULER_SWIM")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "shared" / "workloads" / "swim"
+
+
+def heapq_rate(n: int, seed: int = 1) -> float:
+    """Events/s of a bare heap loop: pop one ``(time, seq, kind, payload)``
+    event and push its successor, ``n`` times, over 1,000 pending events."""
+    rng = random.Random(seed)
+    heap = [(rng.random(), i, 0, None) for i in range(1000)]
+    heapq.heapify(heap)
+    pop, push, rand = heapq.heappop, heapq.heappush, rng.random
+    seq = len(heap)
+    started = time.perf_counter()
+    for _ in range(n):
+        t, _, kind, payload = pop(heap)
+        seq += 1
+        push(heap, (t + rand(), seq, kind, payload))
+    return n / (time.perf_counter() - started)
+
+
+def run_case(name: str, heartbeats_per_second: float, seed: int) -> dict[str, object]:
+    from corescheduler.config import Config
+    from corescheduler.simulator import Simulation, build_cluster, load_allocations
+    from corescheduler.workload import load_workload
+
+    trace, racks, per_rack = CASES[name]
+    with as_file(files("corescheduler_examples")) as folder:
+        source = Path(folder) / "corescheduler.toml"
+        data = tomllib.loads(source.read_text(encoding="utf-8"))
+        data["cluster"] = {**data.get("cluster", {}), "racks": racks, "nodes_per_rack": per_rack}
+        data["scheduler"].pop("allocation_file", None)
+        if heartbeats_per_second:
+            data.setdefault("simulation", {})["heartbeats_per_second"] = heartbeats_per_second
+        config = Config.from_dict(data, source=str(source))
+        allocations = load_allocations(config)
+    started = time.perf_counter()
+    nodes = {n.name: n.rack for n in build_cluster(config).nodes.values()}
+    workload = load_workload(swim_dir() / trace, config=config, seed=seed, nodes=nodes)
+    loaded = time.perf_counter() - started
+    maps, reduces = workload.task_counts()
+    with tempfile.TemporaryDirectory() as out:
+        sim = Simulation(config, workload, seed, allocations=allocations, out_dir=out)
+        result = sim.run()
+    wall = time.perf_counter() - started
+    rate = result.engine_events / result.wall_time
+    bare = heapq_rate(result.engine_events)
+    s = result.metrics["summary"]
+    return {
+        "case": name,
+        "nodes": racks * per_rack,
+        "heartbeat_interval": sim.heartbeat_interval,
+        "jobs": len(workload.jobs),
+        "maps": maps,
+        "reduces": reduces,
+        "load_s": round(loaded, 2),
+        "run_s": round(result.wall_time, 2),
+        "wall_s": round(wall, 2),
+        "engine_events": result.engine_events,
+        "events_written": result.events,
+        "events_per_s": round(rate),
+        "heapq_events_per_s": round(bare),
+        "ratio_to_heapq": round(rate / bare, 4),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "sim_time_s": round(result.sim_time, 1),
+        "mean_response_time": s["mean_response_time"],
+        "node_locality": s["node_locality"],
+        "utilization": s["utilization"],
+        "preempted_tasks": s["preempted_tasks"],
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("cases", nargs="*", metavar="CASE", help=f"of {', '.join(CASES)} (default: all)")
+    parser.add_argument("--heartbeats-per-second", type=float, default=0.0,
+                        help="[simulation] heartbeats_per_second (Hadoop: 100); default 0 = every 3 s")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    for case in args.cases:
+        if case not in CASES:
+            parser.error(f"unknown case {case!r}; expected one of {', '.join(CASES)}")
+    if args.child:
+        print(json.dumps(run_case(args.cases[0], args.heartbeats_per_second, args.seed)))
+        return
+    rows = []
+    for case in args.cases or list(CASES):
+        cmd = [sys.executable, __file__, case, "--child", "--seed", str(args.seed),
+               "--heartbeats-per-second", str(args.heartbeats_per_second)]
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        rows.append(json.loads(out.strip().splitlines()[-1]))
+        print(json.dumps(rows[-1]), flush=True)
+    cols = ["case", "nodes", "heartbeat_interval", "jobs", "maps", "wall_s", "engine_events", "events_written",
+            "events_per_s", "ratio_to_heapq", "peak_rss_mb"]
+    widths = [max(len(c), *(len(str(r[c])) for r in rows)) for c in cols]
+    print("  ".join(c.rjust(w) for c, w in zip(cols, widths)))
+    for r in rows:
+        print("  ".join(str(r[c]).rjust(w) for c, w in zip(cols, widths)))
+
+
+if __name__ == "__main__":
+    main()

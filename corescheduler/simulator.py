@@ -1,0 +1,638 @@
+"""The discrete-event simulator behind ``corescheduler simulate`` and ``compare``.
+
+A heap of ``(time, seq, kind, payload)`` tuples (``seq`` a global counter, so
+ties run in push order and a run is deterministic) drives the real
+:class:`~corescheduler.scheduler.Scheduler` with the configured plugins over a
+simulated Hadoop-style cluster; nothing of the scheduler is re-implemented.
+Randomness (heartbeat phases, replica placement) comes from
+``random.Random(seed)`` only, so identical inputs and seed give a
+byte-identical ``events.jsonl``.
+
+What happens, in simulated seconds:
+
+* **Submissions** — jobs are submitted at their ``submit`` times; jobs of one
+  instant are submitted with ``update=False`` and followed by one update.
+  Only the next submission instant is on the heap, and scheduler jobs are
+  created at submission (the workload keeps only its ``JobSpec`` values).
+  Maps without ``input_nodes`` get HDFS-style replicas
+  (:func:`corescheduler.workload.place_replicas`).
+* **Updates** — ``scheduler.update`` every ``[simulation] update_interval``
+  (default: the scheduler's ``update_interval``) on multiples of it, while
+  jobs are in the system, each followed by ``scheduler.preempt`` (which rate
+  limits itself to ``preemption_interval``).
+* **Heartbeats** — Hadoop's: every node every ``[cluster]
+  heartbeat_interval`` at a seeded phase, plus an out-of-band heartbeat when a
+  task finishes on it.  A heartbeat that cannot assign anything — the node
+  has no free slot of a kind the scheduler has pending work of
+  (:meth:`~corescheduler.scheduler.Scheduler.pending_work`) — is skipped and
+  costs no event: such a node stops its periodic heartbeats and waits in an
+  *idle* set per slot kind.  When pending work of a kind appears, a *wheel*
+  visits the idle nodes with a free slot of that kind in heartbeat-phase
+  order, one event each at the node's own next periodic tick, and stops as
+  soon as the work is gone — the same heartbeats as if every idle node had
+  kept beating, minus those that could not change anything.  Nodes with free
+  slots keep beating while work is pending, so delay scheduling accumulates
+  its wait.
+* **Tasks** — a map runs for its duration.  A reduce first copies (shuffle)
+  for ``copy_duration`` (default ``[simulation] copy_fraction`` = 1/3 of its
+  duration, the share Hadoop's progress gives the copy phase), but the copy
+  cannot end before the job's last map finishes; then it computes for the
+  rest of its duration.  :meth:`Simulation._start_compute` is the one place a
+  reduce changes phase.  A preempted task loses its work; its pending
+  finish is dropped lazily (events carry the attempt number) and the task
+  runs again when the scheduler relaunches it.
+
+Events go to ``events.jsonl`` as they happen (SPEC §5; one compact JSON
+object a line) and through a :class:`~corescheduler.metrics.MetricsCollector`;
+nothing per event is kept in memory, and finished jobs are dropped
+(``Scheduler(history=False)``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import json
+import math
+import random
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from attrs import define, evolve, field, frozen
+
+from corescheduler.allocations import Allocations
+from corescheduler.config import Config
+from corescheduler.errors import ConfigError, WorkloadError
+from corescheduler.metrics import MetricsCollector
+from corescheduler.model import KINDS, MAP, REDUCE, RUNNING, Cluster, JobSpec, Node, Task, TaskSpec
+from corescheduler.scheduler import JobRejectedError, Scheduler
+from corescheduler.settings import Settings
+
+# event kinds on the heap, most frequent first
+HEARTBEAT = 0  # payload: the node's state
+FINISH = 1  # (task, attempt)
+COPY_END = 2  # (task, attempt, compute seconds)
+WHEEL = 3  # (node state, kind): a heartbeat of an idle node woken for pending work of kind
+UPDATE = 4
+SUBMIT = 5
+
+#: ``[simulation]`` keys read here (the workload loader reads its own keys there too).
+SIMULATION_KEYS = (
+    "update_interval",
+    "copy_fraction",
+    "heartbeats_per_second",
+    "sample_interval",
+    "phase_events",
+    "stall_timeout",
+    "reuse_quiet_updates",
+)
+
+
+@frozen
+class SimulationOptions:
+    """``[simulation]`` settings of the engine.
+
+    ``update_interval``: seconds between periodic updates (default: the
+    scheduler's ``update_interval``).  ``copy_fraction``: a reduce's copy
+    phase as a fraction of its duration when its ``copy_duration`` is not set
+    (default 1/3).  ``sample_interval``: seconds between timeline samples
+    (default: the workload's submission span / 500, at least 1 s; doubled
+    whenever more than 1,000 samples pile up).  ``phase_events``: also write
+    a ``task_phase`` event when a reduce starts computing (default false).
+    ``heartbeats_per_second``: Hadoop 1.x's ``mapred.heartbeats.in.second``:
+    when set, a node heartbeats every max(``heartbeat_interval``,
+    ceil(nodes / heartbeats_per_second)) seconds, as the JobTracker spaces
+    heartbeats out on large clusters (100 in Hadoop; default 0 = off, every
+    node beats every ``heartbeat_interval``).  ``reuse_quiet_updates``: an
+    update tick with nothing changed since the last update reuses its shares
+    (``Scheduler(reuse_quiet_updates=True)``; default true; turn it off for a
+    share policy that keeps a clock of its own).  ``stall_timeout``: stop
+    when jobs wait but no task has run for this long
+    and nothing is left to submit (default 3600 s; their jobs are reported
+    as unfinished).
+    """
+
+    update_interval: float
+    copy_fraction: float = 1.0 / 3.0
+    sample_interval: float | None = None
+    phase_events: bool = False
+    stall_timeout: float = 3600.0
+    heartbeats_per_second: float = 0.0
+    reuse_quiet_updates: bool = True
+
+    def heartbeat_interval(self, config: Config, nodes: int) -> float:
+        """Seconds between a node's periodic heartbeats (Hadoop ``getNextHeartbeatInterval``)."""
+        interval = config.cluster.heartbeat_interval
+        if self.heartbeats_per_second > 0:
+            interval = max(interval, float(math.ceil(nodes / self.heartbeats_per_second)))
+        return interval
+
+    @classmethod
+    def from_config(cls, config: Config) -> SimulationOptions:
+        s = Settings(config.simulation, where="[simulation]")
+        opts = cls(
+            update_interval=float(
+                s.number("update_interval", config.scheduler.update_interval, minimum=0, exclusive_minimum=True)
+            ),
+            copy_fraction=float(s.number("copy_fraction", 1.0 / 3.0, minimum=0, maximum=1)),
+            sample_interval=s.number("sample_interval", None, minimum=0, exclusive_minimum=True),
+            phase_events=s.boolean("phase_events", False),
+            stall_timeout=float(s.number("stall_timeout", 3600.0, minimum=0, exclusive_minimum=True)),
+            heartbeats_per_second=float(s.number("heartbeats_per_second", 0.0, minimum=0)),
+            reuse_quiet_updates=s.boolean("reuse_quiet_updates", True),
+        )
+        from corescheduler.workload import WORKLOAD_KEYS
+
+        s.ignore(*WORKLOAD_KEYS)
+        for key in s.unknown_keys():
+            s.problem(key, f"unknown setting; expected one of {', '.join(SIMULATION_KEYS + WORKLOAD_KEYS)}")
+        if s.problems:
+            raise ConfigError(
+                [f"{config.locate('simulation', key)}: [simulation] {key}: {msg}" for key, msg in s.problems]
+            )
+        return opts
+
+
+@define
+class SimulationResult:
+    """What :meth:`Simulation.run` returns.
+
+    ``metrics``: the ``metrics.json`` dict.  ``events``: events written
+    (lines of ``events.jsonl``).  ``engine_events``: events taken off the heap.
+    ``wall_time``: seconds.  ``events_path``: the ``events.jsonl`` written, or
+    ``None`` without an output folder, when ``event_list`` holds the events.
+    """
+
+    metrics: dict[str, Any]
+    events: int
+    engine_events: int
+    wall_time: float
+    sim_time: float
+    events_path: Path | None = None
+    metrics_path: Path | None = None
+    event_list: list[dict[str, Any]] | None = field(default=None, repr=False)
+
+
+class _NodeState:
+    """The engine's view of one node's heartbeats."""
+
+    __slots__ = ("armed", "name", "node", "phase", "rank")
+
+    def __init__(self, node: Node, phase: float) -> None:
+        self.node = node
+        self.name = node.name
+        self.phase = phase
+        self.rank = 0  # position in heartbeat-phase order
+        self.armed = False  # a periodic heartbeat of this node is on the heap
+
+
+def build_cluster(config: Config) -> Cluster:
+    """The simulated cluster of ``config``'s ``[cluster]`` table (SPEC §5 names)."""
+    cc = config.cluster
+    return Cluster.build(cc.racks, cc.nodes_per_rack, cc.map_slots, cc.reduce_slots)
+
+
+def load_allocations(config: Config) -> Allocations | None:
+    """The allocation file ``config`` names (relative to the config), or None."""
+    path = config.allocation_path()
+    return Allocations.from_file(path) if path is not None else None
+
+
+class Simulation:
+    """One simulation run of ``workload`` under ``config``.
+
+    :param config: the ``corescheduler.toml`` (plugins, ``[cluster]``,
+        ``[simulation]``).
+    :param workload: a :class:`corescheduler.workload.Workload` (its ``jobs``
+        sorted by submission time, durations set).
+    :param seed: seeds heartbeat phases and replica placement.
+    :param extra_plugins: in-process plugins by name, selectable in
+        ``config`` like installed ones.
+    :param allocations: the allocations in force (default: the file the
+        config names, if any).
+    :param out_dir: where ``events.jsonl`` and ``metrics.json`` are written;
+        ``None`` keeps the events in :attr:`SimulationResult.event_list`.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        workload: Any,
+        seed: int = 0,
+        *,
+        extra_plugins: Mapping[str, Any] | None = None,
+        allocations: Allocations | None = None,
+        out_dir: str | Path | None = None,
+    ) -> None:
+        self.config = config
+        self.workload = workload
+        self.seed = seed
+        self.options = SimulationOptions.from_config(config)
+        self.out_dir = Path(out_dir) if out_dir is not None else None
+        self.cluster = build_cluster(config)
+        if allocations is None:
+            allocations = load_allocations(config)
+        self.scheduler = Scheduler(
+            config,
+            self.cluster,
+            allocations,
+            extra_plugins=extra_plugins,
+            on_event=self._emit,
+            history=False,
+            reuse_quiet_updates=self.options.reuse_quiet_updates,
+        )
+        self.heartbeat_interval = self.options.heartbeat_interval(config, len(self.cluster.nodes))
+        self.replication = config.cluster.replication
+        master = random.Random(seed)
+        phase_rng = random.Random(master.getrandbits(64))
+        self._place_rng = random.Random(master.getrandbits(64))
+        self._placer: Any = None
+        self._nodes_by_rack: dict[str, list[str]] = {}
+        for node in self.cluster.nodes.values():
+            self._nodes_by_rack.setdefault(node.rack, []).append(node.name)
+        h = self.heartbeat_interval
+        states = [_NodeState(node, phase_rng.random() * h) for node in self.cluster.nodes.values()]
+        self._by_phase = sorted(states, key=lambda ns: (ns.phase, ns.name))
+        for rank, ns in enumerate(self._by_phase):
+            ns.rank = rank
+        self._phases = [ns.phase for ns in self._by_phase]
+        self._states = {ns.name: ns for ns in states}
+        total = {k: self.cluster.total_slots(k) for k in KINDS}
+        jobs = tuple(workload.jobs)
+        self._jobs = jobs
+        submits = [self._submit_time(j) for j in jobs]
+        span = (max(submits) - min(submits)) if submits else 0.0
+        self.collector = MetricsCollector(
+            total,
+            sample_interval=self.options.sample_interval or max(1.0, span / 500.0),
+            nodes=len(self.cluster.nodes),
+        )
+        # engine state
+        self._heap: list[tuple[float, int, int, Any]] = []
+        self._seq = 0
+        self._next_job = 0
+        self._update_armed = False
+        self._idle: dict[str, list[int]] = {MAP: [], REDUCE: []}  # sorted phase ranks of idle nodes
+        self._idle_set: dict[str, set[int]] = {MAP: set(), REDUCE: set()}
+        self._wheel = {MAP: False, REDUCE: False}
+        self._copy_wait: dict[str, list[tuple[Task, int, float]]] = {}
+        self._last_activity = 0.0
+        self._killed_nodes: list[str] = []
+        self.stalled = False
+        self._events = 0
+        self._buffer: list[str] = []
+        self._out: TextIO | None = None
+        self._event_list: list[dict[str, Any]] | None = None
+        self._encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+        self._ran = False
+
+    # ================================================================== helpers
+    @staticmethod
+    def _submit_time(spec: JobSpec) -> float:
+        return float(spec.submit) if spec.submit is not None else 0.0
+
+    def _push(self, t: float, kind: int, payload: Any) -> None:
+        self._seq += 1
+        heapq.heappush(self._heap, (t, self._seq, kind, payload))
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        """Every event, the scheduler's and the engine's: to the file (or list) and the metrics."""
+        self._events += 1
+        if self._out is not None:
+            buf = self._buffer
+            buf.append(self._encode(event))
+            if len(buf) >= 4096:
+                self._flush()
+        elif self._event_list is not None:
+            self._event_list.append(event)
+        if event["type"] == "task_preempt":
+            self._killed_nodes.append(event["node"])
+        self.collector.feed(event)
+
+    def _flush(self) -> None:
+        if self._buffer and self._out is not None:
+            self._buffer.append("")
+            self._out.write("\n".join(self._buffer))
+            self._buffer.clear()
+
+    def _next_tick(self, ns: _NodeState, t: float) -> float:
+        """The node's first periodic heartbeat strictly after ``t``."""
+        h = self.heartbeat_interval
+        k = math.floor((t - ns.phase) / h) + 1
+        tick = ns.phase + k * h
+        if tick <= t:
+            tick = ns.phase + (k + 1) * h
+        return tick
+
+    def _useful(self, node: Node) -> bool:
+        """Could a heartbeat of ``node`` assign anything now?"""
+        pending = self.scheduler.pending_work
+        running = node.running
+        slots = node.slots
+        return (running[MAP] < slots[MAP] and pending(MAP) > 0) or (
+            running[REDUCE] < slots[REDUCE] and pending(REDUCE) > 0
+        )
+
+    def _idle_add(self, kind: str, rank: int) -> None:
+        if rank not in self._idle_set[kind]:
+            self._idle_set[kind].add(rank)
+            idle = self._idle[kind]
+            if not idle or rank > idle[-1]:
+                idle.append(rank)
+            else:
+                bisect.insort(idle, rank)
+
+    def _idle_remove(self, kind: str, rank: int) -> None:
+        if rank in self._idle_set[kind]:
+            self._idle_set[kind].discard(rank)
+            idle = self._idle[kind]
+            del idle[bisect.bisect_left(idle, rank)]
+
+    def _arm(self, ns: _NodeState, t: float, wheel: str | None = None) -> None:
+        """Put the node's next periodic heartbeat (after ``t``) on the heap."""
+        ns.armed = True
+        self._idle_remove(MAP, ns.rank)
+        self._idle_remove(REDUCE, ns.rank)
+        if wheel is None:
+            self._push(self._next_tick(ns, t), HEARTBEAT, ns)
+        else:
+            self._push(self._next_tick(ns, t), WHEEL, (ns, wheel))
+
+    def _tick(self, ns: _NodeState, t: float) -> None:
+        """A periodic heartbeat of the node: beat if it could assign, then keep
+        beating while useful, else wait idle."""
+        ns.armed = False
+        node = ns.node
+        running = node.running
+        slots = node.slots
+        pending = self.scheduler.pending_work
+        if (running[MAP] < slots[MAP] and pending(MAP) > 0) or (
+            running[REDUCE] < slots[REDUCE] and pending(REDUCE) > 0
+        ):
+            self._beat(ns, t)
+            if (running[MAP] < slots[MAP] and pending(MAP) > 0) or (
+                running[REDUCE] < slots[REDUCE] and pending(REDUCE) > 0
+            ):
+                ns.armed = True
+                self._seq += 1
+                heapq.heappush(self._heap, (t + self.heartbeat_interval, self._seq, HEARTBEAT, ns))
+                return
+        rank = ns.rank
+        for kind in KINDS:
+            if running[kind] < slots[kind]:
+                self._idle_add(kind, rank)
+            else:
+                self._idle_remove(kind, rank)
+
+    def _settle(self, ns: _NodeState, t: float) -> None:
+        """After the node's state changed: keep beating if useful, else wait idle."""
+        if ns.armed:
+            return
+        node = ns.node
+        if self._useful(node):
+            self._arm(ns, t)
+            return
+        for kind in KINDS:
+            if node.running[kind] < node.slots[kind]:
+                self._idle_add(kind, ns.rank)
+            else:
+                self._idle_remove(kind, ns.rank)
+
+    def _wake(self, t: float) -> None:
+        """Start the idle-node wheel of each kind that has pending work."""
+        for kind in KINDS:
+            if not self._wheel[kind] and self._idle[kind] and self.scheduler.pending_work(kind) > 0:
+                position = bisect.bisect_right(self._phases, t % self.heartbeat_interval)
+                self._turn_wheel(kind, position, t)
+
+    def _turn_wheel(self, kind: str, position: int, t: float) -> None:
+        """Arm the first idle node of ``kind`` at phase rank ≥ ``position`` (cyclically)."""
+        idle = self._idle[kind]
+        if not idle or self.scheduler.pending_work(kind) <= 0:
+            self._wheel[kind] = False
+            return
+        i = bisect.bisect_left(idle, position)
+        rank = idle[i] if i < len(idle) else idle[0]
+        self._wheel[kind] = True
+        self._arm(self._by_phase[rank], t, kind)
+
+    # ================================================================== jobs
+    def _prepare(self, spec: JobSpec) -> JobSpec:
+        """The spec to submit: maps without input get replicas placed (seeded)."""
+        for ts in (*spec.maps, *spec.reduces):
+            if ts.duration is None or not (ts.duration >= 0 and math.isfinite(ts.duration)):
+                raise WorkloadError(f"job {spec.id}: a task has duration {ts.duration!r}; expected a number ≥ 0",
+                                    getattr(self.workload, "source", "<workload>"))
+        if all(ts.input_nodes for ts in spec.maps):
+            return spec
+        if self._placer is None:
+            from corescheduler.workload import ReplicaPlacer  # place_replicas, prepared once
+
+            self._placer = ReplicaPlacer(self._nodes_by_rack, self.replication)
+        rng = self._place_rng
+        place = self._placer.place
+        maps = tuple(
+            ts if ts.input_nodes else TaskSpec(ts.duration, place(rng), ts.copy_duration) for ts in spec.maps
+        )
+        return evolve(spec, maps=maps)
+
+    def _submit_batch(self, t: float) -> None:
+        jobs = self._jobs
+        sched = self.scheduler
+        i = self._next_job
+        while i < len(jobs) and self._submit_time(jobs[i]) <= t:
+            spec = self._prepare(jobs[i])
+            self.collector.add_job(
+                spec.id,
+                size_bin=self.workload.size_bin(jobs[i]),
+                maps=len(spec.maps),
+                reduces=len(spec.reduces),
+            )
+            try:
+                sched.submit(spec, t, update=False)
+            except JobRejectedError as exc:
+                self.collector.reject(spec.id, str(exc))
+            i += 1
+        self._next_job = i
+        sched.update(t)
+        if i < len(jobs):
+            self._push(self._submit_time(jobs[i]), SUBMIT, None)
+        self._arm_update(t)
+
+    def _arm_update(self, t: float) -> None:
+        if not self._update_armed and self.scheduler.jobs:
+            interval = self.options.update_interval
+            self._update_armed = True
+            self._push((math.floor(t / interval) + 1) * interval, UPDATE, None)
+
+    # ================================================================== tasks
+    def _beat(self, ns: _NodeState, t: float) -> None:
+        """One heartbeat of the node: launch what the scheduler assigns."""
+        assignments = self.scheduler.heartbeat(ns.name, t)
+        if not assignments:
+            return
+        self._last_activity = t
+        tasks = ns.node.tasks
+        push = self._push
+        for a in assignments:
+            task = tasks[a.task]
+            if a.kind == MAP:
+                push(t + task.duration, FINISH, (task, task.attempts))
+            else:
+                duration = task.duration
+                copy = task.job.spec.reduces[task.index].copy_duration
+                if copy is None:
+                    copy = duration * self.options.copy_fraction
+                copy = min(max(copy, 0.0), duration)
+                push(t + copy, COPY_END, (task, task.attempts, duration - copy))
+
+    def _copy_end(self, task: Task, attempt: int, compute: float, t: float) -> None:
+        """A reduce's own copy time is over: compute now if the job's maps are done, else wait for the last."""
+        if task.attempts != attempt or task.state != RUNNING:
+            return  # preempted meanwhile
+        job = task.job
+        if job.complete[MAP] >= job.num_maps:
+            self._start_compute(task, attempt, compute, t)
+        else:
+            self._copy_wait.setdefault(job.id, []).append((task, attempt, compute))
+
+    def _start_compute(self, task: Task, attempt: int, compute: float, t: float) -> None:
+        """The one place a reduce goes from its copy (shuffle) phase to its compute phase."""
+        if self.options.phase_events:
+            self._emit({"time": t, "type": "task_phase", "job": task.job.id, "task": task.id, "kind": REDUCE,
+                        "node": task.node, "phase": "compute"})
+        self.collector.reduce_phase(task.id, t)
+        self._push(t + compute, FINISH, (task, attempt))
+
+    def _finish(self, task: Task, attempt: int, t: float) -> None:
+        if task.attempts != attempt or task.state != RUNNING:
+            return  # preempted meanwhile: its work is lost
+        self._last_activity = t
+        job = task.job
+        ns = self._states[task.node]  # type: ignore[index]
+        self.scheduler.finish(task.id, t)
+        if task.kind == MAP and job.complete[MAP] == job.num_maps:
+            for waiting, att, compute in self._copy_wait.pop(job.id, ()):
+                if waiting.attempts == att and waiting.state == RUNNING:
+                    self._start_compute(waiting, att, compute, t)
+        elif job.is_finished:
+            self._copy_wait.pop(job.id, None)
+        # Hadoop's out-of-band heartbeat on task completion
+        if self._useful(ns.node):
+            self._beat(ns, t)
+        self._settle(ns, t)
+
+    def _update(self, t: float) -> None:
+        self._update_armed = False
+        sched = self.scheduler
+        if not sched.jobs:
+            return
+        sched.update(t)
+        if sched.preempt(t):
+            freed, self._killed_nodes = self._killed_nodes, []
+            for name in freed:
+                self._settle(self._states[name], t)
+        if (
+            self._next_job >= len(self._jobs)
+            and t - self._last_activity > self.options.stall_timeout
+            and not any(sched._load[k].running for k in KINDS)
+        ):
+            self.stalled = True  # nothing has run for stall_timeout and nothing more comes: give up
+            return
+        self._arm_update(t)
+
+    # ================================================================== run
+    def run(self, progress: Callable[[float], None] | None = None) -> SimulationResult:
+        """Run to the end (every job finished); ``progress`` gets the fraction
+        of jobs done now and then."""
+        if self._ran:
+            raise RuntimeError("a Simulation runs once; build another")
+        self._ran = True
+        started = time.perf_counter()
+        events_path = metrics_path = None
+        if self.out_dir is not None:
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+            events_path = self.out_dir / "events.jsonl"
+            self._out = open(events_path, "w", encoding="utf-8", newline="\n")
+        else:
+            self._event_list = []
+        try:
+            engine_events, now = self._loop(progress)
+            self._flush()
+        finally:
+            if self._out is not None:
+                self._out.close()
+                self._out = None
+        metrics = self.collector.result(end=now, unfinished=list(self.scheduler.jobs))
+        if self.out_dir is not None:
+            metrics_path = self.out_dir / "metrics.json"
+            metrics_path.write_text(json.dumps(metrics, indent=1) + "\n", encoding="utf-8")
+        if progress is not None:
+            progress(1.0)
+        return SimulationResult(
+            metrics=metrics,
+            events=self._events,
+            engine_events=engine_events,
+            wall_time=time.perf_counter() - started,
+            sim_time=now,
+            events_path=events_path,
+            metrics_path=metrics_path,
+            event_list=self._event_list,
+        )
+
+    def _loop(self, progress: Callable[[float], None] | None) -> tuple[int, float]:
+        heap = self._heap
+        pop = heapq.heappop
+        collector = self.collector
+        states = self._states
+        total_jobs = max(1, len(self._jobs))
+        for ns in self._by_phase:
+            self._settle(ns, 0.0)  # every node starts idle
+        if self._jobs:
+            self._push(self._submit_time(self._jobs[0]), SUBMIT, None)
+        count = 0
+        now = 0.0
+        next_sample = 0.0
+        while heap:
+            t, _, kind, payload = pop(heap)
+            count += 1
+            if t >= next_sample:
+                next_sample = self._sample(t)
+            now = t
+            if kind == HEARTBEAT:
+                self._tick(payload, t)
+            elif kind == FINISH:
+                self._finish(payload[0], payload[1], t)
+                self._wake(t)
+            elif kind == WHEEL:
+                ns, wheel = payload
+                self._tick(ns, t)
+                self._turn_wheel(wheel, ns.rank + 1 if ns.rank + 1 < len(states) else 0, t)
+            elif kind == COPY_END:
+                self._copy_end(payload[0], payload[1], payload[2], t)
+            elif kind == UPDATE:
+                self._update(t)
+                if self.stalled:
+                    break
+                self._wake(t)
+            else:  # SUBMIT
+                self._submit_batch(t)
+                self._wake(t)
+            if progress is not None and not count & 0x7FF:
+                progress(collector.jobs_done / total_jobs)
+        self._sample(now, final=True)
+        return count, now
+
+    def _sample(self, t: float, final: bool = False) -> float:
+        """Record the timeline at every sample time up to ``t``; return the next sample time."""
+        pools = {
+            name: (p.sched[MAP].running, p.sched[REDUCE].running, p.sched[MAP].fair_share or 0.0,
+                   p.sched[REDUCE].fair_share or 0.0)
+            for name, p in self.scheduler.pools.items()
+        }
+        return self.collector.sample(t, pools, final=final)
+
+
+__all__ = ["SIMULATION_KEYS", "Simulation", "SimulationOptions", "SimulationResult", "build_cluster"]
