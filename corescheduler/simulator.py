@@ -37,8 +37,12 @@ What happens, in simulated seconds:
   for ``copy_duration`` (default ``[simulation] copy_fraction`` = 1/3 of its
   duration, the share Hadoop's progress gives the copy phase), but the copy
   cannot end before the job's last map finishes; then it computes for the
-  rest of its duration.  :meth:`Simulation._start_compute` is the one place a
-  reduce changes phase.  A preempted task loses its work; its pending
+  rest of its duration, once the LoadManager lets it
+  (:meth:`~corescheduler.scheduler.Scheduler.try_start_compute`; a reduce
+  it holds back is asked again when a reduce on its node ends).
+  :meth:`Simulation._start_compute` is the one place a reduce changes phase.
+  A node takes tasks of a kind up to its LoadManager's ``cs_node_capacity``
+  (its slots by default; read once per node).  A preempted task loses its work; its pending
   finish is dropped lazily (events carry the attempt number) and the task
   runs again when the scheduler relaunches it.
 
@@ -178,10 +182,11 @@ class SimulationResult:
 class _NodeState:
     """The engine's view of one node's heartbeats."""
 
-    __slots__ = ("armed", "name", "node", "phase", "rank")
+    __slots__ = ("armed", "capacity", "name", "node", "phase", "rank")
 
-    def __init__(self, node: Node, phase: float) -> None:
+    def __init__(self, node: Node, phase: float, capacity: dict[str, int]) -> None:
         self.node = node
+        self.capacity = capacity  # most tasks per kind at once (LoadManager cs_node_capacity)
         self.name = node.name
         self.phase = phase
         self.rank = 0  # position in heartbeat-phase order
@@ -253,7 +258,11 @@ class Simulation:
         for node in self.cluster.nodes.values():
             self._nodes_by_rack.setdefault(node.rack, []).append(node.name)
         h = self.heartbeat_interval
-        states = [_NodeState(node, phase_rng.random() * h) for node in self.cluster.nodes.values()]
+        capacity = self.scheduler.node_capacity
+        states = [
+            _NodeState(node, phase_rng.random() * h, {k: capacity(node, k) for k in KINDS})
+            for node in self.cluster.nodes.values()
+        ]
         self._by_phase = sorted(states, key=lambda ns: (ns.phase, ns.name))
         for rank, ns in enumerate(self._by_phase):
             ns.rank = rank
@@ -277,7 +286,8 @@ class Simulation:
         self._idle: dict[str, list[int]] = {MAP: [], REDUCE: []}  # sorted phase ranks of idle nodes
         self._idle_set: dict[str, set[int]] = {MAP: set(), REDUCE: set()}
         self._wheel = {MAP: False, REDUCE: False}
-        self._copy_wait: dict[str, list[tuple[Task, int, float]]] = {}
+        self._copy_wait: dict[str, list[tuple[Task, int, float]]] = {}  # job -> reduces waiting for its maps
+        self._compute_wait: dict[str, list[tuple[Task, int, float]]] = {}  # node -> reduces the LoadManager holds
         self._last_activity = 0.0
         self._killed_nodes: list[str] = []
         self.stalled = False
@@ -326,11 +336,11 @@ class Simulation:
             tick = ns.phase + (k + 1) * h
         return tick
 
-    def _useful(self, node: Node) -> bool:
-        """Could a heartbeat of ``node`` assign anything now?"""
+    def _useful(self, ns: _NodeState) -> bool:
+        """Could a heartbeat of the node assign anything now?"""
         pending = self.scheduler.pending_work
-        running = node.running
-        slots = node.slots
+        running = ns.node.running
+        slots = ns.capacity
         return (running[MAP] < slots[MAP] and pending(MAP) > 0) or (
             running[REDUCE] < slots[REDUCE] and pending(REDUCE) > 0
         )
@@ -364,9 +374,8 @@ class Simulation:
         """A periodic heartbeat of the node: beat if it could assign, then keep
         beating while useful, else wait idle."""
         ns.armed = False
-        node = ns.node
-        running = node.running
-        slots = node.slots
+        running = ns.node.running
+        slots = ns.capacity
         pending = self.scheduler.pending_work
         if (running[MAP] < slots[MAP] and pending(MAP) > 0) or (
             running[REDUCE] < slots[REDUCE] and pending(REDUCE) > 0
@@ -390,12 +399,12 @@ class Simulation:
         """After the node's state changed: keep beating if useful, else wait idle."""
         if ns.armed:
             return
-        node = ns.node
-        if self._useful(node):
+        if self._useful(ns):
             self._arm(ns, t)
             return
+        running = ns.node.running
         for kind in KINDS:
-            if node.running[kind] < node.slots[kind]:
+            if running[kind] < ns.capacity[kind]:
                 self._idle_add(kind, ns.rank)
             else:
                 self._idle_remove(kind, ns.rank)
@@ -499,12 +508,26 @@ class Simulation:
             self._copy_wait.setdefault(job.id, []).append((task, attempt, compute))
 
     def _start_compute(self, task: Task, attempt: int, compute: float, t: float) -> None:
-        """The one place a reduce goes from its copy (shuffle) phase to its compute phase."""
+        """The one place a reduce goes from its copy (shuffle) phase to its
+        compute phase: if the LoadManager lets it (``Scheduler.try_start_compute``);
+        else it waits on its node and is asked again when a reduce there ends."""
+        if not self.scheduler.try_start_compute(task.id, t):
+            self._compute_wait.setdefault(task.node, []).append((task, attempt, compute))  # type: ignore[arg-type]
+            return
         if self.options.phase_events:
             self._emit({"time": t, "type": "task_phase", "job": task.job.id, "task": task.id, "kind": REDUCE,
                         "node": task.node, "phase": "compute"})
         self.collector.reduce_phase(task.id, t)
         self._push(t + compute, FINISH, (task, attempt))
+
+    def _retry_compute(self, node: str, t: float) -> None:
+        """A reduce on ``node`` ended: ask again for the reduces there waiting to compute, in order."""
+        waiting = self._compute_wait.pop(node, None)
+        if not waiting:
+            return
+        for task, attempt, compute in waiting:
+            if task.attempts == attempt and task.state == RUNNING:  # else preempted meanwhile
+                self._start_compute(task, attempt, compute, t)
 
     def _finish(self, task: Task, attempt: int, t: float) -> None:
         if task.attempts != attempt or task.state != RUNNING:
@@ -513,6 +536,8 @@ class Simulation:
         job = task.job
         ns = self._states[task.node]  # type: ignore[index]
         self.scheduler.finish(task.id, t)
+        if task.kind == REDUCE and ns.name in self._compute_wait:
+            self._retry_compute(ns.name, t)
         if task.kind == MAP and job.complete[MAP] == job.num_maps:
             for waiting, att, compute in self._copy_wait.pop(job.id, ()):
                 if waiting.attempts == att and waiting.state == RUNNING:
@@ -520,7 +545,7 @@ class Simulation:
         elif job.is_finished:
             self._copy_wait.pop(job.id, None)
         # Hadoop's out-of-band heartbeat on task completion
-        if self._useful(ns.node):
+        if self._useful(ns):
             self._beat(ns, t)
         self._settle(ns, t)
 
@@ -533,6 +558,8 @@ class Simulation:
         if sched.preempt(t):
             freed, self._killed_nodes = self._killed_nodes, []
             for name in freed:
+                if name in self._compute_wait:
+                    self._retry_compute(name, t)
                 self._settle(self._states[name], t)
         if (
             self._next_job >= len(self._jobs)

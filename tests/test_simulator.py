@@ -322,3 +322,44 @@ def test_swim_slice_conservation() -> None:
     wl = Workload(jobs=tuple(j for j in wl.jobs[:300] if len(j.maps) <= 400), source=wl.source, name=wl.name)
     result = run(config, wl)
     check_conservation(result.event_list, wl, config)
+
+
+def test_copy_compute_split_holds_reduces_in_copy_until_a_slot_frees() -> None:
+    # A long job's reduces start copying at once and wait for its last map.  With
+    # the default load manager they hold both reduce slots meanwhile and the small
+    # job's reduce waits behind them; with copy_compute_split they only hold copy
+    # slots, and the small job computes in a free reduce slot.
+    long = JobSpec(maps=[TaskSpec(50.0)] * 4, reduces=[TaskSpec(20.0, copy_duration=1.0)] * 2, id="long", submit=0.0)
+    small = JobSpec(maps=[TaskSpec(5.0)], reduces=[TaskSpec(5.0, copy_duration=1.0)], id="small", submit=10.0)
+    wl = workload([long, small])
+    finish = {}
+    for load_manager in ("slots", "copy_compute_split"):
+        config = Config.from_dict(
+            {
+                "scheduler": {"load_manager": load_manager, "assign_multiple": True, "reduce_slowstart": 0.0},
+                "cluster": {"racks": 1, "nodes_per_rack": 2, "map_slots": 3, "reduce_slots": 1},
+                "simulation": {"phase_events": True},
+            }
+        )
+        result = run(config, wl)
+        events = result.event_list
+        computing: dict[str, int] = defaultdict(int)
+        running: dict[str, int] = defaultdict(int)
+        phase_of: dict[str, str] = {}
+        for e in events:
+            if e.get("kind") != "reduce":
+                continue
+            if e["type"] == "task_start":
+                running[e["node"]] += 1
+                assert running[e["node"]] <= 2 + 1  # copy slots (2 per reduce slot) + reduce slots
+            elif e["type"] == "task_phase":
+                computing[e["node"]] += 1
+                phase_of[e["task"]] = e["node"]
+                assert computing[e["node"]] <= 1, "at most one computing reduce per reduce slot"
+            elif e["type"] in ("task_finish", "task_preempt"):
+                running[e["node"]] -= 1
+                if e["task"] in phase_of:
+                    computing[phase_of.pop(e["task"])] -= 1
+        assert result.metrics["summary"]["finished_jobs"] == 2
+        finish[load_manager] = next(e["time"] for e in events if e["type"] == "job_finish" and e["job"] == "small")
+    assert finish["copy_compute_split"] < 30.0 < 50.0 < finish["slots"]
