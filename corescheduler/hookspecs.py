@@ -244,6 +244,11 @@ def cs_compute_shares(schedulables: Sequence[Schedulable], capacity: float, kind
     :param schedulables: pools or jobs, each with ``weight``, ``min_share``,
         ``max_share``, ``demand``, ``running``, ``start_time`` and ``priority``
         already updated for this cycle.
+    The result must depend only on the schedulables and ``capacity`` (not on
+    the clock or hidden state): a simulator may reuse it while nothing changed
+    (``[simulation] reuse_quiet_updates``).  Time-driven behaviour belongs in
+    :func:`cs_plan_preemption` or a WeightAdjuster.
+
     :return: one share per schedulable, in order (``None`` = not applicable,
         shown as n/a, as for jobs in a FIFO pool); ``None`` for "not my
         policy".
