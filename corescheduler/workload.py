@@ -1108,10 +1108,16 @@ def swim_tasks(
     """
     s = settings
     cache = cache or _TaskCache()
-    n_maps = max(1, math.ceil(input_bytes / s.block_size))
+    if shuffle_bytes > 0:
+        n_maps = max(1, math.ceil(input_bytes / s.block_size))
+        # a reduce handles at most bytes_per_reduce of shuffle *or* of output
+        n_reduces = math.ceil(max(shuffle_bytes, output_bytes) / s.bytes_per_reduce)
+    else:
+        # a map-only job: its maps also write the output, one block at most each
+        n_maps = max(1, math.ceil(input_bytes / s.block_size), math.ceil(output_bytes / s.block_size))
+        n_reduces = 0
     if s.max_maps:
         n_maps = min(n_maps, s.max_maps)
-    n_reduces = math.ceil(shuffle_bytes / s.bytes_per_reduce) if shuffle_bytes > 0 else 0
     if s.max_reduces:
         n_reduces = min(n_reduces, s.max_reduces)
     map_seconds = s.task_overhead + (input_bytes / n_maps) / s.map_rate
