@@ -136,6 +136,29 @@ def _note(workload: Any, seed: int, result: Any) -> str:
 # --------------------------------------------------------------------------- simulate
 
 
+workload_option = click.option(
+    "--workload",
+    "workload_spec",
+    metavar="W",
+    default=DEFAULT_WORKLOAD,
+    show_default=True,
+    help="Workload JSON, SWIM .tsv or SLS JSON file, or builtin:facebook.",
+)
+
+
+def out_option(default: str, help_text: str) -> Any:
+    """The ``--out DIR`` option of a command."""
+    return click.option(
+        "--out",
+        "out_dir",
+        metavar="DIR",
+        default=default,
+        show_default=True,
+        type=click.Path(file_okay=False),
+        help=help_text,
+    )
+
+
 @click.command()
 @click.option(
     "--config",
@@ -144,24 +167,9 @@ def _note(workload: Any, seed: int, result: Any) -> str:
     type=click.Path(dir_okay=False),
     help="corescheduler.toml to use (default: the bundled example).",
 )
-@click.option(
-    "--workload",
-    "workload_spec",
-    metavar="W",
-    default=DEFAULT_WORKLOAD,
-    show_default=True,
-    help="Workload JSON, SWIM .tsv or SLS JSON file, or builtin:facebook.",
-)
+@workload_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds heartbeats, replicas and the workload.")
-@click.option(
-    "--out",
-    "out_dir",
-    metavar="DIR",
-    default="sim-out",
-    show_default=True,
-    type=click.Path(file_okay=False),
-    help="Folder for metrics.json, events.jsonl and report.html.",
-)
+@out_option("sim-out", "Folder for metrics.json, events.jsonl and report.html.")
 @json_option
 def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: str, as_json: bool) -> None:
     """Simulate a workload under a scheduler configuration.
@@ -205,24 +213,9 @@ def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: st
     type=click.Path(dir_okay=False),
     help="A corescheduler.toml to compare (give two or more).",
 )
-@click.option(
-    "--workload",
-    "workload_spec",
-    metavar="W",
-    default=DEFAULT_WORKLOAD,
-    show_default=True,
-    help="Workload JSON, SWIM .tsv or SLS JSON file, or builtin:facebook.",
-)
+@workload_option
 @click.option("--seed", type=int, default=0, show_default=True, help="The same seed for every run.")
-@click.option(
-    "--out",
-    "out_dir",
-    metavar="DIR",
-    default="compare-out",
-    show_default=True,
-    type=click.Path(file_okay=False),
-    help="Folder for report.html, compare.json and one sub-folder per run.",
-)
+@out_option("compare-out", "Folder for report.html, compare.json and one sub-folder per run.")
 @json_option
 def compare(config_paths: tuple[str, ...], workload_spec: str, seed: int, out_dir: str, as_json: bool) -> None:
     """Run the same workload and seed under several configurations.

@@ -30,13 +30,14 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 import statistics
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+
+from _doc import replace_section  # experiments/_doc.py
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIGS = REPO / "experiments" / "configs"
@@ -476,14 +477,7 @@ def low_or(ns: tuple[int, ...]) -> int:
 
 
 def write_section(text: str) -> None:
-    doc = DOC.read_text() if DOC.exists() else "# Experiments\n"
-    block = f"{BEGIN}\n{text}\n{END}"
-    pattern = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.S)
-    if pattern.search(doc):
-        doc = pattern.sub(lambda _: block, doc, count=1)
-    else:
-        doc = doc.rstrip() + f"\n\n{HEADING}\n\n{block}\n"
-    DOC.write_text(doc.rstrip() + "\n")
+    replace_section(DOC, HEADING, BEGIN, END, text)
 
 
 def main() -> int:
