@@ -56,6 +56,7 @@ Skipped, because they depend on Hadoop internals the harness does not model:
 from __future__ import annotations
 
 import pytest
+from scenario_helpers import hb_seq, tasks
 
 from corescheduler.scheduler import JobRejectedError
 from corescheduler.testing import ClusterHarness
@@ -76,18 +77,6 @@ def r(job: int, index: int) -> str:
     return f"job_{job:04d}_r_{index:06d}"
 
 
-def tasks(assignments):
-    return [a.task for a in assignments]
-
-
-def hb_seq(h, node, n):
-    """n successive heartbeats of one node (assignMultiple off): the task of each, None for an empty one."""
-    out = []
-    for _ in range(n):
-        got = h.heartbeat(node)
-        assert len(got) <= 1
-        out.append(got[0].task if got else None)
-    return out
 
 
 def F1(racks=1, nodes=2, assign_multiple=False, preemption=False, allocations=None, extra=""):

@@ -5,22 +5,9 @@ n000(K-1); times are seconds (Hadoop's milliseconds / 1000)."""
 from __future__ import annotations
 
 import pytest
+from scenario_helpers import hb_seq, tasks
 
 from corescheduler.testing import ClusterHarness
-
-
-def tasks(assignments):
-    return [a.task for a in assignments]
-
-
-def hb_seq(h, node, n):
-    """n successive heartbeats of one node (assignMultiple off): the tasks, None for an empty one."""
-    out = []
-    for _ in range(n):
-        got = h.heartbeat(node)
-        assert len(got) <= 1
-        out.append(got[0].task if got else None)
-    return out
 
 
 def F1(racks=1, nodes=2, assign_multiple=False, preemption=False, allocations=None, extra=""):
