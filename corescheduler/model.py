@@ -179,6 +179,8 @@ class Schedulable:
     min_share_timeout: float = math.inf
     fair_share_timeout: float = math.inf
     _key: Any = field(default=None, repr=False)
+    #: whether the scheduler holds it in a sorted order now (its key is current there)
+    _ordered: bool = field(default=False, repr=False)
 
     @property
     def is_pool(self) -> bool:

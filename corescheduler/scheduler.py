@@ -152,6 +152,8 @@ class Scheduler:
     def _tick(self, now: float | None) -> float:
         if now is None:
             return self.now
+        if not math.isfinite(now):
+            raise SchedulerStateError(f"the clock must be a finite number of seconds, got {now}")
         if now < self.now:
             raise SchedulerStateError(f"clock went backwards: {now} < {self.now}")
         self.now = float(now)
@@ -261,8 +263,7 @@ class Scheduler:
         submitting many jobs at one instant runs one update after them).
         """
         now = self._tick(now)
-        self._job_seq += 1
-        job_id = spec.id or f"job_{self._job_seq:04d}"
+        job_id = spec.id or f"job_{self._job_seq + 1:04d}"  # the number is used only if the job is accepted
         if job_id in self.jobs or job_id in self.finished:
             raise SchedulerStateError(f"job id {job_id!r} already exists")
         for kind, specs in (("map", spec.maps), ("reduce", spec.reduces)):
@@ -271,6 +272,7 @@ class Scheduler:
                     if n not in self._rack_of:
                         raise SchedulerStateError(f"job {job_id} {kind} {i}: unknown node {n!r} in input_nodes")
         pool_name = self._resolve_pool(spec)
+        self._job_seq += 1
         job = Job(
             id=job_id,
             spec=spec,
@@ -312,9 +314,9 @@ class Scheduler:
         new = self._pool(pool_name)
         for kind in KINDS:
             js = job.sched[kind]
-            order = self._job_order[old.name][kind]
-            if js in order:
-                order.remove(js)
+            if js._ordered:
+                self._job_order[old.name][kind].remove(js)
+                js._ordered = False
             self._reposition(old.sched[kind], -job.running[kind])
             self._reposition(new.sched[kind], job.running[kind])
         del old.jobs[job_id]
@@ -327,7 +329,10 @@ class Scheduler:
         """Admin action: change a job's priority."""
         now = self._tick(now)
         job = self.job(job_id)
-        job.priority = check_priority(priority)
+        try:
+            job.priority = check_priority(priority)
+        except ValueError as exc:
+            raise SchedulerStateError(str(exc)) from None
         for kind in KINDS:
             job.sched[kind].priority = PRIORITY_RANK[job.priority]
         self._dirty = True
@@ -339,7 +344,7 @@ class Scheduler:
         now = self._tick(now)
         self._last_update = now
         quiet = self.reuse_quiet_updates and not self._dirty and self._changes == self._changes_seen
-        self._dirty = False
+        self._dirty = True  # until this update has succeeded
         if not quiet:
             self._update_runnability(now)
         adjusters = self.plugins.weight_adjusters
@@ -371,12 +376,13 @@ class Scheduler:
                     quiet = False
                 js.weight = weight
         self._pending_work = pending
-        self._changes_seen = self._changes
         for kind in KINDS:
             if quiet:
                 self._update_starvation([p.sched[kind] for p in self.pools.values()], now)
             else:
                 self._update_shares(kind, now)
+        self._dirty = False
+        self._changes_seen = self._changes
         for fn in self._notify("cs_update"):
             fn(list(self.pools.values()), now)
 
@@ -448,15 +454,20 @@ class Scheduler:
             for js, share in zip(job_scheds, shares):
                 js.fair_share = share
             runnable = [js for js in job_scheds if js.owner.runnable]
-            for js in runnable:
-                js._key = policy.order_key(js)
+            keys = [policy.order_key(js) for js in runnable]  # before touching the order
             order = self._job_order[pool.name][kind]
+            for js in order:
+                js._ordered = False
             order.clear()
+            for js, key in zip(runnable, keys):
+                js._key = key
+                js._ordered = True
             order.update(runnable)
+        keys = [self.root_policy.order_key(ps) for ps in pool_scheds]
         order = self._pool_order[kind]
         order.clear()
-        for ps in pool_scheds:
-            ps._key = self.root_policy.order_key(ps)
+        for ps, key in zip(pool_scheds, keys):
+            ps._key = key
         order.update(pool_scheds)
         self._update_starvation(pool_scheds, now)
 
@@ -499,65 +510,75 @@ class Scheduler:
         visited: dict[str, Job] = {}
         launched_map: set[str] = set()
         out: list[Assignment] = []
-        while True:
-            for kind in KINDS:
-                if not rejected[kind]:
-                    ld = load[kind]
-                    if assigned[kind] >= caps[kind] or ld.running >= ld.runnable:
-                        rejected[kind] = True
-                    else:
-                        ok = can_assign(node, kind, ld)
-                        if ok is None:
-                            ok = node.running[kind] < node.slots[kind]
-                        if not ok:
+        launched: list[Task] = []
+        try:
+            while True:
+                for kind in KINDS:
+                    if not rejected[kind]:
+                        ld = load[kind]
+                        if assigned[kind] >= caps[kind] or ld.running >= ld.runnable:
                             rejected[kind] = True
-            if (rejected[MAP] and rejected[REDUCE]) or (not multiple and out):
-                break
-            if rejected[MAP]:
-                kind = REDUCE
-            elif rejected[REDUCE]:
-                kind = MAP
-            else:
-                kind = MAP if node.running[MAP] <= node.running[REDUCE] else REDUCE
-            task = None
-            for ps in self._pool_order[kind]:
-                job_order = self._job_order[ps.name][kind]
-                if ps.running >= ps.max_share or not job_order:
-                    continue
-                admit = self._pool_policy[ps.name].admit_job
-                deferred: list[Job] = []
-                for js in job_order:
-                    job = js.owner
-                    if kind == MAP:
-                        visited[job.id] = job
-                    if job.pending[kind] == 0:
+                        else:
+                            ok = can_assign(node, kind, ld)
+                            if ok is None:
+                                ok = node.running[kind] < node.slots[kind]
+                            if not ok:
+                                rejected[kind] = True
+                if (rejected[MAP] and rejected[REDUCE]) or (not multiple and out):
+                    break
+                if rejected[MAP]:
+                    kind = REDUCE
+                elif rejected[REDUCE]:
+                    kind = MAP
+                else:
+                    kind = MAP if node.running[MAP] <= node.running[REDUCE] else REDUCE
+                task = None
+                for ps in self._pool_order[kind]:
+                    job_order = self._job_order[ps.name][kind]
+                    if ps.running >= ps.max_share or not job_order:
                         continue
-                    if admit is not None:
-                        verdict = admit(job, kind, now)
-                        if verdict is False:
-                            deferred.append(job)
+                    admit = self._pool_policy[ps.name].admit_job
+                    deferred: list[Job] = []
+                    for js in job_order:
+                        job = js.owner
+                        if kind == MAP:
+                            visited[job.id] = job
+                        if job.pending[kind] == 0:
                             continue
-                        if isinstance(verdict, Rejection):  # a hard "no" on this heartbeat
-                            continue
-                    task = self._offer(job, node, kind, now, can_launch, select)
-                    if task is not None:
-                        break
-                if task is None:
-                    for job in deferred:  # second pass: jobs the pool's policy deferred
+                        if admit is not None:
+                            verdict = admit(job, kind, now)
+                            if verdict is False:
+                                deferred.append(job)
+                                continue
+                            if isinstance(verdict, Rejection):  # a hard "no" on this heartbeat
+                                continue
                         task = self._offer(job, node, kind, now, can_launch, select)
                         if task is not None:
                             break
-                if task is not None:
-                    break
-            if task is None:
-                rejected[kind] = True
-                continue
-            locality = task.locality(node) if kind == MAP else None
-            self._launch(task, node, now, locality)
-            assigned[kind] += 1
-            if kind == MAP:
-                launched_map.add(task.job.id)
-            out.append(Assignment(task.job.id, task.id, kind, node.name, locality, now))
+                    if task is None:
+                        for job in deferred:  # second pass: jobs the pool's policy deferred
+                            task = self._offer(job, node, kind, now, can_launch, select)
+                            if task is not None:
+                                break
+                    if task is not None:
+                        break
+                if task is None:
+                    rejected[kind] = True
+                    continue
+                locality = task.locality(node) if kind == MAP else None
+                self._launch(task, node, now, locality)
+                launched.append(task)
+                assigned[kind] += 1
+                if kind == MAP:
+                    launched_map.add(task.job.id)
+                out.append(Assignment(task.job.id, task.id, kind, node.name, locality, now))
+        except Exception:
+            # a plugin failed mid-heartbeat: take back this heartbeat's launches, so
+            # no task is left running that the caller never heard of
+            for task in reversed(launched):
+                if task.state == RUNNING:
+                    self.kill(task.id, now, reason="heartbeat failed")
+            raise
         if visited or out:
             skipped = [j for jid, j in visited.items() if jid not in launched_map]
             for fn in self._notify("cs_heartbeat_end"):
@@ -587,8 +608,8 @@ class Scheduler:
     def _job_running(self, job: Job, kind: str, delta: int) -> None:
         js = job.sched[kind]
         job.running[kind] += delta
-        order = self._job_order[job.pool][kind]
-        if job.runnable and js in order:
+        if js._ordered:
+            order = self._job_order[job.pool][kind]
             order.remove(js)
             js.running += delta
             js._key = self._pool_policy[job.pool].order_key(js)
@@ -702,9 +723,10 @@ class Scheduler:
         job.runnable = False
         pool = self.pools[job.pool]
         for kind in KINDS:
-            order = self._job_order[job.pool][kind]
-            if job.sched[kind] in order:
-                order.remove(job.sched[kind])
+            js = job.sched[kind]
+            if js._ordered:
+                self._job_order[job.pool][kind].remove(js)
+                js._ordered = False
             job.sched[kind].demand = 0
             job.sched[kind].fair_share = 0.0
         del pool.jobs[job.id]

@@ -26,12 +26,14 @@ a factory — ``cluster(racks=2, nodes_per_rack=2, config=...)`` builds another.
 from __future__ import annotations
 
 import copy
+import math
 import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from corescheduler.allocations import Allocations
 from corescheduler.config import Config
+from corescheduler.errors import SchedulerStateError
 from corescheduler.model import KINDS, Assignment, Cluster, Job, JobSpec, Task, TaskSpec
 from corescheduler.scheduler import Scheduler
 
@@ -116,13 +118,19 @@ class ClusterHarness:
     def advance(self, seconds: float) -> list[Task]:
         """Move the clock, run the update, then the preemption check;
         returns the tasks preempted by this advance."""
-        self.clock += float(seconds)
+        self._move_clock(seconds)
         self.scheduler.update(self.clock)
         return self.scheduler.preempt(self.clock)
 
+    def _move_clock(self, seconds: float) -> None:
+        seconds = float(seconds)
+        if not (seconds >= 0 and math.isfinite(seconds)):
+            raise SchedulerStateError(f"the clock moves forward by a finite number of seconds, got {seconds}")
+        self.clock += seconds
+
     def clock_only(self, seconds: float) -> None:
         """Move the clock without an update (Hadoop test's ``clock.advance``)."""
-        self.clock += float(seconds)
+        self._move_clock(seconds)
 
     def update(self) -> None:
         """Run one update at the current clock."""

@@ -149,3 +149,108 @@ def test_preemption_only_log_kills_nothing():
     assert h.advance(5.0) == [] and h.killed == []
     assert len(h.scheduler.would_preempt) == 2
     assert h.running("default") == {"map": 4, "reduce": 0}
+
+
+# --------------------------------------------------------------------------- robustness (review findings)
+from corescheduler.errors import PluginExecutionError  # noqa: E402
+
+
+def test_a_job_that_never_ran_can_leave_its_order():
+    h = ClusterHarness()
+    h.submit(maps=1)
+    assert h.submit(maps=0, reduces=0).is_finished  # finished at once; the other job is untouched
+    limited = '<allocations><pool name="b"><maxRunningJobs>1</maxRunningJobs></pool></allocations>'
+    h = ClusterHarness(allocations=limited)
+    h.submit(maps=1, pool="b")
+    waiting = h.submit(maps=1, pool="b")
+    h.move(waiting, "a")  # a queued job moves without touching any order
+    assert h.job(waiting).pool == "a" and h.job(waiting).runnable
+
+
+def test_a_job_that_stopped_being_runnable_finishes_after_a_policy_change():
+    one = "<allocations><pool name='a'><maxRunningJobs>1</maxRunningJobs>{}</pool></allocations>"
+    h = ClusterHarness(allocations=one.format(""))
+    j1 = h.submit(maps=1, pool="a")
+    (t,) = h.heartbeat("n0000")
+    h.advance(1.0)
+    j2 = h.submit(maps=1, pool="a", priority="HIGH")  # j1 keeps its task but is no longer runnable
+    h.set_allocations(one.format("<schedulingMode>fifo</schedulingMode>"))
+    h.finish(t)
+    assert h.job(j1).is_finished and h.job(j2).runnable
+
+
+class FlakyOrder:
+    """A fair policy whose order key fails while ``fail`` is set."""
+
+    fail = False
+
+    def __init__(self):
+        from corescheduler_plugins.fair import FairSharePolicy, fair_order_key
+
+        self.inner, self.key = FairSharePolicy(), fair_order_key
+
+    @hookimpl
+    def cs_compute_shares(self, schedulables, capacity):
+        return self.inner.cs_compute_shares(schedulables, capacity)
+
+    @hookimpl
+    def cs_order_key(self, schedulable):
+        if FlakyOrder.fail and schedulable.name == "a":
+            raise RuntimeError("transient")
+        return self.key(schedulable)
+
+
+def test_a_failed_update_leaves_the_orders_usable():
+    h = ClusterHarness(config={"scheduler": {"share_policy": "flaky"}}, plugins={"flaky": FlakyOrder()})
+    job = h.submit(maps=4, pool="a")
+    (t,) = h.heartbeat("n0000")
+    FlakyOrder.fail = True
+    with pytest.raises(PluginExecutionError, match=r"SharePolicy plugin .flaky..*transient"):
+        h.advance(1)
+    FlakyOrder.fail = False
+    h.finish(t)
+    h.advance(1)
+    assert h.task(t).state == "complete" and len(h.heartbeat("n0000")) == 1 and job.running["map"] == 1
+
+
+class FailsOnSecondCall:
+    def __init__(self):
+        self.calls = 0
+
+    @hookimpl
+    def cs_select_task(self, job, node, kind):
+        self.calls += 1
+        if self.calls == 2:
+            raise RuntimeError("transient")
+        return job.pending_task(kind)
+
+
+def test_a_failed_heartbeat_takes_back_its_launches():
+    h = ClusterHarness(config={"scheduler": {"task_selector": "flaky", "assign_multiple": True}},
+                       plugins={"flaky": FailsOnSecondCall()})
+    job = h.submit(maps=4)
+    with pytest.raises(PluginExecutionError, match="TaskSelector plugin 'flaky'"):
+        h.heartbeat("n0000")
+    assert job.running == {"map": 0, "reduce": 0} and job.pending["map"] == 4
+    assert h.scheduler.node("n0000").running == {"map": 0, "reduce": 0}
+
+
+@pytest.mark.parametrize("step", [-1.0, float("nan"), float("inf")])
+def test_a_bad_clock_step_is_refused_and_the_clock_stays(step):
+    h = ClusterHarness()
+    h.advance(10)
+    with pytest.raises(SchedulerStateError, match="finite number of seconds"):
+        h.advance(step)
+    assert h.clock == 10.0
+    h.submit(maps=1)
+    assert h.heartbeat("n0000")[0].time == 10.0
+
+
+def test_bad_priority_change_is_a_scheduler_error_and_rejections_use_no_job_number():
+    h = ClusterHarness()
+    job = h.submit(maps=1)
+    with pytest.raises(SchedulerStateError, match="priority must be one of"):
+        h.set_priority(job, "bogus")
+    with pytest.raises(SchedulerStateError):
+        h.submit(maps=1, map_locations=[["n9999"]])
+    assert h.submit(maps=1).id == "job_0002"
