@@ -56,7 +56,8 @@ Skipped, because they depend on Hadoop internals the harness does not model:
 from __future__ import annotations
 
 import pytest
-from scenario_helpers import hb_seq, tasks
+from scenario_helpers import F1 as _F1
+from scenario_helpers import hb_seq, share, tasks
 
 from corescheduler.scheduler import JobRejectedError
 from corescheduler.testing import ClusterHarness
@@ -69,6 +70,11 @@ def tt(k: int) -> str:
     return f"n{k - 1:04d}"
 
 
+def F1(**kw):
+    """The shared fixture with preemption checked only when a test asks."""
+    return _F1(manual_preemption=True, **kw)
+
+
 def m(job: int, index: int) -> str:
     return f"job_{job:04d}_m_{index:06d}"
 
@@ -79,28 +85,6 @@ def r(job: int, index: int) -> str:
 
 
 
-def F1(racks=1, nodes=2, assign_multiple=False, preemption=False, allocations=None, extra=""):
-    """Hadoop's setUpCluster(racks, nodes, assignMultiple) plus its advanceTime(100).
-
-    With ``preemption`` the check runs only when the test asks (``h.preempt()``),
-    as Hadoop's test calls ``preemptTasksIfNecessary`` by hand."""
-    config = f"""
-[scheduler]
-load_manager = "cap_based"
-assign_multiple = {str(assign_multiple).lower()}
-preemption = {str(preemption).lower()}
-preemption_interval = 86400.0
-{extra}
-"""
-    h = ClusterHarness(racks=racks, nodes_per_rack=nodes, map_slots=2, reduce_slots=2,
-                       config=config, allocations=allocations)
-    h.advance(0.1)
-    return h
-
-
-def share(h, job):
-    s = h.shares()["jobs"][job.id]
-    return (s["map"], s["reduce"])
 
 
 def approx_share(h, job, expected, tol):

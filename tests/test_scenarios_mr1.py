@@ -5,28 +5,7 @@ n000(K-1); times are seconds (Hadoop's milliseconds / 1000)."""
 from __future__ import annotations
 
 import pytest
-from scenario_helpers import hb_seq, tasks
-
-from corescheduler.testing import ClusterHarness
-
-
-def F1(racks=1, nodes=2, assign_multiple=False, preemption=False, allocations=None, extra=""):
-    config = f"""
-[scheduler]
-load_manager = "cap_based"
-assign_multiple = {str(assign_multiple).lower()}
-preemption = {str(preemption).lower()}
-{extra}
-"""
-    h = ClusterHarness(racks=racks, nodes_per_rack=nodes, map_slots=2, reduce_slots=2,
-                       config=config, allocations=allocations)
-    h.advance(0.1)
-    return h
-
-
-def share(h, job):
-    s = h.shares()["jobs"][job.id]
-    return (s["map"], s["reduce"])
+from scenario_helpers import F1, hb_seq, share, tasks
 
 
 def test_s10_two_small_jobs():
