@@ -561,14 +561,19 @@ _MAP_KEYS = ("duration", "input_nodes")
 _REDUCE_KEYS = ("duration", "copy_duration")
 
 
-class _JsonJobs:
-    """Validates the jobs of a workload JSON document."""
+class _JobsReader:
+    """What the JSON and SLS job validators share: problems, the cluster's
+    nodes, shared task objects and the ids seen so far."""
 
     def __init__(self, problems: _Problems, node_racks: Mapping[str, str] | None) -> None:
         self.p = problems
         self.nodes = node_racks
         self.cache = _TaskCache()
         self.ids: dict[str, tuple[Any, ...]] = {}
+
+
+class _JsonJobs(_JobsReader):
+    """Validates the jobs of a workload JSON document."""
 
     def _node_hint(self) -> str:
         assert self.nodes is not None
@@ -879,14 +884,11 @@ def _sls_container_fast(task: Any) -> tuple[bool, int, float, str | None] | None
     return kind == "map", n, ms / 1000.0, host
 
 
-class _SlsJobs:
+class _SlsJobs(_JobsReader):
     """Validates YARN SLS job objects."""
 
     def __init__(self, problems: _Problems, node_racks: Mapping[str, str] | None) -> None:
-        self.p = problems
-        self.nodes = node_racks
-        self.cache = _TaskCache()
-        self.ids: dict[str, tuple[Any, ...]] = {}
+        super().__init__(problems, node_racks)
         self.index = 0  # SLS's default job id: a zero-based count of jobs
 
     def job(self, obj: Any, path: tuple[Any, ...]) -> list[JobSpec]:
