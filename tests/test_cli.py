@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import assert_user_error, run
 
 from corescheduler import __version__, cli, plugin_manager
 from corescheduler.cli import main
@@ -39,21 +39,6 @@ GOOD_XML = """\
 """
 
 
-def run(*args: str):
-    return CliRunner().invoke(cli.cli, list(args), prog_name="corescheduler")
-
-
-def assert_user_error(result, *fragments: str) -> str:
-    """Exit 1, one ``error: ...`` line on stderr naming every fragment, no traceback."""
-    assert result.exit_code == 1, result.output
-    assert isinstance(result.exception, SystemExit), result.exception
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("error: ")
-    for fragment in fragments:
-        assert fragment in lines[0]
-    assert "Traceback" not in result.output
-    return lines[0]
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import run
 
-from corescheduler import cli, compute_fair_shares
+from corescheduler import compute_fair_shares
 from corescheduler.allocations import Allocations
 from corescheduler.config import Config
 from corescheduler.errors import CoreSchedulerError
@@ -22,10 +22,6 @@ from corescheduler.shares import (
     shares_for_snapshot,
 )
 from corescheduler.testing import ClusterHarness
-
-
-def run(*args: str):
-    return CliRunner().invoke(cli.cli, list(args), prog_name="corescheduler")
 
 
 @pytest.fixture

@@ -8,9 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from cli_helpers import assert_user_error, run
 
-from corescheduler import cli
 from corescheduler.simulate_cli import _labels
 
 WORKLOAD = {
@@ -31,20 +30,6 @@ nodes_per_rack = 4
 """
 
 
-def run(*args: str):
-    return CliRunner().invoke(cli.cli, list(args), prog_name="corescheduler")
-
-
-def assert_user_error(result, *fragments: str) -> str:
-    assert result.exit_code == 1, result.output
-    assert isinstance(result.exception, SystemExit), result.exception
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("error: ")
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
-    assert "Traceback" not in result.output
-    return lines[0]
 
 
 @pytest.fixture
