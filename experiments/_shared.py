@@ -1,9 +1,13 @@
-"""Shared by the experiment scripts: write a generated section into docs/experiments.md."""
+"""Shared by the experiment scripts: run cases in parallel, write a generated section into docs/experiments.md."""
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 
 def replace_section(doc: Path, heading: str, begin: str, end: str, text: str) -> None:
@@ -18,3 +22,11 @@ def replace_section(doc: Path, heading: str, begin: str, end: str, text: str) ->
     else:
         content = content.rstrip() + f"\n\n{heading}\n\n{block}\n"
     doc.write_text(content.rstrip() + "\n")
+
+
+def run_all(fn: Callable[[Any], Any], cases: Iterable[Any]) -> dict[Any, Any]:
+    """``{case: fn(case)}``, the cases run in parallel threads (each runs the
+    simulator in a subprocess), one per core."""
+    cases = list(cases)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        return dict(zip(cases, pool.map(fn, cases)))

@@ -28,16 +28,14 @@ metrics and report.html are in ``experiments/out/copy_compute/``.
 from __future__ import annotations
 
 import json
-import os
 import random
 import statistics
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from _doc import replace_section  # experiments/_doc.py
+from _shared import replace_section, run_all  # experiments/_shared.py
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIGS = REPO / "experiments" / "configs"
@@ -483,8 +481,7 @@ def write_section(text: str) -> None:
 def main() -> int:
     cl = cluster()
     jobs = [(seed, n) for n in SWEEP for seed in SEEDS]
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        done = dict(zip(jobs, pool.map(lambda a: compare(*a), jobs)))
+    done = run_all(lambda a: compare(*a), jobs)
     results = {seed: done[(seed, LONG_REDUCES)] for seed in SEEDS}
     sweep = {n: {seed: done[(seed, n)] for seed in SEEDS} for n in SWEEP}
     plot(results, sweep, cl)

@@ -24,14 +24,12 @@ events, metrics and report.html are in ``experiments/out/delay_scheduling/``.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from _doc import replace_section  # experiments/_doc.py
+from _shared import replace_section, run_all  # experiments/_shared.py
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIGS = REPO / "experiments" / "configs"
@@ -270,8 +268,7 @@ def write_section(text: str) -> None:
 
 
 def main() -> int:
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        results = dict(zip(SEEDS + MORE_SEEDS, pool.map(compare, SEEDS + MORE_SEEDS)))
+    results = run_all(compare, SEEDS + MORE_SEEDS)
     facts = {seed: workload_facts(seed) for seed in SEEDS}
     plot(results)
     text = section(results, facts)
