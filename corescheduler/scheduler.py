@@ -28,11 +28,12 @@ the caller owns the clock and passes ``now`` (seconds) to every call.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from collections.abc import Callable, Iterable, Mapping
 from operator import attrgetter
-from typing import Any
+from typing import Any, TypeVar
 
 from sortedcontainers import SortedKeyList
 
@@ -66,6 +67,33 @@ from corescheduler.plugin_manager import PluginSet, SharePolicyCallers
 DEFAULT_POOL = "default"
 log = logging.getLogger("corescheduler.scheduler")
 _key = attrgetter("_key")
+_M = TypeVar("_M", bound=Callable[..., Any])
+
+
+def _offerable(job: Job, kind: str) -> bool:
+    """Whether a heartbeat could launch a task of ``kind`` of ``job``: it is
+    runnable, has a pending task of that kind, and for reduces slow start is
+    reached.  Only such jobs are in the heartbeat order (and only pools with
+    such jobs), so a heartbeat never walks jobs or pools with nothing to run."""
+    return job.runnable and job.pending[kind] > 0 and (kind == MAP or job.reduces_schedulable)
+
+
+def _plugin_errors(method: _M) -> _M:
+    """Turn an exception a plugin raised inside a public method into one
+    :class:`~corescheduler.errors.PluginExecutionError` naming the plugin and
+    its extension point (:meth:`PluginSet.blame`); the core's own errors pass."""
+
+    @functools.wraps(method)
+    def wrapper(self: Scheduler, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as exc:
+            blamed = self.plugins.blame(exc)
+            if blamed is None:
+                raise
+            raise blamed from exc
+
+    return wrapper  # type: ignore[return-value]
 
 
 class JobRejectedError(SchedulerStateError):
@@ -141,6 +169,7 @@ class Scheduler:
         self._last_preempt_check = -math.inf
         self._last_update = -math.inf
         self._dirty = True
+        self._caps_cache: tuple[Any, bool, dict[str, float]] | None = None
         self._notify = self.plugins.listeners
         self.set_allocations(allocations or Allocations.empty(), update=False)
 
@@ -209,7 +238,6 @@ class Scheduler:
                 ps.last_time_at_min_share = self.now
                 ps.last_time_at_half_fair_share = self.now
                 ps._key = self.root_policy.order_key(ps)
-                self._pool_order[kind].add(ps)
         return pool
 
     def _configure_pool(self, pool: Pool) -> None:
@@ -226,6 +254,7 @@ class Scheduler:
             ps.fair_share_timeout = self.allocations.fair_share_preemption_timeout
 
     # ================================================================== allocations
+    @_plugin_errors
     def set_allocations(self, allocations: Allocations, update: bool = True) -> None:
         """Put new allocations in force.
 
@@ -256,6 +285,7 @@ class Scheduler:
             self.update(self.now)
 
     # ================================================================== jobs
+    @_plugin_errors
     def submit(self, spec: JobSpec, now: float | None = None, *, update: bool = True) -> Job:
         """Submit a job: place it in a pool (PoolResolver), then update.
 
@@ -304,6 +334,7 @@ class Scheduler:
             return answer
         return DEFAULT_POOL
 
+    @_plugin_errors
     def move(self, job_id: str, pool_name: str, now: float | None = None) -> None:
         """Admin action: move a job (and its running tasks' accounting) to another pool."""
         now = self._tick(now)
@@ -325,6 +356,7 @@ class Scheduler:
         self._dirty = True
         self.update(now)
 
+    @_plugin_errors
     def set_priority(self, job_id: str, priority: str, now: float | None = None) -> None:
         """Admin action: change a job's priority."""
         now = self._tick(now)
@@ -339,6 +371,7 @@ class Scheduler:
         self.update(now)
 
     # ================================================================== update
+    @_plugin_errors
     def update(self, now: float | None = None) -> None:
         """Recompute runnability, demands, weights, shares and order (Hadoop's ``update()``)."""
         now = self._tick(now)
@@ -453,7 +486,7 @@ class Scheduler:
             self._check_shares(shares, job_scheds, policy.name)
             for js, share in zip(job_scheds, shares):
                 js.fair_share = share
-            runnable = [js for js in job_scheds if js.owner.runnable]
+            runnable = [js for js in job_scheds if _offerable(js.owner, kind)]
             keys = [policy.order_key(js) for js in runnable]  # before touching the order
             order = self._job_order[pool.name][kind]
             for js in order:
@@ -466,9 +499,13 @@ class Scheduler:
         keys = [self.root_policy.order_key(ps) for ps in pool_scheds]
         order = self._pool_order[kind]
         order.clear()
+        offering = []
         for ps, key in zip(pool_scheds, keys):
             ps._key = key
-        order.update(pool_scheds)
+            ps._ordered = bool(self._job_order[ps.name][kind])
+            if ps._ordered:
+                offering.append(ps)
+        order.update(offering)
         self._update_starvation(pool_scheds, now)
 
     @staticmethod
@@ -488,6 +525,23 @@ class Scheduler:
             )
 
     # ================================================================== heartbeat
+    def _assign_caps(self) -> tuple[bool, dict[str, float]]:
+        """``assign_multiple`` and the most tasks of each kind one heartbeat may
+        assign (Hadoop's ``mapred.fairscheduler.assignmultiple`` and the map/reduce
+        caps); computed once per settings object."""
+        settings = self.settings
+        cached = self._caps_cache
+        if cached is not None and cached[0] is settings:
+            return cached[1], cached[2]
+        multiple = settings.assign_multiple
+        caps = {
+            MAP: (settings.map_assign_cap if settings.map_assign_cap > 0 else math.inf) if multiple else 1,
+            REDUCE: (settings.reduce_assign_cap if settings.reduce_assign_cap > 0 else math.inf) if multiple else 1,
+        }
+        self._caps_cache = (settings, multiple, caps)
+        return multiple, caps
+
+    @_plugin_errors
     def heartbeat(self, node_name: str, now: float | None = None) -> list[Assignment]:
         """Assign tasks to ``node_name`` (Hadoop ``assignTasks``); returns the
         assignments in launch order (empty when none)."""
@@ -495,12 +549,7 @@ class Scheduler:
         node = self.node(node_name)
         for fn in self._notify("cs_heartbeat_start"):
             fn(node, now)
-        settings = self.settings
-        multiple = settings.assign_multiple
-        caps = {
-            MAP: (settings.map_assign_cap if settings.map_assign_cap > 0 else math.inf) if multiple else 1,
-            REDUCE: (settings.reduce_assign_cap if settings.reduce_assign_cap > 0 else math.inf) if multiple else 1,
-        }
+        multiple, caps = self._assign_caps()
         can_assign = self.plugins.can_assign
         can_launch = self.plugins.can_launch
         select = self.plugins.select_task
@@ -533,18 +582,17 @@ class Scheduler:
                 else:
                     kind = MAP if node.running[MAP] <= node.running[REDUCE] else REDUCE
                 task = None
+                is_map = kind == MAP
                 for ps in self._pool_order[kind]:
                     job_order = self._job_order[ps.name][kind]
                     if ps.running >= ps.max_share or not job_order:
                         continue
                     admit = self._pool_policy[ps.name].admit_job
                     deferred: list[Job] = []
-                    for js in job_order:
+                    for js in job_order:  # only jobs with a task to offer (_offerable)
                         job = js.owner
-                        if kind == MAP:
+                        if is_map:
                             visited[job.id] = job
-                        if job.pending[kind] == 0:
-                            continue
                         if admit is not None:
                             verdict = admit(job, kind, now)
                             if verdict is False:
@@ -552,8 +600,12 @@ class Scheduler:
                                 continue
                             if isinstance(verdict, Rejection):  # a hard "no" on this heartbeat
                                 continue
-                        task = self._offer(job, node, kind, now, can_launch, select)
+                        # _offer, inlined: this is the innermost loop of a simulated day
+                        if can_launch is not None and can_launch(node, job, kind) is False:
+                            continue
+                        task = select(job, node, kind, now)
                         if task is not None:
+                            self._check_selected(task, job, kind)
                             break
                     if task is None:
                         for job in deferred:  # second pass: jobs the pool's policy deferred
@@ -591,31 +643,46 @@ class Scheduler:
         if can_launch is not None and can_launch(node, job, kind) is False:
             return None
         task = select(job, node, kind, now)
-        if task is not None and (task.job is not job or task.kind != kind or task.state != PENDING):
+        if task is not None:
+            Scheduler._check_selected(task, job, kind)
+        return task
+
+    @staticmethod
+    def _check_selected(task: Task, job: Job, kind: str) -> None:
+        if task.job is not job or task.kind != kind or task.state != PENDING:
             raise SchedulerStateError(
                 f"TaskSelector returned {task.id} ({task.state}), expected a pending {kind} of {job.id}"
             )
-        return task
 
     def _reposition(self, s: Schedulable, delta: int) -> None:
-        """Change a pool schedulable's running count and re-sort it."""
+        """Change a pool schedulable's running count and re-sort it; the heartbeat
+        order holds the pool while its own job order is not empty."""
         order = self._pool_order[s.kind]
-        order.remove(s)
+        if s._ordered:
+            order.remove(s)
         s.running += delta
-        s._key = self.root_policy.order_key(s)
-        order.add(s)
+        s._ordered = bool(self._job_order[s.name][s.kind])
+        if s._ordered:
+            s._key = self.root_policy.order_key(s)
+            order.add(s)
 
-    def _job_running(self, job: Job, kind: str, delta: int) -> None:
+    def _place(self, job: Job, kind: str, delta: int = 0) -> None:
+        """Change a job's running count by ``delta`` and put it where it belongs
+        in its pool's heartbeat order: there, at its current key, while it has a
+        task a heartbeat could launch (:func:`_offerable`); else out of it."""
         js = job.sched[kind]
-        job.running[kind] += delta
+        order = self._job_order[job.pool][kind]
         if js._ordered:
-            order = self._job_order[job.pool][kind]
             order.remove(js)
-            js.running += delta
+        js.running += delta
+        js._ordered = _offerable(job, kind)
+        if js._ordered:
             js._key = self._pool_policy[job.pool].order_key(js)
             order.add(js)
-        else:
-            js.running += delta
+
+    def _job_running(self, job: Job, kind: str, delta: int) -> None:
+        job.running[kind] += delta
+        self._place(job, kind, delta)
         self._reposition(self.pools[job.pool].sched[kind], delta)
         self._load[kind].running += delta
 
@@ -668,6 +735,7 @@ class Scheduler:
         return max(0, min(self._pending_work[kind], load.runnable - load.running))
 
     # ================================================================== reduce phases
+    @_plugin_errors
     def try_start_compute(self, task_id: str, now: float | None = None) -> bool:
         """A running reduce has copied all its input: start its compute phase if
         the LoadManager allows (``cs_can_compute``); ``False`` = it waits (ask
@@ -686,6 +754,7 @@ class Scheduler:
             fn(task, node, "compute", now)
         return True
 
+    @_plugin_errors
     def node_capacity(self, node: Node | str, kind: str) -> int:
         """The most tasks of ``kind`` the node can run at once (``cs_node_capacity``,
         default its slots)."""
@@ -699,6 +768,7 @@ class Scheduler:
         return node.slots[kind]
 
     # ================================================================== task lifecycle
+    @_plugin_errors
     def finish(self, task_id: str, now: float | None = None) -> Task:
         """A running task completed: free its slot; the job finishes with its last task."""
         now = self._tick(now)
@@ -709,6 +779,8 @@ class Scheduler:
         job.complete[task.kind] += 1
         if task.kind == MAP and job.runnable and job.complete[MAP] == math.ceil(job.reduce_slowstart * job.num_maps):
             self._pending_work[REDUCE] += job.pending[REDUCE]  # reduce slow start reached
+            if job.pending[REDUCE]:
+                self._job_running(job, REDUCE, 0)  # its reduces may be offered now
         self._emit({"time": now, "type": "task_finish", "job": job.id, "task": task.id, "kind": task.kind,
                     "node": node.name})
         for fn in self._notify("cs_task_finished"):
@@ -727,6 +799,7 @@ class Scheduler:
             if js._ordered:
                 self._job_order[job.pool][kind].remove(js)
                 js._ordered = False
+                self._reposition(pool.sched[kind], 0)
             job.sched[kind].demand = 0
             job.sched[kind].fair_share = 0.0
         del pool.jobs[job.id]
@@ -740,6 +813,7 @@ class Scheduler:
         if update:
             self.update(now)
 
+    @_plugin_errors
     def kill(self, task_id: str, now: float | None = None, reason: str = "preempted") -> Task:
         """Kill a running task; it becomes pending again (its work is lost)."""
         now = self._tick(now)
@@ -752,6 +826,8 @@ class Scheduler:
         job._index_pending(task, push_all=True)
         if job.runnable and (task.kind == MAP or job.reduces_schedulable):
             self._pending_work[task.kind] += 1
+            if not job.sched[task.kind]._ordered:
+                self._job_running(job, task.kind, 0)  # it has a task to offer again
         if self.history:
             self.killed.append(task)
         self._emit({"time": now, "type": "task_preempt", "job": job.id, "task": task.id, "kind": task.kind,
@@ -761,6 +837,7 @@ class Scheduler:
         return task
 
     # ================================================================== preemption
+    @_plugin_errors
     def preemption_plan(self, kind: str, now: float | None = None) -> PreemptionPlan:
         """What the root share policy would preempt for ``kind`` now (no kill)."""
         now = self._tick(now)
@@ -774,6 +851,7 @@ class Scheduler:
         """Per kind, the tasks ``pool`` is owed by preemption now (Hadoop ``tasksToPreempt``)."""
         return {kind: int(self.preemption_plan(kind, now).needs.get(pool, 0)) for kind in KINDS}
 
+    @_plugin_errors
     def preempt(self, now: float | None = None, force: bool = False) -> list[Task]:
         """Preempt tasks if preemption is on and the policy asks for it
         (at most every ``preemption_interval`` unless ``force``)."""

@@ -79,19 +79,22 @@ class DelayScheduling:
         """Hadoop ``getAllowedLocalityLevel``."""
         if not job.all_maps_located:  # Hadoop: a job with non-local maps is never delayed
             return OFF_RACK
-        st = self.state(job.id)
-        pool = self._pools.get(job.pool)
+        st = self.jobs.get(job.id)
+        if st is None:
+            st = self.state(job.id)
+        last, waited = st.last_level, st.waited
+        if last == NODE_LOCAL:
+            if waited >= self.node_delay + self.rack_delay:
+                return OFF_RACK
+            level = RACK_LOCAL if waited >= self.node_delay else NODE_LOCAL
+        elif last == RACK_LOCAL and waited < self.rack_delay:
+            level = RACK_LOCAL
+        else:
+            return OFF_RACK
+        pool = self._pools.get(job.pool)  # a starved pool is not delayed
         if pool is not None and pool.sched[MAP].starved_for(now):
             return OFF_RACK
-        if st.last_level == NODE_LOCAL:
-            if st.waited >= self.node_delay + self.rack_delay:
-                return OFF_RACK
-            if st.waited >= self.node_delay:
-                return RACK_LOCAL
-            return NODE_LOCAL
-        if st.last_level == RACK_LOCAL:
-            return OFF_RACK if st.waited >= self.rack_delay else RACK_LOCAL
-        return OFF_RACK
+        return level
 
     # ------------------------------------------------------------------ hooks
     @hookimpl
@@ -123,7 +126,13 @@ class DelayScheduling:
     def cs_select_task(self, job: Job, node: Node, kind: str, now: float) -> Task | None:
         if kind != MAP:
             return job.pending_task(kind)
-        return job.pending_map(node, self.allowed_level(job, now))
+        task = job.pending_map_on_node(node.name)  # node-local is always allowed
+        if task is not None:
+            return task
+        level = self.allowed_level(job, now)
+        if level == NODE_LOCAL:
+            return None
+        return job.pending_map(node, level)
 
     @hookimpl
     def cs_task_started(self, task: Task, locality: str | None) -> None:
