@@ -18,9 +18,11 @@ mechanism:
   root SharePolicy plans, the VictimSelector chooses; killed tasks become
   pending again.
 
-Pools and the jobs inside each pool are kept in sorted containers keyed by
-their policy's order key and re-positioned when one changes, so a heartbeat
-costs O(log pools + log jobs) per assignment instead of Hadoop's full sort.
+Pools and the jobs inside each pool are kept sorted by their policy's order
+key (:class:`~corescheduler.order.KeyedOrder`) and re-positioned when one
+changes, instead of Hadoop's full sort on every assignment; the order holds
+only jobs with a task a heartbeat could launch, and only pools holding such
+jobs, so a heartbeat never walks idle pools or jobs whose tasks all run.
 
 The same class serves the test harness, the simulator and the live service;
 the caller owns the clock and passes ``now`` (seconds) to every call.
@@ -32,10 +34,7 @@ import functools
 import logging
 import math
 from collections.abc import Callable, Iterable, Mapping
-from operator import attrgetter
 from typing import Any, TypeVar
-
-from sortedcontainers import SortedKeyList
 
 from corescheduler.allocations import Allocations
 from corescheduler.config import Config
@@ -62,11 +61,11 @@ from corescheduler.model import (
     Task,
     check_priority,
 )
+from corescheduler.order import KeyedOrder
 from corescheduler.plugin_manager import PluginSet, SharePolicyCallers
 
 DEFAULT_POOL = "default"
 log = logging.getLogger("corescheduler.scheduler")
-_key = attrgetter("_key")
 _M = TypeVar("_M", bound=Callable[..., Any])
 
 
@@ -153,8 +152,8 @@ class Scheduler:
         #: with ``preemption_only_log``: the tasks preemption would have killed
         self.would_preempt: list[Task] = []
         self._running_tasks: dict[str, Task] = {}
-        self._pool_order: dict[str, SortedKeyList] = {k: SortedKeyList(key=_key) for k in KINDS}
-        self._job_order: dict[str, dict[str, SortedKeyList]] = {}
+        self._pool_order: dict[str, KeyedOrder] = {k: KeyedOrder() for k in KINDS}
+        self._job_order: dict[str, dict[str, KeyedOrder]] = {}
         self._pool_policy: dict[str, SharePolicyCallers] = {}
         self.root_policy = self.plugins.root_policy
         self._load = {
@@ -231,7 +230,7 @@ class Scheduler:
         if pool is None:
             pool = Pool(name=name, spec=self.allocations.pool(name))
             self.pools[name] = pool
-            self._job_order[name] = {k: SortedKeyList(key=_key) for k in KINDS}
+            self._job_order[name] = {k: KeyedOrder() for k in KINDS}
             self._configure_pool(pool)
             for kind in KINDS:
                 ps = pool.sched[kind]

@@ -1,0 +1,75 @@
+"""The heartbeat order: schedulables kept sorted by their policy's order key.
+
+The scheduler keeps pools, and the jobs inside each pool, in the order a
+heartbeat offers them slots (Hadoop sorts them with its comparators on every
+heartbeat; here only the one that launched or released a task moves).  Each
+item carries its current key in ``_key`` (set by the scheduler from the share
+policy's ``cs_order_key``).
+
+A plain list with :mod:`bisect` rather than ``sortedcontainers.SortedKeyList``:
+these orders hold tens of pools and at most a few thousand jobs a pool, where a
+list's insert and delete (a memmove) cost less than the sorted containers'
+bookkeeping, and iteration — the heartbeat's inner loop — is the list's own.
+Measured on the FB-2010 day (``benchmarks/bench_simulator.py``): see
+``benchmarks/README.md``.  Order among equal keys is insertion order (as
+``SortedKeyList``); the built-in policies' keys end with the name, so they do
+not tie.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort_right
+from collections.abc import Iterable, Iterator
+from operator import attrgetter
+from typing import Any
+
+_key = attrgetter("_key")
+
+
+class KeyedOrder:
+    """A list of items sorted by ``item._key``; an item's key must not change
+    while it is in the order (remove it, change the key, add it back)."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self) -> None:
+        self._items: list[Any] = []
+
+    def add(self, item: Any) -> None:
+        """Insert ``item`` after any items with an equal key."""
+        insort_right(self._items, item, key=_key)
+
+    def remove(self, item: Any) -> None:
+        """Remove ``item`` (the very object); ``ValueError`` if absent."""
+        items = self._items
+        i = bisect_left(items, item._key, key=_key)
+        n = len(items)
+        while i < n:
+            if items[i] is item:
+                del items[i]
+                return
+            i += 1
+        raise ValueError(f"{item!r} is not in the order (or its key changed while in it)")
+
+    def clear(self) -> None:
+        self._items.clear()
+
+    def update(self, items: Iterable[Any]) -> None:
+        """Add many items at once (a stable sort: equal keys keep their order)."""
+        self._items.extend(items)
+        self._items.sort(key=_key)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __bool__(self) -> bool:
+        return bool(self._items)
+
+    def __repr__(self) -> str:
+        return f"KeyedOrder({self._items!r})"
+
+
+__all__ = ["KeyedOrder"]
