@@ -47,8 +47,9 @@ def test_removing_an_absent_item_or_one_whose_key_changed_is_an_error():
     order.add(inside)
     with pytest.raises(ValueError, match="not in the order"):
         order.remove(outside)
-    inside._key = 5  # changed while inside: a caller bug, reported, not silently ignored
-    with pytest.raises(ValueError):
+    order.add(Item(2, "next"))
+    inside._key = 3  # changed while inside: a caller bug, reported, not silently ignored
+    with pytest.raises(ValueError, match="its key changed"):
         order.remove(inside)
 
 
