@@ -239,6 +239,9 @@ class Task:
         return OFF_RACK
 
 
+_NO_RACKS: frozenset[str] = frozenset()
+
+
 def _task_id(job_id: str, kind: str, index: int) -> str:
     return f"{job_id}_{'m' if kind == MAP else 'r'}_{index:06d}"
 
@@ -355,30 +358,54 @@ class Job:
 
     # ------------------------------------------------------------------ core-only mutation
     def _initialize(self, rack_of: Mapping[str, str]) -> None:
-        """Create the tasks (Hadoop's job initialisation)."""
+        """Create the tasks (Hadoop's job initialisation).
+
+        The hot part of a simulated day (millions of maps): tasks are created
+        in index order, so appending each index to its node and rack lists
+        keeps every list a valid heap without ``heappush``.
+        """
         if self.initialized:
             return
         self.initialized = True
+        rack = rack_of.get
+        node_heaps, rack_heaps = self._node_heaps, self._rack_heaps
         for kind, specs in ((MAP, self.spec.maps), (REDUCE, self.spec.reduces)):
             tasks = self.tasks[kind]
+            prefix = f"{self.id}_{'m' if kind == MAP else 'r'}_"
             for index, ts in enumerate(specs):
-                locations = ts.input_nodes if kind == MAP else ()
-                racks = frozenset(rack_of[n] for n in locations if n in rack_of)
-                task = Task(
-                    id=_task_id(self.id, kind, index),
-                    job=self,
-                    kind=kind,
-                    index=index,
-                    locations=tuple(locations),
-                    racks=racks,
-                    duration=ts.duration,
-                )
-                tasks.append(task)
-                self._index_pending(task)
+                locations = tuple(ts.input_nodes) if kind == MAP else ()
+                if locations:
+                    racks = frozenset(map(rack, locations))
+                    if None in racks:  # a node the cluster does not know holds no rack
+                        racks = racks - {None}
+                else:
+                    racks = _NO_RACKS
+                tasks.append(Task(f"{prefix}{index:06d}", self, kind, index, locations, racks, ts.duration))
+                for n in locations:
+                    heap = node_heaps.get(n)
+                    if heap is None:
+                        node_heaps[n] = [index]
+                    elif heap[-1] != index:
+                        heap.append(index)
+                for r in racks:
+                    heap = rack_heaps.get(r)
+                    if heap is None:
+                        rack_heaps[r] = [index]
+                    else:
+                        heap.append(index)
             self.pending[kind] = len(tasks)
             self._heaps[kind] = list(range(len(tasks)))
         self.has_locality = any(t.locations for t in self.tasks[MAP])
         self.all_maps_located = all(t.locations for t in self.tasks[MAP])
+
+    def _drop_tasks(self) -> None:
+        """Let go of the tasks and their indexes (a finished job the scheduler
+        keeps no history of): a task refers to its job and the job to its
+        tasks, a reference cycle only the cyclic garbage collector would free."""
+        self.tasks = {MAP: [], REDUCE: []}
+        self._heaps = {MAP: [], REDUCE: []}
+        self._node_heaps = {}
+        self._rack_heaps = {}
 
     def _index_pending(self, task: Task, push_all: bool = False) -> None:
         if push_all:

@@ -111,7 +111,10 @@ class Scheduler:
     :param on_event: called with each event dict (SPEC §5 ``events.jsonl``).
     :param history: keep finished jobs (:attr:`finished`, with their tasks)
         and preempted tasks (:attr:`killed`); a long simulation turns it off
-        so that memory holds only the jobs in the system.
+        so that memory holds only the jobs in the system.  Without history a
+        finished job lets go of its tasks once the ``cs_job_removed``
+        listeners have seen it (:meth:`Job._drop_tasks`), so the memory is
+        freed at once rather than by the cyclic garbage collector.
     :param reuse_quiet_updates: when nothing changed since the last update
         (no submission, launch, finish, kill or admin action, and the weight
         adjusters gave the same weights), keep the runnability, shares and
@@ -808,6 +811,8 @@ class Scheduler:
         self._emit({"time": now, "type": "job_finish", "job": job.id, "pool": job.pool})
         for fn in self._notify("cs_job_removed"):
             fn(job, now)
+        if not self.history:
+            job._drop_tasks()
         self._dirty = True
         if update:
             self.update(now)

@@ -46,6 +46,15 @@ What happens, in simulated seconds:
   finish is dropped lazily (events carry the attempt number) and the task
   runs again when the scheduler relaunches it.
 
+Memory: Python's cyclic garbage collector is paused during :meth:`Simulation.run`
+and run by the engine itself every 2**20 events instead; what exists before
+the run (the workload: millions of task specs on a day-long trace) is
+frozen out of its scans (:func:`gc.freeze`), and a finished job lets go of its
+tasks (``Scheduler(history=False)``), so reference counting frees nearly
+everything at once.  On the FB-2010 day the default collector's passes over
+the live tasks cost about a tenth of the run.  The previous collector state
+is restored when the run ends.
+
 Events go to ``events.jsonl`` as they happen (SPEC §5; one compact JSON
 object a line) and through a :class:`~corescheduler.metrics.MetricsCollector`;
 nothing per event is kept in memory, and finished jobs are dropped
@@ -55,6 +64,7 @@ nothing per event is kept in memory, and finished jobs are dropped
 from __future__ import annotations
 
 import bisect
+import gc
 import heapq
 import json
 import math
@@ -81,6 +91,9 @@ COPY_END = 2  # (task, attempt, compute seconds)
 WHEEL = 3  # (node state, kind): a heartbeat of an idle node woken for pending work of kind
 UPDATE = 4
 SUBMIT = 5
+
+#: the engine runs the cyclic garbage collector itself when ``events & _GC_EVERY == 0``
+_GC_EVERY = (1 << 20) - 1
 
 #: ``[simulation]`` keys read here (the workload loader reads its own keys there too).
 SIMULATION_KEYS = (
@@ -585,10 +598,20 @@ class Simulation:
             self._out = open(events_path, "w", encoding="utf-8", newline="\n")
         else:
             self._event_list = []
+        collecting = gc.isenabled()
+        freezing = gc.get_freeze_count() == 0  # leave a caller's own frozen objects alone
+        if freezing:
+            gc.collect()
+            gc.freeze()  # the workload and the scheduler's set-up: never garbage during the run
+        gc.disable()  # collected every _GC_EVERY events by the loop instead
         try:
             engine_events, now = self._loop(progress)
             self._flush()
         finally:
+            if freezing:
+                gc.unfreeze()
+            if collecting:
+                gc.enable()
             if self._out is not None:
                 self._out.close()
                 self._out = None
@@ -647,8 +670,11 @@ class Simulation:
             else:  # SUBMIT
                 self._submit_batch(t)
                 self._wake(t)
-            if progress is not None and not count & 0x7FF:
-                progress(collector.jobs_done / total_jobs)
+            if not count & 0x7FF:
+                if progress is not None:
+                    progress(collector.jobs_done / total_jobs)
+                if not count & _GC_EVERY:
+                    gc.collect()
         self._sample(now, final=True)
         return count, now
 

@@ -363,3 +363,48 @@ def test_copy_compute_split_holds_reduces_in_copy_until_a_slot_frees() -> None:
         assert result.metrics["summary"]["finished_jobs"] == 2
         finish[load_manager] = next(e["time"] for e in events if e["type"] == "job_finish" and e["job"] == "small")
     assert finish["copy_compute_split"] < 30.0 < 50.0 < finish["slots"]
+
+
+# --------------------------------------------------------------------------- memory
+
+
+def test_run_restores_the_garbage_collector_state() -> None:
+    import gc
+
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    run(small_config(task_selector="delay"), random_workload(jobs=5))
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        run(small_config(), random_workload(jobs=5))
+        assert not gc.isenabled()  # a caller's choice is kept
+    finally:
+        gc.enable()
+
+
+def test_finished_jobs_are_freed_by_reference_counting() -> None:
+    """Without history a finished job drops its tasks once the listeners have
+    seen it, so the job <-> task cycle does not wait for the cyclic collector
+    (which the run pauses): its tasks are freed by reference counting."""
+    import gc
+    import weakref
+
+    from corescheduler.hookspecs import hookimpl
+
+    refs: list[weakref.ref] = []
+
+    class Watch:
+        @hookimpl
+        def cs_job_removed(self, job) -> None:
+            assert job.tasks["map"]  # listeners still see the tasks
+            refs.append(weakref.ref(job.tasks["map"][0]))
+
+    config = small_config(listeners=["watch"])
+    gc.disable()
+    try:
+        run(config, random_workload(jobs=6), extra_plugins={"watch": Watch})
+        assert len(refs) == 6
+        assert [r() for r in refs] == [None] * 6
+    finally:
+        gc.enable()
