@@ -734,7 +734,10 @@ class Scheduler:
         0 means no heartbeat can assign one until an update, a kill or a
         finish changes the state (the simulator skips heartbeats then).  Cheap."""
         load = self._load[kind]
-        return max(0, min(self._pending_work[kind], load.runnable - load.running))
+        free = load.runnable - load.running
+        pending = self._pending_work[kind]
+        n = pending if pending < free else free
+        return n if n > 0 else 0
 
     # ================================================================== reduce phases
     @_plugin_errors

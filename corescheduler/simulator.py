@@ -409,13 +409,9 @@ class Simulation:
         running = ns.node.running
         slots = ns.capacity
         pending = self.scheduler.pending_work
-        if (running[MAP] < slots[MAP] and pending(MAP) > 0) or (
-            running[REDUCE] < slots[REDUCE] and pending(REDUCE) > 0
-        ):
+        if (running[MAP] < slots[MAP] and pending(MAP)) or (running[REDUCE] < slots[REDUCE] and pending(REDUCE)):
             self._beat(ns, t)
-            if (running[MAP] < slots[MAP] and pending(MAP) > 0) or (
-                running[REDUCE] < slots[REDUCE] and pending(REDUCE) > 0
-            ):
+            if (running[MAP] < slots[MAP] and pending(MAP)) or (running[REDUCE] < slots[REDUCE] and pending(REDUCE)):
                 ns.armed = True
                 self._seq += 1
                 heapq.heappush(self._heap, (t + self.heartbeat_interval, self._seq, HEARTBEAT, ns))
