@@ -20,7 +20,13 @@ Definitions (seconds; "map launches" count re-runs after preemption too):
   as the delay-scheduling paper reports them.  Per job, ``locality`` counts
   each level separately.
 * ``utilization`` — slot-seconds busy (finished work and work lost to
-  preemption) over slots × makespan; also per kind.
+  preemption) over slots × makespan; also per kind.  A reduce holds a reduce
+  slot for its whole life, except under a LoadManager that admits the compute
+  phase separately (``cs_can_compute``, e.g. ``copy_compute_split``): there
+  copying holds no reduce slot, so only compute-phase seconds count
+  (``copy_holds_slot=False``; the copy seconds are in
+  ``reduce_copy_seconds``).  The timeline's utilisation is sampled the same
+  way.
 * ``preempted_tasks`` — task_preempt events; ``wasted_seconds`` — the
   slot-seconds those killed attempts had run.
 * ``timeline`` — samples every ``interval`` seconds of each pool's running
@@ -85,6 +91,8 @@ class MetricsCollector:
     :param max_samples: the most samples kept; past it the interval doubles
         and every other sample is dropped.
     :param nodes: the cluster's node count (reported in the summary).
+    :param copy_holds_slot: whether a reduce's copy phase holds a reduce slot
+        (true unless the LoadManager admits the compute phase separately).
     """
 
     def __init__(
@@ -93,8 +101,10 @@ class MetricsCollector:
         sample_interval: float = 1.0,
         max_samples: int = 1000,
         nodes: int | None = None,
+        copy_holds_slot: bool = True,
     ) -> None:
         self.total_slots = {k: int(total_slots.get(k, 0)) for k in KINDS}
+        self.copy_holds_slot = copy_holds_slot
         self.nodes = nodes
         self.jobs: dict[str, _JobRecord] = {}
         self.rejected: dict[str, str] = {}
@@ -195,18 +205,23 @@ class MetricsCollector:
                 rec.locality[i] += 1
 
     def _end(self, e: Mapping[str, Any]) -> float:
+        """A task attempt ended: add its slot-seconds; return the seconds it ran."""
         start, kind, job = self._running.pop(e["task"])
         seconds = e["time"] - start
-        self.busy[kind] += seconds
+        occupied = seconds
+        if kind == REDUCE:
+            compute = self._compute_start.pop(e["task"], None)
+            if compute is not None:
+                self.copy_seconds += compute - start
+            if not self.copy_holds_slot:  # only computing holds a reduce slot
+                occupied = e["time"] - compute if compute is not None else 0.0
+        self.busy[kind] += occupied
         rec = self.jobs.get(job)
         pool = (rec.pool if rec is not None else None) or "default"
         sums = self.pool_busy.get(pool)
         if sums is None:
             sums = self.pool_busy[pool] = [0.0, 0.0]
-        sums[0 if kind == MAP else 1] += seconds
-        compute = self._compute_start.pop(e["task"], None)
-        if compute is not None:
-            self.copy_seconds += compute - start
+        sums[0 if kind == MAP else 1] += occupied
         return seconds
 
     def _task_finish(self, e: Mapping[str, Any]) -> None:
@@ -218,21 +233,31 @@ class MetricsCollector:
         self.preempted += 1
 
     # ------------------------------------------------------------------ timeline
-    def sample(self, time: float, pools: Mapping[str, Sequence[float]], final: bool = False) -> float:
+    def sample(
+        self,
+        time: float,
+        pools: Mapping[str, Sequence[float]],
+        final: bool = False,
+        occupied: Mapping[str, float] | None = None,
+    ) -> float:
         """Record the state at each sample time up to ``time`` (the state is
         constant since the last event); ``pools`` maps a pool name to
         (running maps, running reduces, map fair share, reduce fair share).
-        Returns the next sample time."""
+        ``occupied``: slots in use per kind for the utilisation timeline
+        (default: the pools' running tasks; under a copy/compute split, the
+        computing reduces).  Returns the next sample time."""
         while self._next_sample <= time:
-            self._record(self._next_sample, pools)
+            self._record(self._next_sample, pools, occupied)
             self._next_sample = (len(self.times)) * self.interval
             if len(self.times) > self.max_samples:
                 self._halve()
         if final and (not self.times or self.times[-1] < time):
-            self._record(time, pools)
+            self._record(time, pools, occupied)
         return self._next_sample
 
-    def _record(self, t: float, pools: Mapping[str, Sequence[float]]) -> None:
+    def _record(
+        self, t: float, pools: Mapping[str, Sequence[float]], occupied: Mapping[str, float] | None = None
+    ) -> None:
         n = len(self.times)
         self.times.append(round(t, 3))
         run = {MAP: 0, REDUCE: 0}
@@ -248,6 +273,8 @@ class MetricsCollector:
             for row in rows:
                 if len(row) < n + 1:
                     row.append(0.0)
+        if occupied is not None:
+            run = {kind: occupied.get(kind, run[kind]) for kind in KINDS}
         for kind in KINDS:
             total = self.total_slots[kind]
             self.util[kind].append(round(run[kind] / total, 4) if total else 0.0)

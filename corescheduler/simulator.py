@@ -309,6 +309,7 @@ class Simulation:
             total,
             sample_interval=self.options.sample_interval or max(1.0, span / 500.0),
             nodes=len(self.cluster.nodes),
+            copy_holds_slot=self.scheduler.plugins.can_compute is None,
         )
         # engine state
         self._heap: list[tuple[float, int, int, Any]] = []
@@ -700,7 +701,10 @@ class Simulation:
                    p.sched[REDUCE].fair_share or 0.0)
             for name, p in self.scheduler.pools.items()
         }
-        return self.collector.sample(t, pools, final=final)
+        occupied = None
+        if not self.collector.copy_holds_slot:  # only computing reduces hold reduce slots
+            occupied = {REDUCE: float(sum(n.computing for n in self.cluster.nodes.values()))}
+        return self.collector.sample(t, pools, final=final, occupied=occupied)
 
 
 __all__ = ["SIMULATION_KEYS", "Simulation", "SimulationOptions", "SimulationResult", "build_cluster"]

@@ -455,10 +455,10 @@ def section(results: dict[int, dict[str, Any]], sweep: dict[int, dict[int, dict[
            if high else "")
         + "So the documented mix, with the long job's reduces between the reduce-slot and copy-slot counts, is "
         "where the split is meant to work; the acceptance number holds for that mix, not in general.",
-        "* **Metrics caveat:** `reduce_utilization` in `metrics.json` divides all reduce slot-seconds, copy "
-        "phases included, by the reduce slots only, so with the split it exceeds 100 % "
-        f"({c0['summary']['reduce_utilization']:.0%} in seed {SEEDS[0]}); copying reduces there occupy copy "
-        "slots, not reduce slots.",
+        "* **Reduce utilisation:** with the split a copying reduce holds a copy slot, not a reduce slot, so "
+        "`reduce_utilization` in `metrics.json` counts only compute-phase seconds there (copy seconds are in "
+        f"`reduce_copy_seconds`): seed {SEEDS[0]}: {s0['summary']['reduce_utilization']:.0%} under `slots` "
+        f"(copies included, they hold the slot) and {c0['summary']['reduce_utilization']:.0%} under the split.",
         "",
         "Reproduce with `.venv/bin/python experiments/copy_compute.py`; the runs' `report.html` are in "
         "`experiments/out/copy_compute/seed*/`, the sweep's in `experiments/out/copy_compute/sweep/`. By hand: "

@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from corescheduler.errors import ConfigError, PluginExecutionError, PluginLoadError
+from corescheduler.errors import ConfigError, PluginExecutionError, PluginLoadError, SchedulerStateError
+from corescheduler.hookspecs import hookimpl
 from corescheduler.plugin_manager import DISABLE_AUTOLOAD_ENV, find_plugins
 from corescheduler.testing import ClusterHarness
 
@@ -171,6 +172,66 @@ def test_plugin_hook_error_is_one_plugin_execution_error():
     assert (err.point, err.plugin, err.origin) == ("TaskSelector", "boom", "<in-process>[boom]")
     assert type(err.__cause__) is RuntimeError  # the original, not wrapped twice
     assert str(err.__cause__) == "kaboom on n0001"
+
+
+class _Checker:
+    """A TaskSelector whose failure happens in a helper it calls."""
+
+    def __init__(self, settings):
+        self.fail_on = settings.get("fail_on")
+
+    def _pick(self, job, node):
+        if node.name == self.fail_on:
+            raise KeyError(f"no {node.name}")
+        return job.pending_task("map")
+
+    @hookimpl
+    def cs_select_task(self, job, node):
+        return self._pick(job, node)
+
+
+def test_error_in_a_helper_the_plugin_calls_is_blamed_on_the_plugin():
+    h = harness({"task_selector": "checker"}, plugins={"checker": _Checker})
+    h.scheduler.plugins.instances["checker"].fail_on = "n0001"
+    h.submit(maps=2)
+    assert len(h.heartbeat("n0000")) == 1
+    with pytest.raises(PluginExecutionError, match=r"^running TaskSelector plugin 'checker' .*KeyError"):
+        h.heartbeat("n0001")
+
+
+def test_one_class_under_two_plugin_names_blames_the_one_that_failed():
+    # The same class serves a listener and the task selector: the instance on the
+    # traceback (``self``) tells which plugin name failed.
+    class Twice(_Checker):
+        @hookimpl
+        def cs_job_added(self, job):
+            if self.fail_on == "submit":
+                raise RuntimeError("listener failed")
+
+    config = {"scheduler": {"task_selector": "first", "listeners": ["second"]},
+              "plugins": {"first": {"fail_on": "n0001"}, "second": {"fail_on": "submit"}}}
+    h = ClusterHarness(config=config, plugins={"first": Twice, "second": Twice})
+    with pytest.raises(PluginExecutionError) as info:
+        h.submit(maps=1)
+    assert (info.value.point, info.value.plugin) == ("Listener", "second")
+    h.scheduler.plugins.instances["second"].fail_on = None
+    h.submit(maps=1)
+    with pytest.raises(PluginExecutionError) as info:
+        h.heartbeat("n0001")
+    assert (info.value.point, info.value.plugin) == ("TaskSelector", "first")
+
+
+def test_core_errors_raised_after_a_plugin_returned_are_not_blamed_on_it():
+    class WrongTask:
+        @hookimpl
+        def cs_select_task(self, job):
+            return job.tasks["reduce"][0]  # not a pending map: the core refuses it
+
+    h = harness({"task_selector": "wrong"}, plugins={"wrong": WrongTask})
+    h.submit(maps=1, reduces=1)
+    with pytest.raises(SchedulerStateError, match=r"TaskSelector returned .*expected a pending map") as info:
+        h.heartbeat("n0000")
+    assert not isinstance(info.value, PluginExecutionError)
 
 
 def test_weight_adjuster_error_names_its_extension_point():

@@ -365,6 +365,31 @@ def test_copy_compute_split_holds_reduces_in_copy_until_a_slot_frees() -> None:
     assert finish["copy_compute_split"] < 30.0 < 50.0 < finish["slots"]
 
 
+def test_reduce_utilization_counts_what_holds_a_reduce_slot() -> None:
+    # Four reduces copy for ~50 s waiting for a long map, then compute 10 s each,
+    # on 2 reduce slots.  Under copy_compute_split copying holds no reduce slot:
+    # the reduce slot-seconds are the compute phases only (never above 100 %).
+    long = JobSpec(maps=[TaskSpec(50.0)], reduces=[TaskSpec(11.0, copy_duration=1.0)] * 4, id="j", submit=0.0)
+    summaries = {}
+    for load_manager in ("slots", "copy_compute_split"):
+        config = Config.from_dict(
+            {
+                "scheduler": {"load_manager": load_manager, "assign_multiple": True, "reduce_slowstart": 0.0},
+                "cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 1, "reduce_slots": 2},
+                "simulation": {"sample_interval": 1.0},
+            }
+        )
+        result = run(config, workload([long]))
+        summaries[load_manager] = (result.metrics["summary"], result.metrics["timeline"])
+    split, split_timeline = summaries["copy_compute_split"]
+    assert split["slot_seconds_reduce"] == pytest.approx(4 * 10.0)
+    assert split["reduce_copy_seconds"] > 4 * 49.0
+    assert 0 < split["reduce_utilization"] <= 1.0
+    assert max(split_timeline["utilization"]["reduce"]) <= 1.0
+    plain, _ = summaries["slots"]
+    assert plain["slot_seconds_reduce"] > 2 * 50.0  # the first two reduces hold their slots while copying
+
+
 # --------------------------------------------------------------------------- memory
 
 
