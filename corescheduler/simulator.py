@@ -33,7 +33,9 @@ What happens, in simulated seconds:
   kept beating, minus those that could not change anything.  Nodes with free
   slots keep beating while work is pending, so delay scheduling accumulates
   its wait.
-* **Tasks** — a map runs for its duration.  A reduce first copies (shuffle)
+* **Tasks** — a map runs for its duration (times ``[simulation]
+  rack_local_map_slowdown`` or ``off_rack_map_slowdown`` when it was launched
+  rack-local or off-rack; both 1 by default).  A reduce first copies (shuffle)
   for ``copy_duration`` (default ``[simulation] copy_fraction`` = 1/3 of its
   duration, the share Hadoop's progress gives the copy phase), but the copy
   cannot end before the job's last map finishes; then it computes for the
@@ -80,7 +82,19 @@ from corescheduler.allocations import Allocations
 from corescheduler.config import Config
 from corescheduler.errors import ConfigError, WorkloadError
 from corescheduler.metrics import MetricsCollector
-from corescheduler.model import KINDS, MAP, REDUCE, RUNNING, Cluster, JobSpec, Node, Task, TaskSpec
+from corescheduler.model import (
+    KINDS,
+    MAP,
+    OFF_RACK,
+    RACK_LOCAL,
+    REDUCE,
+    RUNNING,
+    Cluster,
+    JobSpec,
+    Node,
+    Task,
+    TaskSpec,
+)
 from corescheduler.scheduler import JobRejectedError, Scheduler
 from corescheduler.settings import Settings
 
@@ -104,6 +118,8 @@ SIMULATION_KEYS = (
     "phase_events",
     "stall_timeout",
     "reuse_quiet_updates",
+    "rack_local_map_slowdown",
+    "off_rack_map_slowdown",
 )
 
 
@@ -128,7 +144,10 @@ class SimulationOptions:
     share policy that keeps a clock of its own).  ``stall_timeout``: stop
     when jobs wait but no task has run for this long
     and nothing is left to submit (default 3600 s; their jobs are reported
-    as unfinished).
+    as unfinished).  ``rack_local_map_slowdown`` and ``off_rack_map_slowdown``:
+    a map launched rack-local or off-rack runs for its duration times this
+    factor, the cost of reading its input over the network (default 1.0: no
+    cost; the trace's durations are taken as node-local ones).
     """
 
     update_interval: float
@@ -138,6 +157,8 @@ class SimulationOptions:
     stall_timeout: float = 3600.0
     heartbeats_per_second: float = 0.0
     reuse_quiet_updates: bool = True
+    rack_local_map_slowdown: float = 1.0
+    off_rack_map_slowdown: float = 1.0
 
     def heartbeat_interval(self, config: Config, nodes: int) -> float:
         """Seconds between a node's periodic heartbeats (Hadoop ``getNextHeartbeatInterval``)."""
@@ -159,6 +180,8 @@ class SimulationOptions:
             stall_timeout=float(s.number("stall_timeout", 3600.0, minimum=0, exclusive_minimum=True)),
             heartbeats_per_second=float(s.number("heartbeats_per_second", 0.0, minimum=0)),
             reuse_quiet_updates=s.boolean("reuse_quiet_updates", True),
+            rack_local_map_slowdown=float(s.number("rack_local_map_slowdown", 1.0, minimum=0, exclusive_minimum=True)),
+            off_rack_map_slowdown=float(s.number("off_rack_map_slowdown", 1.0, minimum=0, exclusive_minimum=True)),
         )
         from corescheduler.workload import WORKLOAD_KEYS
 
@@ -282,6 +305,8 @@ class Simulation:
         )
         self.heartbeat_interval = self.options.heartbeat_interval(config, len(self.cluster.nodes))
         self.replication = config.cluster.replication
+        slowdown = {RACK_LOCAL: self.options.rack_local_map_slowdown, OFF_RACK: self.options.off_rack_map_slowdown}
+        self._map_slowdown = {k: v for k, v in slowdown.items() if v != 1.0} or None
         master = random.Random(seed)
         phase_rng = random.Random(master.getrandbits(64))
         self._place_rng = random.Random(master.getrandbits(64))
@@ -514,10 +539,14 @@ class Simulation:
         self._last_activity = t
         tasks = ns.node.tasks
         push = self._push
+        slowdown = self._map_slowdown
         for a in assignments:
             task = tasks[a.task]
             if a.kind == MAP:
-                push(t + task.duration, FINISH, (task, task.attempts))
+                duration = task.duration
+                if slowdown is not None and a.locality in slowdown:  # its input read over the network
+                    duration *= slowdown[a.locality]
+                push(t + duration, FINISH, (task, task.attempts))
             else:
                 duration = task.duration
                 copy = task.job.spec.reduces[task.index].copy_duration

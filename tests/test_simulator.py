@@ -447,3 +447,32 @@ def test_event_lines_are_exactly_compact_json_dumps() -> None:
     assert encode(event) == json.dumps(event, separators=(",", ":"), ensure_ascii=False)
     with pytest.raises(TypeError, match="not JSON serializable"):
         encode({"x": object()})
+
+
+# --------------------------------------------------------------------------- remote reads
+
+
+@pytest.mark.parametrize(("off_rack", "expected_off"), [(None, 10.0), (3.0, 30.0)])
+def test_off_rack_maps_run_slower_by_the_configured_factor(off_rack, expected_off) -> None:
+    # Two maps with input on n0000, one map slot on each of two nodes in two racks:
+    # one map runs node-local on n0000, the other off-rack on n0001.
+    job = JobSpec(maps=[TaskSpec(10.0, ("n0000",))] * 2, id="j", submit=0.0)
+    simulation = {} if off_rack is None else {"off_rack_map_slowdown": off_rack}
+    config = Config.from_dict(
+        {
+            "scheduler": {"task_selector": "locality"},
+            "cluster": {"racks": 2, "nodes_per_rack": 1, "map_slots": 1, "reduce_slots": 1},
+            "simulation": simulation,
+        }
+    )
+    result = run(config, workload([job]))
+    starts = {e["task"]: e for e in result.event_list if e["type"] == "task_start"}
+    ran = {starts[e["task"]]["locality"]: e["time"] - starts[e["task"]]["time"]
+           for e in result.event_list if e["type"] == "task_finish"}
+    assert ran == {"node": 10.0, "off": expected_off}
+
+
+def test_map_slowdown_must_be_positive() -> None:
+    config = Config.from_dict({"simulation": {"rack_local_map_slowdown": 0}})
+    with pytest.raises(ConfigError, match=r"\[simulation\] rack_local_map_slowdown: .*> 0"):
+        SimulationOptions.from_config(config)
