@@ -313,8 +313,8 @@ def section(results: dict[int, dict[str, Any]], facts: dict[int, dict[str, float
             "seconds of waiting instead. So once a remote read costs more than that wait, delay scheduling "
             "comes out ahead on mean response time as well as locality; with the default model (factor 1) "
             "it cannot."
-            + (" The exceptions (" + ", ".join(worse) + ") are the reduce-slot hoarding runs explained "
-               "above, where a few seconds' shift hands reduce slots to a 4,800-map job." if worse else "")
+            + (" Exceptions: " + ", ".join(worse) + " (not examined run by run; seed 4 is the seed whose "
+               "reduce-slot hoarding is explained above, the likely cause)." if worse else "")
             + " Runs in `experiments/out/delay_scheduling/remote_*/`.",
         ]
     return "\n".join(parts)
