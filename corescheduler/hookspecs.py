@@ -347,7 +347,9 @@ def cs_job_added(job: Job, now: float) -> None:
 @hookspec
 def cs_job_removed(job: Job, now: float) -> None:
     """A job finished (all its tasks complete) or was removed.  Plugins drop
-    any per-job state here.
+    any per-job state here.  The job's tasks are still readable now; a
+    scheduler without history (``Scheduler(history=False)``, the simulator)
+    empties ``job.tasks`` right after this hook, so keep what you need.
 
     Called on every plugin in use; **return values are ignored**.
     """

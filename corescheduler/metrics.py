@@ -28,7 +28,9 @@ Definitions (seconds; "map launches" count re-runs after preemption too):
   ``reduce_copy_seconds``).  The timeline's utilisation is sampled the same
   way.
 * ``preempted_tasks`` — task_preempt events; ``wasted_seconds`` — the
-  slot-seconds those killed attempts had run.
+  seconds those killed attempts had run (a reduce's copy phase included: its
+  fetched data is lost too).  Per pool, ``slot_seconds_map`` and
+  ``slot_seconds_reduce`` count as ``utilization`` does.
 * ``timeline`` — samples every ``interval`` seconds of each pool's running
   tasks and fair share per kind and of the cluster's utilisation per kind
   (the interval doubles whenever more than ``max_samples`` pile up).
@@ -135,6 +137,7 @@ class MetricsCollector:
             "job_submit": self._job_submit,
             "job_start": self._job_start,
             "job_finish": self._job_finish,
+            "task_phase": self._task_phase,
         }
 
     # ------------------------------------------------------------------ input
@@ -153,7 +156,8 @@ class MetricsCollector:
         self.rejected[job_id] = reason
 
     def feed(self, event: Mapping[str, Any]) -> None:
-        """One event dict (SPEC §5); unknown types are ignored."""
+        """One event dict (SPEC §5); unknown types are ignored.  A
+        ``task_phase`` event (compute) counts as :meth:`reduce_phase`."""
         handler = self._dispatch.get(event["type"])
         if handler is not None:
             handler(event)
@@ -166,6 +170,10 @@ class MetricsCollector:
     def reduce_phase(self, task_id: str, time: float) -> None:
         """A reduce finished its copy phase and starts computing."""
         self._compute_start[task_id] = time
+
+    def _task_phase(self, e: Mapping[str, Any]) -> None:
+        if e.get("phase") == "compute":
+            self._compute_start.setdefault(e["task"], e["time"])
 
     def _job_submit(self, e: Mapping[str, Any]) -> None:
         rec = self.jobs.get(e["job"])
@@ -414,11 +422,16 @@ class MetricsCollector:
 
 
 def metrics_from_events(
-    events: Iterable[Mapping[str, Any]], total_slots: Mapping[str, int], sizes: Mapping[str, tuple[str, int, int]] = ()
+    events: Iterable[Mapping[str, Any]],
+    total_slots: Mapping[str, int],
+    sizes: Mapping[str, tuple[str, int, int]] = (),
+    copy_holds_slot: bool = True,
 ) -> dict[str, Any]:
     """``metrics.json`` recomputed from an event list (no timeline samples):
-    ``sizes`` maps a job id to (size bin, maps, reduces)."""
-    collector = MetricsCollector(total_slots)
+    ``sizes`` maps a job id to (size bin, maps, reduces).  For a run under a
+    copy/compute split pass ``copy_holds_slot=False``; the events must then
+    include ``task_phase`` (``[simulation] phase_events = true``)."""
+    collector = MetricsCollector(total_slots, copy_holds_slot=copy_holds_slot)
     for job_id, (size_bin, maps, reduces) in dict(sizes).items():
         collector.add_job(job_id, size_bin=size_bin, maps=maps, reduces=reduces)
     return collector.feed_all(events).result()

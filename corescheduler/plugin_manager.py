@@ -32,7 +32,7 @@ import operator
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from types import CodeType
+from types import CodeType, FunctionType
 from typing import Any
 
 import pluggy
@@ -222,8 +222,14 @@ def _adapt(impl: Any, spec_args: tuple[str, ...]) -> Callable[..., Any]:
 
 
 def _code_of(fn: Any) -> CodeType | None:
-    """The code object a hook implementation runs (None for a callable object)."""
-    return getattr(getattr(fn, "__func__", fn), "__code__", None)
+    """The code object that identifies a hook implementation on a traceback, or
+    None when it cannot: a callable object or a compiled function (no plain
+    Python function), or a decorated one (``__wrapped__``: a decorator's
+    wrapper code is shared by every function it wraps)."""
+    fn = getattr(fn, "__func__", fn)
+    if type(fn) is not FunctionType or hasattr(fn, "__wrapped__"):
+        return None
+    return fn.__code__
 
 
 def _guard(point: str, name: str, origin: str, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -346,11 +352,13 @@ class PluginSet:
                     fn = _adapt(impl, tuple(hook.spec.argnames))
                     hook_point = HOOK_POINT.get(hook_name, point)
                     code = _code_of(impl.function)
-                    if code is None:
+                    owner = (getattr(impl.function, "__self__", None), hook_point, name, origin)
+                    if code is None or any(o[1:] != owner[1:] for o in self._owners.get(code, ())):
+                        # not identifiable on a traceback, or the same code already serves
+                        # another plugin or extension point: this one wraps its own errors
                         impls[hook_name] = _guard(hook_point, name, origin, fn)
                     else:
                         impls[hook_name] = fn
-                        owner = (getattr(impl.function, "__self__", None), hook_point, name, origin)
                         self._owners.setdefault(code, []).append(owner)
         self._impls[name] = impls
         return obj
@@ -365,12 +373,8 @@ class PluginSet:
         tb = exc.__traceback__
         while tb is not None:
             found = owners.get(tb.tb_frame.f_code)
-            if found:
-                owner = found[0]
-                if len(found) > 1:  # one class serving several plugin names: tell by ``self``
-                    me = tb.tb_frame.f_locals.get("self")
-                    owner = next((o for o in found if o[0] is me), owner)
-                _, point, name, origin = owner
+            if found:  # one plugin and extension point per code object (see ensure())
+                _, point, name, origin = found[0]
                 return PluginExecutionError(point, name, origin, exc)
             tb = tb.tb_next
         return None

@@ -343,6 +343,7 @@ class Scheduler:
         job = self.job(job_id)
         if job.is_finished or job.pool == pool_name:
             return
+        self._dirty = True  # the next update rebuilds the orders even if this fails midway
         old = self.pools[job.pool]
         new = self._pool(pool_name)
         for kind in KINDS:
@@ -562,6 +563,7 @@ class Scheduler:
         launched_map: set[str] = set()
         out: list[Assignment] = []
         launched: list[Task] = []
+        task: Task | None = None
         try:
             while True:
                 for kind in KINDS:
@@ -627,11 +629,18 @@ class Scheduler:
                     launched_map.add(task.job.id)
                 out.append(Assignment(task.job.id, task.id, kind, node.name, locality, now))
         except Exception:
-            # a plugin failed mid-heartbeat: take back this heartbeat's launches, so
-            # no task is left running that the caller never heard of
-            for task in reversed(launched):
-                if task.state == RUNNING:
-                    self.kill(task.id, now, reason="heartbeat failed")
+            # a plugin failed mid-heartbeat: take back this heartbeat's launches (the
+            # one being launched too), so no task is left running that the caller never
+            # heard of; the next update rebuilds the order whatever state it is in
+            self._dirty = True
+            if task is not None and task.state == RUNNING and task not in launched:
+                launched.append(task)
+            for started in reversed(launched):
+                if started.state == RUNNING and started.id in self._running_tasks:
+                    try:
+                        self.kill(started.id, now, reason="heartbeat failed")
+                    except Exception:  # the failing plugin again: keep its first error
+                        log.exception("taking back %s after a failed heartbeat", started.id)
             raise
         if visited or out:
             skipped = [j for jid, j in visited.items() if jid not in launched_map]
@@ -662,11 +671,12 @@ class Scheduler:
         order = self._pool_order[s.kind]
         if s._ordered:
             order.remove(s)
+            s._ordered = False  # until it is back in (a failing order key leaves it out, flagged so)
         s.running += delta
-        s._ordered = bool(self._job_order[s.name][s.kind])
-        if s._ordered:
+        if self._job_order[s.name][s.kind]:
             s._key = self.root_policy.order_key(s)
             order.add(s)
+            s._ordered = True
 
     def _place(self, job: Job, kind: str, delta: int = 0) -> None:
         """Change a job's running count by ``delta`` and put it where it belongs
@@ -676,11 +686,12 @@ class Scheduler:
         order = self._job_order[job.pool][kind]
         if js._ordered:
             order.remove(js)
+            js._ordered = False  # until it is back in (a failing order key leaves it out, flagged so)
         js.running += delta
-        js._ordered = _offerable(job, kind)
-        if js._ordered:
+        if _offerable(job, kind):
             js._key = self._pool_policy[job.pool].order_key(js)
             order.add(js)
+            js._ordered = True
 
     def _job_running(self, job: Job, kind: str, delta: int) -> None:
         job.running[kind] += delta

@@ -74,3 +74,23 @@ def test_timeline_samples_and_halves() -> None:
     assert r["pools"]["q"]["running_map"][0] == 0.0  # a pool seen later is zero before
     assert r["utilization"]["map"][0] == 0.2 and r["utilization"]["map"][-1] == 1.0
     assert len(r["pools"]["p"]["fair_share_map"]) == len(r["time"])
+
+
+def test_metrics_from_events_reproduce_a_copy_compute_split_run() -> None:
+    from corescheduler.config import Config
+    from corescheduler.model import JobSpec, TaskSpec
+    from corescheduler.simulator import Simulation
+    from corescheduler.workload import Workload
+
+    job = JobSpec(maps=[TaskSpec(50.0)], reduces=[TaskSpec(11.0, copy_duration=1.0)] * 4, id="j", submit=0.0)
+    config = Config.from_dict(
+        {
+            "scheduler": {"load_manager": "copy_compute_split", "reduce_slowstart": 0.0},
+            "cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 1, "reduce_slots": 2},
+            "simulation": {"phase_events": True},
+        }
+    )
+    result = Simulation(config, Workload(jobs=(job,), source="<t>", name="t"), 0).run()
+    again = metrics_from_events(result.event_list, {"map": 1, "reduce": 2}, copy_holds_slot=False)
+    for key in ("slot_seconds_reduce", "reduce_utilization", "reduce_copy_seconds", "utilization"):
+        assert again["summary"][key] == result.metrics["summary"][key], key

@@ -9,6 +9,7 @@ in a subprocess that sees it, as a user's ``pip install`` would.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -219,6 +220,43 @@ def test_one_class_under_two_plugin_names_blames_the_one_that_failed():
     with pytest.raises(PluginExecutionError) as info:
         h.heartbeat("n0001")
     assert (info.value.point, info.value.plugin) == ("TaskSelector", "first")
+
+
+def _logged(fn):
+    """An ordinary decorator: its wrapper's code is shared by every hook it wraps."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def test_hooks_sharing_a_decorator_are_blamed_on_the_right_plugin_and_point():
+    class Adjuster:
+        @hookimpl
+        @_logged
+        def cs_adjust_weight(self, job, weight):
+            return weight
+
+    class Selector:
+        @hookimpl
+        @_logged
+        def cs_select_task(self, job, kind):
+            raise ValueError("selector bug")
+
+    class Both(Adjuster, Selector):
+        pass
+
+    for plugins, scheduler in (
+        ({"adj": Adjuster, "sel": Selector}, {"weight_adjusters": ["adj"], "task_selector": "sel"}),
+        ({"both": Both}, {"weight_adjusters": ["both"], "task_selector": "both"}),
+    ):
+        h = ClusterHarness(config={"scheduler": scheduler}, plugins=plugins)
+        h.submit(maps=1)
+        with pytest.raises(PluginExecutionError) as info:
+            h.heartbeat("n0000")
+        assert (info.value.point, info.value.plugin) == ("TaskSelector", scheduler["task_selector"])
 
 
 def test_core_errors_raised_after_a_plugin_returned_are_not_blamed_on_it():

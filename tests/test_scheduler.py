@@ -254,3 +254,29 @@ def test_bad_priority_change_is_a_scheduler_error_and_rejections_use_no_job_numb
     with pytest.raises(SchedulerStateError):
         h.submit(maps=1, map_locations=[["n9999"]])
     assert h.submit(maps=1).id == "job_0002"
+
+
+def test_order_key_failing_mid_heartbeat_leaves_a_consistent_scheduler():
+    from corescheduler_plugins.fair import FairSharePolicy
+
+    class Flaky(FairSharePolicy):
+        fail = False
+
+        @hookimpl
+        def cs_order_key(self, schedulable):
+            if Flaky.fail and not schedulable.is_pool:
+                Flaky.fail = False
+                raise RuntimeError("flaky key")
+            return super().cs_order_key(schedulable)
+
+    h = ClusterHarness(config={"scheduler": {"share_policy": "flaky"}}, plugins={"flaky": Flaky})
+    h.submit(maps=4)
+    Flaky.fail = True
+    with pytest.raises(PluginExecutionError, match="flaky key"):
+        h.heartbeat("n0000")
+    assert h.scheduler._running_tasks == {}  # the half-launched task was taken back
+    assert h.running("job_0001") == {"map": 0, "reduce": 0}
+    (a,) = h.heartbeat("n0001")  # the job is offered again
+    h.finish(a.task)
+    h.update()
+    assert len(h.heartbeat("n0000")) == 1
