@@ -233,38 +233,26 @@ class ReplicaPlacer:
         randrange = rng.randrange
         first = randrange(total)
         want = self.replication
-        if want == 3 and self.racks >= 2:  # HDFS's default, the hot path: the same draws as below
+        chosen = [first]
+        if want >= 2 and self.racks >= 2:
             r1 = self._rack_of[first]
             size1 = self._size[r1]
-            second = randrange(total - size1)
+            second = randrange(total - size1)  # any node off the first rack
             if second >= self._start[r1]:
                 second += size1
+            if want == 2:
+                return (flat[first], flat[second])
+            chosen.append(second)
             r2 = self._rack_of[second]
             size2 = self._size[r2]
             if size2 >= 2:
                 start2 = self._start[r2]
-                k = randrange(size2 - 1)
+                k = randrange(size2 - 1)  # another node of the second rack
                 if start2 + k >= second:
                     k += 1
-                return (flat[first], flat[second], flat[start2 + k])
-            chosen = [first, second]
-        else:
-            chosen = [first]
-            if want >= 2 and self.racks >= 2:
-                r1 = self._rack_of[first]
-                start1, size1 = self._start[r1], self._size[r1]
-                second = randrange(total - size1)  # any node off the first rack
-                if second >= start1:
-                    second += size1
-                chosen.append(second)
-                if want >= 3:
-                    r2 = self._rack_of[second]
-                    start2, size2 = self._start[r2], self._size[r2]
-                    if size2 >= 2:
-                        k = randrange(size2 - 1)  # another node of the second rack
-                        if start2 + k >= second:
-                            k += 1
-                        chosen.append(start2 + k)
+                if want == 3:  # HDFS's default: no set, no loop
+                    return (flat[first], flat[second], flat[start2 + k])
+                chosen.append(start2 + k)
         used = set(chosen)
         while len(chosen) < want:
             k = rng.randrange(total)
