@@ -356,7 +356,6 @@ class Scheduler:
         del old.jobs[job_id]
         new.jobs[job_id] = job
         job.pool = pool_name
-        self._dirty = True
         self.update(now)
 
     @_plugin_errors
