@@ -13,7 +13,7 @@ Which plugin answers at each *extension point* comes from the config
 ================  ===================  =====================================
 extension point   config key           hook(s)
 ================  ===================  =====================================
-PoolResolver      ``pool_resolver``    :func:`cs_resolve_pool` (chain)
+PoolResolver      ``pool_resolver``    :func:`cs_resolve_pool` (chain), :func:`cs_known_pools`
 WeightAdjuster    ``weight_adjusters`` :func:`cs_adjust_weight` (chain)
 LoadManager       ``load_manager``     :func:`cs_can_assign`, :func:`cs_can_launch`,
                                        :func:`cs_can_compute`, :func:`cs_node_capacity`
@@ -64,7 +64,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 #: Extension point name -> hook names, in the order they are documented.
 EXTENSION_POINTS: dict[str, tuple[str, ...]] = {
-    "PoolResolver": ("cs_resolve_pool",),
+    "PoolResolver": ("cs_resolve_pool", "cs_known_pools"),
     "WeightAdjuster": ("cs_adjust_weight",),
     "LoadManager": ("cs_can_assign", "cs_can_launch", "cs_can_compute", "cs_node_capacity"),
     "TaskSelector": ("cs_select_task",),
@@ -106,6 +106,24 @@ def cs_resolve_pool(job: JobSpec, allocations: Allocations) -> str | Rejection |
 
     **First non-None result wins.**  If every resolver returns ``None`` the
     job goes to the pool named ``default``.
+    """
+
+
+@hookspec
+def cs_known_pools(allocations: Allocations) -> Sequence[str] | None:
+    """Name the pools (queues) a resolver configures itself, so that they exist
+    before any job is placed in them (e.g. the ``capacity`` plugin's queues).
+
+    Called whenever allocations are put in force (at start-up and on every
+    reload), on the plugins named by ``[scheduler] pool_resolver`` that
+    implement it, in that order.  Optional: a resolver without it creates its
+    pools as jobs arrive.
+
+    :param allocations: the allocations in force (their pools exist anyway).
+    :return: pool names, or ``None`` for none.
+
+    **Chained:** every resolver's pools are created, in config order (names
+    already there are kept as they are).
     """
 
 

@@ -278,6 +278,9 @@ class PluginSet:
 
         sc = config.scheduler
         self.resolvers = [self._caller("PoolResolver", n, "pool_resolver") for n in sc.pool_resolver]
+        self.known_pools = [
+            fn for n in sc.pool_resolver if (fn := self.optional("PoolResolver", n, "cs_known_pools")) is not None
+        ]
         self.weight_adjusters = [self._caller("WeightAdjuster", n, "weight_adjusters") for n in sc.weight_adjusters]
         self.can_assign = self._caller("LoadManager", sc.load_manager, "load_manager")
         self.can_launch = self.optional("LoadManager", sc.load_manager, "cs_can_launch")

@@ -276,8 +276,9 @@ class Scheduler:
                 what = f"pool {pool!r} schedulingMode {mode!r}" if pool else f"defaultPoolSchedulingMode {mode!r}"
                 raise AllocationError(f"{what}: {exc}", allocations.source or "<allocations>",
                                       spec.line if spec else None) from exc
+        known = self._known_pools(allocations)  # before anything changes: a bad answer keeps the old state
         self.allocations = allocations
-        for name in allocations.pool_names():
+        for name in (*allocations.pool_names(), *known):
             self._pool(name)
         self._pool(DEFAULT_POOL)
         for pool in self.pools.values():
@@ -285,6 +286,18 @@ class Scheduler:
         self._dirty = True
         if update:
             self.update(self.now)
+
+    def _known_pools(self, allocations: Allocations) -> list[str]:
+        """The pools the PoolResolvers configure themselves (``cs_known_pools``)."""
+        names: list[str] = []
+        for known in self.plugins.known_pools:
+            answer = known(allocations)
+            if answer is None:
+                continue
+            if isinstance(answer, str) or not all(isinstance(n, str) and n for n in answer):
+                raise SchedulerStateError(f"cs_known_pools returned {answer!r}, expected a list of pool names")
+            names.extend(answer)
+        return names
 
     # ================================================================== jobs
     @_plugin_errors

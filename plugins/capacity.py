@@ -400,6 +400,13 @@ class CapacityScheduler:
         return Rejection(f"[plugins.capacity]: queue {requested!r} does not exist; "
                          f"configured queues: {', '.join(queues)}")
 
+    @hookimpl
+    def cs_known_pools(self) -> list[str]:
+        """Every configured queue exists from the start (shown by ``shares`` and
+        the simulator's timeline before its first job), as in Hadoop, where the
+        queues come from the configuration."""
+        return list(self.config.queues)
+
     # ------------------------------------------------------------------ SharePolicy
     @hookimpl
     def cs_compute_shares(

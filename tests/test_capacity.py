@@ -670,3 +670,39 @@ def test_bundled_examples_load():
     assert {n: q.map_capacity for n, q in xml.items()} == {"default": 50, "research": 30, "adhoc": 20}
     assert xml["adhoc"].reclaim_time == queues["adhoc"].reclaim_time == 120.0
     assert xml["default"].minimum_user_limit_percent == queues["default"].minimum_user_limit_percent == 25
+
+
+def test_configured_queues_exist_before_any_job():
+    queues = {"default": {"capacity": 50}, "research": {"capacity": 30}, "adhoc": {"capacity": 20}}
+    assert "research" not in harness(queues).shares()["pools"]  # capacity only divides: queues appear with jobs
+    h = harness(queues, extra='pool_resolver = ["capacity"]')  # capacity also places jobs: its queues exist
+    shares = h.shares()["pools"]
+    assert {"default", "research", "adhoc"} <= set(shares)
+    assert shares["research"]["map"] is not None
+
+
+def test_a_resolver_naming_bad_pools_keeps_the_previous_allocations():
+    from corescheduler.allocations import Allocations
+    from corescheduler.errors import SchedulerStateError
+    from corescheduler.hookspecs import hookimpl
+
+    class Bad:
+        answer = None
+
+        @hookimpl
+        def cs_resolve_pool(self, job):
+            return None
+
+        @hookimpl
+        def cs_known_pools(self):
+            return Bad.answer
+
+    h = ClusterHarness(config={"scheduler": {"pool_resolver": ["bad", "property"]}}, plugins={"bad": Bad})
+    before = h.scheduler.allocations
+    Bad.answer = "not-a-list"
+    with pytest.raises(SchedulerStateError, match="cs_known_pools returned 'not-a-list'"):
+        h.scheduler.set_allocations(Allocations.empty())
+    assert h.scheduler.allocations is before
+    Bad.answer = ["extra"]
+    h.scheduler.set_allocations(Allocations.empty())
+    assert "extra" in h.shares()["pools"]
