@@ -272,8 +272,8 @@ class PluginSet:
         self.instances: dict[str, Any] = {}
         self.origins: dict[str, str] = {}
         self._impls: dict[str, dict[str, Callable[..., Any]]] = {}
-        #: hook implementation code -> (its object, extension point, plugin, origin), for blame()
-        self._owners: dict[CodeType, list[tuple[Any, str, str, str]]] = {}
+        #: hook implementation code -> (extension point, plugin, origin), for blame()
+        self._owners: dict[CodeType, tuple[str, str, str]] = {}
         self._policies: dict[str, SharePolicyCallers] = {}
 
         sc = config.scheduler
@@ -355,14 +355,13 @@ class PluginSet:
                     fn = _adapt(impl, tuple(hook.spec.argnames))
                     hook_point = HOOK_POINT.get(hook_name, point)
                     code = _code_of(impl.function)
-                    owner = (getattr(impl.function, "__self__", None), hook_point, name, origin)
-                    if code is None or any(o[1:] != owner[1:] for o in self._owners.get(code, ())):
+                    owner = (hook_point, name, origin)
+                    if code is None or self._owners.setdefault(code, owner) != owner:
                         # not identifiable on a traceback, or the same code already serves
                         # another plugin or extension point: this one wraps its own errors
                         impls[hook_name] = _guard(hook_point, name, origin, fn)
                     else:
                         impls[hook_name] = fn
-                        self._owners.setdefault(code, []).append(owner)
         self._impls[name] = impls
         return obj
 
@@ -375,10 +374,9 @@ class PluginSet:
         owners = self._owners
         tb = exc.__traceback__
         while tb is not None:
-            found = owners.get(tb.tb_frame.f_code)
-            if found:  # one plugin and extension point per code object (see ensure())
-                _, point, name, origin = found[0]
-                return PluginExecutionError(point, name, origin, exc)
+            owner = owners.get(tb.tb_frame.f_code)
+            if owner is not None:  # one plugin and extension point per code object (see ensure())
+                return PluginExecutionError(*owner, exc)
             tb = tb.tb_next
         return None
 

@@ -171,7 +171,12 @@ class Scheduler:
         self._last_preempt_check = -math.inf
         self._last_update = -math.inf
         self._dirty = True
-        self._caps_cache: tuple[Any, bool, dict[str, float]] | None = None
+        s = self.settings
+        #: the most tasks of each kind one heartbeat may assign (Hadoop's assignmultiple and its caps)
+        self._assign_caps = {
+            MAP: (s.map_assign_cap if s.map_assign_cap > 0 else math.inf) if s.assign_multiple else 1,
+            REDUCE: (s.reduce_assign_cap if s.reduce_assign_cap > 0 else math.inf) if s.assign_multiple else 1,
+        }
         self._notify = self.plugins.listeners
         self.set_allocations(allocations or Allocations.empty(), update=False)
 
@@ -540,22 +545,6 @@ class Scheduler:
             )
 
     # ================================================================== heartbeat
-    def _assign_caps(self) -> tuple[bool, dict[str, float]]:
-        """``assign_multiple`` and the most tasks of each kind one heartbeat may
-        assign (Hadoop's ``mapred.fairscheduler.assignmultiple`` and the map/reduce
-        caps); computed once per settings object."""
-        settings = self.settings
-        cached = self._caps_cache
-        if cached is not None and cached[0] is settings:
-            return cached[1], cached[2]
-        multiple = settings.assign_multiple
-        caps = {
-            MAP: (settings.map_assign_cap if settings.map_assign_cap > 0 else math.inf) if multiple else 1,
-            REDUCE: (settings.reduce_assign_cap if settings.reduce_assign_cap > 0 else math.inf) if multiple else 1,
-        }
-        self._caps_cache = (settings, multiple, caps)
-        return multiple, caps
-
     @_plugin_errors
     def heartbeat(self, node_name: str, now: float | None = None) -> list[Assignment]:
         """Assign tasks to ``node_name`` (Hadoop ``assignTasks``); returns the
@@ -564,7 +553,7 @@ class Scheduler:
         node = self.node(node_name)
         for fn in self._notify("cs_heartbeat_start"):
             fn(node, now)
-        multiple, caps = self._assign_caps()
+        multiple, caps = self.settings.assign_multiple, self._assign_caps
         can_assign = self.plugins.can_assign
         can_launch = self.plugins.can_launch
         select = self.plugins.select_task
