@@ -28,19 +28,30 @@ TABLES = ("scheduler", "plugins", "cluster", "simulation", "service")
 @frozen
 class SchedulerConfig:
     """``[scheduler]``: the plugin chosen at each extension point and the
-    scheduler's own switches.  Defaults are Hadoop 1.x fair scheduler's."""
+    scheduler's own switches.
+
+    Every default is the Hadoop 1.x fair scheduler's out of the box
+    (``FairScheduler.start``): several tasks a heartbeat
+    (``mapred.fairscheduler.assignmultiple`` true), ``cap_based``
+    (``CapBasedLoadManager``, the default ``mapred.fairscheduler.loadmanager``),
+    ``delay`` (delay scheduling is always on in Hadoop 1.x:
+    ``JobSchedulable.assignTask``; its waits default to min(15 s, 1.5 ×
+    the heartbeat interval)), fair sharing, no weight adjuster, no
+    preemption.  ``docs/configuration.md`` lists them with Hadoop's keys."""
 
     allocation_file: str | None = None
     pool_resolver: tuple[str, ...] = ("property",)
     weight_adjusters: tuple[str, ...] = ()
-    load_manager: str = "slots"
-    task_selector: str = "locality"
+    #: mapred.fairscheduler.loadmanager (default CapBasedLoadManager)
+    load_manager: str = "cap_based"
+    #: delay scheduling, always on in Hadoop 1.x ("locality" = greedy, never waiting)
+    task_selector: str = "delay"
     share_policy: str = "fair"
     victim_selector: str = "newest"
     listeners: tuple[str, ...] = ()
     blocked_plugins: tuple[str, ...] = ()
-    #: mapred.fairscheduler.assignmultiple (default false)
-    assign_multiple: bool = False
+    #: mapred.fairscheduler.assignmultiple (default true)
+    assign_multiple: bool = True
     #: mapred.fairscheduler.assignmultiple.maps / .reduces (-1 = no cap)
     map_assign_cap: int = -1
     reduce_assign_cap: int = -1
@@ -101,7 +112,23 @@ class ClusterConfig:
     map_slots: int = 2
     reduce_slots: int = 1
     replication: int = 3
+    #: seconds between a node's heartbeats on a small cluster (Hadoop's
+    #: ``HEARTBEAT_INTERVAL_MIN``, 3 s)
     heartbeat_interval: float = 3.0
+    #: Hadoop's ``mapred.heartbeats.in.second`` (100 there): the JobTracker
+    #: spaces heartbeats so that it gets at most this many a second.  0 (our
+    #: default) = off, every node beats every ``heartbeat_interval``
+    heartbeats_per_second: float = 0.0
+
+    def next_heartbeat_interval(self, nodes: int) -> float:
+        """Seconds between a node's heartbeats on a cluster of ``nodes``
+        (Hadoop 1.x ``JobTracker.getNextHeartbeatInterval``: the larger of
+        ``heartbeat_interval`` and ``(int) (1000 × nodes / heartbeats_per_second)``
+        milliseconds — 350 nodes at 100 a second beat every 3.5 s)."""
+        interval = self.heartbeat_interval
+        if self.heartbeats_per_second > 0:
+            interval = max(interval, int(1000.0 * (nodes / self.heartbeats_per_second)) / 1000.0)
+        return interval
 
     @classmethod
     def from_table(cls, s: Settings) -> ClusterConfig:
@@ -115,6 +142,7 @@ class ClusterConfig:
             heartbeat_interval=float(
                 s.number("heartbeat_interval", d.heartbeat_interval, minimum=0, exclusive_minimum=True)
             ),
+            heartbeats_per_second=float(s.number("heartbeats_per_second", d.heartbeats_per_second, minimum=0)),
         )
 
 
@@ -181,6 +209,14 @@ class Config:
 
         scheduler = read("scheduler", SchedulerConfig.from_table)
         cluster = read("cluster", ClusterConfig.from_table)
+        sim = data.get("simulation")
+        cluster_table = data.get("cluster")
+        if isinstance(sim, Mapping) and "heartbeats_per_second" in sim and not (
+            isinstance(cluster_table, Mapping) and "heartbeats_per_second" in cluster_table
+        ):  # its first home, still read (the simulator validates it there)
+            hps = sim["heartbeats_per_second"]
+            if isinstance(hps, (int, float)) and not isinstance(hps, bool) and hps >= 0:
+                cluster = evolve(cluster, heartbeats_per_second=float(hps))
         plugins = data.get("plugins", {})
         if not isinstance(plugins, Mapping):
             problems.append(where("[plugins]: expected a table of [plugins.NAME] tables", "plugins", None))

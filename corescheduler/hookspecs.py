@@ -67,7 +67,7 @@ EXTENSION_POINTS: dict[str, tuple[str, ...]] = {
     "PoolResolver": ("cs_resolve_pool", "cs_known_pools"),
     "WeightAdjuster": ("cs_adjust_weight",),
     "LoadManager": ("cs_can_assign", "cs_can_launch", "cs_can_compute", "cs_node_capacity"),
-    "TaskSelector": ("cs_select_task",),
+    "TaskSelector": ("cs_select_task", "cs_wants_idle_heartbeat"),
     "SharePolicy": ("cs_compute_shares", "cs_order_key", "cs_admit_job", "cs_plan_preemption"),
     "VictimSelector": ("cs_select_victims",),
 }
@@ -243,6 +243,28 @@ def cs_select_task(job: Job, node: Node, kind: str, now: float) -> Task | None:
         asked).
 
     **First non-None result wins.**
+    """
+
+
+@hookspec(firstresult=True)
+def cs_wants_idle_heartbeat() -> bool | None:
+    """TaskSelector, optional: would a heartbeat that can assign nothing change
+    the selector's state now?
+
+    A real TaskTracker heartbeats whenever it has a free slot, and every
+    heartbeat runs ``cs_heartbeat_start`` (Hadoop's ``assignTasks`` begins
+    with ``updateLocalityWaitTimes``) even when nothing can be launched.  The
+    simulator skips such heartbeats for speed.  Before it skips one it asks
+    this hook; while the answer is ``True`` it delivers the next such
+    heartbeat as :meth:`Scheduler.idle_heartbeat
+    <corescheduler.scheduler.Scheduler.idle_heartbeat>` (``cs_heartbeat_start``
+    only, which is all the heartbeat would have done), so decisions are the
+    same as if every node with a free slot had beaten.  ``delay`` answers
+    ``True`` while jobs it skipped wait for their waiting-time credit.
+
+    Called on the configured TaskSelector only, after heartbeats, many times
+    a simulated second: keep it cheap.  First non-None result wins; ``None``
+    or ``False``: such heartbeats may be skipped.
     """
 
 
@@ -436,3 +458,4 @@ def cs_task_preempted(task: Task, node: Node, now: float) -> None:
 
     Called on every plugin in use; **return values are ignored**.
     """
+

@@ -22,6 +22,8 @@ from typing import Any
 
 from attrs import define, field, frozen
 
+from corescheduler.javamath import ceil_float_times
+
 MAP = "map"
 REDUCE = "reduce"
 KINDS: tuple[str, str] = (MAP, REDUCE)
@@ -270,15 +272,27 @@ class Job:
     running: dict[str, int] = field(factory=lambda: {MAP: 0, REDUCE: 0})
     complete: dict[str, int] = field(factory=lambda: {MAP: 0, REDUCE: 0})
     reduce_slowstart: float = 0.0
+    #: completed maps before reduces are demanded: Hadoop's
+    #: ``completedMapsForReduceSlowstart = (int) Math.ceil(slowstart * numMapTasks)``,
+    #: in Java float arithmetic (0.3 of 50 maps is 16); set from ``reduce_slowstart``
+    slowstart_maps: int = field(init=False, default=0)
     start_time: float | None = None
     finish_time: float | None = None
     has_locality: bool = False  # some map has input locations
     all_maps_located: bool = False  # every map has input locations
+    #: pending maps with no input location (Hadoop's ``nonLocalMaps``, which
+    #: empties as they launch: delay scheduling waits again once it is empty)
+    unlocated_pending: int = 0
     _heaps: dict[str, list[int]] = field(factory=lambda: {MAP: [], REDUCE: []}, repr=False)
+    #: maps killed while running and pending again (Hadoop's ``failedMaps``), lowest index first
+    _failed_maps: list[int] = field(factory=list, repr=False)
+    #: maps with input locations, in a job where some have none (else ``_heaps``' own order serves)
+    _located_maps: list[int] | None = field(default=None, repr=False)
     _node_heaps: dict[str, list[int]] = field(factory=dict, repr=False)
     _rack_heaps: dict[str, list[int]] = field(factory=dict, repr=False)
 
     def __attrs_post_init__(self) -> None:
+        self.slowstart_maps = ceil_float_times(self.reduce_slowstart, len(self.spec.maps))
         for kind in KINDS:
             self.sched[kind] = Schedulable(
                 name=self.id,
@@ -302,9 +316,9 @@ class Job:
 
     @property
     def reduces_schedulable(self) -> bool:
-        """Hadoop's ``scheduleReduces()``: enough maps are done (reduce slow start)."""
-        needed = math.ceil(self.reduce_slowstart * len(self.spec.maps))
-        return self.complete[MAP] >= needed
+        """Hadoop's ``JobInProgress.scheduleReduces()``: at least
+        :attr:`slowstart_maps` maps are done (reduce slow start)."""
+        return self.complete[MAP] >= self.slowstart_maps
 
     @property
     def is_finished(self) -> bool:
@@ -345,15 +359,39 @@ class Job:
         """The lowest-index pending map with input on ``rack``."""
         return self._first(self._rack_heaps.get(rack), MAP)
 
+    def pending_failed_map(self) -> Task | None:
+        """The lowest-index map that was killed while running and is pending
+        again (Hadoop's ``failedMaps``), or None."""
+        return self._first(self._failed_maps, MAP) if self._failed_maps else None
+
     def pending_map(self, node: Node, level: str = OFF_RACK) -> Task | None:
-        """The best pending map for ``node`` no worse than locality ``level``:
-        node-local first, then rack-local, then any (lowest index within a level)."""
+        """The map Hadoop's ``JobInProgress.findNewMapTask`` gives ``node``
+        when the job may launch maps no worse than locality ``level``:
+
+        0. a map that was killed while running and is pending again, whatever
+           its locality and ``level`` (``failedMaps``: killed work is re-run
+           first, "fail early");
+        1. a node-local map, then (``level`` rack or off) a rack-local one;
+        2. (``level`` off) a map whose input is on other racks, then
+           (``nonLocalMaps``) one with no input location at all.
+
+        Lowest index first within each step.  Hadoop walks the other racks in
+        the order of a hash set; the lowest index over all of them is the
+        deterministic stand-in."""
+        if self._failed_maps:
+            task = self._first(self._failed_maps, MAP)
+            if task is not None:
+                return task
         task = self.pending_map_on_node(node.name)
         if task is not None or level == NODE_LOCAL:
             return task
         task = self.pending_map_on_rack(node.rack)
         if task is not None or level == RACK_LOCAL:
             return task
+        if self._located_maps:
+            task = self._first(self._located_maps, MAP)
+            if task is not None:
+                return task
         return self.pending_task(MAP)
 
     # ------------------------------------------------------------------ core-only mutation
@@ -369,6 +407,7 @@ class Job:
         self.initialized = True
         rack = rack_of.get
         node_heaps, rack_heaps = self._node_heaps, self._rack_heaps
+        unlocated = 0
         for kind, specs in ((MAP, self.spec.maps), (REDUCE, self.spec.reduces)):
             tasks = self.tasks[kind]
             prefix = f"{self.id}_{'m' if kind == MAP else 'r'}_"
@@ -380,6 +419,8 @@ class Job:
                         racks = racks - {None}
                 else:
                     racks = _NO_RACKS
+                    if kind == MAP:
+                        unlocated += 1
                 tasks.append(Task(f"{prefix}{index:06d}", self, kind, index, locations, racks, ts.duration))
                 for n in locations:
                     heap = node_heaps.get(n)
@@ -397,6 +438,9 @@ class Job:
             self._heaps[kind] = list(range(len(tasks)))
         self.has_locality = any(t.locations for t in self.tasks[MAP])
         self.all_maps_located = all(t.locations for t in self.tasks[MAP])
+        if self.has_locality and not self.all_maps_located:
+            self._located_maps = [t.index for t in self.tasks[MAP] if t.locations]
+        self.unlocated_pending = unlocated
 
     def _drop_tasks(self) -> None:
         """Let go of the tasks and their indexes (a finished job the scheduler
@@ -406,10 +450,18 @@ class Job:
         self._heaps = {MAP: [], REDUCE: []}
         self._node_heaps = {}
         self._rack_heaps = {}
+        self._failed_maps = []
+        self._located_maps = None
 
     def _index_pending(self, task: Task, push_all: bool = False) -> None:
+        """Index a task that is pending again (killed while running): in every
+        list it can be found through, and (a map) among the failed maps."""
         if push_all:
             heapq.heappush(self._heaps[task.kind], task.index)
+            if task.kind == MAP:
+                heapq.heappush(self._failed_maps, task.index)
+                if self._located_maps is not None and task.locations:
+                    heapq.heappush(self._located_maps, task.index)
         for n in task.locations:
             heapq.heappush(self._node_heaps.setdefault(n, []), task.index)
         for r in task.racks:

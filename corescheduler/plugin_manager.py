@@ -36,7 +36,7 @@ from types import CodeType, FunctionType
 from typing import Any
 
 import pluggy
-from attrs import frozen
+from attrs import field, frozen
 
 from corescheduler import hookspecs
 from corescheduler.config import Config
@@ -176,12 +176,22 @@ def points_of(hooks: Iterable[str]) -> list[str]:
 
 @frozen
 class PluginContext:
-    """What a plugin may know at start-up besides its own settings: its name
-    and the whole (read-only) config, e.g. ``context.config.cluster.heartbeat_interval``.
+    """What a plugin may know besides its own settings: its name, the whole
+    (read-only) config, e.g. ``context.config.cluster.heartbeat_interval``,
+    and ``context.heartbeat_interval()``: the seconds between a node's
+    heartbeats now (Hadoop's ``JobTracker.getNextHeartbeatInterval``, which
+    grows with the cluster when ``[cluster] heartbeats_per_second`` is set).
     Handed as a second constructor argument to plugins whose constructor takes two."""
 
     name: str
     config: Config
+    heartbeat_interval: Callable[[], float] = field(default=None, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        if self.heartbeat_interval is None:
+            cluster = self.config.cluster
+            nodes = cluster.racks * cluster.nodes_per_rack
+            object.__setattr__(self, "heartbeat_interval", lambda: cluster.next_heartbeat_interval(nodes))
 
 
 def _instantiate(target: Any, settings: Mapping[str, Any], name: str, context: PluginContext) -> Any:
@@ -260,8 +270,16 @@ class PluginSet:
     """The plugins one scheduler uses: instantiated, registered with pluggy,
     validated, with callers for every extension point in config order."""
 
-    def __init__(self, config: Config, extra: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        extra: Mapping[str, Any] | None = None,
+        heartbeat_interval: Callable[[], float] | None = None,
+    ) -> None:
+        """``heartbeat_interval``: the scheduler's current heartbeat interval
+        for :class:`PluginContext` (default: from the config's ``[cluster]``)."""
         self.config = config
+        self._heartbeat_interval = heartbeat_interval
         self.blocked = set(config.scheduler.blocked_plugins)
         self.available = find_plugins()
         self.extra = dict(extra or {})
@@ -287,6 +305,7 @@ class PluginSet:
         self.can_compute = self.optional("LoadManager", sc.load_manager, "cs_can_compute")
         self.node_capacity = self.optional("LoadManager", sc.load_manager, "cs_node_capacity")
         self.select_task = self._caller("TaskSelector", sc.task_selector, "task_selector")
+        self.wants_idle_heartbeat = self.optional("TaskSelector", sc.task_selector, "cs_wants_idle_heartbeat")
         self.select_victims = self._caller("VictimSelector", sc.victim_selector, "victim_selector")
         self.root_policy = self.share_policy(sc.share_policy, key="share_policy")
         for name in sc.listeners:
@@ -322,7 +341,7 @@ class PluginSet:
             )
         settings = self.config.plugin_settings(name)
         try:
-            obj = _instantiate(target, settings, name, PluginContext(name, self.config))
+            obj = _instantiate(target, settings, name, PluginContext(name, self.config, self._heartbeat_interval))
         except SettingsError as exc:
             table_loc = self.config.locate("plugins", name)
             if table_loc == (self.config.source or "<config>"):

@@ -140,7 +140,9 @@ class Scheduler:
         self.config = config
         self.settings = config.scheduler
         self.cluster = cluster
-        self.plugins = plugins if plugins is not None else PluginSet(config, extra_plugins)
+        if plugins is None:
+            plugins = PluginSet(config, extra_plugins, heartbeat_interval=self.heartbeat_interval)
+        self.plugins = plugins
         self.on_event = on_event
         self.history = history
         self.reuse_quiet_updates = reuse_quiet_updates
@@ -194,6 +196,12 @@ class Scheduler:
             raise SchedulerStateError(f"clock went backwards: {now} < {self.now}")
         self.now = float(now)
         return self.now
+
+    def heartbeat_interval(self) -> float:
+        """Seconds between a node's heartbeats on this cluster now (Hadoop 1.x
+        ``JobTracker.getNextHeartbeatInterval``:
+        :meth:`~corescheduler.config.ClusterConfig.next_heartbeat_interval`)."""
+        return self.config.cluster.next_heartbeat_interval(len(self.cluster.nodes))
 
     def add_node(self, name: str, rack: str, map_slots: int, reduce_slots: int) -> Node:
         """A node joins the cluster (its slots count from the next update)."""
@@ -429,11 +437,12 @@ class Scheduler:
                     quiet = False
                 js.weight = weight
         self._pending_work = pending
-        for kind in KINDS:
-            if quiet:
+        if not quiet:
+            for kind in KINDS:
+                self._update_shares(kind)
+        if self.settings.preemption:  # Hadoop: if (preemptionEnabled) updatePreemptionVariables()
+            for kind in KINDS:
                 self._update_starvation([p.sched[kind] for p in self.pools.values()], now)
-            else:
-                self._update_shares(kind, now)
         self._dirty = False
         self._changes_seen = self._changes
         for fn in self._notify("cs_update"):
@@ -475,7 +484,7 @@ class Scheduler:
         for job in newly_done:
             self._finish_job(job, now, update=False)
 
-    def _update_shares(self, kind: str, now: float) -> None:
+    def _update_shares(self, kind: str) -> None:
         pools = list(self.pools.values())
         pool_scheds = [p.sched[kind] for p in pools]
         demand_total = 0
@@ -526,11 +535,19 @@ class Scheduler:
             if ps._ordered:
                 offering.append(ps)
         order.update(offering)
-        self._update_starvation(pool_scheds, now)
 
     @staticmethod
     def _update_starvation(pool_scheds: list[Schedulable], now: float) -> None:
-        """Starvation bookkeeping (Hadoop ``updatePreemptionVariables``)."""
+        """Starvation bookkeeping (Hadoop ``FairScheduler.updatePreemptionVariables``).
+
+        As in Hadoop, :meth:`update` runs it only with ``[scheduler] preemption``
+        on; without preemption ``last_time_at_min_share`` and
+        ``last_time_at_half_fair_share`` keep the pool's creation time, so a
+        pool counts as starved (:meth:`Schedulable.starved_for`) once a
+        preemption timeout has passed since it was created — which is what
+        ends delay scheduling for it in Hadoop (``getAllowedLocalityLevel``);
+        the ``delay`` plugin's ``starvation`` setting offers measured times
+        instead."""
         for ps in pool_scheds:
             if ps.running >= min(ps.min_share, ps.demand):
                 ps.last_time_at_min_share = now
@@ -570,7 +587,10 @@ class Scheduler:
                 for kind in KINDS:
                     if not rejected[kind]:
                         ld = load[kind]
-                        if assigned[kind] >= caps[kind] or ld.running >= ld.runnable:
+                        # Hadoop stops a kind at runningMaps == runnableMaps, not >=: after a
+                        # reload lowers a pool's maxMaps below what it runs, the cluster's
+                        # capped demand is below what runs and the other pools still get tasks
+                        if assigned[kind] >= caps[kind] or ld.running == ld.runnable:
                             rejected[kind] = True
                         else:
                             ok = can_assign(node, kind, ld)
@@ -649,6 +669,25 @@ class Scheduler:
                 fn(node, out, skipped, now)
         return out
 
+    def wants_idle_heartbeat(self) -> bool:
+        """Would a heartbeat that assigns nothing change the TaskSelector's
+        state now (``cs_wants_idle_heartbeat``)?  The simulator asks before it
+        skips one."""
+        fn = self.plugins.wants_idle_heartbeat
+        return fn is not None and bool(fn())
+
+    @_plugin_errors
+    def idle_heartbeat(self, node_name: str, now: float | None = None) -> None:
+        """A heartbeat of ``node_name`` that the caller knows can assign
+        nothing (no free slot of a kind with pending work, or nothing pending):
+        what :meth:`heartbeat` would do then — ``cs_heartbeat_start`` and no
+        more — without the search.  For a simulator that skips such heartbeats
+        but must deliver those a plugin needs (:meth:`wants_idle_heartbeat`)."""
+        now = self._tick(now)
+        node = self.node(node_name)
+        for fn in self._notify("cs_heartbeat_start"):
+            fn(node, now)
+
     @staticmethod
     def _offer(job: Job, node: Node, kind: str, now: float, can_launch: Any, select: Any) -> Task | None:
         """Ask the LoadManager, then the TaskSelector, for a task of ``job`` on ``node``."""
@@ -714,6 +753,8 @@ class Scheduler:
         if kind == REDUCE:
             task.phase = "copy"
         job.pending[kind] -= 1
+        if job.unlocated_pending and kind == MAP and not task.locations:
+            job.unlocated_pending -= 1
         self._changes += 1
         if kind == MAP or job.reduces_schedulable:
             self._pending_work[kind] -= 1
@@ -748,7 +789,9 @@ class Scheduler:
         load = self._load[kind]
         free = load.runnable - load.running
         pending = self._pending_work[kind]
-        n = pending if pending < free else free
+        if free == 0:  # the heartbeat's runningMaps == runnableMaps test
+            return 0
+        n = pending if free < 0 or pending < free else free  # free < 0: capped demand below what runs
         return n if n > 0 else 0
 
     # ================================================================== reduce phases
@@ -794,7 +837,7 @@ class Scheduler:
         task.state = COMPLETE
         job = task.job
         job.complete[task.kind] += 1
-        if task.kind == MAP and job.runnable and job.complete[MAP] == math.ceil(job.reduce_slowstart * job.num_maps):
+        if task.kind == MAP and job.runnable and job.complete[MAP] == job.slowstart_maps:
             self._pending_work[REDUCE] += job.pending[REDUCE]  # reduce slow start reached
             if job.pending[REDUCE]:
                 self._job_running(job, REDUCE, 0)  # its reduces may be offered now
@@ -842,6 +885,8 @@ class Scheduler:
         task.node = None
         job = task.job
         job.pending[task.kind] += 1
+        if task.kind == MAP and not task.locations:
+            job.unlocated_pending += 1
         job._index_pending(task, push_all=True)
         if job.runnable and (task.kind == MAP or job.reduces_schedulable):
             self._pending_work[task.kind] += 1

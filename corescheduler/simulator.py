@@ -105,6 +105,13 @@ COPY_END = 2  # (task, attempt, compute seconds)
 WHEEL = 3  # (node state, kind): a heartbeat of an idle node woken for pending work of kind
 UPDATE = 4
 SUBMIT = 5
+IDLE_BEAT = 6  # (node state, generation): a skipped heartbeat the TaskSelector needs (idle_heartbeat)
+
+#: added to the sequence number of heartbeat events (HEARTBEAT, WHEEL, IDLE_BEAT), so
+#: that at one instant task ends, updates and submissions come before heartbeats
+#: whatever order they were pushed in: the order of one instant's events is then the
+#: same whether idle heartbeats are skipped or not
+_BEAT_SEQ = 1 << 62
 
 #: the engine runs the cyclic garbage collector itself when ``events & _GC_EVERY == 0``
 _GC_EVERY = (1 << 20) - 1
@@ -120,6 +127,7 @@ SIMULATION_KEYS = (
     "reuse_quiet_updates",
     "rack_local_map_slowdown",
     "off_rack_map_slowdown",
+    "skip_idle_heartbeats",
 )
 
 
@@ -134,11 +142,10 @@ class SimulationOptions:
     (default: the workload's submission span / 500, at least 1 s; doubled
     whenever more than 1,000 samples pile up).  ``phase_events``: also write
     a ``task_phase`` event when a reduce starts computing (default false).
-    ``heartbeats_per_second``: Hadoop 1.x's ``mapred.heartbeats.in.second``:
-    when set, a node heartbeats every max(``heartbeat_interval``,
-    ceil(nodes / heartbeats_per_second)) seconds, as the JobTracker spaces
-    heartbeats out on large clusters (100 in Hadoop; default 0 = off, every
-    node beats every ``heartbeat_interval``).  ``reuse_quiet_updates``: an
+    ``heartbeats_per_second``: the first home of ``[cluster]
+    heartbeats_per_second`` (Hadoop's ``mapred.heartbeats.in.second``), still
+    read here when ``[cluster]`` does not set it
+    (:meth:`~corescheduler.config.ClusterConfig.next_heartbeat_interval`).  ``reuse_quiet_updates``: an
     update tick with nothing changed since the last update reuses its shares
     (``Scheduler(reuse_quiet_updates=True)``; default true; turn it off for a
     share policy that keeps a clock of its own).  ``stall_timeout``: stop
@@ -148,6 +155,10 @@ class SimulationOptions:
     a map launched rack-local or off-rack runs for its duration times this
     factor, the cost of reading its input over the network (default 1.0: no
     cost; the trace's durations are taken as node-local ones).
+    ``skip_idle_heartbeats``: skip heartbeats that cannot assign anything
+    (default true); false beats every node with a free slot at every tick,
+    as a real cluster does — slower, and the reference the skipping is
+    tested against (same ``events.jsonl``).
     """
 
     update_interval: float
@@ -159,13 +170,11 @@ class SimulationOptions:
     reuse_quiet_updates: bool = True
     rack_local_map_slowdown: float = 1.0
     off_rack_map_slowdown: float = 1.0
+    skip_idle_heartbeats: bool = True
 
     def heartbeat_interval(self, config: Config, nodes: int) -> float:
         """Seconds between a node's periodic heartbeats (Hadoop ``getNextHeartbeatInterval``)."""
-        interval = config.cluster.heartbeat_interval
-        if self.heartbeats_per_second > 0:
-            interval = max(interval, float(math.ceil(nodes / self.heartbeats_per_second)))
-        return interval
+        return config.cluster.next_heartbeat_interval(nodes)
 
     @classmethod
     def from_config(cls, config: Config) -> SimulationOptions:
@@ -182,6 +191,7 @@ class SimulationOptions:
             reuse_quiet_updates=s.boolean("reuse_quiet_updates", True),
             rack_local_map_slowdown=float(s.number("rack_local_map_slowdown", 1.0, minimum=0, exclusive_minimum=True)),
             off_rack_map_slowdown=float(s.number("off_rack_map_slowdown", 1.0, minimum=0, exclusive_minimum=True)),
+            skip_idle_heartbeats=s.boolean("skip_idle_heartbeats", True),
         )
         from corescheduler.workload import WORKLOAD_KEYS
 
@@ -237,7 +247,7 @@ def _line_encoder() -> Callable[[Any], str]:
 class _NodeState:
     """The engine's view of one node's heartbeats."""
 
-    __slots__ = ("armed", "capacity", "name", "node", "phase", "rank")
+    __slots__ = ("armed", "capacity", "last_beat", "name", "node", "phase", "rank")
 
     def __init__(self, node: Node, phase: float, capacity: dict[str, int]) -> None:
         self.node = node
@@ -246,6 +256,12 @@ class _NodeState:
         self.phase = phase
         self.rank = 0  # position in heartbeat-phase order
         self.armed = False  # a periodic heartbeat of this node is on the heap
+        self.last_beat = -1.0  # when it last heartbeat (a periodic tick then is merged into that one)
+
+    def has_free_slot(self) -> bool:
+        running = self.node.running
+        capacity = self.capacity
+        return running[MAP] < capacity[MAP] or running[REDUCE] < capacity[REDUCE]
 
 
 def build_cluster(config: Config) -> Cluster:
@@ -344,6 +360,10 @@ class Simulation:
         self._idle: dict[str, list[int]] = {MAP: [], REDUCE: []}  # sorted phase ranks of idle nodes
         self._idle_set: dict[str, set[int]] = {MAP: set(), REDUCE: set()}
         self._wheel = {MAP: False, REDUCE: False}
+        self._skip_idle = self.options.skip_idle_heartbeats
+        #: the pending IDLE_BEAT: (time, generation); a newer generation voids older events
+        self._idle_beat: tuple[float, int] | None = None
+        self._idle_gen = 0
         self._copy_wait: dict[str, list[tuple[Task, int, float]]] = {}  # job -> reduces waiting for its maps
         self._compute_wait: dict[str, list[tuple[Task, int, float]]] = {}  # node -> reduces the LoadManager holds
         self._last_activity = 0.0
@@ -363,7 +383,8 @@ class Simulation:
 
     def _push(self, t: float, kind: int, payload: Any) -> None:
         self._seq += 1
-        heapq.heappush(self._heap, (t, self._seq, kind, payload))
+        seq = self._seq + _BEAT_SEQ if kind in (HEARTBEAT, WHEEL, IDLE_BEAT) else self._seq
+        heapq.heappush(self._heap, (t, seq, kind, payload))
 
     def _emit(self, event: dict[str, Any]) -> None:
         """Every event, the scheduler's and the engine's: to the file (or list) and the metrics."""
@@ -395,15 +416,21 @@ class Simulation:
         return tick
 
     def _useful(self, ns: _NodeState) -> bool:
-        """Could a heartbeat of the node assign anything now?"""
-        pending = self.scheduler.pending_work
+        """Could a heartbeat of the node assign anything now?  (With
+        ``skip_idle_heartbeats`` off: has it a free slot while jobs are in the
+        system or still to come? — it beats then.)"""
         running = ns.node.running
         slots = ns.capacity
+        if not self._skip_idle:
+            return (running[MAP] < slots[MAP] or running[REDUCE] < slots[REDUCE]) and (
+                bool(self.scheduler.jobs) or self._next_job < len(self._jobs)
+            )
+        pending = self.scheduler.pending_work
         return (running[MAP] < slots[MAP] and pending(MAP) > 0) or (
             running[REDUCE] < slots[REDUCE] and pending(REDUCE) > 0
         )
 
-    def _idle_add(self, kind: str, rank: int) -> None:
+    def _idle_add(self, kind: str, rank: int, t: float) -> None:
         if rank not in self._idle_set[kind]:
             self._idle_set[kind].add(rank)
             idle = self._idle[kind]
@@ -411,6 +438,62 @@ class Simulation:
                 idle.append(rank)
             else:
                 bisect.insort(idle, rank)
+            due = self._idle_beat
+            if due is not None:  # an idle heartbeat is wanted: this node may tick before the one chosen
+                tick = self._next_tick(self._by_phase[rank], t)
+                if tick < due[0]:
+                    self._push_idle_beat(self._by_phase[rank], tick)
+
+    # ------------------------------------------------------------------ skipped heartbeats
+    def _after_beat(self, t: float) -> None:
+        """After a heartbeat at ``t``: if the TaskSelector wants the next heartbeat
+        even if it can assign nothing (``Scheduler.wants_idle_heartbeat``), make
+        sure an IDLE_BEAT is due at the first tick after ``t`` of a node that is
+        idle with a free slot (armed nodes beat at their own ticks anyway)."""
+        if not self.scheduler.wants_idle_heartbeat():
+            self._idle_beat = None
+            return
+        best: tuple[float, int] | None = None
+        position = bisect.bisect_right(self._phases, t % self.heartbeat_interval)
+        for idle in self._idle.values():
+            if not idle:
+                continue
+            i = bisect.bisect_left(idle, position)
+            for rank in (idle[i % len(idle)], idle[i - 1]):  # and its neighbour, against rounding
+                tick = self._next_tick(self._by_phase[rank], t)
+                if best is None or tick < best[0]:
+                    best = (tick, rank)
+        if best is None:
+            self._idle_beat = (math.inf, self._idle_gen)  # wanted, but no idle node yet
+            return
+        self._push_idle_beat(self._by_phase[best[1]], best[0])
+
+    def _push_idle_beat(self, ns: _NodeState, tick: float) -> None:
+        self._idle_gen += 1
+        self._idle_beat = (tick, self._idle_gen)
+        self._push(tick, IDLE_BEAT, (ns, self._idle_gen))
+
+    def _idle_heartbeat(self, ns: _NodeState, t: float) -> None:
+        """A heartbeat that can assign nothing, delivered because the TaskSelector wants it."""
+        ns.last_beat = t
+        self.scheduler.idle_heartbeat(ns.name, t)
+        self._after_beat(t)
+
+    def _on_idle_beat(self, ns: _NodeState, generation: int, t: float) -> None:
+        due = self._idle_beat
+        if due is None or due[1] != generation:
+            return  # replaced by a later plan, or no longer wanted
+        self._idle_beat = None
+        if ns.armed or ns.last_beat == t or not ns.has_free_slot():
+            if ns.armed:  # its own periodic heartbeat is due now and will do
+                self._idle_beat = (t, generation)
+            else:
+                self._after_beat(t)
+            return
+        if self._useful(ns):  # the wheel has not reached it: beat as the wheel would
+            self._tick(ns, t)
+        elif self.scheduler.wants_idle_heartbeat():
+            self._idle_heartbeat(ns, t)
 
     def _idle_remove(self, kind: str, rank: int) -> None:
         if rank in self._idle_set[kind]:
@@ -430,22 +513,32 @@ class Simulation:
 
     def _tick(self, ns: _NodeState, t: float) -> None:
         """A periodic heartbeat of the node: beat if it could assign, then keep
-        beating while useful, else wait idle."""
+        beating while useful, else wait idle.  A tick at the instant of the
+        node's own out-of-band heartbeat is merged into that one; a tick that
+        can assign nothing still reaches the TaskSelector if it wants it."""
         ns.armed = False
+        useful = self._useful
+        if ns.last_beat != t:
+            if useful(ns):
+                self._beat(ns, t)
+            elif self._skip_idle and self._idle_beat is not None and ns.has_free_slot():
+                if self.scheduler.wants_idle_heartbeat():
+                    self._idle_heartbeat(ns, t)
+        if useful(ns):
+            ns.armed = True
+            self._push(self._next_tick(ns, t), HEARTBEAT, ns)
+            return
+        self._rest(ns, t)
+
+    def _rest(self, ns: _NodeState, t: float) -> None:
+        """The node stops its periodic heartbeats: idle per kind where it has a free slot."""
+        if not self._skip_idle:
+            return  # it beats again once a slot frees (_settle)
         running = ns.node.running
-        slots = ns.capacity
-        pending = self.scheduler.pending_work
-        if (running[MAP] < slots[MAP] and pending(MAP)) or (running[REDUCE] < slots[REDUCE] and pending(REDUCE)):
-            self._beat(ns, t)
-            if (running[MAP] < slots[MAP] and pending(MAP)) or (running[REDUCE] < slots[REDUCE] and pending(REDUCE)):
-                ns.armed = True
-                self._seq += 1
-                heapq.heappush(self._heap, (t + self.heartbeat_interval, self._seq, HEARTBEAT, ns))
-                return
         rank = ns.rank
         for kind in KINDS:
-            if running[kind] < slots[kind]:
-                self._idle_add(kind, rank)
+            if running[kind] < ns.capacity[kind]:
+                self._idle_add(kind, rank, t)
             else:
                 self._idle_remove(kind, rank)
 
@@ -456,12 +549,7 @@ class Simulation:
         if self._useful(ns):
             self._arm(ns, t)
             return
-        running = ns.node.running
-        for kind in KINDS:
-            if running[kind] < ns.capacity[kind]:
-                self._idle_add(kind, ns.rank)
-            else:
-                self._idle_remove(kind, ns.rank)
+        self._rest(ns, t)
 
     def _wake(self, t: float) -> None:
         """Start the idle-node wheel of each kind that has pending work."""
@@ -533,7 +621,10 @@ class Simulation:
     # ================================================================== tasks
     def _beat(self, ns: _NodeState, t: float) -> None:
         """One heartbeat of the node: launch what the scheduler assigns."""
+        ns.last_beat = t
         assignments = self.scheduler.heartbeat(ns.name, t)
+        if self._skip_idle:
+            self._after_beat(t)
         if not assignments:
             return
         self._last_activity = t
@@ -605,6 +696,8 @@ class Simulation:
         # Hadoop's out-of-band heartbeat on task completion
         if self._useful(ns):
             self._beat(ns, t)
+        elif self._idle_beat is not None and self.scheduler.wants_idle_heartbeat():
+            self._idle_heartbeat(ns, t)
         self._settle(ns, t)
 
     def _update(self, t: float) -> None:
@@ -707,6 +800,8 @@ class Simulation:
                 self._turn_wheel(wheel, ns.rank + 1 if ns.rank + 1 < len(states) else 0, t)
             elif kind == COPY_END:
                 self._copy_end(payload[0], payload[1], payload[2], t)
+            elif kind == IDLE_BEAT:
+                self._on_idle_beat(payload[0], payload[1], t)
             elif kind == UPDATE:
                 self._update(t)
                 if self.stalled:

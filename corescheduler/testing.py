@@ -12,11 +12,17 @@ test's hands::
     tasks = h.heartbeat("n0000")
     h.finish(tasks[0])
 
-Harness defaults follow Hadoop's own test fixture (``TestFairScheduler``) where
-the config does not say otherwise: preemption is checked on every
-:meth:`~ClusterHarness.advance` (``preemption_interval = 0``), reduces are
-demanded at once (``reduce_slowstart = 0``) and a job submitted without a pool
-goes to ``default`` (the ``property`` resolver reads only ``queue.name``).
+Harness defaults follow Hadoop's own test fixture (``TestFairScheduler.setUp``)
+where the config does not say otherwise: one task a heartbeat
+(``assign_multiple = false``, the fixture's
+``mapred.fairscheduler.assignmultiple=false``), preemption checked
+on every :meth:`~ClusterHarness.advance` (``preemption_interval = 0``),
+reduces demanded at once (``reduce_slowstart = 0``) and a job submitted
+without a pool in ``default`` (the ``property`` resolver reads only
+``queue.name``).  The rest are the scheduler's own defaults, Hadoop's
+(``cap_based`` load manager, ``delay`` task selector with its waits computed
+from ``[cluster] heartbeat_interval`` — Hadoop's fixture sets 5 s and 10 s
+only because it has no JobTracker to compute them from — fair sharing).
 
 Also a pytest plugin (entry point ``pytest11``): the ``cluster`` fixture is a
 ready harness (1 rack × 2 nodes, 2 map and 2 reduce slots each) that is also
@@ -32,14 +38,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from corescheduler.allocations import Allocations
-from corescheduler.config import Config
+from corescheduler.config import Config, SchedulerConfig
 from corescheduler.errors import SchedulerStateError
 from corescheduler.model import KINDS, Assignment, Cluster, Job, JobSpec, Task, TaskSpec
 from corescheduler.scheduler import Scheduler
 
-#: What the harness sets when the config leaves it out (Hadoop's test fixture).
+#: What the harness sets when the config leaves it out (Hadoop's test fixture);
+#: a plugin's table is added only when that plugin is selected.
 HARNESS_DEFAULTS: dict[str, dict[str, Any]] = {
-    "scheduler": {"preemption_interval": 0.0, "reduce_slowstart": 0.0},
+    "scheduler": {"preemption_interval": 0.0, "reduce_slowstart": 0.0, "assign_multiple": False},
     "plugins": {"property": {"pool_name_property": ["queue.name"]}},
 }
 
@@ -52,10 +59,25 @@ def _merge_defaults(data: Mapping[str, Any]) -> dict[str, Any]:
             sched.setdefault(key, value)
     plugins = out.setdefault("plugins", {})
     if isinstance(plugins, dict):
+        selected = _selected(sched if isinstance(sched, Mapping) else {})
         for name, table in HARNESS_DEFAULTS["plugins"].items():
-            if name not in plugins:
+            if name not in plugins and name in selected:
                 plugins[name] = dict(table)
     return out
+
+
+def _selected(sched: Mapping[str, Any]) -> set[str]:
+    """The plugin names a ``[scheduler]`` table selects (defaults included)."""
+    names: set[str] = set()
+    defaults = SchedulerConfig()
+    for key in ("pool_resolver", "weight_adjusters", "load_manager", "task_selector", "share_policy",
+                "victim_selector", "listeners"):
+        value = sched.get(key, getattr(defaults, key))
+        if isinstance(value, str):
+            names.add(value)
+        elif isinstance(value, (list, tuple)):
+            names.update(v for v in value if isinstance(v, str))
+    return names
 
 
 def harness_config(config: str | Mapping[str, Any] | Config | None) -> Config:

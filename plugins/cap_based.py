@@ -26,18 +26,13 @@ asserts, not 2.
 from __future__ import annotations
 
 import math
-import struct
 from collections.abc import Mapping
 from typing import Any
 
 from corescheduler.hookspecs import hookimpl
+from corescheduler.javamath import java_float
 from corescheduler.model import ClusterLoad, Node
 from corescheduler.settings import Settings
-
-
-def java_float(value: float) -> float:
-    """``value`` rounded to single precision, as Hadoop's ``Configuration.getFloat`` holds it."""
-    return struct.unpack("f", struct.pack("f", value))[0]
 
 
 def _cap(total_runnable: int, local_max: int, total_slots: int, max_diff: float) -> int:

@@ -63,6 +63,7 @@ from attrs import define, field, frozen
 from corescheduler_plugins._capacity_xml import CapacityXml, read_capacity_xml
 
 from corescheduler.hookspecs import hookimpl
+from corescheduler.javamath import java_round
 from corescheduler.model import (
     KINDS,
     MAP,
@@ -315,11 +316,6 @@ def allocate(guarantees: Sequence[float], caps: Sequence[float], capacity: float
     return shares
 
 
-def _round_half_up(x: float) -> int:
-    """Java's ``Math.round``."""
-    return math.floor(x + 0.5)
-
-
 class CapacityScheduler:
     """Guaranteed queue capacities, lending, reclaim and user limits.
 
@@ -532,7 +528,7 @@ class CapacityScheduler:
             return []
         total = sum(over.values())
         count = min(count, total)
-        take = {name: min(n, _round_half_up(n * count / total)) for name, n in over.items()}
+        take = {name: min(n, java_round(n * count / total)) for name, n in over.items()}
         by_pool = {s.name: s for s in pools}
 
         def most_over(name: str) -> tuple[float, str]:

@@ -20,17 +20,28 @@ waited for a local map, and whether it was *skipped* on the last heartbeat:
   ``rack_locality_delay``, then ANY; after an off-rack map, ANY.
 * Launching a map resets the wait to 0 and sets the level to that map's
   locality (so a node-local launch brings the job back to NODE).
+* A map that was killed while running (preempted) is offered first, at any
+  level (``JobInProgress.findNewMapTask``'s ``failedMaps``); its launch then
+  sets the level as any launch does.
 * A job whose pool is starved (past its min-share or fair-share preemption
-  timeout) or that has maps with no input location is not delayed.
+  timeout) or that has pending maps with no input location (Hadoop's
+  ``nonLocalMaps``) is not delayed.  With ``[scheduler] preemption`` off,
+  Hadoop never refreshes a pool's starvation times, so a pool counts as
+  starved once a timeout has passed since it was created: ``starvation``
+  chooses between that (``"hadoop"``) and measured times (``"measured"``).
 * Reduces ignore locality.
 
 Settings: ``node_locality_delay`` and ``rack_locality_delay`` in seconds
-(Hadoop's ``mapred.fairscheduler.locality.delay.node`` / ``.rack``); both
-default to min(15 s, 1.5 × the heartbeat interval of ``[cluster]``).
+(Hadoop's ``mapred.fairscheduler.locality.delay.node`` / ``.rack``).  If
+either is unset both are computed, as ``FairScheduler.start`` does, at every
+update (``FairScheduler.update``): min(15 s, 1.5 × the heartbeat interval,
+Hadoop's ``JobTracker.getNextHeartbeatInterval``).
 """
 
 from __future__ import annotations
 
+import logging
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -39,6 +50,17 @@ from attrs import define
 from corescheduler.hookspecs import hookimpl
 from corescheduler.model import MAP, NODE_LOCAL, OFF_RACK, RACK_LOCAL, Assignment, Job, Node, Pool, Task
 from corescheduler.settings import Settings
+
+log = logging.getLogger("corescheduler.plugins.delay")
+#: Hadoop's ``MAX_AUTOCOMPUTED_LOCALITY_DELAY`` (15 s)
+MAX_AUTO_DELAY = 15.0
+#: ``starvation`` values: Hadoop's frozen times without preemption, or measured ones
+STARVATION_MODES = ("hadoop", "measured")
+
+
+def auto_delay(heartbeat_interval: float) -> float:
+    """Hadoop's auto-computed locality delay: min(15 s, 1.5 × the heartbeat interval)."""
+    return min(MAX_AUTO_DELAY, 1.5 * heartbeat_interval)
 
 
 @define
@@ -54,18 +76,30 @@ class DelayScheduling:
     """Wait a little for a local slot before running a map elsewhere."""
 
     def __init__(self, settings: Mapping[str, Any], context: Any = None) -> None:
-        heartbeat = 3.0
-        if context is not None:
-            heartbeat = float(context.config.cluster.heartbeat_interval)
-        default = min(15.0, 1.5 * heartbeat)
+        self._interval = getattr(context, "heartbeat_interval", None) or (lambda: 3.0)
+        default = auto_delay(float(self._interval()))
         s = Settings(settings, plugin="delay")
-        self.node_delay = float(s.number("node_locality_delay", default, minimum=0))
-        self.rack_delay = float(s.number("rack_locality_delay", default, minimum=0))
+        node = s.number("node_locality_delay", None, minimum=0)
+        rack = s.number("rack_locality_delay", None, minimum=0)
+        self.starvation = s.string("starvation", "hadoop", choices=STARVATION_MODES)
         s.finish()
+        #: both delays computed from the heartbeat interval (FairScheduler.start:
+        #: when either is unset, both are)
+        self.auto = node is None or rack is None
+        if self.auto and (node is not None or rack is not None):
+            log.warning(
+                "[plugins.delay] sets only %s: as in Hadoop, both delays are then computed from the "
+                "heartbeat interval (min(15 s, 1.5 × interval)); set both to choose them",
+                "node_locality_delay" if node is not None else "rack_locality_delay",
+            )
+        self.node_delay = default if self.auto else float(node)  # type: ignore[arg-type]
+        self.rack_delay = default if self.auto else float(rack)  # type: ignore[arg-type]
         self.jobs: dict[str, LocalityState] = {}
         self._skipped: set[str] = set()
         self._last_heartbeat: float | None = None
         self._pools: dict[str, Pool] = {}
+        #: pool -> (last time at min share, last time at half fair share), starvation = "measured"
+        self._measured: dict[str, list[float]] = {}
 
     # ------------------------------------------------------------------ state
     def state(self, job_id: str) -> LocalityState:
@@ -77,7 +111,7 @@ class DelayScheduling:
 
     def allowed_level(self, job: Job, now: float) -> str:
         """Hadoop ``getAllowedLocalityLevel``."""
-        if not job.all_maps_located:  # Hadoop: a job with non-local maps is never delayed
+        if job.unlocated_pending:  # Hadoop: job.nonLocalMaps.size() > 0, no waiting
             return OFF_RACK
         st = self.jobs.get(job.id)
         if st is None:
@@ -91,10 +125,21 @@ class DelayScheduling:
             level = RACK_LOCAL
         else:
             return OFF_RACK
-        pool = self._pools.get(job.pool)  # a starved pool is not delayed
-        if pool is not None and pool.sched[MAP].starved_for(now):
+        if self._starved(job.pool, now):  # a starved pool is not delayed
             return OFF_RACK
         return level
+
+    def _starved(self, pool_name: str, now: float) -> bool:
+        """Hadoop ``getAllowedLocalityLevel``'s starvation test on the pool's map side."""
+        pool = self._pools.get(pool_name)
+        if pool is None:
+            return False
+        ps = pool.sched[MAP]
+        if self.starvation == "measured":
+            times = self._measured.get(pool_name)
+            if times is not None:
+                return now - times[0] > ps.min_share_timeout or now - times[1] > ps.fair_share_timeout
+        return ps.starved_for(now)
 
     # ------------------------------------------------------------------ hooks
     @hookimpl
@@ -107,8 +152,26 @@ class DelayScheduling:
         self._skipped.discard(job.id)
 
     @hookimpl
-    def cs_update(self, pools: Sequence[Pool]) -> None:
+    def cs_update(self, pools: Sequence[Pool], now: float) -> None:
         self._pools = {p.name: p for p in pools}
+        if self.auto:  # FairScheduler.update: recomputed from the current heartbeat interval
+            self.node_delay = self.rack_delay = auto_delay(float(self._interval()))
+        if self.starvation == "measured":
+            measured = self._measured
+            for pool in pools:
+                ps = pool.sched[MAP]
+                times = measured.get(pool.name)
+                if times is None:
+                    times = measured[pool.name] = [now, now]
+                if ps.running >= min(ps.min_share, ps.demand):
+                    times[0] = now
+                if ps.running >= math.floor(min((ps.fair_share or 0.0) / 2.0, ps.demand)):
+                    times[1] = now
+
+    @hookimpl
+    def cs_wants_idle_heartbeat(self) -> bool:
+        """Jobs skipped on the last heartbeat get their credit at the next one, however idle."""
+        return bool(self._skipped)
 
     @hookimpl
     def cs_heartbeat_start(self, now: float) -> None:
@@ -126,6 +189,9 @@ class DelayScheduling:
     def cs_select_task(self, job: Job, node: Node, kind: str, now: float) -> Task | None:
         if kind != MAP:
             return job.pending_task(kind)
+        task = job.pending_failed_map()  # Hadoop's failedMaps: before any locality check
+        if task is not None:
+            return task
         task = job.pending_map_on_node(node.name)  # node-local is always allowed
         if task is not None:
             return task

@@ -26,17 +26,23 @@ from corescheduler.model import PreemptionPlan, Schedulable
 
 
 def fair_order_key(s: Schedulable) -> tuple[int, float, float, str]:
-    """Sort key equivalent to Hadoop's ``FairShareComparator``."""
+    """Sort key equivalent to Hadoop's ``FairShareComparator``.
+
+    A schedulable of weight 0 that is not below its minimum share comes after
+    every one of positive weight (ratio ∞).  Hadoop divides by the weight:
+    ``running / 0.0`` is ∞ when it runs something and NaN when it runs
+    nothing; NaN compares as a tie with everything (``(int) Math.signum(NaN)``
+    is 0), so where it lands depends on the sort's input order, but it never
+    beats a non-needy schedulable on the ratio.  We give both cases ∞, so a
+    weight-0 pool is served only after the pools of positive weight (then,
+    among themselves, by start time and name), never first.
+    """
     min_share = min(s.min_share, s.demand)
     running = s.running
     if running < min_share:
         return (0, running / max(min_share, 1.0), s.start_time, s.name)
     weight = s.weight
-    if weight > 0:
-        ratio = running / weight
-    else:
-        ratio = math.inf if running else 0.0
-    return (1, ratio, s.start_time, s.name)
+    return (1, running / weight if weight > 0 else math.inf, s.start_time, s.name)
 
 
 def tasks_to_preempt(s: Schedulable, now: float) -> int:

@@ -133,7 +133,7 @@ def test_s3_heartbeat_assignments(max_diff, running, runnable, expected, assigne
 def test_tasks_are_spread_over_the_nodes():
     # 2 nodes × 2 slots, one job of 2 maps: the slots manager packs n0000,
     # cap_based gives each node one (cap = ceil(2 × 2/4) = 1).
-    slots = ClusterHarness(config="[scheduler]\nassign_multiple = true\n")
+    slots = ClusterHarness(config='[scheduler]\nassign_multiple = true\nload_manager = "slots"\n')
     slots.submit(maps=2)
     assert count(slots.heartbeat("n0000"), MAP) == 2
 

@@ -190,7 +190,7 @@ def test_plugins_lists_a_broken_plugin_with_its_error(monkeypatch):
 
 
 def test_plugins_with_config_shows_each_extension_point(files):
-    config = files("corescheduler.toml", '[scheduler]\nblocked_plugins = ["fifo"]\n')
+    config = files("corescheduler.toml", '[scheduler]\nblocked_plugins = ["fifo"]\ntask_selector = "locality"\n')
     result = run("plugins", "--config", str(config))
     assert result.exit_code == 0, result.output
     out = result.stdout

@@ -13,6 +13,7 @@ CONFIG = """
 [scheduler]
 assign_multiple = true
 task_selector = "delay"
+load_manager = "slots"
 [plugins.delay]
 node_locality_delay = 5.0
 rack_locality_delay = 10.0

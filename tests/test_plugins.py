@@ -71,7 +71,7 @@ def test_unknown_plugin_in_a_list_key_names_that_key():
 
 def test_selecting_a_blocked_plugin_is_a_config_error():
     with pytest.raises(ConfigError, match=r"plugin 'locality' is blocked by \[scheduler\] blocked_plugins"):
-        harness({"blocked_plugins": ["locality"]})
+        harness({"blocked_plugins": ["locality"], "task_selector": "locality"})
 
 
 def test_plugin_without_the_extension_points_hook_is_rejected_by_name():
