@@ -68,7 +68,7 @@ EXTENSION_POINTS: dict[str, tuple[str, ...]] = {
     "WeightAdjuster": ("cs_adjust_weight",),
     "LoadManager": ("cs_can_assign", "cs_can_launch", "cs_can_compute", "cs_node_capacity"),
     "TaskSelector": ("cs_select_task", "cs_wants_idle_heartbeat"),
-    "SharePolicy": ("cs_compute_shares", "cs_order_key", "cs_admit_job", "cs_plan_preemption"),
+    "SharePolicy": ("cs_compute_shares", "cs_order_key", "cs_admit_job", "cs_next_kind", "cs_plan_preemption"),
     "VictimSelector": ("cs_select_victims",),
 }
 #: Hooks called on every plugin in use.
@@ -329,6 +329,24 @@ def cs_admit_job(job: Job, kind: str, now: float) -> bool | Rejection | None:
     **First non-None result wins** (only the pool's policy is asked).
     """
 
+
+@hookspec(firstresult=True)
+def cs_next_kind(node: Node) -> str | None:
+    """Which slot kind a heartbeat tries first when ``node`` could take a map
+    and a reduce.
+
+    Called during a heartbeat, before each assignment while neither kind has
+    been ruled out on it, on the policy named by ``[scheduler] share_policy``
+    (only if it implements this optional hook).  The other kind is still
+    tried when the chosen one yields no task.  The Hadoop Capacity
+    Scheduler's ``assignTasks`` tries reduces first only when the node has
+    more free reduce slots than free map slots.
+
+    :return: ``"map"`` or ``"reduce"``; ``None``: the core's rule (Hadoop's
+        fair scheduler: maps while the node runs no more maps than reduces).
+
+    **First non-None result wins** (only the root policy is asked).
+    """
 
 @hookspec(firstresult=True)
 def cs_plan_preemption(pools: Sequence[Schedulable], kind: str, now: float) -> PreemptionPlan | None:

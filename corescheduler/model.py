@@ -278,6 +278,8 @@ class Job:
     slowstart_maps: int = field(init=False, default=0)
     start_time: float | None = None
     finish_time: float | None = None
+    #: when its first task launched (Hadoop: the job is RUNNING, not waiting)
+    first_launch: float | None = None
     has_locality: bool = False  # some map has input locations
     all_maps_located: bool = False  # every map has input locations
     #: pending maps with no input location (Hadoop's ``nonLocalMaps``, which

@@ -264,6 +264,7 @@ class SharePolicyCallers:
     order_key: Callable[..., Any]
     plan_preemption: Callable[..., Any] | None
     admit_job: Callable[..., Any] | None = None
+    next_kind: Callable[..., Any] | None = None
 
 
 class PluginSet:
@@ -441,7 +442,8 @@ class PluginSet:
         order = self._policy_hook(name, "cs_order_key")
         impls = self._impls[name]
         policy = SharePolicyCallers(
-            name, compute, order, impls.get("cs_plan_preemption"), impls.get("cs_admit_job")
+            name, compute, order, impls.get("cs_plan_preemption"), impls.get("cs_admit_job"),
+            impls.get("cs_next_kind"),
         )
         self._policies[name] = policy
         if fresh and hasattr(self, "_notify"):

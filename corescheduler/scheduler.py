@@ -571,6 +571,7 @@ class Scheduler:
         for fn in self._notify("cs_heartbeat_start"):
             fn(node, now)
         multiple, caps = self.settings.assign_multiple, self._assign_caps
+        next_kind = self.root_policy.next_kind
         can_assign = self.plugins.can_assign
         can_launch = self.plugins.can_launch
         select = self.plugins.select_task
@@ -605,7 +606,9 @@ class Scheduler:
                 elif rejected[REDUCE]:
                     kind = MAP
                 else:
-                    kind = MAP if node.running[MAP] <= node.running[REDUCE] else REDUCE
+                    kind = next_kind(node) if next_kind is not None else None
+                    if kind not in KINDS:
+                        kind = MAP if node.running[MAP] <= node.running[REDUCE] else REDUCE
                 task = None
                 is_map = kind == MAP
                 for ps in self._pool_order[kind]:
@@ -753,6 +756,8 @@ class Scheduler:
         if kind == REDUCE:
             task.phase = "copy"
         job.pending[kind] -= 1
+        if job.first_launch is None:
+            job.first_launch = now
         if job.unlocated_pending and kind == MAP and not task.locations:
             job.unlocated_pending -= 1
         self._changes += 1

@@ -63,7 +63,7 @@ from attrs import define, field, frozen
 from corescheduler_plugins._capacity_xml import CapacityXml, read_capacity_xml
 
 from corescheduler.hookspecs import hookimpl
-from corescheduler.javamath import java_round
+from corescheduler.javamath import float_times, java_float, java_round
 from corescheduler.model import (
     KINDS,
     MAP,
@@ -71,6 +71,7 @@ from corescheduler.model import (
     RUNNING,
     Job,
     JobSpec,
+    Node,
     Pool,
     PreemptionPlan,
     Rejection,
@@ -134,9 +135,10 @@ class CapacityConfig:
 
 
 def slots_of(percent: float, slots: float) -> int:
-    """``floor(percent × slots / 100)``: Hadoop's ``(int) (percent * slots / 100)``
-    (a hair of slack so that 20 % of 10 slots is 2 whatever the float rounding)."""
-    return math.floor(percent * slots / 100.0 + _EPS)
+    """Hadoop's ``(int) (capacityPercent * numSlots / 100)`` with a ``float``
+    percent, computed in single precision as Java does: 2.6 % of 1,500
+    slots is 38 (2.6f × 1500 = 3899.9998f), not 39; 20 % of 10 is 2."""
+    return int(java_float(float_times(percent, int(slots)) / 100.0))
 
 
 def _read_queue(
@@ -421,18 +423,30 @@ class CapacityScheduler:
     def cs_order_key(self, schedulable: Schedulable) -> tuple[Any, ...]:
         s = schedulable
         if not s.is_pool:
-            queue = self.config.queues.get(s.owner.pool)
+            # 0.19 getTaskFromQueue: the queue's running jobs (a task launched) before
+            # its waiting ones, each by priority (if the queue supports it) then start
+            job = s.owner
+            queue = self.config.queues.get(job.pool)
             priority = s.priority if queue is not None and queue.supports_priority else 0
-            return (priority, s.start_time, s.name)
-        allocated = s.fair_share or 0.0
+            return (0 if job.first_launch is not None else 1, priority, s.start_time, s.name)
+        # 0.19 QueueComparator: running / guaranteed capacity, lowest first
+        guarantee = self._guarantee_of(s.name, s, s.kind)
         running = s.running
         if running >= self._kinds[s.kind].maximum.get(s.name, math.inf):
             tier = 2
-        elif allocated > 0:
+        elif guarantee > 0:
             tier = 0
         else:
             tier = 1
-        return (tier, running / allocated if allocated > 0 else float(running), s.name)
+        return (tier, running / guarantee if guarantee > 0 else float(running), s.name)
+
+    @hookimpl
+    def cs_next_kind(self, node: Node) -> str:
+        """0.19/0.20 ``CapacityTaskScheduler.assignTasks``: reduces first only
+        when the node has more free reduce slots than free map slots."""
+        free_map = node.slots[MAP] - node.running[MAP]
+        free_reduce = node.slots[REDUCE] - node.running[REDUCE]
+        return REDUCE if free_reduce > free_map else MAP
 
     def _limit(self, queue: str, sched: Schedulable, kind: str) -> int:
         g = self._guarantee_of(queue, sched, kind)
@@ -449,6 +463,8 @@ class CapacityScheduler:
         if pool is None:
             return None
         sched = pool.sched[kind]
+        if self._kinds[kind].guarantee.get(job.pool, 1) <= 0:  # 0.19: guaranteedCapacity <= 0 -> no task
+            return Rejection(f"queue {job.pool!r} has no guaranteed capacity of {kind} slots")
         if sched.running >= self.maximum(job.pool, kind):
             return Rejection(f"queue {job.pool!r} is at its maximum capacity")
         mine = self._user_running.get((job.pool, kind), {}).get(job.user, 0)
