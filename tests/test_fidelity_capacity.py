@@ -5,9 +5,8 @@ HADOOP-3445 as shipped in Hadoop 0.19 (``CapacityTaskScheduler``), with
 
 from __future__ import annotations
 
-from test_capacity import beat, harness, plugin
-
 from corescheduler_plugins.capacity import slots_of
+from test_capacity import beat, harness, plugin
 
 EXACT = {"extra": 'load_manager = "slots"\ntask_selector = "locality"'}
 
