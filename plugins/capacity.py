@@ -7,9 +7,9 @@ Everything is done separately for maps and for reduces, each kind with its own
 slots and, optionally, its own capacities.
 
 * **Guarantee** — a queue's guaranteed capacity for a kind is
-  ``floor(capacity% × cluster slots / 100)`` slots
-  (``updateQSIObjects``: ``(int) (capacityPercent * numSlots / 100)``); its
-  maximum, if set, ``floor(maximum_capacity% × slots / 100)``.
+  ``(int) (capacity% × cluster slots / 100)`` slots in Java ``float``
+  arithmetic (``updateQSIObjects``; 2.6 % of 1,500 is 38); its maximum, if
+  set, likewise.  A queue whose guarantee is 0 gets no task of that kind.
 * **Allocated capacity** (:func:`cs_compute_shares`, the pools' shares) — a
   queue that cannot use its guarantee (running plus waiting tasks below it)
   lends the rest to the queues with waiting work, in the ratio of their
@@ -20,12 +20,14 @@ slots and, optionally, its own capacities.
   computes, solved exactly: :func:`allocate`).
   Pools that are not configured queues have guarantee 0 and are lent nothing.
 * **Order** (:func:`cs_order_key`) — a free slot goes to the queue with the
-  most unused share of its allocated capacity (lowest ``running /
-  allocated``; Hadoop's ``QueueComparator``, ``numRunningTasks / capacity``),
-  ties by name; queues with nothing allocated come after, and queues at their
-  maximum capacity last.  Inside a queue, jobs by priority when the queue
+  lowest ``running / guarantee`` (Hadoop 0.19's ``QueueComparator``), ties by
+  name; queues with no guarantee come after, and queues at their maximum
+  capacity last.  Inside a queue, running jobs (a task launched) before
+  waiting ones (0.19 ``getTaskFromQueue``), each by priority when the queue
   ``supports_priority`` (else priority is ignored), then submit time, then
   name (``JobQueuesManager``).
+* **Map or reduce** (:func:`cs_next_kind`) — reduces first only when the node
+  has more free reduce slots than free map slots (``assignTasks``).
 * **User limits** (:func:`cs_admit_job`) — Hadoop's ``isUserOverLimit``: the
   queue's current capacity is its guarantee while it runs below it, else what
   it runs plus the slot on offer; with N users with jobs in the queue, a
