@@ -67,14 +67,14 @@ def heapq_rate(n: int, seed: int = 1) -> float:
     return n / (time.perf_counter() - started)
 
 
-def run_case(name: str, heartbeats_per_second: float, seed: int) -> dict[str, object]:
+def run_case(name: str, heartbeats_per_second: float, seed: int, config_file: str | None = None) -> dict[str, object]:
     from corescheduler.config import Config
     from corescheduler.simulator import Simulation, build_cluster, load_allocations
     from corescheduler.workload import load_workload
 
     trace, racks, per_rack = CASES[name]
     with as_file(files("corescheduler_examples")) as folder:
-        source = Path(folder) / "corescheduler.toml"
+        source = Path(config_file) if config_file else Path(folder) / "corescheduler.toml"
         data = tomllib.loads(source.read_text(encoding="utf-8"))
         data["cluster"] = {**data.get("cluster", {}), "racks": racks, "nodes_per_rack": per_rack}
         data["scheduler"].pop("allocation_file", None)
@@ -124,18 +124,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--heartbeats-per-second", type=float, default=0.0,
                         help="[simulation] heartbeats_per_second (Hadoop: 100); default 0 = every 3 s")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--config", default=None,
+                        help="a corescheduler.toml for [scheduler] and [plugins] (default: the bundled example)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     for case in args.cases:
         if case not in CASES:
             parser.error(f"unknown case {case!r}; expected one of {', '.join(CASES)}")
     if args.child:
-        print(json.dumps(run_case(args.cases[0], args.heartbeats_per_second, args.seed)))
+        print(json.dumps(run_case(args.cases[0], args.heartbeats_per_second, args.seed, args.config)))
         return
     rows = []
     for case in args.cases or list(CASES):
         cmd = [sys.executable, __file__, case, "--child", "--seed", str(args.seed),
                "--heartbeats-per-second", str(args.heartbeats_per_second)]
+        if args.config:
+            cmd += ["--config", str(Path(args.config).resolve())]
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         rows.append(json.loads(out.strip().splitlines()[-1]))
         print(json.dumps(rows[-1]), flush=True)

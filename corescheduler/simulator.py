@@ -491,6 +491,8 @@ class Simulation:
                 self._after_beat(t)
             return
         if self._useful(ns):  # the wheel has not reached it: beat as the wheel would
+            self._idle_remove(MAP, ns.rank)
+            self._idle_remove(REDUCE, ns.rank)
             self._tick(ns, t)
         elif self.scheduler.wants_idle_heartbeat():
             self._idle_heartbeat(ns, t)

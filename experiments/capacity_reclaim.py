@@ -61,6 +61,9 @@ share_policy = "capacity"
 pool_resolver = ["capacity"]
 preemption = true
 preemption_interval = 5.0
+assign_multiple = false
+load_manager = "slots"
+task_selector = "locality"
 
 [plugins.capacity]
 reclaim_time = {RECLAIM_TIME}
@@ -72,6 +75,9 @@ share_policy = "fair"
 allocation_file = "fair-allocations.xml"
 preemption = true
 preemption_interval = 5.0
+assign_multiple = false
+load_manager = "slots"
+task_selector = "locality"
 """ + CLUSTER
 #: The fair baseline: pool weights in the ratio of the guarantees, so that
 #: with every pool busy the shares are the same 50 / 30 / 20.

@@ -1,9 +1,12 @@
-"""``locality``: the default TaskSelector — greedy locality.
+"""``locality``: greedy locality, never waiting (a TaskSelector).
 
-For a map: the lowest-index pending map with input on the node, else on the
-node's rack, else any pending map (Hadoop's ``JobInProgress.obtainNewMapTask``
-search order: node cache, rack cache, then non-local).  For a reduce: the
-lowest-index pending reduce (reduces have no locality).
+For a map, Hadoop's ``JobInProgress.findNewMapTask`` order: a map killed
+while running (``failedMaps``), else the lowest-index pending map with input
+on the node, else on the node's rack, else on another rack, else one with no
+input location (``nonLocalMaps``).  For a reduce: the lowest-index pending
+reduce (reduces have no locality).  Hadoop 1.x's fair scheduler always runs
+delay scheduling (``delay``, the default); this is its behaviour with zero
+waits, and Hadoop's capacity scheduler's.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
-"""``slots``: the default LoadManager — a node takes a task while it has a
-free slot of that kind (Hadoop 1.x fair scheduler without a load manager
-configured: the TaskTracker's ``mapred.tasktracker.{map,reduce}.tasks.maximum``)."""
+"""``slots``: a LoadManager that fills each node — a node takes a task while
+it has a free slot of that kind (the TaskTracker's
+``mapred.tasktracker.{map,reduce}.tasks.maximum``).  Not Hadoop 1.x's default,
+which is ``CapBasedLoadManager`` (``cap_based``, our default too); Hadoop's
+capacity scheduler has no load manager and behaves like this one."""
 
 from __future__ import annotations
 
