@@ -453,6 +453,9 @@ class Simulation:
         if not self.scheduler.wants_idle_heartbeat():
             self._idle_beat = None
             return
+        due = self._idle_beat
+        if due is not None and t < due[0] < math.inf:
+            return  # still the first idle tick after t (idle nodes added since pushed their own)
         best: tuple[float, int] | None = None
         position = bisect.bisect_right(self._phases, t % self.heartbeat_interval)
         for idle in self._idle.values():
