@@ -360,9 +360,13 @@ class Simulation:
         self._idle: dict[str, list[int]] = {MAP: [], REDUCE: []}  # sorted phase ranks of idle nodes
         self._idle_set: dict[str, set[int]] = {MAP: set(), REDUCE: set()}
         self._wheel = {MAP: False, REDUCE: False}
+        self._wheel_due = {MAP: 0.0, REDUCE: 0.0}  # when the node a wheel armed ticks
         self._skip_idle = self.options.skip_idle_heartbeats
         #: the pending IDLE_BEAT: (time, generation); a newer generation voids older events
         self._idle_beat: tuple[float, int] | None = None
+        #: the plan of an idle heartbeat kept while none is wanted: still the first
+        #: idle tick after now if no node went idle since (see _after_beat)
+        self._idle_kept: tuple[float, int] | None = None
         self._idle_gen = 0
         self._copy_wait: dict[str, list[tuple[Task, int, float]]] = {}  # job -> reduces waiting for its maps
         self._compute_wait: dict[str, list[tuple[Task, int, float]]] = {}  # node -> reduces the LoadManager holds
@@ -415,6 +419,18 @@ class Simulation:
             tick = ns.phase + (k + 1) * h
         return tick
 
+    def _tick_from(self, ns: _NodeState, t: float) -> float:
+        """The node's first periodic heartbeat at or after ``t``: ``t`` itself
+        if the node ticks exactly then and has not beaten yet (events at one
+        instant come before its heartbeats, so the tick still sees what they
+        changed), else :meth:`_next_tick`."""
+        if ns.last_beat != t:
+            h = self.heartbeat_interval
+            k = math.floor((t - ns.phase) / h)
+            if ns.phase + k * h == t or ns.phase + (k + 1) * h == t:
+                return t
+        return self._next_tick(ns, t)
+
     def _useful(self, ns: _NodeState) -> bool:
         """Could a heartbeat of the node assign anything now?  (With
         ``skip_idle_heartbeats`` off: has it a free slot while jobs are in the
@@ -438,9 +454,10 @@ class Simulation:
                 idle.append(rank)
             else:
                 bisect.insort(idle, rank)
+            self._idle_kept = None  # this node may tick before the plan kept
             due = self._idle_beat
             if due is not None:  # an idle heartbeat is wanted: this node may tick before the one chosen
-                tick = self._next_tick(self._by_phase[rank], t)
+                tick = self._tick_from(self._by_phase[rank], t)
                 if tick < due[0]:
                     self._push_idle_beat(self._by_phase[rank], tick)
 
@@ -450,26 +467,73 @@ class Simulation:
         even if it can assign nothing (``Scheduler.wants_idle_heartbeat``), make
         sure an IDLE_BEAT is due at the first tick after ``t`` of a node that is
         idle with a free slot (armed nodes beat at their own ticks anyway)."""
-        if not self.scheduler.wants_idle_heartbeat():
-            self._idle_beat = None
-            return
         due = self._idle_beat
-        if due is not None and t < due[0] < math.inf:
-            return  # still the first idle tick after t (idle nodes added since pushed their own)
-        best: tuple[float, int] | None = None
-        position = bisect.bisect_right(self._phases, t % self.heartbeat_interval)
-        for idle in self._idle.values():
-            if not idle:
-                continue
-            i = bisect.bisect_left(idle, position)
-            for rank in (idle[i % len(idle)], idle[i - 1]):  # and its neighbour, against rounding
-                tick = self._next_tick(self._by_phase[rank], t)
-                if best is None or tick < best[0]:
-                    best = (tick, rank)
+        if not self.scheduler.wants_idle_heartbeat():
+            if due is not None:
+                self._idle_beat = None
+                if t < due[0] < math.inf:  # keep it: wanted again before it is due, it still holds
+                    self._idle_kept = due
+            return
+        if due is None:
+            kept = self._idle_kept
+            if kept is not None and t < kept[0]:
+                # no node went idle since it was planned (that clears it), so it is
+                # still the first idle tick after t; its IDLE_BEAT is on the heap
+                self._idle_beat = kept
+                self._idle_kept = None
+                return
+        elif t < due[0]:
+            # still the first idle tick after t, or (inf) still none: a node that goes
+            # idle pushes its own if earlier, and so does a wheel that stops
+            return
+        self._idle_kept = None
+        best = self._first_idle_tick(t)
         if best is None:
             self._idle_beat = (math.inf, self._idle_gen)  # wanted, but no idle node yet
             return
         self._push_idle_beat(self._by_phase[best[1]], best[0])
+
+    def _covered(self, rank: int, tick: float) -> bool:
+        """Will a turning wheel tick idle node ``rank`` at ``tick`` anyway?  A
+        wheel visits the idle nodes of its kind in phase order, each at its
+        first tick after the one before, starting after the node it has armed
+        (due at ``_wheel_due``); an idle node stays idle until it is armed."""
+        wheel = self._wheel
+        due = self._wheel_due
+        return (wheel[MAP] and tick > due[MAP] and rank in self._idle_set[MAP]) or (
+            wheel[REDUCE] and tick > due[REDUCE] and rank in self._idle_set[REDUCE]
+        )
+
+    def _first_idle_tick(self, t: float) -> tuple[float, int] | None:
+        """``(tick, rank)`` of the first tick after ``t`` of a node that is idle
+        with a free slot and that no wheel will tick then, or None."""
+        best: tuple[float, int] | None = None
+        position = bisect.bisect_right(self._phases, t % self.heartbeat_interval)
+        by_phase = self._by_phase
+        next_tick = self._tick_from
+        covered = self._covered
+        for kind in KINDS:
+            idle = self._idle[kind]
+            n = len(idle)
+            if not n:
+                continue
+            i = bisect.bisect_left(idle, position)
+            # ``t % h`` may round to either side of the phase of a node ticking at
+            # ``t``: the nodes either side of the position are both candidates
+            for rank in (idle[i - 1], idle[i % n]):
+                tick = next_tick(by_phase[rank], t)
+                if (best is None or tick < best[0]) and not covered(rank, tick):
+                    best = (tick, rank)
+            own_due = self._wheel_due[kind] if self._wheel[kind] else math.inf
+            for j in range(i + 1, i - 1 + n):  # then on in phase order: ticks grow
+                rank = idle[j % n]
+                tick = next_tick(by_phase[rank], t)
+                if (best is not None and tick >= best[0]) or tick > own_due:
+                    break  # no earlier one left, or its own wheel ticks this one and every later one
+                if not covered(rank, tick):
+                    best = (tick, rank)
+                    break
+        return best
 
     def _push_idle_beat(self, ns: _NodeState, tick: float) -> None:
         self._idle_gen += 1
@@ -485,6 +549,9 @@ class Simulation:
     def _on_idle_beat(self, ns: _NodeState, generation: int, t: float) -> None:
         due = self._idle_beat
         if due is None or due[1] != generation:
+            kept = self._idle_kept
+            if kept is not None and kept[1] == generation:
+                self._idle_kept = None  # its time has come while none was wanted
             return  # replaced by a later plan, or no longer wanted
         self._idle_beat = None
         if ns.armed or ns.last_beat == t or not ns.has_free_slot():
@@ -512,9 +579,9 @@ class Simulation:
         self._idle_remove(MAP, ns.rank)
         self._idle_remove(REDUCE, ns.rank)
         if wheel is None:
-            self._push(self._next_tick(ns, t), HEARTBEAT, ns)
+            self._push(self._tick_from(ns, t), HEARTBEAT, ns)
         else:
-            self._push(self._next_tick(ns, t), WHEEL, (ns, wheel))
+            self._push(self._tick_from(ns, t), WHEEL, (ns, wheel))
 
     def _tick(self, ns: _NodeState, t: float) -> None:
         """A periodic heartbeat of the node: beat if it could assign, then keep
@@ -522,16 +589,38 @@ class Simulation:
         node's own out-of-band heartbeat is merged into that one; a tick that
         can assign nothing still reaches the TaskSelector if it wants it."""
         ns.armed = False
-        useful = self._useful
-        if ns.last_beat != t:
-            if useful(ns):
+        if not self._skip_idle:
+            if ns.last_beat != t and self._useful(ns):
                 self._beat(ns, t)
-            elif self._skip_idle and self._idle_beat is not None and ns.has_free_slot():
+            if self._useful(ns):
+                ns.armed = True
+                self._push(self._next_tick(ns, t), HEARTBEAT, ns)
+            return
+        # _useful and has_free_slot inlined: this runs for every tick of the run
+        running = ns.node.running
+        slots = ns.capacity
+        pending = self.scheduler.pending_work
+        map_free = running[MAP] < slots[MAP]
+        reduce_free = running[REDUCE] < slots[REDUCE]
+        useful = (map_free and pending(MAP) > 0) or (reduce_free and pending(REDUCE) > 0)
+        if ns.last_beat != t:
+            if useful:
+                self._beat(ns, t)
+                useful = (running[MAP] < slots[MAP] and pending(MAP) > 0) or (
+                    running[REDUCE] < slots[REDUCE] and pending(REDUCE) > 0
+                )
+            elif self._idle_beat is not None and (map_free or reduce_free):
                 if self.scheduler.wants_idle_heartbeat():
-                    self._idle_heartbeat(ns, t)
-        if useful(ns):
+                    self._idle_heartbeat(ns, t)  # changes no slot and no pending work
+        if useful:
             ns.armed = True
-            self._push(self._next_tick(ns, t), HEARTBEAT, ns)
+            h = self.heartbeat_interval
+            k = math.floor((t - ns.phase) / h) + 1  # _next_tick
+            tick = ns.phase + k * h
+            if tick <= t:
+                tick = ns.phase + (k + 1) * h
+            self._seq += 1
+            heapq.heappush(self._heap, (tick, self._seq + _BEAT_SEQ, HEARTBEAT, ns))
             return
         self._rest(ns, t)
 
@@ -561,6 +650,9 @@ class Simulation:
         for kind in KINDS:
             if not self._wheel[kind] and self._idle[kind] and self.scheduler.pending_work(kind) > 0:
                 position = bisect.bisect_right(self._phases, t % self.heartbeat_interval)
+                before = self._by_phase[position - 1]  # (the last one if position is 0)
+                if self._tick_from(before, t) == t:  # a node ticking right now starts the wheel
+                    position = before.rank
                 self._turn_wheel(kind, position, t)
 
     def _turn_wheel(self, kind: str, position: int, t: float) -> None:
@@ -568,11 +660,19 @@ class Simulation:
         idle = self._idle[kind]
         if not idle or self.scheduler.pending_work(kind) <= 0:
             self._wheel[kind] = False
+            self._idle_kept = None  # it covered nodes that a kept plan skipped
+            due = self._idle_beat
+            if due is not None:  # an idle heartbeat is wanted: the nodes it covered are not now
+                best = self._first_idle_tick(t)
+                if best is not None and (best[0] < due[0] or due[0] <= t):
+                    self._push_idle_beat(self._by_phase[best[1]], best[0])
             return
         i = bisect.bisect_left(idle, position)
         rank = idle[i] if i < len(idle) else idle[0]
         self._wheel[kind] = True
-        self._arm(self._by_phase[rank], t, kind)
+        ns = self._by_phase[rank]
+        self._wheel_due[kind] = self._tick_from(ns, t)
+        self._arm(ns, t, kind)
 
     # ================================================================== jobs
     def _prepare(self, spec: JobSpec) -> JobSpec:
