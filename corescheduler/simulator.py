@@ -359,6 +359,10 @@ class Simulation:
         self._update_armed = False
         self._idle: dict[str, list[int]] = {MAP: [], REDUCE: []}  # sorted phase ranks of idle nodes
         self._idle_set: dict[str, set[int]] = {MAP: set(), REDUCE: set()}
+        # the same nodes by which kinds they are idle in (sorted ranks): each list's
+        # ticks are covered by wheels alike, so its first node is its candidate
+        self._idle_only: dict[str, list[int]] = {MAP: [], REDUCE: []}
+        self._idle_both: list[int] = []
         self._wheel = {MAP: False, REDUCE: False}
         self._wheel_due = {MAP: 0.0, REDUCE: 0.0}  # when the node a wheel armed ticks
         self._skip_idle = self.options.skip_idle_heartbeats
@@ -454,6 +458,13 @@ class Simulation:
                 idle.append(rank)
             else:
                 bisect.insort(idle, rank)
+            other = REDUCE if kind == MAP else MAP
+            if rank in self._idle_set[other]:
+                only = self._idle_only[other]
+                del only[bisect.bisect_left(only, rank)]
+                bisect.insort(self._idle_both, rank)
+            else:
+                bisect.insort(self._idle_only[kind], rank)
             self._idle_kept = None  # this node may tick before the plan kept
             due = self._idle_beat
             if due is not None:  # an idle heartbeat is wanted: this node may tick before the one chosen
@@ -493,46 +504,39 @@ class Simulation:
             return
         self._push_idle_beat(self._by_phase[best[1]], best[0])
 
-    def _covered(self, rank: int, tick: float) -> bool:
-        """Will a turning wheel tick idle node ``rank`` at ``tick`` anyway?  A
-        wheel visits the idle nodes of its kind in phase order, each at its
-        first tick after the one before, starting after the node it has armed
-        (due at ``_wheel_due``); an idle node stays idle until it is armed."""
-        wheel = self._wheel
-        due = self._wheel_due
-        return (wheel[MAP] and tick > due[MAP] and rank in self._idle_set[MAP]) or (
-            wheel[REDUCE] and tick > due[REDUCE] and rank in self._idle_set[REDUCE]
-        )
-
     def _first_idle_tick(self, t: float) -> tuple[float, int] | None:
         """``(tick, rank)`` of the first tick after ``t`` of a node that is idle
-        with a free slot and that no wheel will tick then, or None."""
+        with a free slot and that no wheel will tick then, or None.
+
+        A wheel visits the idle nodes of its kind in phase order, each at its
+        first tick after the one before, starting after the node it has armed
+        (due at ``_wheel_due``), and an idle node stays idle until it is armed:
+        so a node idle in a kind whose wheel turns is ticked anyway if its tick
+        comes after that wheel's.  Among the nodes idle in the same kinds, ticks
+        grow in phase order from ``t``'s position and so does being covered: the
+        first node of each such list is its only candidate (and the ones either
+        side of the position, which ``t % interval`` may round past)."""
         best: tuple[float, int] | None = None
         position = bisect.bisect_right(self._phases, t % self.heartbeat_interval)
         by_phase = self._by_phase
-        next_tick = self._tick_from
-        covered = self._covered
-        for kind in KINDS:
-            idle = self._idle[kind]
+        tick_from = self._tick_from
+        wheel = self._wheel
+        map_due = self._wheel_due[MAP] if wheel[MAP] else math.inf
+        reduce_due = self._wheel_due[REDUCE] if wheel[REDUCE] else math.inf
+        for idle, due in (
+            (self._idle_only[MAP], map_due),
+            (self._idle_only[REDUCE], reduce_due),
+            (self._idle_both, min(map_due, reduce_due)),
+        ):
             n = len(idle)
             if not n:
                 continue
             i = bisect.bisect_left(idle, position)
-            # ``t % h`` may round to either side of the phase of a node ticking at
-            # ``t``: the nodes either side of the position are both candidates
-            for rank in (idle[i - 1], idle[i % n]):
-                tick = next_tick(by_phase[rank], t)
-                if (best is None or tick < best[0]) and not covered(rank, tick):
-                    best = (tick, rank)
-            own_due = self._wheel_due[kind] if self._wheel[kind] else math.inf
-            for j in range(i + 1, i - 1 + n):  # then on in phase order: ticks grow
+            for j in (i - 1, i, i + 1) if n > 2 else range(n):
                 rank = idle[j % n]
-                tick = next_tick(by_phase[rank], t)
-                if (best is not None and tick >= best[0]) or tick > own_due:
-                    break  # no earlier one left, or its own wheel ticks this one and every later one
-                if not covered(rank, tick):
+                tick = tick_from(by_phase[rank], t)
+                if tick <= due and (best is None or tick < best[0]):
                     best = (tick, rank)
-                    break
         return best
 
     def _push_idle_beat(self, ns: _NodeState, tick: float) -> None:
@@ -572,6 +576,14 @@ class Simulation:
             self._idle_set[kind].discard(rank)
             idle = self._idle[kind]
             del idle[bisect.bisect_left(idle, rank)]
+            other = REDUCE if kind == MAP else MAP
+            if rank in self._idle_set[other]:
+                both = self._idle_both
+                del both[bisect.bisect_left(both, rank)]
+                bisect.insort(self._idle_only[other], rank)
+            else:
+                only = self._idle_only[kind]
+                del only[bisect.bisect_left(only, rank)]
 
     def _arm(self, ns: _NodeState, t: float, wheel: str | None = None) -> None:
         """Put the node's next periodic heartbeat (after ``t``) on the heap."""
