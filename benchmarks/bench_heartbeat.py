@@ -19,8 +19,8 @@ import random
 import time
 
 from corescheduler.config import Config
-from corescheduler.model import Cluster, JobSpec, TaskSpec
-from corescheduler.scheduler import Scheduler
+from corescheduler.core.model import Cluster, JobSpec, TaskSpec
+from corescheduler.core.scheduler import Scheduler
 
 
 def build(nodes: int, jobs: int, pools: int, maps_per_job: int, seed: int = 1) -> tuple[Scheduler, list[str]]:

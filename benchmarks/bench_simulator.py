@@ -69,8 +69,8 @@ def heapq_rate(n: int, seed: int = 1) -> float:
 
 def run_case(name: str, heartbeats_per_second: float, seed: int, config_file: str | None = None) -> dict[str, object]:
     from corescheduler.config import Config
-    from corescheduler.simulator import Simulation, build_cluster, load_allocations
-    from corescheduler.workload import load_workload
+    from corescheduler.formats.workloads import load_workload
+    from corescheduler.sim.simulator import Simulation, build_cluster, load_allocations
 
     trace, racks, per_rack = CASES[name]
     with as_file(files("corescheduler_examples")) as folder:

@@ -12,8 +12,8 @@ import timeit
 
 from corescheduler import compute_fair_shares
 from corescheduler.config import Config
-from corescheduler.model import Cluster, JobSpec, TaskSpec
-from corescheduler.scheduler import Scheduler
+from corescheduler.core.model import Cluster, JobSpec, TaskSpec
+from corescheduler.core.scheduler import Scheduler
 
 
 def bench_fair_shares() -> None:

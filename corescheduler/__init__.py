@@ -1,14 +1,17 @@
 """corescheduler: a multi-tenant cluster job scheduler core with pluggy hooks.
 
 Public entry points: :func:`compute_fair_shares` (the fair-share maths),
-:class:`corescheduler.scheduler.Scheduler`, :class:`corescheduler.config.Config`,
-:class:`corescheduler.allocations.Allocations`, the hook specs in
+:class:`corescheduler.core.scheduler.Scheduler`, :class:`corescheduler.config.Config`,
+:class:`corescheduler.core.allocations.Allocations`, the hook specs in
 :mod:`corescheduler.hookspecs` and the test harness in
 :mod:`corescheduler.testing`.
 """
 
-from corescheduler.fairshare import compute_fair_shares
+from corescheduler import _moved
+from corescheduler.core.fairshare import compute_fair_shares
 from corescheduler.hookspecs import hookimpl
+
+_moved.install()  # corescheduler.model and the other pre-0.2 paths keep importing
 
 __version__ = "0.1.0"
 

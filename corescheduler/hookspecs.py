@@ -30,7 +30,7 @@ return values are ignored.
 
 Hooks are listed in the order they run: job placement, the periodic update,
 a heartbeat's assignment, preemption, then notifications.  The objects
-handed to hooks are the scheduler's own (:mod:`corescheduler.model`): read
+handed to hooks are the scheduler's own (:mod:`corescheduler.core.model`): read
 them, do not change them.
 """
 
@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from corescheduler.model import (
+from corescheduler.core.model import (
     Assignment,
     ClusterLoad,
     Job,
@@ -55,7 +55,7 @@ from corescheduler.model import (
 )
 
 if TYPE_CHECKING:
-    from corescheduler.allocations import Allocations
+    from corescheduler.core.allocations import Allocations
 
 PROJECT = "corescheduler"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -98,9 +98,9 @@ def cs_resolve_pool(job: JobSpec, allocations: Allocations) -> str | Rejection |
     :param job: the job as submitted (user, requested ``pool``, groups,
         ``properties``).
     :param allocations: the allocations in force
-        (:class:`corescheduler.allocations.Allocations`), to check which pools
+        (:class:`corescheduler.formats.allocation_file.Allocations`), to check which pools
         are configured.
-    :return: a pool name; a :class:`~corescheduler.model.Rejection` to refuse
+    :return: a pool name; a :class:`~corescheduler.core.model.Rejection` to refuse
         the job (the submission fails with its reason); or ``None`` for "no
         opinion", which passes the question to the next resolver.
 
@@ -237,7 +237,7 @@ def cs_select_task(job: Job, node: Node, kind: str, now: float) -> Task | None:
     :param node: the heartbeating node.
     :param kind: ``"map"`` or ``"reduce"``.
     :param now: the scheduler clock, seconds.
-    :return: a pending :class:`~corescheduler.model.Task` of ``job`` and
+    :return: a pending :class:`~corescheduler.core.model.Task` of ``job`` and
         ``kind`` to launch, or ``None`` when the job has nothing it wants to
         run on this node (the job is then *skipped*, and the next job is
         asked).
@@ -257,7 +257,7 @@ def cs_wants_idle_heartbeat() -> bool | None:
     simulator skips such heartbeats for speed.  Before it skips one it asks
     this hook; while the answer is ``True`` it delivers the next such
     heartbeat as :meth:`Scheduler.idle_heartbeat
-    <corescheduler.scheduler.Scheduler.idle_heartbeat>` (``cs_heartbeat_start``
+    <corescheduler.core.scheduler.Scheduler.idle_heartbeat>` (``cs_heartbeat_start``
     only, which is all the heartbeat would have done), so decisions are the
     same as if every node with a free slot had beaten.  ``delay`` answers
     ``True`` while jobs it skipped wait for their waiting-time credit.
@@ -358,7 +358,7 @@ def cs_plan_preemption(pools: Sequence[Schedulable], kind: str, now: float) -> P
 
     :param pools: every pool's schedulable for ``kind`` (fair shares,
         running counts, starvation times and timeouts up to date).
-    :return: a :class:`~corescheduler.model.PreemptionPlan` (count 0 = nothing
+    :return: a :class:`~corescheduler.core.model.PreemptionPlan` (count 0 = nothing
         to do), or ``None`` when the policy never preempts.
 
     **First non-None result wins.**
@@ -375,7 +375,7 @@ def cs_select_victims(
     """Choose which running tasks to kill for a preemption plan.
 
     Called on the plugin named by ``[scheduler] victim_selector`` when a
-    :class:`~corescheduler.model.PreemptionPlan` asks for ``count`` tasks and
+    :class:`~corescheduler.core.model.PreemptionPlan` asks for ``count`` tasks and
     did not choose them itself.
 
     :param candidates: every running task of ``kind``, pools in order, then

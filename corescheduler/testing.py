@@ -1,6 +1,6 @@
 """A deterministic, clock-driven cluster for plugin authors' tests (SPEC §6).
 
-:class:`ClusterHarness` drives the real :class:`~corescheduler.scheduler.Scheduler`
+:class:`ClusterHarness` drives the real :class:`~corescheduler.core.scheduler.Scheduler`
 with the real plugins; only the clock and the task lifecycle are in the
 test's hands::
 
@@ -37,11 +37,11 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from corescheduler.allocations import Allocations
 from corescheduler.config import Config, SchedulerConfig
+from corescheduler.core.model import KINDS, Assignment, Cluster, Job, JobSpec, Task, TaskSpec
+from corescheduler.core.scheduler import Scheduler
 from corescheduler.errors import SchedulerStateError
-from corescheduler.model import KINDS, Assignment, Cluster, Job, JobSpec, Task, TaskSpec
-from corescheduler.scheduler import Scheduler
+from corescheduler.formats.allocation_file import parse_allocations
 
 #: What the harness sets when the config leaves it out (Hadoop's test fixture);
 #: a plugin's table is added only when that plugin is selected.
@@ -129,7 +129,7 @@ class ClusterHarness:
     ) -> None:
         self.config = harness_config(config)
         self.cluster = Cluster.build(racks, nodes_per_rack, map_slots, reduce_slots)
-        allocs = Allocations.from_xml(allocations, "<harness allocations>") if allocations else None
+        allocs = parse_allocations(allocations, "<harness allocations>") if allocations else None
         self.events: list[dict[str, Any]] = []
         self.scheduler = Scheduler(
             self.config, self.cluster, allocs, extra_plugins=plugins, on_event=self.events.append
@@ -228,7 +228,7 @@ class ClusterHarness:
     # ------------------------------------------------------------------ admin
     def set_allocations(self, xml: str) -> None:
         """Replace the allocation file and reload now (no 10 s wait)."""
-        self.scheduler.set_allocations(Allocations.from_xml(xml, "<harness allocations>"))
+        self.scheduler.set_allocations(parse_allocations(xml, "<harness allocations>"))
 
     def move(self, job: Job | str, pool: str) -> None:
         self.scheduler.move(_id(job), pool, self.clock)

@@ -111,8 +111,8 @@ class ShareProbe:
 
 def run(label: str, toml: str) -> dict[str, Any]:
     from corescheduler.config import Config
-    from corescheduler.simulator import Simulation
-    from corescheduler.workload import load_workload
+    from corescheduler.formats.workloads import load_workload
+    from corescheduler.sim.simulator import Simulation
 
     path = OUT / f"{label}.toml"
     path.write_text(toml.replace('listeners = ["share_probe"]\n', ""))

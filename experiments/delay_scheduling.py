@@ -75,8 +75,8 @@ def compare(seed: int, slowdown: tuple[float, float] | None = None) -> dict[str,
 def workload_facts(seed: int) -> dict[str, float]:
     """Offered load and block spread of builtin:facebook on this cluster."""
     from corescheduler.config import Config
-    from corescheduler.simulator import build_cluster
-    from corescheduler.workload import load_workload
+    from corescheduler.formats.workloads import load_workload
+    from corescheduler.sim.simulator import build_cluster
 
     config = Config.from_file(CONFIGS / "fair_greedy.toml")
     nodes = {n.name: n.rack for n in build_cluster(config).nodes.values()}

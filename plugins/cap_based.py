@@ -29,9 +29,9 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from corescheduler.core.javamath import java_float
+from corescheduler.core.model import ClusterLoad, Node
 from corescheduler.hookspecs import hookimpl
-from corescheduler.javamath import java_float
-from corescheduler.model import ClusterLoad, Node
 from corescheduler.settings import Settings
 
 

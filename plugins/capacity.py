@@ -64,9 +64,8 @@ from typing import Any
 from attrs import define, field, frozen
 from corescheduler_plugins._capacity_xml import CapacityXml, read_capacity_xml
 
-from corescheduler.hookspecs import hookimpl
-from corescheduler.javamath import float_times, java_float, java_round
-from corescheduler.model import (
+from corescheduler.core.javamath import float_times, java_float, java_round
+from corescheduler.core.model import (
     KINDS,
     MAP,
     REDUCE,
@@ -80,6 +79,7 @@ from corescheduler.model import (
     Schedulable,
     Task,
 )
+from corescheduler.hookspecs import hookimpl
 from corescheduler.settings import Settings
 
 NAME = "capacity"

@@ -28,8 +28,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from corescheduler.core.model import MAP, REDUCE, ClusterLoad, Node, Task
 from corescheduler.hookspecs import hookimpl
-from corescheduler.model import MAP, REDUCE, ClusterLoad, Node, Task
 from corescheduler.settings import Settings
 
 

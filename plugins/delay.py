@@ -47,8 +47,8 @@ from typing import Any
 
 from attrs import define
 
+from corescheduler.core.model import MAP, NODE_LOCAL, OFF_RACK, RACK_LOCAL, Assignment, Job, Node, Pool, Task
 from corescheduler.hookspecs import hookimpl
-from corescheduler.model import MAP, NODE_LOCAL, OFF_RACK, RACK_LOCAL, Assignment, Job, Node, Pool, Task
 from corescheduler.settings import Settings
 
 log = logging.getLogger("corescheduler.plugins.delay")

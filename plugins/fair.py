@@ -20,9 +20,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from corescheduler.fairshare import shares_from_columns
+from corescheduler.core.fairshare import shares_from_columns
+from corescheduler.core.model import PreemptionPlan, Schedulable
 from corescheduler.hookspecs import hookimpl
-from corescheduler.model import PreemptionPlan, Schedulable
 
 
 def fair_order_key(s: Schedulable) -> tuple[int, float, float, str]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from corescheduler.core.model import Schedulable
 from corescheduler.hookspecs import hookimpl
-from corescheduler.model import Schedulable
 
 
 class FifoSharePolicy:

@@ -11,8 +11,8 @@ waits, and Hadoop's capacity scheduler's.
 
 from __future__ import annotations
 
+from corescheduler.core.model import MAP, OFF_RACK, Job, Node, Task
 from corescheduler.hookspecs import hookimpl
-from corescheduler.model import MAP, OFF_RACK, Job, Node, Task
 
 
 class GreedyLocality:

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from corescheduler.core.model import Job
 from corescheduler.hookspecs import hookimpl
-from corescheduler.model import Job
 from corescheduler.settings import Settings
 
 #: mapred.newjobweightbooster.factor default

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from corescheduler.core.model import Task
 from corescheduler.hookspecs import hookimpl
-from corescheduler.model import Task
 
 
 class NewestFirst:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from corescheduler.core.model import JobSpec
 from corescheduler.hookspecs import hookimpl
-from corescheduler.model import JobSpec
 from corescheduler.settings import Settings
 
 

@@ -36,12 +36,12 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
+from corescheduler.core.model import JobSpec, Rejection
 from corescheduler.hookspecs import hookimpl
-from corescheduler.model import JobSpec, Rejection
 from corescheduler.settings import Settings
 
 if TYPE_CHECKING:
-    from corescheduler.allocations import Allocations
+    from corescheduler.core.allocations import Allocations
 
 ROOT_PREFIX = "root."
 DEFAULT_POOL = "default"

@@ -21,8 +21,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from corescheduler.core.model import Job
 from corescheduler.hookspecs import hookimpl
-from corescheduler.model import Job
 from corescheduler.settings import Settings
 
 _LN2 = math.log(2.0)

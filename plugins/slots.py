@@ -6,8 +6,8 @@ capacity scheduler has no load manager and behaves like this one."""
 
 from __future__ import annotations
 
+from corescheduler.core.model import ClusterLoad, Node
 from corescheduler.hookspecs import hookimpl
-from corescheduler.model import ClusterLoad, Node
 
 
 class SlotLoadManager:

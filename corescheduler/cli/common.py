@@ -1,0 +1,78 @@
+"""Helpers the command modules share: config loading, one-line errors, tables
+(rich on a terminal, plain aligned text otherwise) and JSON output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+config_option = click.option(
+    "--config",
+    "config_path",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="corescheduler.toml to use (default: the built-in defaults).",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+
+
+def one_line(message: str) -> str:
+    """``message`` with its lines joined by "; " (error output is one line)."""
+    return "; ".join(part.strip() for part in message.splitlines() if part.strip())
+
+
+def load_config(path: str | None) -> Any:
+    """The :class:`~corescheduler.config.Config` at ``path``, or the defaults if None."""
+    from corescheduler.config import Config
+
+    return Config.from_file(path) if path is not None else Config.default()
+
+
+def stdout_is_terminal() -> bool:
+    """True when standard output is a terminal (rich tables), False for pipes and files."""
+    stream = sys.stdout
+    return stream is not None and hasattr(stream, "isatty") and stream.isatty()
+
+
+def print_json(value: Any) -> None:
+    click.echo(json.dumps(value, indent=2))
+
+
+def print_table(
+    columns: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    right: Sequence[int] = (),
+    title: str | None = None,
+) -> None:
+    """Print ``rows`` under ``columns``: a rich table on a terminal, else plain
+    aligned text (two spaces between columns).  ``right``: indexes of
+    right-aligned (numeric) columns."""
+    right_set = set(right)
+    if stdout_is_terminal():
+        from rich.console import Console
+        from rich.table import Table
+        from rich.text import Text
+
+        table = Table(title=Text(title) if title else None, title_justify="left")
+        for i, name in enumerate(columns):
+            table.add_column(Text(name), justify="right" if i in right_set else "left", overflow="fold")
+        for row in rows:
+            table.add_row(*(Text(cell) for cell in row))
+        Console(file=sys.stdout).print(table)
+        return
+    widths = [max([len(name), *(len(row[i]) for row in rows)]) for i, name in enumerate(columns)]
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [c.rjust(w) if i in right_set else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))]
+        return "  ".join(parts).rstrip()
+
+    if title:
+        click.echo(title)
+    click.echo(line(columns))
+    for row in rows:
+        click.echo(line(row))

@@ -1,0 +1,1026 @@
+"""The scheduler core: the update cycle, heartbeat assignment and preemption.
+
+Semantics are the Hadoop 1.x Fair Scheduler's (the "Schedulable" rewrite,
+``src/contrib/fairscheduler``, ``FairScheduler.java``); every policy decision
+is a hook (:mod:`corescheduler.hookspecs`), so this module holds only the
+mechanism:
+
+* :meth:`Scheduler.update` — Hadoop's ``update()``: which jobs may run under
+  the user and pool running-job limits (priority, then submit time, then id),
+  lazy initialisation, demands, weights (priority × WeightAdjuster chain),
+  pool and job fair shares (SharePolicy), the assignment order, and the
+  starvation times that preemption and delay scheduling read.
+* :meth:`Scheduler.heartbeat` — Hadoop's ``assignTasks()``: alternate maps
+  and reduces by what the node runs, pools in SharePolicy order, jobs in their
+  pool's order, LoadManager and TaskSelector deciding; one task a heartbeat,
+  or several with ``assign_multiple``.
+* :meth:`Scheduler.preempt` — Hadoop's ``preemptTasksIfNecessary()``: the
+  root SharePolicy plans, the VictimSelector chooses; killed tasks become
+  pending again.
+
+Pools and the jobs inside each pool are kept sorted by their policy's order
+key (:class:`~corescheduler.core.order.KeyedOrder`) and re-positioned when one
+changes, instead of Hadoop's full sort on every assignment; the order holds
+only jobs with a task a heartbeat could launch, and only pools holding such
+jobs, so a heartbeat never walks idle pools or jobs whose tasks all run.
+
+The same class serves the test harness, the simulator and the live service;
+the caller owns the clock and passes ``now`` (seconds) to every call.
+
+This module is long on purpose: it is the hot path (a heartbeat, a launch, a
+finish and an update are all here, and the simulator calls them millions of
+times a run).  The heartbeat loop keeps its work inline and reads attributes
+into locals; splitting it into helpers or mixins in other modules cost
+measurable time per assignment (``benchmarks/bench_heartbeat.py``).  The
+parts a reader wants on their own live elsewhere: the model
+(:mod:`corescheduler.core.model`), the maths (:mod:`~corescheduler.core.fairshare`),
+the orderings (:mod:`~corescheduler.core.order`) and every policy (plugins).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+from corescheduler.config import Config
+from corescheduler.core.allocations import Allocations
+from corescheduler.core.model import (
+    COMPLETE,
+    KINDS,
+    MAP,
+    PENDING,
+    PRIORITY_RANK,
+    PRIORITY_WEIGHT,
+    REDUCE,
+    RUNNING,
+    Assignment,
+    Cluster,
+    ClusterLoad,
+    Job,
+    JobSpec,
+    Node,
+    Pool,
+    PreemptionPlan,
+    Rejection,
+    Schedulable,
+    Task,
+    check_priority,
+)
+from corescheduler.core.order import KeyedOrder
+from corescheduler.errors import AllocationError, CoreSchedulerError, SchedulerStateError
+from corescheduler.plugin_manager import PluginSet, SharePolicyCallers
+
+DEFAULT_POOL = "default"
+log = logging.getLogger("corescheduler.core.scheduler")
+_M = TypeVar("_M", bound=Callable[..., Any])
+
+
+def _offerable(job: Job, kind: str) -> bool:
+    """Whether a heartbeat could launch a task of ``kind`` of ``job``: it is
+    runnable, has a pending task of that kind, and for reduces slow start is
+    reached.  Only such jobs are in the heartbeat order (and only pools with
+    such jobs), so a heartbeat never walks jobs or pools with nothing to run."""
+    return job.runnable and job.pending[kind] > 0 and (kind == MAP or job.reduces_schedulable)
+
+
+def _plugin_errors(method: _M) -> _M:
+    """Turn an exception a plugin raised inside a public method into one
+    :class:`~corescheduler.errors.PluginExecutionError` naming the plugin and
+    its extension point (:meth:`PluginSet.blame`); the core's own errors pass."""
+
+    @functools.wraps(method)
+    def wrapper(self: Scheduler, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as exc:
+            blamed = self.plugins.blame(exc)
+            if blamed is None:
+                raise
+            raise blamed from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+class JobRejectedError(SchedulerStateError):
+    """A PoolResolver rejected the job."""
+
+
+class Scheduler:
+    """One scheduler over one cluster.
+
+    :param config: the parsed ``corescheduler.toml``.
+    :param cluster: the nodes.
+    :param allocations: the allocation file in force (default: empty).
+    :param plugins: a ready :class:`PluginSet` (default: built from ``config``).
+    :param extra_plugins: in-process plugins by name (classes or objects),
+        selectable in ``config`` like installed ones (tests, notebooks).
+    :param on_event: called with each event dict (SPEC §5 ``events.jsonl``).
+    :param history: keep finished jobs (:attr:`finished`, with their tasks)
+        and preempted tasks (:attr:`killed`); a long simulation turns it off
+        so that memory holds only the jobs in the system.  Without history a
+        finished job lets go of its tasks once the ``cs_job_removed``
+        listeners have seen it (:meth:`Job._drop_tasks`), so the memory is
+        freed at once rather than by the cyclic garbage collector.
+    :param reuse_quiet_updates: when nothing changed since the last update
+        (no submission, launch, finish, kill or admin action, and the weight
+        adjusters gave the same weights), keep the runnability, shares and
+        order that update computed instead of recomputing them; starvation
+        times and ``cs_update`` still advance.  Exact as long as share
+        policies are functions of the schedulables they are given (their
+        hooks get no clock).  The simulator turns it on: most of its 0.5 s
+        update ticks fall between events.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        cluster: Cluster,
+        allocations: Allocations | None = None,
+        *,
+        plugins: PluginSet | None = None,
+        extra_plugins: Mapping[str, Any] | None = None,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+        history: bool = True,
+        reuse_quiet_updates: bool = False,
+    ) -> None:
+        self.config = config
+        self.settings = config.scheduler
+        self.cluster = cluster
+        if plugins is None:
+            plugins = PluginSet(config, extra_plugins, heartbeat_interval=self.heartbeat_interval)
+        self.plugins = plugins
+        self.on_event = on_event
+        self.history = history
+        self.reuse_quiet_updates = reuse_quiet_updates
+        self._changes = 0  # launches and releases so far (reuse_quiet_updates)
+        self._changes_seen = -1  # ... as of the last update
+        self.now = 0.0
+        self.allocations = Allocations.empty()
+        self.pools: dict[str, Pool] = {}
+        self.jobs: dict[str, Job] = {}  # submitted and not finished, submission order
+        self.finished: dict[str, Job] = {}
+        self.killed: list[Task] = []
+        #: with ``preemption_only_log``: the tasks preemption would have killed
+        self.would_preempt: list[Task] = []
+        self._running_tasks: dict[str, Task] = {}
+        self._pool_order: dict[str, KeyedOrder] = {k: KeyedOrder() for k in KINDS}
+        self._job_order: dict[str, dict[str, KeyedOrder]] = {}
+        self._pool_policy: dict[str, SharePolicyCallers] = {}
+        self.root_policy = self.plugins.root_policy
+        self._load = {
+            k: ClusterLoad(kind=k, runnable=0, running=0, total_slots=cluster.total_slots(k), nodes=len(cluster.nodes))
+            for k in KINDS
+        }
+        self._rack_of = cluster.rack_of
+        # pending tasks a heartbeat could pick: of runnable jobs, reduces past slow start
+        self._pending_work = {MAP: 0, REDUCE: 0}
+        self._job_seq = 0
+        self._launch_seq = 0
+        self._last_preempt_check = -math.inf
+        self._last_update = -math.inf
+        self._dirty = True
+        s = self.settings
+        #: the most tasks of each kind one heartbeat may assign (Hadoop's assignmultiple and its caps)
+        self._assign_caps = {
+            MAP: (s.map_assign_cap if s.map_assign_cap > 0 else math.inf) if s.assign_multiple else 1,
+            REDUCE: (s.reduce_assign_cap if s.reduce_assign_cap > 0 else math.inf) if s.assign_multiple else 1,
+        }
+        self._notify = self.plugins.listeners
+        self.set_allocations(allocations or Allocations.empty(), update=False)
+
+    # ================================================================== helpers
+    def _emit(self, event: dict[str, Any]) -> None:
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def _tick(self, now: float | None) -> float:
+        if now is None:
+            return self.now
+        if not math.isfinite(now):
+            raise SchedulerStateError(f"the clock must be a finite number of seconds, got {now}")
+        if now < self.now:
+            raise SchedulerStateError(f"clock went backwards: {now} < {self.now}")
+        self.now = float(now)
+        return self.now
+
+    def heartbeat_interval(self) -> float:
+        """Seconds between a node's heartbeats on this cluster now (Hadoop 1.x
+        ``JobTracker.getNextHeartbeatInterval``:
+        :meth:`~corescheduler.config.ClusterConfig.next_heartbeat_interval`)."""
+        return self.config.cluster.next_heartbeat_interval(len(self.cluster.nodes))
+
+    def add_node(self, name: str, rack: str, map_slots: int, reduce_slots: int) -> Node:
+        """A node joins the cluster (its slots count from the next update)."""
+        if name in self.cluster.nodes:
+            raise SchedulerStateError(f"node {name!r} already exists")
+        node = self.cluster.add_node(name, rack, map_slots, reduce_slots)
+        self._rack_of[name] = rack
+        for kind in KINDS:
+            self._load[kind].total_slots += node.slots[kind]
+            self._load[kind].nodes += 1
+        self._dirty = True
+        return node
+
+    def node(self, name: str) -> Node:
+        try:
+            return self.cluster.nodes[name]
+        except KeyError:
+            raise SchedulerStateError(f"unknown node {name!r}") from None
+
+    def job(self, job_id: str) -> Job:
+        job = self.jobs.get(job_id) or self.finished.get(job_id)
+        if job is None:
+            raise SchedulerStateError(f"unknown job {job_id!r}")
+        return job
+
+    def task(self, task_id: str) -> Task:
+        task = self._running_tasks.get(task_id)
+        if task is not None:
+            return task
+        job_id, _, rest = task_id.rpartition("_")
+        job_id, _, kind_letter = job_id.rpartition("_")
+        job = self.jobs.get(job_id) or self.finished.get(job_id)
+        if job is not None and kind_letter in ("m", "r") and rest.isdigit():
+            tasks = job.tasks[MAP if kind_letter == "m" else REDUCE]
+            index = int(rest)
+            if index < len(tasks):
+                return tasks[index]
+        raise SchedulerStateError(f"unknown task {task_id!r}")
+
+    def _pool(self, name: str) -> Pool:
+        pool = self.pools.get(name)
+        if pool is None:
+            pool = Pool(name=name, spec=self.allocations.pool(name))
+            self.pools[name] = pool
+            self._job_order[name] = {k: KeyedOrder() for k in KINDS}
+            self._configure_pool(pool)
+            for kind in KINDS:
+                ps = pool.sched[kind]
+                ps.last_time_at_min_share = self.now
+                ps.last_time_at_half_fair_share = self.now
+                ps._key = self.root_policy.order_key(ps)
+        return pool
+
+    def _configure_pool(self, pool: Pool) -> None:
+        spec = self.allocations.pool(pool.name)
+        pool.spec = spec
+        pool.policy = self.allocations.pool_policy(pool.name, self.root_policy.name)
+        self._pool_policy[pool.name] = self.plugins.share_policy(pool.policy)
+        for kind in KINDS:
+            ps = pool.sched[kind]
+            ps.weight = spec.weight
+            ps.min_share = float(spec.min_share(kind))
+            ps.max_share = spec.max_share(kind)
+            ps.min_share_timeout = self.allocations.min_share_preemption_timeout(pool.name)
+            ps.fair_share_timeout = self.allocations.fair_share_preemption_timeout
+
+    # ================================================================== allocations
+    @_plugin_errors
+    def set_allocations(self, allocations: Allocations, update: bool = True) -> None:
+        """Put new allocations in force.
+
+        Every share policy the file names (``schedulingMode``) is loaded first;
+        if one is unknown the error is raised and the previous allocations
+        stay in force.
+        """
+        root = self.root_policy.name
+        needed = {allocations.default_pool_scheduling_mode if allocations.default_mode_given else root: None}
+        for name in allocations.pool_names():
+            needed.setdefault(allocations.pool_policy(name, root), name)
+        for mode, pool in needed.items():
+            try:
+                self.plugins.share_policy(mode)  # raises before anything changes
+            except CoreSchedulerError as exc:
+                spec = allocations.pools.get(pool) if pool else None
+                what = f"pool {pool!r} schedulingMode {mode!r}" if pool else f"defaultPoolSchedulingMode {mode!r}"
+                raise AllocationError(f"{what}: {exc}", allocations.source or "<allocations>",
+                                      spec.line if spec else None) from exc
+        known = self._known_pools(allocations)  # before anything changes: a bad answer keeps the old state
+        self.allocations = allocations
+        for name in (*allocations.pool_names(), *known):
+            self._pool(name)
+        self._pool(DEFAULT_POOL)
+        for pool in self.pools.values():
+            self._configure_pool(pool)
+        self._dirty = True
+        if update:
+            self.update(self.now)
+
+    def _known_pools(self, allocations: Allocations) -> list[str]:
+        """The pools the PoolResolvers configure themselves (``cs_known_pools``)."""
+        names: list[str] = []
+        for known in self.plugins.known_pools:
+            answer = known(allocations)
+            if answer is None:
+                continue
+            if isinstance(answer, str) or not all(isinstance(n, str) and n for n in answer):
+                raise SchedulerStateError(f"cs_known_pools returned {answer!r}, expected a list of pool names")
+            names.extend(answer)
+        return names
+
+    # ================================================================== jobs
+    @_plugin_errors
+    def submit(self, spec: JobSpec, now: float | None = None, *, update: bool = True) -> Job:
+        """Submit a job: place it in a pool (PoolResolver), then update.
+
+        ``update=False`` leaves the update to the caller (a simulator
+        submitting many jobs at one instant runs one update after them).
+        """
+        now = self._tick(now)
+        job_id = spec.id or f"job_{self._job_seq + 1:04d}"  # the number is used only if the job is accepted
+        if job_id in self.jobs or job_id in self.finished:
+            raise SchedulerStateError(f"job id {job_id!r} already exists")
+        for kind, specs in (("map", spec.maps), ("reduce", spec.reduces)):
+            for i, ts in enumerate(specs):
+                for n in ts.input_nodes:
+                    if n not in self._rack_of:
+                        raise SchedulerStateError(f"job {job_id} {kind} {i}: unknown node {n!r} in input_nodes")
+        pool_name = self._resolve_pool(spec)
+        self._job_seq += 1
+        job = Job(
+            id=job_id,
+            spec=spec,
+            pool=pool_name,
+            user=spec.user,
+            priority=spec.priority,
+            submit_time=now if spec.submit is None else float(spec.submit),
+            reduce_slowstart=self.settings.reduce_slowstart,
+        )
+        self.jobs[job_id] = job
+        self._pool(pool_name).jobs[job_id] = job
+        self._emit({"time": now, "type": "job_submit", "job": job_id, "pool": pool_name, "user": job.user})
+        for fn in self._notify("cs_job_added"):
+            fn(job, now)
+        self._dirty = True
+        if update:
+            self.update(now)
+        return job
+
+    def _resolve_pool(self, spec: JobSpec) -> str:
+        for resolve in self.plugins.resolvers:
+            answer = resolve(spec, self.allocations)
+            if answer is None:
+                continue
+            if isinstance(answer, Rejection):
+                raise JobRejectedError(f"job rejected by pool placement: {answer.reason}")
+            if not isinstance(answer, str) or not answer:
+                raise SchedulerStateError(f"pool placement returned {answer!r}, expected a pool name")
+            return answer
+        return DEFAULT_POOL
+
+    @_plugin_errors
+    def move(self, job_id: str, pool_name: str, now: float | None = None) -> None:
+        """Admin action: move a job (and its running tasks' accounting) to another pool."""
+        now = self._tick(now)
+        job = self.job(job_id)
+        if job.is_finished or job.pool == pool_name:
+            return
+        self._dirty = True  # the next update rebuilds the orders even if this fails midway
+        old = self.pools[job.pool]
+        new = self._pool(pool_name)
+        for kind in KINDS:
+            js = job.sched[kind]
+            if js._ordered:
+                self._job_order[old.name][kind].remove(js)
+                js._ordered = False
+            self._reposition(old.sched[kind], -job.running[kind])
+            self._reposition(new.sched[kind], job.running[kind])
+        del old.jobs[job_id]
+        new.jobs[job_id] = job
+        job.pool = pool_name
+        self.update(now)
+
+    @_plugin_errors
+    def set_priority(self, job_id: str, priority: str, now: float | None = None) -> None:
+        """Admin action: change a job's priority."""
+        now = self._tick(now)
+        job = self.job(job_id)
+        try:
+            job.priority = check_priority(priority)
+        except ValueError as exc:
+            raise SchedulerStateError(str(exc)) from None
+        for kind in KINDS:
+            job.sched[kind].priority = PRIORITY_RANK[job.priority]
+        self._dirty = True
+        self.update(now)
+
+    # ================================================================== update
+    @_plugin_errors
+    def update(self, now: float | None = None) -> None:
+        """Recompute runnability, demands, weights, shares and order (Hadoop's ``update()``)."""
+        now = self._tick(now)
+        self._last_update = now
+        quiet = self.reuse_quiet_updates and not self._dirty and self._changes == self._changes_seen
+        self._dirty = True  # until this update has succeeded
+        if not quiet:
+            self._update_runnability(now)
+        adjusters = self.plugins.weight_adjusters
+        pending = {MAP: 0, REDUCE: 0}
+        for job in self.jobs.values():
+            runnable = job.runnable
+            if runnable:
+                pending[MAP] += job.pending[MAP]
+                if job.pending[REDUCE] and job.reduces_schedulable:
+                    pending[REDUCE] += job.pending[REDUCE]
+            for kind in KINDS:
+                js = job.sched[kind]
+                demand = job.demand(kind)
+                if quiet and (demand != js.demand or js.running != job.running[kind]):
+                    quiet = False
+                js.demand = demand
+                js.running = job.running[kind]
+                if runnable:
+                    weight = PRIORITY_WEIGHT[job.priority]
+                    for adjust in adjusters:
+                        result = adjust(job, kind, weight, now)
+                        if result is not None:
+                            weight = float(result)
+                    if not (weight >= 0 and math.isfinite(weight)):
+                        raise SchedulerStateError(f"job {job.id}: weight adjusters gave {weight}, expected ≥ 0")
+                else:
+                    weight = 1.0
+                if quiet and weight != js.weight:
+                    quiet = False
+                js.weight = weight
+        self._pending_work = pending
+        if not quiet:
+            for kind in KINDS:
+                self._update_shares(kind)
+        if self.settings.preemption:  # Hadoop: if (preemptionEnabled) updatePreemptionVariables()
+            for kind in KINDS:
+                self._update_starvation([p.sched[kind] for p in self.pools.values()], now)
+        self._dirty = False
+        self._changes_seen = self._changes
+        for fn in self._notify("cs_update"):
+            fn(list(self.pools.values()), now)
+
+    def _update_runnability(self, now: float) -> None:
+        """Hadoop ``updateRunnability()``: walk jobs by priority, start time and
+        id, admitting each while its user and pool are under their limits."""
+        allocs = self.allocations
+        user_count: dict[Any, int] = {}
+        pool_count: dict[str, int] = {}
+        user_limit: dict[Any, float] = {}
+        pool_limit: dict[str, float] = {}
+        order = sorted(self.jobs.values(), key=lambda j: (PRIORITY_RANK[j.priority], j.submit_time, j.id))
+        newly_done = []
+        for job in order:
+            user, pool = job.user, job.pool
+            u = user_count.get(user, 0)
+            p = pool_count.get(pool, 0)
+            ulim = user_limit.get(user)
+            if ulim is None:
+                ulim = user_limit[user] = allocs.user_max_jobs(user) if user is not None else math.inf
+            plim = pool_limit.get(pool)
+            if plim is None:
+                plim = pool_limit[pool] = allocs.pool_max_jobs(pool)
+            if u < ulim and p < plim:
+                user_count[job.user] = u + 1
+                pool_count[job.pool] = p + 1
+                job.runnable = True
+                if not job.initialized:
+                    job._initialize(self._rack_of)
+                    job.state = "running"
+                    job.start_time = now
+                    self._emit({"time": now, "type": "job_start", "job": job.id, "pool": job.pool})
+                    if not job.tasks[MAP] and not job.tasks[REDUCE]:
+                        newly_done.append(job)
+            else:
+                job.runnable = False
+        for job in newly_done:
+            self._finish_job(job, now, update=False)
+
+    def _update_shares(self, kind: str) -> None:
+        pools = list(self.pools.values())
+        pool_scheds = [p.sched[kind] for p in pools]
+        demand_total = 0
+        for pool in pools:
+            ps = pool.sched[kind]
+            demand = 0
+            running = 0
+            for job in pool.jobs.values():
+                js = job.sched[kind]
+                demand += js.demand
+                running += js.running
+            ps.demand = min(demand, int(ps.max_share)) if ps.max_share != math.inf else demand
+            ps.running = running
+            demand_total += ps.demand
+        self._load[kind].runnable = demand_total
+        shares = self.root_policy.compute_shares(pool_scheds, float(self._load[kind].total_slots), kind)
+        self._check_shares(shares, pool_scheds, self.root_policy.name)
+        for ps, share in zip(pool_scheds, shares):
+            ps.fair_share = share
+        # jobs inside each pool, by the pool's own policy (schedulingMode)
+        for pool in pools:
+            ps = pool.sched[kind]
+            policy = self._pool_policy[pool.name]
+            job_scheds = [j.sched[kind] for j in pool.jobs.values()]
+            if not job_scheds:
+                continue  # its job order is already empty (jobs leave it as they finish or move)
+            shares = policy.compute_shares(job_scheds, float(ps.fair_share or 0.0), kind)
+            self._check_shares(shares, job_scheds, policy.name)
+            for js, share in zip(job_scheds, shares):
+                js.fair_share = share
+            runnable = [js for js in job_scheds if _offerable(js.owner, kind)]
+            keys = [policy.order_key(js) for js in runnable]  # before touching the order
+            order = self._job_order[pool.name][kind]
+            for js in order:
+                js._ordered = False
+            order.clear()
+            for js, key in zip(runnable, keys):
+                js._key = key
+                js._ordered = True
+            order.update(runnable)
+        keys = [self.root_policy.order_key(ps) for ps in pool_scheds]
+        order = self._pool_order[kind]
+        order.clear()
+        offering = []
+        for ps, key in zip(pool_scheds, keys):
+            ps._key = key
+            ps._ordered = bool(self._job_order[ps.name][kind])
+            if ps._ordered:
+                offering.append(ps)
+        order.update(offering)
+
+    @staticmethod
+    def _update_starvation(pool_scheds: list[Schedulable], now: float) -> None:
+        """Starvation bookkeeping (Hadoop ``FairScheduler.updatePreemptionVariables``).
+
+        As in Hadoop, :meth:`update` runs it only with ``[scheduler] preemption``
+        on; without preemption ``last_time_at_min_share`` and
+        ``last_time_at_half_fair_share`` keep the pool's creation time, so a
+        pool counts as starved (:meth:`Schedulable.starved_for`) once a
+        preemption timeout has passed since it was created — which is what
+        ends delay scheduling for it in Hadoop (``getAllowedLocalityLevel``);
+        the ``delay`` plugin's ``starvation`` setting offers measured times
+        instead."""
+        for ps in pool_scheds:
+            if ps.running >= min(ps.min_share, ps.demand):
+                ps.last_time_at_min_share = now
+            if ps.running >= math.floor(min((ps.fair_share or 0.0) / 2.0, ps.demand)):
+                ps.last_time_at_half_fair_share = now
+
+    @staticmethod
+    def _check_shares(shares: Any, scheds: list[Schedulable], policy: str) -> None:
+        if shares is None or len(shares) != len(scheds):
+            raise SchedulerStateError(
+                f"share policy {policy!r} returned {shares!r} for {len(scheds)} schedulables; expected one share each"
+            )
+
+    # ================================================================== heartbeat
+    @_plugin_errors
+    def heartbeat(self, node_name: str, now: float | None = None) -> list[Assignment]:
+        """Assign tasks to ``node_name`` (Hadoop ``assignTasks``); returns the
+        assignments in launch order (empty when none)."""
+        now = self._tick(now)
+        node = self.node(node_name)
+        for fn in self._notify("cs_heartbeat_start"):
+            fn(node, now)
+        multiple, caps = self.settings.assign_multiple, self._assign_caps
+        next_kind = self.root_policy.next_kind
+        can_assign = self.plugins.can_assign
+        can_launch = self.plugins.can_launch
+        select = self.plugins.select_task
+        load = self._load
+        assigned = {MAP: 0, REDUCE: 0}
+        rejected = {MAP: False, REDUCE: False}
+        visited: dict[str, Job] = {}
+        launched_map: set[str] = set()
+        out: list[Assignment] = []
+        launched: list[Task] = []
+        task: Task | None = None
+        try:
+            while True:
+                for kind in KINDS:
+                    if not rejected[kind]:
+                        ld = load[kind]
+                        # Hadoop stops a kind at runningMaps == runnableMaps, not >=: after a
+                        # reload lowers a pool's maxMaps below what it runs, the cluster's
+                        # capped demand is below what runs and the other pools still get tasks
+                        if assigned[kind] >= caps[kind] or ld.running == ld.runnable:
+                            rejected[kind] = True
+                        else:
+                            ok = can_assign(node, kind, ld)
+                            if ok is None:
+                                ok = node.running[kind] < node.slots[kind]
+                            if not ok:
+                                rejected[kind] = True
+                if (rejected[MAP] and rejected[REDUCE]) or (not multiple and out):
+                    break
+                if rejected[MAP]:
+                    kind = REDUCE
+                elif rejected[REDUCE]:
+                    kind = MAP
+                else:
+                    kind = next_kind(node) if next_kind is not None else None
+                    if kind not in KINDS:
+                        kind = MAP if node.running[MAP] <= node.running[REDUCE] else REDUCE
+                task = None
+                is_map = kind == MAP
+                for ps in self._pool_order[kind]:
+                    job_order = self._job_order[ps.name][kind]
+                    if ps.running >= ps.max_share or not job_order:
+                        continue
+                    admit = self._pool_policy[ps.name].admit_job
+                    deferred: list[Job] = []
+                    for js in job_order:  # only jobs with a task to offer (_offerable)
+                        job = js.owner
+                        if is_map:
+                            visited[job.id] = job
+                        if admit is not None:
+                            verdict = admit(job, kind, now)
+                            if verdict is False:
+                                deferred.append(job)
+                                continue
+                            if isinstance(verdict, Rejection):  # a hard "no" on this heartbeat
+                                continue
+                        # _offer, inlined: this is the innermost loop of a simulated day
+                        if can_launch is not None and can_launch(node, job, kind) is False:
+                            continue
+                        task = select(job, node, kind, now)
+                        if task is not None:
+                            self._check_selected(task, job, kind)
+                            break
+                    if task is None:
+                        for job in deferred:  # second pass: jobs the pool's policy deferred
+                            task = self._offer(job, node, kind, now, can_launch, select)
+                            if task is not None:
+                                break
+                    if task is not None:
+                        break
+                if task is None:
+                    rejected[kind] = True
+                    continue
+                locality = task.locality(node) if kind == MAP else None
+                self._launch(task, node, now, locality)
+                launched.append(task)
+                assigned[kind] += 1
+                if kind == MAP:
+                    launched_map.add(task.job.id)
+                out.append(Assignment(task.job.id, task.id, kind, node.name, locality, now))
+        except Exception:
+            # a plugin failed mid-heartbeat: take back this heartbeat's launches (the
+            # one being launched too), so no task is left running that the caller never
+            # heard of; the next update rebuilds the order whatever state it is in
+            self._dirty = True
+            if task is not None and task.state == RUNNING and task not in launched:
+                launched.append(task)
+            for started in reversed(launched):
+                if started.state == RUNNING and started.id in self._running_tasks:
+                    try:
+                        self.kill(started.id, now, reason="heartbeat failed")
+                    except Exception:  # the failing plugin again: keep its first error
+                        log.exception("taking back %s after a failed heartbeat", started.id)
+            raise
+        if visited or out:
+            skipped = [j for jid, j in visited.items() if jid not in launched_map]
+            for fn in self._notify("cs_heartbeat_end"):
+                fn(node, out, skipped, now)
+        return out
+
+    def wants_idle_heartbeat(self) -> bool:
+        """Would a heartbeat that assigns nothing change the TaskSelector's
+        state now (``cs_wants_idle_heartbeat``)?  The simulator asks before it
+        skips one."""
+        fn = self.plugins.wants_idle_heartbeat
+        return fn is not None and bool(fn())
+
+    @_plugin_errors
+    def idle_heartbeat(self, node_name: str, now: float | None = None) -> None:
+        """A heartbeat of ``node_name`` that the caller knows can assign
+        nothing (no free slot of a kind with pending work, or nothing pending):
+        what :meth:`heartbeat` would do then — ``cs_heartbeat_start`` and no
+        more — without the search.  For a simulator that skips such heartbeats
+        but must deliver those a plugin needs (:meth:`wants_idle_heartbeat`)."""
+        now = self._tick(now)
+        node = self.node(node_name)
+        for fn in self._notify("cs_heartbeat_start"):
+            fn(node, now)
+
+    @staticmethod
+    def _offer(job: Job, node: Node, kind: str, now: float, can_launch: Any, select: Any) -> Task | None:
+        """Ask the LoadManager, then the TaskSelector, for a task of ``job`` on ``node``."""
+        if can_launch is not None and can_launch(node, job, kind) is False:
+            return None
+        task = select(job, node, kind, now)
+        if task is not None:
+            Scheduler._check_selected(task, job, kind)
+        return task
+
+    @staticmethod
+    def _check_selected(task: Task, job: Job, kind: str) -> None:
+        if task.job is not job or task.kind != kind or task.state != PENDING:
+            raise SchedulerStateError(
+                f"TaskSelector returned {task.id} ({task.state}), expected a pending {kind} of {job.id}"
+            )
+
+    def _reposition(self, s: Schedulable, delta: int) -> None:
+        """Change a pool schedulable's running count and re-sort it; the heartbeat
+        order holds the pool while its own job order is not empty."""
+        order = self._pool_order[s.kind]
+        if s._ordered:
+            order.remove(s)
+            s._ordered = False  # until it is back in (a failing order key leaves it out, flagged so)
+        s.running += delta
+        if self._job_order[s.name][s.kind]:
+            s._key = self.root_policy.order_key(s)
+            order.add(s)
+            s._ordered = True
+
+    def _place(self, job: Job, kind: str, delta: int = 0) -> None:
+        """Change a job's running count by ``delta`` and put it where it belongs
+        in its pool's heartbeat order: there, at its current key, while it has a
+        task a heartbeat could launch (:func:`_offerable`); else out of it."""
+        js = job.sched[kind]
+        order = self._job_order[job.pool][kind]
+        if js._ordered:
+            order.remove(js)
+            js._ordered = False  # until it is back in (a failing order key leaves it out, flagged so)
+        js.running += delta
+        if _offerable(job, kind):
+            js._key = self._pool_policy[job.pool].order_key(js)
+            order.add(js)
+            js._ordered = True
+
+    def _job_running(self, job: Job, kind: str, delta: int) -> None:
+        job.running[kind] += delta
+        self._place(job, kind, delta)
+        self._reposition(self.pools[job.pool].sched[kind], delta)
+        self._load[kind].running += delta
+
+    def _launch(self, task: Task, node: Node, now: float, locality: str | None) -> None:
+        job = task.job
+        kind = task.kind
+        task.state = RUNNING
+        task.node = node.name
+        task.start_time = now
+        task.attempts += 1
+        self._launch_seq += 1
+        task.launch_seq = self._launch_seq
+        node.running[kind] += 1
+        node.tasks[task.id] = task
+        if kind == REDUCE:
+            task.phase = "copy"
+        job.pending[kind] -= 1
+        if job.first_launch is None:
+            job.first_launch = now
+        if job.unlocated_pending and kind == MAP and not task.locations:
+            job.unlocated_pending -= 1
+        self._changes += 1
+        if kind == MAP or job.reduces_schedulable:
+            self._pending_work[kind] -= 1
+        self._running_tasks[task.id] = task
+        self._job_running(job, kind, +1)
+        if self.on_event is not None:
+            event = {"time": now, "type": "task_start", "job": job.id, "task": task.id, "kind": kind, "node": node.name}
+            if kind == MAP:
+                event["locality"] = locality
+            self.on_event(event)
+        for fn in self._notify("cs_task_started"):
+            fn(task, node, locality, now)
+
+    def _release(self, task: Task) -> Node:
+        task_id = task.id
+        if self._running_tasks.pop(task_id, None) is None or task.state != RUNNING:
+            raise SchedulerStateError(f"task {task_id} is not running")
+        node = self.cluster.nodes[task.node]  # type: ignore[index]
+        self._changes += 1
+        node.running[task.kind] -= 1
+        if task.phase == "compute":
+            node.computing -= 1
+        task.phase = None
+        del node.tasks[task_id]
+        self._job_running(task.job, task.kind, -1)
+        return node
+
+    def pending_work(self, kind: str) -> int:
+        """An upper bound on the tasks of ``kind`` a heartbeat could launch now:
+        0 means no heartbeat can assign one until an update, a kill or a
+        finish changes the state (the simulator skips heartbeats then).  Cheap."""
+        load = self._load[kind]
+        free = load.runnable - load.running
+        pending = self._pending_work[kind]
+        if free == 0:  # the heartbeat's runningMaps == runnableMaps test
+            return 0
+        n = pending if free < 0 or pending < free else free  # free < 0: capped demand below what runs
+        return n if n > 0 else 0
+
+    # ================================================================== reduce phases
+    @_plugin_errors
+    def try_start_compute(self, task_id: str, now: float | None = None) -> bool:
+        """A running reduce has copied all its input: start its compute phase if
+        the LoadManager allows (``cs_can_compute``); ``False`` = it waits (ask
+        again when a reduce on its node ends)."""
+        now = self._tick(now)
+        task = self.task(task_id)
+        if task.state != RUNNING or task.kind != REDUCE or task.phase != "copy":
+            raise SchedulerStateError(f"task {task_id} is not a reduce in its copy phase")
+        node = self.cluster.nodes[task.node]  # type: ignore[index]
+        can = self.plugins.can_compute
+        if can is not None and can(task, node) is False:
+            return False
+        task.phase = "compute"
+        node.computing += 1
+        for fn in self._notify("cs_task_phase"):
+            fn(task, node, "compute", now)
+        return True
+
+    @_plugin_errors
+    def node_capacity(self, node: Node | str, kind: str) -> int:
+        """The most tasks of ``kind`` the node can run at once (``cs_node_capacity``,
+        default its slots)."""
+        if isinstance(node, str):
+            node = self.node(node)
+        fn = self.plugins.node_capacity
+        if fn is not None:
+            value = fn(node, kind)
+            if value is not None:
+                return int(value)
+        return node.slots[kind]
+
+    # ================================================================== task lifecycle
+    @_plugin_errors
+    def finish(self, task_id: str, now: float | None = None) -> Task:
+        """A running task completed: free its slot; the job finishes with its last task."""
+        now = self._tick(now)
+        task = self.task(task_id)
+        node = self._release(task)
+        task.state = COMPLETE
+        job = task.job
+        job.complete[task.kind] += 1
+        if task.kind == MAP and job.runnable and job.complete[MAP] == job.slowstart_maps:
+            self._pending_work[REDUCE] += job.pending[REDUCE]  # reduce slow start reached
+            if job.pending[REDUCE]:
+                self._job_running(job, REDUCE, 0)  # its reduces may be offered now
+        self._emit({"time": now, "type": "task_finish", "job": job.id, "task": task.id, "kind": task.kind,
+                    "node": node.name})
+        for fn in self._notify("cs_task_finished"):
+            fn(task, node, now)
+        if job.complete[MAP] == job.num_maps and job.complete[REDUCE] == job.num_reduces:
+            self._finish_job(job, now)
+        return task
+
+    def _finish_job(self, job: Job, now: float, update: bool = True) -> None:
+        job.state = "finished"
+        job.finish_time = now
+        job.runnable = False
+        pool = self.pools[job.pool]
+        for kind in KINDS:
+            js = job.sched[kind]
+            if js._ordered:
+                self._job_order[job.pool][kind].remove(js)
+                js._ordered = False
+                self._reposition(pool.sched[kind], 0)
+            job.sched[kind].demand = 0
+            job.sched[kind].fair_share = 0.0
+        del pool.jobs[job.id]
+        del self.jobs[job.id]
+        if self.history:
+            self.finished[job.id] = job
+        self._emit({"time": now, "type": "job_finish", "job": job.id, "pool": job.pool})
+        for fn in self._notify("cs_job_removed"):
+            fn(job, now)
+        if not self.history:
+            job._drop_tasks()
+        self._dirty = True
+        if update:
+            self.update(now)
+
+    @_plugin_errors
+    def kill(self, task_id: str, now: float | None = None, reason: str = "preempted") -> Task:
+        """Kill a running task; it becomes pending again (its work is lost)."""
+        now = self._tick(now)
+        task = self.task(task_id)
+        node = self._release(task)
+        task.state = PENDING
+        task.node = None
+        job = task.job
+        job.pending[task.kind] += 1
+        if task.kind == MAP and not task.locations:
+            job.unlocated_pending += 1
+        job._index_pending(task, push_all=True)
+        if job.runnable and (task.kind == MAP or job.reduces_schedulable):
+            self._pending_work[task.kind] += 1
+            if not job.sched[task.kind]._ordered:
+                self._job_running(job, task.kind, 0)  # it has a task to offer again
+        if self.history:
+            self.killed.append(task)
+        self._emit({"time": now, "type": "task_preempt", "job": job.id, "task": task.id, "kind": task.kind,
+                    "node": node.name, "reason": reason})
+        for fn in self._notify("cs_task_preempted"):
+            fn(task, node, now)
+        return task
+
+    # ================================================================== preemption
+    @_plugin_errors
+    def preemption_plan(self, kind: str, now: float | None = None) -> PreemptionPlan:
+        """What the root share policy would preempt for ``kind`` now (no kill)."""
+        now = self._tick(now)
+        plan_fn = self.root_policy.plan_preemption
+        if plan_fn is None:
+            return PreemptionPlan(count=0)
+        plan = plan_fn([p.sched[kind] for p in self.pools.values()], kind, now)
+        return plan if plan is not None else PreemptionPlan(count=0)
+
+    def tasks_to_preempt(self, pool: str, now: float | None = None) -> dict[str, int]:
+        """Per kind, the tasks ``pool`` is owed by preemption now (Hadoop ``tasksToPreempt``)."""
+        return {kind: int(self.preemption_plan(kind, now).needs.get(pool, 0)) for kind in KINDS}
+
+    @_plugin_errors
+    def preempt(self, now: float | None = None, force: bool = False) -> list[Task]:
+        """Preempt tasks if preemption is on and the policy asks for it
+        (at most every ``preemption_interval`` unless ``force``)."""
+        now = self._tick(now)
+        if not self.settings.preemption:
+            return []
+        if not force and now - self._last_preempt_check < self.settings.preemption_interval:
+            return []
+        self._last_preempt_check = now
+        killed: list[Task] = []
+        for kind in KINDS:
+            plan = self.preemption_plan(kind, now)
+            if plan.count <= 0:
+                continue
+            if plan.victims is not None:
+                victims = list(plan.victims)
+            else:
+                candidates = sorted(
+                    (t for t in self._running_tasks.values() if t.kind == kind),
+                    key=lambda t: (t.job.pool, t.job.submit_time, t.job.id, t.index),
+                )
+                chosen = self.plugins.select_victims(candidates, plan.count, dict(plan.allowance), kind, now)
+                victims = self._checked_victims(chosen or [], candidates, plan)
+            if self.settings.preemption_only_log:
+                for task in victims:
+                    log.info("would preempt %s on %s (preemption_only_log)", task.id, task.node)
+                self.would_preempt.extend(victims)
+                continue
+            for task in victims:
+                if task.state == RUNNING and task.kind == kind:
+                    killed.append(self.kill(task.id, now))
+        return killed
+
+    @staticmethod
+    def _checked_victims(chosen: Iterable[Task], candidates: list[Task], plan: PreemptionPlan) -> list[Task]:
+        allowed = {id(t) for t in candidates}
+        left = dict(plan.allowance)
+        out = []
+        for task in chosen:
+            if len(out) >= plan.count:
+                break
+            if id(task) not in allowed or left.get(task.job.pool, 0) <= 0:
+                continue
+            left[task.job.pool] -= 1
+            out.append(task)
+        return out
+
+    # ================================================================== reports
+    def shares(self) -> dict[str, Any]:
+        """``{"pools": {name: {"map": x, "reduce": y}}, "jobs": {id: {...}}}``
+        (``None`` where not applicable, e.g. jobs in a FIFO pool)."""
+        return {
+            "pools": {name: {k: p.sched[k].fair_share for k in KINDS} for name, p in self.pools.items()},
+            "jobs": {jid: {k: j.sched[k].fair_share for k in KINDS} for jid, j in self.jobs.items()},
+        }
+
+    def snapshot(self) -> dict[str, Any]:
+        """A JSON-able view of pools and jobs: shares, demands, running, weights."""
+        pools = {}
+        for name, p in self.pools.items():
+            pools[name] = {
+                "policy": p.policy,
+                **{
+                    k: {
+                        "fair_share": p.sched[k].fair_share,
+                        "min_share": p.sched[k].min_share,
+                        "demand": p.sched[k].demand,
+                        "running": p.sched[k].running,
+                        "weight": p.sched[k].weight,
+                    }
+                    for k in KINDS
+                },
+            }
+        jobs = {}
+        for jid, j in self.jobs.items():
+            jobs[jid] = {
+                "pool": j.pool,
+                "user": j.user,
+                "priority": j.priority,
+                "runnable": j.runnable,
+                **{
+                    k: {
+                        "fair_share": j.sched[k].fair_share,
+                        "demand": j.sched[k].demand,
+                        "running": j.running[k],
+                        "weight": j.sched[k].weight,
+                    }
+                    for k in KINDS
+                },
+            }
+        return {"time": self.now, "pools": pools, "jobs": jobs}
+
+
+__all__ = ["DEFAULT_POOL", "CoreSchedulerError", "JobRejectedError", "Scheduler"]

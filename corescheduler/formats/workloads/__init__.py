@@ -1,0 +1,183 @@
+"""Workloads for the simulator: the jobs to submit, when, and their tasks.
+
+One entry point, :func:`load_workload`, reads any of the formats of SPEC §5
+into a :class:`Workload` (a sorted tuple of :class:`~corescheduler.core.model.JobSpec`):
+
+* ``builtin:facebook`` — the job-size mix of the delay-scheduling paper's
+  Facebook benchmark (approximate, see ``docs/workloads.md``);
+* a **workload JSON** file, ``{"jobs": [...]}``;
+* a **YARN SLS JSON** trace (Hadoop's ``hadoop-sls`` input: job objects with
+  ``job.tasks``, often several objects one after another);
+* a **SWIM** trace (tab-separated: id, submit, gap, input, shuffle, output
+  bytes), tasks derived from bytes by :class:`WorkloadSettings`.
+
+Everything random comes from ``random.Random(seed)``: the same inputs and seed
+give an identical workload.  Every bad row or value is reported as a
+:class:`~corescheduler.errors.WorkloadError` whose message starts with
+``FILE:LINE:`` and names the field and what was expected; several problems
+are reported together (up to :data:`MAX_PROBLEMS`), nothing is dropped.
+
+One module per format — :mod:`.spec_json`, :mod:`.sls`, :mod:`.swim`,
+:mod:`.facebook` — on a common base: :mod:`.workload` (the
+:class:`Workload`, its size bins and :class:`WorkloadSettings`),
+:mod:`.problems` (collected ``FILE:LINE`` problems, JSON positions, value
+checks) and :mod:`.replicas` (HDFS-style replica placement, which the
+simulator uses too for maps that have no input location).  This module
+detects the format and re-exports the public names.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import random
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from corescheduler.config import Config
+from corescheduler.core.model import JobSpec
+from corescheduler.errors import WorkloadError
+from corescheduler.formats.workloads.facebook import BUILTINS, FACEBOOK_BINS, facebook_workload
+from corescheduler.formats.workloads.problems import MAX_PROBLEMS, _JsonText, _Problems, _show
+from corescheduler.formats.workloads.replicas import ReplicaPlacer, _node_racks, place_replicas
+from corescheduler.formats.workloads.sls import _is_sls, _SlsJobs
+from corescheduler.formats.workloads.spec_json import _load_spec_json
+from corescheduler.formats.workloads.swim import _load_swim, swim_tasks
+from corescheduler.formats.workloads.workload import (
+    BUILTIN_PREFIX,
+    SIZE_BINS,
+    WORKLOAD_KEYS,
+    Workload,
+    WorkloadSettings,
+    size_bin,
+)
+
+# --------------------------------------------------------------------------- loading
+
+
+def _read_text(path: Path, source: str) -> str:
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path, "rt", encoding="utf-8-sig") as fh:
+                return fh.read()
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError as exc:
+        raise WorkloadError("no such workload file (expected a file path or builtin:facebook)", source) from exc
+    except OSError as exc:
+        raise WorkloadError(f"cannot read workload: {exc.strerror or exc}", source) from exc
+    except UnicodeDecodeError as exc:
+        raise WorkloadError(f"workload is not UTF-8 text ({exc.reason})", source) from exc
+
+
+def _format_of(path: Path, text: str) -> str:
+    suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
+    suffix = suffixes[-1] if suffixes else ""
+    if suffix == ".json":
+        return "json"
+    if suffix == ".tsv":
+        return "swim"
+    return "json" if text.lstrip()[:1] in ("{", "[") else "swim"
+
+
+def _load_json(
+    text: str, source: str, node_racks: Mapping[str, str] | None, default_name: str
+) -> tuple[list[JobSpec], str]:
+    doc = _JsonText(text, source)
+    values = doc.decode()
+    if not values:
+        raise WorkloadError('empty workload: expected {"jobs": [...]} or YARN SLS job objects', source, 1)
+    problems = _Problems(source)
+    resolve = doc.locate
+    first = values[0]
+    if len(values) == 1 and isinstance(first, dict) and "jobs" in first:
+        jobs, name = _load_spec_json(first, problems, node_racks, default_name)
+    else:
+        if len(values) == 1 and isinstance(first, list):
+            items = [(v, (0, i)) for i, v in enumerate(first)]
+        else:
+            items = [(v, (i,)) for i, v in enumerate(values)]
+        if not any(_is_sls(v) for v, _ in items):
+            raise WorkloadError(
+                'expected a workload object {"jobs": [...]} or YARN SLS job objects (with "job.tasks"), '
+                f"got {_show(first)}",
+                source,
+                resolve((0,)),
+            )
+        sls = _SlsJobs(problems, node_racks)
+        jobs = [job for value, path in items for job in sls.job(value, path)]
+        name = default_name
+        if not jobs and not problems:
+            problems.add((0,), "the SLS trace has no jobs")
+    if problems:
+        raise problems.error(resolve)
+    return jobs, name
+
+
+def load_workload(
+    spec: str | os.PathLike[str],
+    *,
+    config: Config | None = None,
+    seed: int = 0,
+    nodes: Sequence[str] | Mapping[str, str] | None = None,
+    settings: WorkloadSettings | None = None,
+) -> Workload:
+    """Read a workload: ``builtin:facebook`` or a JSON, SLS JSON or SWIM TSV file.
+
+    The format comes from the extension (``.json``, ``.tsv``; a trailing
+    ``.gz`` is decompressed) or, without one, from the content.  ``config``
+    supplies ``[simulation]`` (SWIM derivation, :class:`WorkloadSettings`,
+    unless ``settings`` is given) and ``[cluster]`` (replication, and racks of
+    a plain node list).  ``nodes`` are the simulated cluster's node names (a
+    sequence filled rack by rack, or a ``node -> rack`` mapping): workload
+    JSON ``input_nodes`` must name them, SLS container hosts become input
+    nodes only when they name one, and ``builtin:facebook`` places its input
+    blocks on them.  Randomness comes only from ``random.Random(seed)``.
+
+    Raises :class:`~corescheduler.errors.WorkloadError` (``FILE:LINE:
+    message``) for bad input and :class:`~corescheduler.errors.ConfigError`
+    for bad ``[simulation]`` values.
+    """
+    config = config if config is not None else Config()
+    settings = settings if settings is not None else WorkloadSettings.from_config(config)
+    rng = random.Random(seed)
+    node_racks = _node_racks(nodes, config.cluster)
+    source = os.fspath(spec)
+    if isinstance(source, bytes):  # pragma: no cover - PathLike[bytes]
+        source = source.decode()
+    if source.startswith(BUILTIN_PREFIX):
+        name = source[len(BUILTIN_PREFIX) :]
+        if name == "facebook":
+            jobs = facebook_workload(rng, node_racks, config.cluster.replication)
+        else:
+            raise WorkloadError(
+                f"unknown built-in workload {name!r}; expected one of: "
+                + ", ".join(BUILTIN_PREFIX + b for b in BUILTINS),
+                source,
+            )
+    else:
+        path = Path(source)
+        text = _read_text(path, source)
+        name = path.name.split(".")[0] or path.name
+        if _format_of(path, text) == "json":
+            jobs, name = _load_json(text, source, node_racks, name)
+        else:
+            jobs = _load_swim(text, source, settings, rng)
+    jobs.sort(key=lambda j: (j.submit, j.id))
+    return Workload(jobs=tuple(jobs), source=source, name=name)
+
+
+__all__ = [
+    "BUILTINS",
+    "FACEBOOK_BINS",
+    "MAX_PROBLEMS",
+    "SIZE_BINS",
+    "WORKLOAD_KEYS",
+    "ReplicaPlacer",
+    "Workload",
+    "WorkloadSettings",
+    "facebook_workload",
+    "load_workload",
+    "place_replicas",
+    "size_bin",
+    "swim_tasks",
+]

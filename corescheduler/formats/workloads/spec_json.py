@@ -1,0 +1,274 @@
+"""The workload JSON format of SPEC §5: ``{"jobs": [...]}`` with explicit
+maps and reduces or task counts and durations."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from corescheduler.core.model import PRIORITIES, PRIORITY_RANK, JobSpec, TaskSpec
+from corescheduler.formats.workloads.problems import _count, _number, _Problems, _show, _TaskCache, _unknown_key
+
+# --------------------------------------------------------------------------- workload JSON
+
+_TOP_KEYS = ("jobs", "name")
+_JOB_KEYS = (
+    "id",
+    "submit",
+    "user",
+    "pool",
+    "priority",
+    "properties",
+    "groups",
+    "maps",
+    "reduces",
+    "map_count",
+    "map_duration",
+    "reduce_count",
+    "reduce_duration",
+    "reduce_copy_duration",
+)
+_MAP_KEYS = ("duration", "input_nodes")
+_REDUCE_KEYS = ("duration", "copy_duration")
+
+
+class _JobsReader:
+    """What the JSON and SLS job validators share: problems, the cluster's
+    nodes, shared task objects and the ids seen so far."""
+
+    def __init__(self, problems: _Problems, node_racks: Mapping[str, str] | None) -> None:
+        self.p = problems
+        self.nodes = node_racks
+        self.cache = _TaskCache()
+        self.ids: dict[str, tuple[Any, ...]] = {}
+
+
+class _JsonJobs(_JobsReader):
+    """Validates the jobs of a workload JSON document."""
+
+    def _node_hint(self) -> str:
+        assert self.nodes is not None
+        names = list(self.nodes)
+        if len(names) <= 4:
+            return ", ".join(names)
+        return f"{len(names)} nodes {names[0]} … {names[-1]}"
+
+    def job(self, obj: Any, path: tuple[Any, ...], index: int) -> JobSpec | None:
+        p = self.p
+        label = f"jobs[{index}]"
+        if not isinstance(obj, dict):
+            p.add(path, f"{label}: expected a job object, got {_show(obj)}")
+            return None
+        before = p.count
+        jid = obj.get("id")
+        if isinstance(jid, str) and jid:
+            label = f"job {jid!r}"
+            if jid in self.ids:
+                p.add(
+                    (*path, "id"), f"{label} (jobs[{index}]): duplicate job id; ids must be unique", ref=self.ids[jid]
+                )
+            else:
+                self.ids[jid] = path
+        elif "id" in obj:
+            p.add((*path, "id"), f"{label}.id: expected a non-empty string, got {_show(jid)}")
+        else:
+            p.add(path, f"{label}: missing id (a unique string)")
+        for key in obj:
+            if key not in _JOB_KEYS:
+                p.add((*path, key), f"{label}: {_unknown_key(key, _JOB_KEYS, 'a job')}")
+
+        submit = None
+        if "submit" not in obj:
+            p.add(path, f"{label}: missing submit (seconds ≥ 0)")
+        else:
+            submit = _number(obj["submit"])
+            if submit is None or submit < 0:
+                p.add(
+                    (*path, "submit"), f"{label}.submit: expected a number of seconds ≥ 0, got {_show(obj['submit'])}"
+                )
+        user = obj.get("user")
+        if "user" not in obj:
+            p.add(path, f"{label}: missing user (a non-empty string)")
+        elif not isinstance(user, str) or not user:
+            p.add((*path, "user"), f"{label}.user: expected a non-empty string, got {_show(user)}")
+        pool = obj.get("pool")
+        if pool is not None and (not isinstance(pool, str) or not pool):
+            p.add((*path, "pool"), f"{label}.pool: expected a non-empty string, got {_show(pool)}")
+        priority = obj.get("priority", "NORMAL")
+        if not isinstance(priority, str) or priority.upper() not in PRIORITY_RANK:
+            p.add(
+                (*path, "priority"),
+                f"{label}.priority: expected one of {', '.join(reversed(PRIORITIES))}, got {_show(priority)}",
+            )
+            priority = "NORMAL"
+        properties = obj.get("properties", {})
+        if not isinstance(properties, dict):
+            p.add((*path, "properties"), f"{label}.properties: expected an object, got {_show(properties)}")
+            properties = {}
+        groups = obj.get("groups", [])
+        if not isinstance(groups, list) or not all(isinstance(g, str) and g for g in groups):
+            p.add((*path, "groups"), f"{label}.groups: expected a list of non-empty strings, got {_show(groups)}")
+            groups = []
+
+        maps = self.side(obj, path, label, "map")
+        reduces = self.side(obj, path, label, "reduce")
+        if maps is not None and reduces is not None and not maps and not reduces:
+            p.add(path, f"{label}: a job needs at least one task (maps or reduces)")
+        if p.count > before:
+            return None
+        return JobSpec(
+            maps=maps,
+            reduces=reduces,
+            user=user,
+            pool=pool,
+            priority=priority,
+            properties=dict(properties),
+            groups=tuple(groups),
+            id=jid,
+            submit=float(submit),  # type: ignore[arg-type]
+        )
+
+    def side(self, obj: dict[str, Any], path: tuple[Any, ...], label: str, kind: str) -> tuple[TaskSpec, ...] | None:
+        """The maps or reduces of a job, from a task list or from counts."""
+        p = self.p
+        plural = f"{kind}s"
+        count_keys = [f"{kind}_count", f"{kind}_duration"] + (["reduce_copy_duration"] if kind == "reduce" else [])
+        given = [k for k in count_keys if k in obj]
+        if plural in obj:
+            if given:
+                p.add(
+                    (*path, given[0]),
+                    f"{label}: give either {plural} (a task list) or {kind}_count and {kind}_duration, not both",
+                )
+                return None
+            return self.task_list(obj[plural], (*path, plural), f"{label}.{plural}", kind)
+        if not given:
+            if kind == "map":
+                p.add(path, f"{label}: missing maps (a list of tasks) or map_count and map_duration")
+                return None
+            return ()
+        count = _count(obj.get(f"{kind}_count", 0))
+        if count is None:
+            p.add(
+                (*path, f"{kind}_count"),
+                f"{label}.{kind}_count: expected a whole number ≥ 0, got {_show(obj[f'{kind}_count'])}",
+            )
+            return None
+        if f"{kind}_count" not in obj:
+            p.add(path, f"{label}: missing {kind}_count (a whole number ≥ 0) beside {given[0]}")
+            return None
+        duration = None
+        if f"{kind}_duration" in obj:
+            duration = _number(obj[f"{kind}_duration"])
+            if duration is None or duration <= 0:
+                p.add(
+                    (*path, f"{kind}_duration"),
+                    f"{label}.{kind}_duration: expected a number of seconds > 0, got {_show(obj[f'{kind}_duration'])}",
+                )
+                return None
+        elif count > 0:
+            p.add(path, f"{label}: missing {kind}_duration (seconds > 0) for {kind}_count {count}")
+            return None
+        copy = None
+        if kind == "reduce" and "reduce_copy_duration" in obj:
+            copy = _number(obj["reduce_copy_duration"])
+            if copy is None or copy < 0 or (duration is not None and copy > duration):
+                p.add(
+                    (*path, "reduce_copy_duration"),
+                    f"{label}.reduce_copy_duration: expected a number of seconds from 0 to reduce_duration, "
+                    f"got {_show(obj['reduce_copy_duration'])}",
+                )
+                return None
+        if count == 0:
+            return ()
+        return (self.cache.get(float(duration), (), copy),) * count  # type: ignore[arg-type]
+
+    def task_list(self, tasks: Any, path: tuple[Any, ...], label: str, kind: str) -> tuple[TaskSpec, ...] | None:
+        p = self.p
+        if not isinstance(tasks, list):
+            p.add(path, f"{label}: expected a list of task objects, got {_show(tasks)}")
+            return None
+        known = _MAP_KEYS if kind == "map" else _REDUCE_KEYS
+        out: list[TaskSpec] = []
+        ok = True
+        for i, task in enumerate(tasks):
+            tpath, tlabel = (*path, i), f"{label}[{i}]"
+            if not isinstance(task, dict):
+                p.add(tpath, f'{tlabel}: expected a task object like {{"duration": 12.0}}, got {_show(task)}')
+                ok = False
+                continue
+            for key in task:
+                if key not in known:
+                    p.add((*tpath, key), f"{tlabel}: {_unknown_key(key, known, f'a {kind} task')}")
+                    ok = False
+            if "duration" not in task:
+                p.add(tpath, f"{tlabel}: missing duration (seconds > 0)")
+                ok = False
+                continue
+            duration = _number(task["duration"])
+            if duration is None or duration <= 0:
+                p.add(
+                    (*tpath, "duration"),
+                    f"{tlabel}.duration: expected a number of seconds > 0, got {_show(task['duration'])}",
+                )
+                ok = False
+                continue
+            nodes: tuple[str, ...] = ()
+            copy = None
+            if kind == "map" and "input_nodes" in task:
+                nodes_value = task["input_nodes"]
+                npath = (*tpath, "input_nodes")
+                if not isinstance(nodes_value, list) or not all(isinstance(n, str) and n for n in nodes_value):
+                    p.add(npath, f"{tlabel}.input_nodes: expected a list of node names, got {_show(nodes_value)}")
+                    ok = False
+                    continue
+                if len(set(nodes_value)) != len(nodes_value):
+                    p.add(npath, f"{tlabel}.input_nodes: a node is listed twice in {_show(nodes_value)}")
+                    ok = False
+                if self.nodes is not None:
+                    for n in nodes_value:
+                        if n not in self.nodes:
+                            p.add(
+                                npath, f"{tlabel}.input_nodes: unknown node {n!r}; the cluster has {self._node_hint()}"
+                            )
+                            ok = False
+                nodes = tuple(nodes_value)
+            if kind == "reduce" and "copy_duration" in task:
+                copy = _number(task["copy_duration"])
+                if copy is None or copy < 0 or copy > duration:
+                    p.add(
+                        (*tpath, "copy_duration"),
+                        f"{tlabel}.copy_duration: expected a number of seconds from 0 to duration ({duration:g}), "
+                        f"got {_show(task['copy_duration'])}",
+                    )
+                    ok = False
+                    continue
+            if ok:
+                out.append(self.cache.get(float(duration), nodes, copy))
+        return tuple(out) if ok else None
+
+
+def _load_spec_json(
+    doc: dict[str, Any], problems: _Problems, node_racks: Mapping[str, str] | None, default_name: str
+) -> tuple[list[JobSpec], str]:
+    root = (0,)
+    for key in doc:
+        if key not in _TOP_KEYS:
+            problems.add((*root, key), _unknown_key(key, _TOP_KEYS, "the workload object"))
+    name = doc.get("name", default_name)
+    if not isinstance(name, str) or not name:
+        problems.add((*root, "name"), f"name: expected a non-empty string, got {_show(name)}")
+        name = default_name
+    jobs_value = doc["jobs"]
+    if not isinstance(jobs_value, list):
+        problems.add((*root, "jobs"), f"jobs: expected a list of job objects, got {_show(jobs_value)}")
+        return [], name
+    if not jobs_value:
+        problems.add((*root, "jobs"), "jobs: the workload has no jobs")
+    checker = _JsonJobs(problems, node_racks)
+    jobs = []
+    for i, obj in enumerate(jobs_value):
+        job = checker.job(obj, (*root, "jobs", i), i)
+        if job is not None:
+            jobs.append(job)
+    return jobs, name

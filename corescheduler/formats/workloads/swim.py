@@ -1,0 +1,148 @@
+"""SWIM traces (tab-separated: id, submit, gap, input, shuffle, output bytes):
+maps and reduces derived from the bytes by :class:`WorkloadSettings`."""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+from corescheduler.core.model import JobSpec, TaskSpec
+from corescheduler.errors import WorkloadError
+from corescheduler.formats.workloads.problems import _Problems, _TaskCache
+from corescheduler.formats.workloads.workload import MIN_DURATION, WorkloadSettings
+
+# --------------------------------------------------------------------------- SWIM TSV
+
+_SWIM_COLUMNS = ("job id", "submit time (s)", "gap (s)", "map input bytes", "shuffle bytes", "reduce output bytes")
+
+
+def _swim_number(text: str) -> float | None:
+    text = text.strip()
+    try:
+        return float(int(text))
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _user_names(count: int, prefix: str) -> list[str]:
+    width = len(str(max(count - 1, 0)))
+    return [f"{prefix}{k:0{width}d}" for k in range(count)]
+
+
+def swim_tasks(
+    input_bytes: float,
+    shuffle_bytes: float,
+    output_bytes: float,
+    settings: WorkloadSettings,
+    cache: _TaskCache | None = None,
+) -> tuple[tuple[TaskSpec, ...], tuple[TaskSpec, ...]]:
+    """The maps and reduces of one SWIM job (formulas in ``docs/workloads.md``).
+
+    All maps of a job are one shared :class:`TaskSpec`, and so are its reduces.
+    """
+    s = settings
+    cache = cache or _TaskCache()
+    if shuffle_bytes > 0:
+        n_maps = max(1, math.ceil(input_bytes / s.block_size))
+        # a reduce handles at most bytes_per_reduce of shuffle *or* of output
+        n_reduces = math.ceil(max(shuffle_bytes, output_bytes) / s.bytes_per_reduce)
+    else:
+        # a map-only job: its maps also write the output, one block at most each
+        n_maps = max(1, math.ceil(input_bytes / s.block_size), math.ceil(output_bytes / s.block_size))
+        n_reduces = 0
+    if s.max_maps:
+        n_maps = min(n_maps, s.max_maps)
+    if s.max_reduces:
+        n_reduces = min(n_reduces, s.max_reduces)
+    map_seconds = s.task_overhead + (input_bytes / n_maps) / s.map_rate
+    if n_reduces == 0:  # a map-only job: the maps write the output
+        map_seconds += (output_bytes / n_maps) / s.reduce_rate
+    map_spec = cache.get(max(MIN_DURATION, round(map_seconds, 3)))
+    if n_reduces == 0:
+        return (map_spec,) * n_maps, ()
+    copy = (shuffle_bytes / n_reduces) / s.shuffle_rate
+    compute = (output_bytes / n_reduces) / s.reduce_rate
+    duration = max(MIN_DURATION, round(s.task_overhead + copy + compute, 3))
+    reduce_spec = cache.get(duration, (), min(round(copy, 3), duration))
+    return (map_spec,) * n_maps, (reduce_spec,) * n_reduces
+
+
+def _load_swim(text: str, source: str, settings: WorkloadSettings, rng: random.Random) -> list[JobSpec]:
+    problems = _Problems(source)
+    rows: list[tuple[str, float, float, float, float, str | None]] = []
+    first_line: dict[str, int] = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        cols = line.split("\t")
+        while cols and not cols[-1].strip():
+            cols.pop()  # trailing empty columns (SWIM's withInputPaths files end in two tabs)
+        if len(cols) not in (6, 7):
+            hint = " (columns are separated by tabs)" if len(cols) == 1 and " " in line.strip() else ""
+            problems.add(
+                lineno,
+                f"expected 6 tab-separated columns ({', '.join(_SWIM_COLUMNS)}) and optionally an input path, "
+                f"got {len(cols)}{hint}",
+            )
+            continue
+        jid = cols[0].strip()
+        if not jid:
+            problems.add(lineno, "column 1 (job id): expected a job id, got an empty field")
+            continue
+        values = []
+        for k in range(1, 6):
+            value = _swim_number(cols[k])
+            if value is None or value < 0:
+                problems.add(lineno, f"column {k + 1} ({_SWIM_COLUMNS[k]}): expected a number ≥ 0, got {cols[k]!r}")
+                break
+            values.append(value)
+        else:
+            if jid in first_line:
+                problems.add(lineno, f"duplicate job id {jid!r}", ref=first_line[jid])
+                continue
+            first_line[jid] = lineno
+            path = cols[6].strip() if len(cols) == 7 else None
+            rows.append((jid, values[0], values[2], values[3], values[4], path))
+    if problems:
+        raise problems.error()
+    if not rows:
+        raise WorkloadError("the SWIM trace has no jobs", source, None)
+
+    cache = _TaskCache()
+    users = _user_names(settings.users, "user")
+    pools = _user_names(settings.pools, "pool") if settings.pools else []
+    # Zipf-like popularity: user k submits with weight 1/(k+1).
+    cum: list[float] = []
+    total = 0.0
+    for k in range(settings.users):
+        total += 1.0 / (k + 1)
+        cum.append(total)
+    picks = rng.choices(range(settings.users), cum_weights=cum, k=len(rows))
+    jobs = []
+    for (jid, submit, input_bytes, shuffle_bytes, output_bytes, input_path), k in zip(rows, picks):
+        maps, reduces = swim_tasks(input_bytes, shuffle_bytes, output_bytes, settings, cache)
+        properties: dict[str, Any] = {
+            "swim.input_bytes": int(input_bytes),
+            "swim.shuffle_bytes": int(shuffle_bytes),
+            "swim.output_bytes": int(output_bytes),
+        }
+        if input_path:
+            properties["swim.input_path"] = input_path
+        jobs.append(
+            JobSpec(
+                maps=maps,
+                reduces=reduces,
+                user=users[k],
+                pool=pools[k % len(pools)] if pools else None,
+                properties=properties,
+                id=jid,
+                submit=submit,
+            )
+        )
+    return jobs

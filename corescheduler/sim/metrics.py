@@ -1,0 +1,440 @@
+"""``metrics.json``: what a simulation run measured (SPEC §5).
+
+A :class:`MetricsCollector` is fed every event dict as it happens
+(:meth:`~MetricsCollector.feed`) plus, from the engine, each job's size bin
+(:meth:`~MetricsCollector.add_job`) and timeline samples
+(:meth:`~MetricsCollector.sample`); it keeps per-job records and per-pool
+sums, never the events, so a day-long trace costs memory in jobs, not events.
+:meth:`~MetricsCollector.result` gives the ``metrics.json`` dict::
+
+    {"summary": {...}, "jobs": [...], "pools": {...}, "bins": {...}, "timeline": {...}}
+
+Definitions (seconds; "map launches" count re-runs after preemption too):
+
+* ``response_time`` — a job's finish minus its submission; ``mean_…`` and
+  ``p95_…`` over finished jobs (p95 interpolated linearly, as numpy's
+  default).
+* ``makespan`` — the last job finish minus the first submission.
+* ``node_locality`` — the fraction of map launches that were node-local;
+  ``rack_locality`` — the fraction at least rack-local (node- or rack-local),
+  as the delay-scheduling paper reports them.  Per job, ``locality`` counts
+  each level separately.
+* ``utilization`` — slot-seconds busy (finished work and work lost to
+  preemption) over slots × makespan; also per kind.  A reduce holds a reduce
+  slot for its whole life, except under a LoadManager that admits the compute
+  phase separately (``cs_can_compute``, e.g. ``copy_compute_split``): there
+  copying holds no reduce slot, so only compute-phase seconds count
+  (``copy_holds_slot=False``; the copy seconds are in
+  ``reduce_copy_seconds``).  The timeline's utilisation is sampled the same
+  way.
+* ``preempted_tasks`` — task_preempt events; ``wasted_seconds`` — the
+  seconds those killed attempts had run (a reduce's copy phase included: its
+  fetched data is lost too).  Per pool, ``slot_seconds_map`` and
+  ``slot_seconds_reduce`` count as ``utilization`` does.
+* ``timeline`` — samples every ``interval`` seconds of each pool's running
+  tasks and fair share per kind and of the cluster's utilisation per kind
+  (the interval doubles whenever more than ``max_samples`` pile up).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from corescheduler.core.model import KINDS, MAP, REDUCE
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The ``q``-th percentile (0–100) of ``values``, linear interpolation
+    between closest ranks (numpy's default); ``None`` for no values."""
+    if not values:
+        return None
+    data = sorted(values)
+    pos = (len(data) - 1) * q / 100.0
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(data) - 1)
+    frac = pos - lo
+    return data[lo] + (data[hi] - data[lo]) * frac
+
+
+def mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _r(value: float | None, digits: int = 3) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+class _JobRecord:
+    __slots__ = ("finish", "id", "locality", "maps", "pool", "reduces", "size_bin", "start", "submit", "user")
+
+    def __init__(self, job_id: str) -> None:
+        self.id = job_id
+        self.pool: str | None = None
+        self.user: str | None = None
+        self.size_bin: str | None = None
+        self.submit: float | None = None
+        self.start: float | None = None
+        self.finish: float | None = None
+        self.maps = 0
+        self.reduces = 0
+        self.locality = [0, 0, 0]  # node, rack, off
+
+
+_LOCALITY_INDEX = {"node": 0, "rack": 1, "off": 2}
+
+
+class MetricsCollector:
+    """Incremental metrics of one run.
+
+    :param total_slots: slots per kind in the cluster (for utilisation).
+    :param sample_interval: seconds between timeline samples.
+    :param max_samples: the most samples kept; past it the interval doubles
+        and every other sample is dropped.
+    :param nodes: the cluster's node count (reported in the summary).
+    :param copy_holds_slot: whether a reduce's copy phase holds a reduce slot
+        (true unless the LoadManager admits the compute phase separately).
+    """
+
+    def __init__(
+        self,
+        total_slots: Mapping[str, int],
+        sample_interval: float = 1.0,
+        max_samples: int = 1000,
+        nodes: int | None = None,
+        copy_holds_slot: bool = True,
+    ) -> None:
+        self.total_slots = {k: int(total_slots.get(k, 0)) for k in KINDS}
+        self.copy_holds_slot = copy_holds_slot
+        self.nodes = nodes
+        self.jobs: dict[str, _JobRecord] = {}
+        self.rejected: dict[str, str] = {}
+        self.jobs_done = 0
+        self._running: dict[str, tuple[float, str, str]] = {}  # task -> (start, kind, job)
+        self._compute_start: dict[str, float] = {}
+        self.busy = {MAP: 0.0, REDUCE: 0.0}
+        self.pool_busy: dict[str, list[float]] = {}
+        self.starts = {MAP: 0, REDUCE: 0}
+        self.finished_tasks = 0
+        self.locality = [0, 0, 0]
+        self.preempted = 0
+        self.wasted = 0.0
+        self.copy_seconds = 0.0
+        self.first_submit: float | None = None
+        self.last_finish: float | None = None
+        # timeline
+        self.interval = float(sample_interval)
+        self.max_samples = max_samples
+        self._next_sample = 0.0
+        self.times: list[float] = []
+        self.util: dict[str, list[float]] = {MAP: [], REDUCE: []}
+        self.series: dict[str, list[list[float]]] = {}  # pool -> [run map, run reduce, share map, share reduce]
+        self._dispatch = {
+            "task_start": self._task_start,
+            "task_finish": self._task_finish,
+            "task_preempt": self._task_preempt,
+            "job_submit": self._job_submit,
+            "job_start": self._job_start,
+            "job_finish": self._job_finish,
+            "task_phase": self._task_phase,
+        }
+
+    # ------------------------------------------------------------------ input
+    def add_job(self, job_id: str, *, size_bin: str | None, maps: int, reduces: int) -> None:
+        """What the events do not say about a job: its size bin and task counts."""
+        rec = self.jobs.get(job_id)
+        if rec is None:
+            rec = self.jobs[job_id] = _JobRecord(job_id)
+        rec.size_bin = size_bin
+        rec.maps = maps
+        rec.reduces = reduces
+
+    def reject(self, job_id: str, reason: str) -> None:
+        """The job was refused by pool placement."""
+        self.jobs.pop(job_id, None)
+        self.rejected[job_id] = reason
+
+    def feed(self, event: Mapping[str, Any]) -> None:
+        """One event dict (SPEC §5); unknown types are ignored.  A
+        ``task_phase`` event (compute) counts as :meth:`reduce_phase`."""
+        handler = self._dispatch.get(event["type"])
+        if handler is not None:
+            handler(event)
+
+    def feed_all(self, events: Iterable[Mapping[str, Any]]) -> MetricsCollector:
+        for event in events:
+            self.feed(event)
+        return self
+
+    def reduce_phase(self, task_id: str, time: float) -> None:
+        """A reduce finished its copy phase and starts computing."""
+        self._compute_start[task_id] = time
+
+    def _task_phase(self, e: Mapping[str, Any]) -> None:
+        if e.get("phase") == "compute":
+            self._compute_start.setdefault(e["task"], e["time"])
+
+    def _job_submit(self, e: Mapping[str, Any]) -> None:
+        rec = self.jobs.get(e["job"])
+        if rec is None:
+            rec = self.jobs[e["job"]] = _JobRecord(e["job"])
+        rec.pool = e.get("pool")
+        rec.user = e.get("user")
+        rec.submit = e["time"]
+        self.pool_busy.setdefault(rec.pool or "default", [0.0, 0.0])
+        if self.first_submit is None or e["time"] < self.first_submit:
+            self.first_submit = e["time"]
+
+    def _job_start(self, e: Mapping[str, Any]) -> None:
+        rec = self.jobs.get(e["job"])
+        if rec is not None:
+            rec.start = e["time"]
+
+    def _job_finish(self, e: Mapping[str, Any]) -> None:
+        rec = self.jobs.get(e["job"])
+        if rec is not None:
+            rec.finish = e["time"]
+            if e.get("pool") is not None:
+                rec.pool = e["pool"]
+        self.jobs_done += 1
+        self.last_finish = e["time"]
+
+    def _task_start(self, e: Mapping[str, Any]) -> None:
+        kind = e["kind"]
+        self._running[e["task"]] = (e["time"], kind, e["job"])
+        self.starts[kind] += 1
+        locality = e.get("locality")
+        if locality is not None:
+            i = _LOCALITY_INDEX[locality]
+            self.locality[i] += 1
+            rec = self.jobs.get(e["job"])
+            if rec is not None:
+                rec.locality[i] += 1
+
+    def _end(self, e: Mapping[str, Any]) -> float:
+        """A task attempt ended: add its slot-seconds; return the seconds it ran."""
+        start, kind, job = self._running.pop(e["task"])
+        seconds = e["time"] - start
+        occupied = seconds
+        if kind == REDUCE:
+            compute = self._compute_start.pop(e["task"], None)
+            if compute is not None:
+                self.copy_seconds += compute - start
+            if not self.copy_holds_slot:  # only computing holds a reduce slot
+                occupied = e["time"] - compute if compute is not None else 0.0
+        self.busy[kind] += occupied
+        rec = self.jobs.get(job)
+        pool = (rec.pool if rec is not None else None) or "default"
+        sums = self.pool_busy.get(pool)
+        if sums is None:
+            sums = self.pool_busy[pool] = [0.0, 0.0]
+        sums[0 if kind == MAP else 1] += occupied
+        return seconds
+
+    def _task_finish(self, e: Mapping[str, Any]) -> None:
+        self._end(e)
+        self.finished_tasks += 1
+
+    def _task_preempt(self, e: Mapping[str, Any]) -> None:
+        self.wasted += self._end(e)
+        self.preempted += 1
+
+    # ------------------------------------------------------------------ timeline
+    def sample(
+        self,
+        time: float,
+        pools: Mapping[str, Sequence[float]],
+        final: bool = False,
+        occupied: Mapping[str, float] | None = None,
+    ) -> float:
+        """Record the state at each sample time up to ``time`` (the state is
+        constant since the last event); ``pools`` maps a pool name to
+        (running maps, running reduces, map fair share, reduce fair share).
+        ``occupied``: slots in use per kind for the utilisation timeline
+        (default: the pools' running tasks; under a copy/compute split, the
+        computing reduces).  Returns the next sample time."""
+        while self._next_sample <= time:
+            self._record(self._next_sample, pools, occupied)
+            self._next_sample = (len(self.times)) * self.interval
+            if len(self.times) > self.max_samples:
+                self._halve()
+        if final and (not self.times or self.times[-1] < time):
+            self._record(time, pools, occupied)
+        return self._next_sample
+
+    def _record(
+        self, t: float, pools: Mapping[str, Sequence[float]], occupied: Mapping[str, float] | None = None
+    ) -> None:
+        n = len(self.times)
+        self.times.append(round(t, 3))
+        run = {MAP: 0, REDUCE: 0}
+        for name, values in pools.items():
+            rows = self.series.get(name)
+            if rows is None:
+                rows = self.series[name] = [[0.0] * n for _ in range(4)]
+            for row, v in zip(rows, values):
+                row.append(round(float(v), 3))
+            run[MAP] += values[0]
+            run[REDUCE] += values[1]
+        for rows in self.series.values():
+            for row in rows:
+                if len(row) < n + 1:
+                    row.append(0.0)
+        if occupied is not None:
+            run = {kind: occupied.get(kind, run[kind]) for kind in KINDS}
+        for kind in KINDS:
+            total = self.total_slots[kind]
+            self.util[kind].append(round(run[kind] / total, 4) if total else 0.0)
+
+    def _halve(self) -> None:
+        self.times = self.times[::2]
+        for kind in KINDS:
+            self.util[kind] = self.util[kind][::2]
+        for rows in self.series.values():
+            rows[:] = [row[::2] for row in rows]
+        self.interval *= 2
+        self._next_sample = len(self.times) * self.interval
+
+    # ------------------------------------------------------------------ output
+    def result(self, end: float | None = None, unfinished: Iterable[str] = ()) -> dict[str, Any]:
+        """The ``metrics.json`` dict."""
+        jobs_out = []
+        responses: list[float] = []
+        by_pool: dict[str, list[float]] = {}
+        by_pool_jobs: dict[str, int] = {}
+        bins: dict[str, dict[str, Any]] = {}
+        for rec in self.jobs.values():
+            response = rec.finish - rec.submit if rec.finish is not None and rec.submit is not None else None
+            pool = rec.pool or "default"
+            by_pool_jobs[pool] = by_pool_jobs.get(pool, 0) + 1
+            b = bins.setdefault(rec.size_bin or "all", {"min_maps": rec.maps, "responses": [], "loc": [0, 0, 0],
+                                                        "jobs": 0})
+            b["jobs"] += 1
+            b["min_maps"] = min(b["min_maps"], rec.maps)
+            for i in range(3):
+                b["loc"][i] += rec.locality[i]
+            if response is not None:
+                responses.append(response)
+                by_pool.setdefault(pool, []).append(response)
+                b["responses"].append(response)
+            jobs_out.append(
+                {
+                    "id": rec.id,
+                    "pool": rec.pool,
+                    "user": rec.user,
+                    "size_bin": rec.size_bin,
+                    "submit": rec.submit,
+                    "start": rec.start,
+                    "finish": rec.finish,
+                    "response_time": _r(response),
+                    "maps": rec.maps,
+                    "reduces": rec.reduces,
+                    "locality": {"node": rec.locality[0], "rack": rec.locality[1], "off": rec.locality[2]},
+                }
+            )
+        first = self.first_submit if self.first_submit is not None else 0.0
+        last = self.last_finish if self.last_finish is not None else (end if end is not None else first)
+        makespan = max(0.0, last - first)
+        maps_started = sum(self.locality)
+        slots = self.total_slots
+        busy_total = self.busy[MAP] + self.busy[REDUCE]
+        denominator = (slots[MAP] + slots[REDUCE]) * makespan
+
+        def util(busy: float, n: int) -> float | None:
+            return _r(busy / (n * makespan), 4) if n and makespan > 0 else None
+
+        unfinished = list(unfinished)
+        summary = {
+            "makespan": _r(makespan),
+            "mean_response_time": _r(mean(responses)),
+            "p95_response_time": _r(percentile(responses, 95)),
+            "node_locality": _r(self.locality[0] / maps_started, 4) if maps_started else None,
+            "rack_locality": _r((self.locality[0] + self.locality[1]) / maps_started, 4) if maps_started else None,
+            "utilization": _r(busy_total / denominator, 4) if denominator > 0 else None,
+            "map_utilization": util(self.busy[MAP], slots[MAP]),
+            "reduce_utilization": util(self.busy[REDUCE], slots[REDUCE]),
+            "preempted_tasks": self.preempted,
+            "wasted_seconds": _r(self.wasted),
+            "jobs": len(self.jobs),
+            "finished_jobs": len(responses),
+            "unfinished_jobs": len(unfinished),
+            "rejected_jobs": len(self.rejected),
+            "tasks": self.finished_tasks,
+            "map_launches": self.starts[MAP],
+            "reduce_launches": self.starts[REDUCE],
+            "reduce_copy_seconds": _r(self.copy_seconds),
+            "slot_seconds_map": _r(self.busy[MAP]),
+            "slot_seconds_reduce": _r(self.busy[REDUCE]),
+            "nodes": self.nodes,
+            "map_slots": slots[MAP],
+            "reduce_slots": slots[REDUCE],
+            "end_time": _r(end),
+        }
+        pools_out = {}
+        for name in sorted(set(self.pool_busy) | set(by_pool_jobs)):
+            sums = self.pool_busy.get(name, [0.0, 0.0])
+            values = by_pool.get(name, [])
+            pools_out[name] = {
+                "jobs": by_pool_jobs.get(name, 0),
+                "mean_response_time": _r(mean(values)),
+                "p95_response_time": _r(percentile(values, 95)),
+                "slot_seconds_map": _r(sums[0]),
+                "slot_seconds_reduce": _r(sums[1]),
+            }
+        bins_out = {}
+        for name, b in sorted(bins.items(), key=lambda item: (item[1]["min_maps"], item[0])):
+            loc = b["loc"]
+            launched = sum(loc)
+            bins_out[name] = {
+                "jobs": b["jobs"],
+                "mean_response_time": _r(mean(b["responses"])),
+                "p95_response_time": _r(percentile(b["responses"], 95)),
+                "node_locality": _r(loc[0] / launched, 4) if launched else None,
+                "rack_locality": _r((loc[0] + loc[1]) / launched, 4) if launched else None,
+            }
+        timeline = {
+            "interval": self.interval,
+            "time": list(self.times),
+            "utilization": {k: list(v) for k, v in self.util.items()},
+            "pools": {
+                name: {
+                    "running_map": rows[0],
+                    "running_reduce": rows[1],
+                    "fair_share_map": rows[2],
+                    "fair_share_reduce": rows[3],
+                }
+                for name, rows in sorted(self.series.items())
+            },
+        }
+        out: dict[str, Any] = {
+            "summary": summary,
+            "jobs": jobs_out,
+            "pools": pools_out,
+            "bins": bins_out,
+            "timeline": timeline,
+        }
+        if unfinished:
+            out["unfinished"] = unfinished
+        if self.rejected:
+            out["rejected"] = dict(self.rejected)
+        return out
+
+
+def metrics_from_events(
+    events: Iterable[Mapping[str, Any]],
+    total_slots: Mapping[str, int],
+    sizes: Mapping[str, tuple[str, int, int]] = (),
+    copy_holds_slot: bool = True,
+) -> dict[str, Any]:
+    """``metrics.json`` recomputed from an event list (no timeline samples):
+    ``sizes`` maps a job id to (size bin, maps, reduces).  For a run under a
+    copy/compute split pass ``copy_holds_slot=False``; the events must then
+    include ``task_phase`` (``[simulation] phase_events = true``)."""
+    collector = MetricsCollector(total_slots, copy_holds_slot=copy_holds_slot)
+    for job_id, (size_bin, maps, reduces) in dict(sizes).items():
+        collector.add_job(job_id, size_bin=size_bin, maps=maps, reduces=reduces)
+    return collector.feed_all(events).result()
+
+
+__all__ = ["MetricsCollector", "mean", "metrics_from_events", "percentile"]

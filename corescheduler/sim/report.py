@@ -1,0 +1,420 @@
+"""``report.html``: a self-contained page of plots for one run or several.
+
+Everything is inline — matplotlib figures (Agg backend) as SVG markup, CSS in
+a ``<style>`` block, no script, font or URL from anywhere — so the file can
+be mailed, archived or opened offline.  Built from ``metrics.json`` dicts
+(:mod:`corescheduler.sim.metrics`) only.
+
+Plots, each a ``<figure data-plot="…">``:
+
+* ``cdf-pool`` — response-time CDF per pool;
+* ``cdf-bin`` — response-time CDF per job-size bin;
+* ``running-share`` — running tasks per pool over time against its fair share;
+* ``locality-bin`` — node and rack locality per job-size bin;
+* ``utilization`` — slot utilisation over time, maps and reduces.
+
+With one run, a CDF plot has a line per pool (bin); with several
+(``compare``), a panel per pool (bin) with a line per run, and every other
+plot overlays the runs in one colour each.  Pools beyond the busiest
+:data:`MAX_POOLS` are folded into one "other pools" entry.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+#: Plot ids in page order, with their headings.
+PLOTS: tuple[tuple[str, str], ...] = (
+    ("cdf-pool", "Response time by pool"),
+    ("cdf-bin", "Response time by job size (maps)"),
+    ("running-share", "Running tasks per pool against fair share"),
+    ("locality-bin", "Locality by job size (maps)"),
+    ("utilization", "Cluster utilisation"),
+)
+#: Pools shown one by one; the rest are folded into "other pools".
+MAX_POOLS = 8
+OTHER = "other pools"
+_CDF_POINTS = 400
+
+Run = tuple[str, Mapping[str, Any]]
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def _fmt(value: Any, kind: str = "num") -> str:
+    if value is None:
+        return "–"
+    if kind == "pct":
+        return f"{100 * value:.1f}%"
+    if kind == "int":
+        return f"{int(value):,}"
+    if isinstance(value, float):
+        return f"{value:,.1f}" if abs(value) >= 100 else f"{value:.2f}"
+    return str(value)
+
+
+def summary_rows(runs: Sequence[Run]) -> list[list[str]]:
+    """The side-by-side table: one row per measure, one column per run
+    (preceded by the measure's name); per-bin rows follow the overall ones."""
+    spec = [
+        ("jobs finished", "finished_jobs", "int"),
+        ("makespan (s)", "makespan", "num"),
+        ("mean response (s)", "mean_response_time", "num"),
+        ("p95 response (s)", "p95_response_time", "num"),
+        ("node locality", "node_locality", "pct"),
+        ("rack locality", "rack_locality", "pct"),
+        ("utilisation", "utilization", "pct"),
+        ("preempted tasks", "preempted_tasks", "int"),
+        ("wasted slot-s", "wasted_seconds", "num"),
+    ]
+    rows = [[label, *(_fmt(m["summary"].get(key), kind) for _, m in runs)] for label, key, kind in spec]
+    for name in _bins(runs):
+        for label, key, kind in (
+            ("mean response (s)", "mean_response_time", "num"),
+            ("p95 response (s)", "p95_response_time", "num"),
+            ("node locality", "node_locality", "pct"),
+        ):
+            rows.append(
+                [f"bin {name}: {label}", *(_fmt(m.get("bins", {}).get(name, {}).get(key), kind) for _, m in runs)]
+            )
+    return rows
+
+
+def _bins(runs: Sequence[Run]) -> list[str]:
+    names: dict[str, None] = {}
+    for _, m in runs:
+        for name in m.get("bins", {}):
+            names.setdefault(name, None)
+    return list(names)
+
+
+# --------------------------------------------------------------------------- data helpers
+
+
+def _pool_ranking(runs: Sequence[Run]) -> list[str]:
+    """Pools by slot-seconds used (all runs together), busiest first."""
+    used: dict[str, float] = {}
+    for _, m in runs:
+        for name, p in m.get("pools", {}).items():
+            used[name] = used.get(name, 0.0) + (p.get("slot_seconds_map") or 0) + (p.get("slot_seconds_reduce") or 0)
+    return sorted(used, key=lambda n: (-used[n], n))
+
+
+def _pool_groups(runs: Sequence[Run]) -> tuple[list[str], set[str]]:
+    """The pools shown by name, and those folded into :data:`OTHER`."""
+    ranked = _pool_ranking(runs)
+    if len(ranked) <= MAX_POOLS:
+        return ranked, set()
+    return ranked[: MAX_POOLS - 1], set(ranked[MAX_POOLS - 1 :])
+
+
+def _responses(metrics: Mapping[str, Any], field: str, shown: Sequence[str], other: set[str]) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {name: [] for name in shown}
+    if other:
+        out[OTHER] = []
+    for job in metrics.get("jobs", []):
+        rt = job.get("response_time")
+        key = job.get(field) or ("default" if field == "pool" else "all")
+        if rt is None:
+            continue
+        if key in out:
+            out[key].append(rt)
+        elif key in other:
+            out[OTHER].append(rt)
+    return out
+
+
+def _cdf(values: Sequence[float]) -> tuple[list[float], list[float]]:
+    data = sorted(values)
+    n = len(data)
+    if n <= _CDF_POINTS:
+        return data, [(i + 1) / n for i in range(n)]
+    idx = [round(i * (n - 1) / (_CDF_POINTS - 1)) for i in range(_CDF_POINTS)]
+    return [data[i] for i in idx], [(i + 1) / n for i in idx]
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _style() -> dict[str, Any]:
+    return {
+        "svg.fonttype": "none",  # text stays text: smaller, selectable
+        "svg.hashsalt": "corescheduler",  # deterministic ids
+        "font.size": 9,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+    }
+
+
+_ID = re.compile(r'id="([A-Za-z][\w.]*_\d+)"')
+
+
+def _svg(fig: Any, index: int) -> str:
+    """The figure as inline SVG markup with no URL in it (no XML prolog,
+    DOCTYPE, metadata, comments or namespace URIs; HTML5 parses inline SVG
+    without them) and element ids made unique per figure."""
+    plt = _plt()
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None})
+    plt.close(fig)
+    text = buf.getvalue()
+    text = text[text.index("<svg") :]
+    text = re.sub(r"<metadata>.*?</metadata>", "", text, flags=re.S)
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    text = re.sub(r'\s+xmlns(:\w+)?="[^"]*"', "", text)
+    text = _ID.sub(lambda m: f'id="f{index}-{m.group(1)}"', text)
+    return text.strip()
+
+
+def _grid(n: int) -> tuple[int, int]:
+    cols = min(n, 3)
+    return math.ceil(n / cols), cols
+
+
+def _colors(n: int) -> list[Any]:
+    plt = _plt()
+    cmap = plt.get_cmap("tab10" if n <= 10 else "tab20")
+    return [cmap(i % cmap.N) for i in range(n)]
+
+
+def _cdf_figure(runs: Sequence[Run], field: str, shown: Sequence[str], other: set[str], title: str) -> Any:
+    plt = _plt()
+    groups = [*shown, *([OTHER] if other else [])]
+    per_run = [(label, _responses(m, field, shown, other)) for label, m in runs]
+    if len(runs) == 1:
+        fig, ax = plt.subplots(figsize=(7.5, 4.2))
+        data = per_run[0][1]
+        log = False
+        for color, group in zip(_colors(len(groups)), groups):
+            values = data.get(group) or []
+            if values:
+                xs, ys = _cdf(values)
+                ax.step(xs, ys, where="post", color=color, label=f"{group} ({len(values)})")
+                log |= min(xs) > 0
+        _finish_cdf(ax, log, legend=True)
+        ax.set_title(title)
+        fig.tight_layout()
+        return fig
+    rows, cols = _grid(max(1, len(groups)))
+    fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.6 * rows), squeeze=False)
+    colors = _colors(len(runs))
+    for i, group in enumerate(groups):
+        ax = axes[i // cols][i % cols]
+        log = False
+        for color, (label, data) in zip(colors, per_run):
+            values = data.get(group) or []
+            if values:
+                xs, ys = _cdf(values)
+                ax.step(xs, ys, where="post", color=color, label=label)
+                log |= min(xs) > 0
+        ax.set_title(group, fontsize=9)
+        _finish_cdf(ax, log, legend=False)
+    for j in range(len(groups), rows * cols):
+        axes[j // cols][j % cols].axis("off")
+    _legend_runs(fig, runs)
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.05, 1, 0.95))
+    return fig
+
+
+def _finish_cdf(ax: Any, log: bool, legend: bool) -> None:
+    if log:
+        from matplotlib.ticker import NullFormatter
+
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("response time (s)")
+    ax.set_ylabel("fraction of jobs")
+    ax.set_ylim(0, 1.02)
+    if legend and ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="lower right", ncol=2 if len(ax.get_lines()) > 6 else 1)
+
+
+def _legend_runs(fig: Any, runs: Sequence[Run]) -> None:
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color=c) for c in _colors(len(runs))]
+    fig.legend(handles, [label for label, _ in runs], loc="lower center", fontsize=8, ncol=min(5, len(runs)))
+
+
+def _series(metrics: Mapping[str, Any], pools: Sequence[str], key: str) -> list[float]:
+    timeline = metrics.get("timeline", {})
+    n = len(timeline.get("time", []))
+    total = [0.0] * n
+    for name in pools:
+        p = timeline.get("pools", {}).get(name)
+        if not p:
+            continue
+        for kind in ("map", "reduce"):
+            for i, v in enumerate(p.get(f"{key}_{kind}", [])[:n]):
+                total[i] += v
+    return total
+
+
+def _running_figure(runs: Sequence[Run], shown: Sequence[str], other: set[str]) -> Any:
+    plt = _plt()
+    groups: list[tuple[str, list[str]]] = [(name, [name]) for name in shown]
+    if other:
+        groups.append((OTHER, sorted(other)))
+    rows, cols = _grid(max(1, len(groups)))
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.5 * rows), squeeze=False)
+    colors = _colors(len(runs))
+    for i, (title, members) in enumerate(groups):
+        ax = axes[i // cols][i % cols]
+        for color, (_label, m) in zip(colors, runs):
+            times = m.get("timeline", {}).get("time", [])
+            if not times:
+                continue
+            ax.plot(times, _series(m, members, "running"), color=color, lw=1.1)
+            ax.plot(times, _series(m, members, "fair_share"), color=color, lw=1.0, ls="--", alpha=0.8)
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("tasks")
+    for j in range(len(groups), rows * cols):
+        axes[j // cols][j % cols].axis("off")
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color="0.3"), Line2D([], [], color="0.3", ls="--")]
+    labels = ["running (maps + reduces)", "fair share"]
+    if len(runs) > 1:
+        handles += [Line2D([], [], color=c) for c in colors]
+        labels += [label for label, _ in runs]
+    fig.legend(handles, labels, loc="lower center", fontsize=8, ncol=min(6, len(labels)))
+    fig.suptitle("Running tasks per pool (solid) against fair share (dashed)")
+    fig.tight_layout(rect=(0, 0.05, 1, 0.95))
+    return fig
+
+
+def _locality_figure(runs: Sequence[Run]) -> Any:
+    plt = _plt()
+    bins = _bins(runs)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), squeeze=False)
+    colors = _colors(len(runs))
+    width = 0.8 / max(1, len(runs))
+    for ax, key, title in (
+        (axes[0][0], "node_locality", "node-local maps"),
+        (axes[0][1], "rack_locality", "node- or rack-local maps"),
+    ):
+        for r, (color, (label, m)) in enumerate(zip(colors, runs)):
+            values = [(m.get("bins", {}).get(b, {}).get(key) or 0.0) * 100 for b in bins]
+            xs = [i + (r - (len(runs) - 1) / 2) * width for i in range(len(bins))]
+            ax.bar(xs, values, width=width, color=color, label=label)
+        ax.set_xticks(range(len(bins)), bins, rotation=30)
+        ax.set_xlabel("maps per job")
+        ax.set_ylabel("% of map launches")
+        ax.set_ylim(0, 105)
+        ax.set_title(title)
+    if len(runs) > 1:
+        axes[0][1].legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def _utilization_figure(runs: Sequence[Run]) -> Any:
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), squeeze=False)
+    colors = _colors(len(runs))
+    for ax, kind in ((axes[0][0], "map"), (axes[0][1], "reduce")):
+        for color, (label, m) in zip(colors, runs):
+            timeline = m.get("timeline", {})
+            times = timeline.get("time", [])
+            values = [100 * v for v in timeline.get("utilization", {}).get(kind, [])]
+            if times:
+                ax.plot(times, values[: len(times)], color=color, lw=1.1, label=label)
+        ax.set_title(f"{kind} slots busy")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("%")
+        ax.set_ylim(0, 105)
+    if len(runs) > 1:
+        axes[0][1].legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
+# --------------------------------------------------------------------------- page
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:2em auto;
+max-width:1100px;padding:0 1em;color:#222}
+h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #ddd}
+.meta{color:#666}table{border-collapse:collapse;margin:1em 0}th,td{padding:.25em .8em;border-bottom:1px solid #eee}
+th{text-align:left;background:#f6f6f6}td.n{text-align:right;font-variant-numeric:tabular-nums}
+figure{margin:1em 0}figure svg{max-width:100%;height:auto}figcaption{color:#666;font-size:.9em}
+"""
+
+
+def render_report(runs: Sequence[Run], *, title: str = "corescheduler simulation", notes: Sequence[str] = ()) -> str:
+    """The report page for ``runs`` — ``(label, metrics)`` pairs — as HTML text."""
+    if not runs:
+        raise ValueError("a report needs at least one run")
+    plt = _plt()
+    with plt.rc_context(_style()):
+        shown, other = _pool_groups(runs)
+        bins = _bins(runs)
+        figures = {
+            "cdf-pool": _cdf_figure(runs, "pool", shown, other, "Response-time CDF per pool"),
+            "cdf-bin": _cdf_figure(runs, "size_bin", bins, set(), "Response-time CDF per job size (maps)"),
+            "running-share": _running_figure(runs, shown, other),
+            "locality-bin": _locality_figure(runs),
+            "utilization": _utilization_figure(runs),
+        }
+        svgs = {name: _svg(fig, i) for i, (name, fig) in enumerate(figures.items())}
+    esc = html.escape
+    labels = [label for label, _ in runs]
+    head = "".join(f"<th>{esc(label)}</th>" for label in labels)
+    body = "".join(
+        "<tr><td>" + esc(row[0]) + "</td>" + "".join(f'<td class="n">{esc(c)}</td>' for c in row[1:]) + "</tr>"
+        for row in summary_rows(runs)
+    )
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{esc(title)}</h1>",
+        *(f'<p class="meta">{esc(note)}</p>' for note in notes),
+        '<h2 id="summary">Summary</h2>',
+        f'<table class="summary"><thead><tr><th>measure</th>{head}</tr></thead><tbody>{body}</tbody></table>',
+    ]
+    captions = {
+        "cdf-pool": "Fraction of jobs finished within a response time (finish − submit), per pool.",
+        "cdf-bin": "The same by job size (number of maps), the delay-scheduling paper's bins.",
+        "running-share": "Tasks running (maps + reduces) and the pool's fair share, sampled over the run.",
+        "locality-bin": "Share of map launches reading node-local input, and node- or rack-local input.",
+        "utilization": "Share of map and reduce slots running a task, sampled over the run.",
+    }
+    for name, heading in PLOTS:
+        parts.append(f'<h2 id="{name}">{esc(heading)}</h2>')
+        parts.append(f'<figure data-plot="{name}">{svgs[name]}<figcaption>{esc(captions[name])}</figcaption></figure>')
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def write_report(
+    path: str | Path, runs: Sequence[Run], *, title: str = "corescheduler simulation", notes: Sequence[str] = ()
+) -> Path:
+    """Write :func:`render_report` to ``path``; returns the path."""
+    path = Path(path)
+    path.write_text(render_report(runs, title=title, notes=notes), encoding="utf-8")
+    return path
+
+
+__all__ = ["MAX_POOLS", "PLOTS", "render_report", "summary_rows", "write_report"]

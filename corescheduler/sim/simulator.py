@@ -1,0 +1,958 @@
+"""The discrete-event simulator behind ``corescheduler simulate`` and ``compare``.
+
+A heap of ``(time, seq, kind, payload)`` tuples (``seq`` a global counter, so
+ties run in push order and a run is deterministic) drives the real
+:class:`~corescheduler.core.scheduler.Scheduler` with the configured plugins over a
+simulated Hadoop-style cluster; nothing of the scheduler is re-implemented.
+Randomness (heartbeat phases, replica placement) comes from
+``random.Random(seed)`` only, so identical inputs and seed give a
+byte-identical ``events.jsonl``.
+
+What happens, in simulated seconds:
+
+* **Submissions** — jobs are submitted at their ``submit`` times; jobs of one
+  instant are submitted with ``update=False`` and followed by one update.
+  Only the next submission instant is on the heap, and scheduler jobs are
+  created at submission (the workload keeps only its ``JobSpec`` values).
+  Maps without ``input_nodes`` get HDFS-style replicas
+  (:func:`corescheduler.formats.workloads.place_replicas`).
+* **Updates** — ``scheduler.update`` every ``[simulation] update_interval``
+  (default: the scheduler's ``update_interval``) on multiples of it, while
+  jobs are in the system, each followed by ``scheduler.preempt`` (which rate
+  limits itself to ``preemption_interval``).
+* **Heartbeats** — Hadoop's: every node every ``[cluster]
+  heartbeat_interval`` at a seeded phase, plus an out-of-band heartbeat when a
+  task finishes on it.  A heartbeat that cannot assign anything — the node
+  has no free slot of a kind the scheduler has pending work of
+  (:meth:`~corescheduler.core.scheduler.Scheduler.pending_work`) — is skipped and
+  costs no event: such a node stops its periodic heartbeats and waits in an
+  *idle* set per slot kind.  When pending work of a kind appears, a *wheel*
+  visits the idle nodes with a free slot of that kind in heartbeat-phase
+  order, one event each at the node's own next periodic tick, and stops as
+  soon as the work is gone — the same heartbeats as if every idle node had
+  kept beating, minus those that could not change anything.  Nodes with free
+  slots keep beating while work is pending, so delay scheduling accumulates
+  its wait.
+* **Tasks** — a map runs for its duration (times ``[simulation]
+  rack_local_map_slowdown`` or ``off_rack_map_slowdown`` when it was launched
+  rack-local or off-rack; both 1 by default).  A reduce first copies (shuffle)
+  for ``copy_duration`` (default ``[simulation] copy_fraction`` = 1/3 of its
+  duration, the share Hadoop's progress gives the copy phase), but the copy
+  cannot end before the job's last map finishes; then it computes for the
+  rest of its duration, once the LoadManager lets it
+  (:meth:`~corescheduler.core.scheduler.Scheduler.try_start_compute`; a reduce
+  it holds back is asked again when a reduce on its node ends).
+  :meth:`Simulation._start_compute` is the one place a reduce changes phase.
+  A node takes tasks of a kind up to its LoadManager's ``cs_node_capacity``
+  (its slots by default; read once per node).  A preempted task loses its work; its pending
+  finish is dropped lazily (events carry the attempt number) and the task
+  runs again when the scheduler relaunches it.
+
+Memory: Python's cyclic garbage collector is paused during :meth:`Simulation.run`
+and run by the engine itself every 2**20 events instead; what exists before
+the run (the workload: millions of task specs on a day-long trace) is
+frozen out of its scans (:func:`gc.freeze`), and a finished job lets go of its
+tasks (``Scheduler(history=False)``), so reference counting frees nearly
+everything at once.  On the FB-2010 day the default collector's passes over
+the live tasks cost about a tenth of the run.  The previous collector state
+is restored when the run ends.
+
+Events go to ``events.jsonl`` as they happen (SPEC §5; one compact JSON
+object a line) and through a :class:`~corescheduler.sim.metrics.MetricsCollector`;
+nothing per event is kept in memory, and finished jobs are dropped
+(``Scheduler(history=False)``).
+
+This module is long on purpose: the event loop and its handlers are the
+simulator's hot path (millions of events a day-long trace), kept in one class
+whose methods bind what they use to locals; the parts that are not per event
+live beside it (:mod:`~corescheduler.sim.metrics`, :mod:`~corescheduler.sim.report`,
+the workloads in :mod:`corescheduler.formats.workloads`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import gc
+import heapq
+import json
+import math
+import random
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from attrs import define, evolve, field, frozen
+
+from corescheduler.config import Config
+from corescheduler.core.allocations import Allocations
+from corescheduler.core.model import (
+    KINDS,
+    MAP,
+    OFF_RACK,
+    RACK_LOCAL,
+    REDUCE,
+    RUNNING,
+    Cluster,
+    JobSpec,
+    Node,
+    Task,
+    TaskSpec,
+)
+from corescheduler.core.scheduler import JobRejectedError, Scheduler
+from corescheduler.errors import ConfigError, WorkloadError
+from corescheduler.formats import allocation_file
+from corescheduler.settings import Settings
+from corescheduler.sim.metrics import MetricsCollector
+
+# event kinds on the heap, most frequent first
+HEARTBEAT = 0  # payload: the node's state
+FINISH = 1  # (task, attempt)
+COPY_END = 2  # (task, attempt, compute seconds)
+WHEEL = 3  # (node state, kind): a heartbeat of an idle node woken for pending work of kind
+UPDATE = 4
+SUBMIT = 5
+IDLE_BEAT = 6  # (node state, generation): a skipped heartbeat the TaskSelector needs (idle_heartbeat)
+
+#: added to the sequence number of heartbeat events (HEARTBEAT, WHEEL, IDLE_BEAT), so
+#: that at one instant task ends, updates and submissions come before heartbeats
+#: whatever order they were pushed in: the order of one instant's events is then the
+#: same whether idle heartbeats are skipped or not
+_BEAT_SEQ = 1 << 62
+
+#: the engine runs the cyclic garbage collector itself when ``events & _GC_EVERY == 0``
+_GC_EVERY = (1 << 20) - 1
+
+#: ``[simulation]`` keys read here (the workload loader reads its own keys there too).
+SIMULATION_KEYS = (
+    "update_interval",
+    "copy_fraction",
+    "heartbeats_per_second",
+    "sample_interval",
+    "phase_events",
+    "stall_timeout",
+    "reuse_quiet_updates",
+    "rack_local_map_slowdown",
+    "off_rack_map_slowdown",
+    "skip_idle_heartbeats",
+)
+
+
+@frozen
+class SimulationOptions:
+    """``[simulation]`` settings of the engine.
+
+    ``update_interval``: seconds between periodic updates (default: the
+    scheduler's ``update_interval``).  ``copy_fraction``: a reduce's copy
+    phase as a fraction of its duration when its ``copy_duration`` is not set
+    (default 1/3).  ``sample_interval``: seconds between timeline samples
+    (default: the workload's submission span / 500, at least 1 s; doubled
+    whenever more than 1,000 samples pile up).  ``phase_events``: also write
+    a ``task_phase`` event when a reduce starts computing (default false).
+    ``heartbeats_per_second``: the first home of ``[cluster]
+    heartbeats_per_second`` (Hadoop's ``mapred.heartbeats.in.second``), still
+    read here when ``[cluster]`` does not set it
+    (:meth:`~corescheduler.config.ClusterConfig.next_heartbeat_interval`).  ``reuse_quiet_updates``: an
+    update tick with nothing changed since the last update reuses its shares
+    (``Scheduler(reuse_quiet_updates=True)``; default true; turn it off for a
+    share policy that keeps a clock of its own).  ``stall_timeout``: stop
+    when jobs wait but no task has run for this long
+    and nothing is left to submit (default 3600 s; their jobs are reported
+    as unfinished).  ``rack_local_map_slowdown`` and ``off_rack_map_slowdown``:
+    a map launched rack-local or off-rack runs for its duration times this
+    factor, the cost of reading its input over the network (default 1.0: no
+    cost; the trace's durations are taken as node-local ones).
+    ``skip_idle_heartbeats``: skip heartbeats that cannot assign anything
+    (default true); false beats every node with a free slot at every tick,
+    as a real cluster does — slower, and the reference the skipping is
+    tested against (same ``events.jsonl``).
+    """
+
+    update_interval: float
+    copy_fraction: float = 1.0 / 3.0
+    sample_interval: float | None = None
+    phase_events: bool = False
+    stall_timeout: float = 3600.0
+    heartbeats_per_second: float = 0.0
+    reuse_quiet_updates: bool = True
+    rack_local_map_slowdown: float = 1.0
+    off_rack_map_slowdown: float = 1.0
+    skip_idle_heartbeats: bool = True
+
+    def heartbeat_interval(self, config: Config, nodes: int) -> float:
+        """Seconds between a node's periodic heartbeats (Hadoop ``getNextHeartbeatInterval``)."""
+        return config.cluster.next_heartbeat_interval(nodes)
+
+    @classmethod
+    def from_config(cls, config: Config) -> SimulationOptions:
+        s = Settings(config.simulation, where="[simulation]")
+        opts = cls(
+            update_interval=float(
+                s.number("update_interval", config.scheduler.update_interval, minimum=0, exclusive_minimum=True)
+            ),
+            copy_fraction=float(s.number("copy_fraction", 1.0 / 3.0, minimum=0, maximum=1)),
+            sample_interval=s.number("sample_interval", None, minimum=0, exclusive_minimum=True),
+            phase_events=s.boolean("phase_events", False),
+            stall_timeout=float(s.number("stall_timeout", 3600.0, minimum=0, exclusive_minimum=True)),
+            heartbeats_per_second=float(s.number("heartbeats_per_second", 0.0, minimum=0)),
+            reuse_quiet_updates=s.boolean("reuse_quiet_updates", True),
+            rack_local_map_slowdown=float(s.number("rack_local_map_slowdown", 1.0, minimum=0, exclusive_minimum=True)),
+            off_rack_map_slowdown=float(s.number("off_rack_map_slowdown", 1.0, minimum=0, exclusive_minimum=True)),
+            skip_idle_heartbeats=s.boolean("skip_idle_heartbeats", True),
+        )
+        from corescheduler.formats.workloads import WORKLOAD_KEYS
+
+        s.ignore(*WORKLOAD_KEYS)
+        for key in s.unknown_keys():
+            s.problem(key, f"unknown setting; expected one of {', '.join(SIMULATION_KEYS + WORKLOAD_KEYS)}")
+        if s.problems:
+            raise ConfigError(
+                [f"{config.locate('simulation', key)}: [simulation] {key}: {msg}" for key, msg in s.problems]
+            )
+        return opts
+
+
+@define
+class SimulationResult:
+    """What :meth:`Simulation.run` returns.
+
+    ``metrics``: the ``metrics.json`` dict.  ``events``: events written
+    (lines of ``events.jsonl``).  ``engine_events``: events taken off the heap.
+    ``wall_time``: seconds.  ``events_path``: the ``events.jsonl`` written, or
+    ``None`` without an output folder, when ``event_list`` holds the events.
+    """
+
+    metrics: dict[str, Any]
+    events: int
+    engine_events: int
+    wall_time: float
+    sim_time: float
+    events_path: Path | None = None
+    metrics_path: Path | None = None
+    event_list: list[dict[str, Any]] | None = field(default=None, repr=False)
+
+
+def _line_encoder() -> Callable[[Any], str]:
+    """Compact JSON for one event: ``json.dumps(e, separators=(",", ":"),
+    ensure_ascii=False)``, byte for byte.  Built on the json module's C encoder
+    once, instead of ``JSONEncoder.encode`` building it again for every one of
+    the ~17 million events of a simulated FB-2010 day (1.4 µs instead of 2.4).
+    Falls back to ``JSONEncoder.encode`` where the C accelerator is missing."""
+    base = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - CPython always has it
+        return base.encode
+    encode_one = make(None, base.default, json.encoder.encode_basestring, None, ":", ",", False, False, True)
+    join = "".join
+
+    def encode(event: Any) -> str:
+        return join(encode_one(event, 0))
+
+    return encode
+
+
+class _NodeState:
+    """The engine's view of one node's heartbeats."""
+
+    __slots__ = ("armed", "capacity", "last_beat", "name", "node", "phase", "rank")
+
+    def __init__(self, node: Node, phase: float, capacity: dict[str, int]) -> None:
+        self.node = node
+        self.capacity = capacity  # most tasks per kind at once (LoadManager cs_node_capacity)
+        self.name = node.name
+        self.phase = phase
+        self.rank = 0  # position in heartbeat-phase order
+        self.armed = False  # a periodic heartbeat of this node is on the heap
+        self.last_beat = -1.0  # when it last heartbeat (a periodic tick then is merged into that one)
+
+    def has_free_slot(self) -> bool:
+        running = self.node.running
+        capacity = self.capacity
+        return running[MAP] < capacity[MAP] or running[REDUCE] < capacity[REDUCE]
+
+
+def build_cluster(config: Config) -> Cluster:
+    """The simulated cluster of ``config``'s ``[cluster]`` table (SPEC §5 names)."""
+    cc = config.cluster
+    return Cluster.build(cc.racks, cc.nodes_per_rack, cc.map_slots, cc.reduce_slots)
+
+
+def load_allocations(config: Config) -> Allocations | None:
+    """The allocation file ``config`` names (relative to the config), or None."""
+    path = config.allocation_path()
+    return allocation_file.load_allocations(path) if path is not None else None
+
+
+class Simulation:
+    """One simulation run of ``workload`` under ``config``.
+
+    :param config: the ``corescheduler.toml`` (plugins, ``[cluster]``,
+        ``[simulation]``).
+    :param workload: a :class:`corescheduler.formats.workloads.Workload` (its ``jobs``
+        sorted by submission time, durations set).
+    :param seed: seeds heartbeat phases and replica placement.
+    :param extra_plugins: in-process plugins by name, selectable in
+        ``config`` like installed ones.
+    :param allocations: the allocations in force (default: the file the
+        config names, if any).
+    :param out_dir: where ``events.jsonl`` and ``metrics.json`` are written;
+        ``None`` keeps the events in :attr:`SimulationResult.event_list`.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        workload: Any,
+        seed: int = 0,
+        *,
+        extra_plugins: Mapping[str, Any] | None = None,
+        allocations: Allocations | None = None,
+        out_dir: str | Path | None = None,
+    ) -> None:
+        self.config = config
+        self.workload = workload
+        self.seed = seed
+        self.options = SimulationOptions.from_config(config)
+        self.out_dir = Path(out_dir) if out_dir is not None else None
+        self.cluster = build_cluster(config)
+        if allocations is None:
+            allocations = load_allocations(config)
+        self.scheduler = Scheduler(
+            config,
+            self.cluster,
+            allocations,
+            extra_plugins=extra_plugins,
+            on_event=self._emit,
+            history=False,
+            reuse_quiet_updates=self.options.reuse_quiet_updates,
+        )
+        self.heartbeat_interval = self.options.heartbeat_interval(config, len(self.cluster.nodes))
+        self.replication = config.cluster.replication
+        slowdown = {RACK_LOCAL: self.options.rack_local_map_slowdown, OFF_RACK: self.options.off_rack_map_slowdown}
+        self._map_slowdown = {k: v for k, v in slowdown.items() if v != 1.0} or None
+        master = random.Random(seed)
+        phase_rng = random.Random(master.getrandbits(64))
+        self._place_rng = random.Random(master.getrandbits(64))
+        self._placer: Any = None
+        self._nodes_by_rack: dict[str, list[str]] = {}
+        for node in self.cluster.nodes.values():
+            self._nodes_by_rack.setdefault(node.rack, []).append(node.name)
+        h = self.heartbeat_interval
+        capacity = self.scheduler.node_capacity
+        states = [
+            _NodeState(node, phase_rng.random() * h, {k: capacity(node, k) for k in KINDS})
+            for node in self.cluster.nodes.values()
+        ]
+        self._by_phase = sorted(states, key=lambda ns: (ns.phase, ns.name))
+        for rank, ns in enumerate(self._by_phase):
+            ns.rank = rank
+        self._phases = [ns.phase for ns in self._by_phase]
+        self._states = {ns.name: ns for ns in states}
+        total = {k: self.cluster.total_slots(k) for k in KINDS}
+        jobs = tuple(workload.jobs)
+        self._jobs = jobs
+        submits = [self._submit_time(j) for j in jobs]
+        span = (max(submits) - min(submits)) if submits else 0.0
+        self.collector = MetricsCollector(
+            total,
+            sample_interval=self.options.sample_interval or max(1.0, span / 500.0),
+            nodes=len(self.cluster.nodes),
+            copy_holds_slot=self.scheduler.plugins.can_compute is None,
+        )
+        # engine state
+        self._heap: list[tuple[float, int, int, Any]] = []
+        self._seq = 0
+        self._next_job = 0
+        self._update_armed = False
+        self._idle: dict[str, list[int]] = {MAP: [], REDUCE: []}  # sorted phase ranks of idle nodes
+        self._idle_set: dict[str, set[int]] = {MAP: set(), REDUCE: set()}
+        # the same nodes by which kinds they are idle in (sorted ranks): each list's
+        # ticks are covered by wheels alike, so its first node is its candidate
+        self._idle_only: dict[str, list[int]] = {MAP: [], REDUCE: []}
+        self._idle_both: list[int] = []
+        self._wheel = {MAP: False, REDUCE: False}
+        self._wheel_due = {MAP: 0.0, REDUCE: 0.0}  # when the node a wheel armed ticks
+        self._skip_idle = self.options.skip_idle_heartbeats
+        #: the pending IDLE_BEAT: (time, generation); a newer generation voids older events
+        self._idle_beat: tuple[float, int] | None = None
+        #: the plan of an idle heartbeat kept while none is wanted: still the first
+        #: idle tick after now if no node went idle since (see _after_beat)
+        self._idle_kept: tuple[float, int] | None = None
+        self._idle_gen = 0
+        self._copy_wait: dict[str, list[tuple[Task, int, float]]] = {}  # job -> reduces waiting for its maps
+        self._compute_wait: dict[str, list[tuple[Task, int, float]]] = {}  # node -> reduces the LoadManager holds
+        self._last_activity = 0.0
+        self._killed_nodes: list[str] = []
+        self.stalled = False
+        self._events = 0
+        self._buffer: list[str] = []
+        self._out: TextIO | None = None
+        self._event_list: list[dict[str, Any]] | None = None
+        self._encode = _line_encoder()
+        self._ran = False
+
+    # ================================================================== helpers
+    @staticmethod
+    def _submit_time(spec: JobSpec) -> float:
+        return float(spec.submit) if spec.submit is not None else 0.0
+
+    def _push(self, t: float, kind: int, payload: Any) -> None:
+        self._seq += 1
+        seq = self._seq + _BEAT_SEQ if kind in (HEARTBEAT, WHEEL, IDLE_BEAT) else self._seq
+        heapq.heappush(self._heap, (t, seq, kind, payload))
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        """Every event, the scheduler's and the engine's: to the file (or list) and the metrics."""
+        self._events += 1
+        if self._out is not None:
+            buf = self._buffer
+            buf.append(self._encode(event))
+            if len(buf) >= 4096:
+                self._flush()
+        elif self._event_list is not None:
+            self._event_list.append(event)
+        if event["type"] == "task_preempt":
+            self._killed_nodes.append(event["node"])
+        self.collector.feed(event)
+
+    def _flush(self) -> None:
+        if self._buffer and self._out is not None:
+            self._buffer.append("")
+            self._out.write("\n".join(self._buffer))
+            self._buffer.clear()
+
+    def _next_tick(self, ns: _NodeState, t: float) -> float:
+        """The node's first periodic heartbeat strictly after ``t``."""
+        h = self.heartbeat_interval
+        k = math.floor((t - ns.phase) / h) + 1
+        tick = ns.phase + k * h
+        if tick <= t:
+            tick = ns.phase + (k + 1) * h
+        return tick
+
+    def _tick_from(self, ns: _NodeState, t: float) -> float:
+        """The node's first periodic heartbeat at or after ``t``: ``t`` itself
+        if the node ticks exactly then and has not beaten yet (events at one
+        instant come before its heartbeats, so the tick still sees what they
+        changed), else :meth:`_next_tick`."""
+        if ns.last_beat != t:
+            h = self.heartbeat_interval
+            k = math.floor((t - ns.phase) / h)
+            if ns.phase + k * h == t or ns.phase + (k + 1) * h == t:
+                return t
+        return self._next_tick(ns, t)
+
+    def _useful(self, ns: _NodeState) -> bool:
+        """Could a heartbeat of the node assign anything now?  (With
+        ``skip_idle_heartbeats`` off: has it a free slot while jobs are in the
+        system or still to come? — it beats then.)"""
+        running = ns.node.running
+        slots = ns.capacity
+        if not self._skip_idle:
+            return (running[MAP] < slots[MAP] or running[REDUCE] < slots[REDUCE]) and (
+                bool(self.scheduler.jobs) or self._next_job < len(self._jobs)
+            )
+        pending = self.scheduler.pending_work
+        return (running[MAP] < slots[MAP] and pending(MAP) > 0) or (
+            running[REDUCE] < slots[REDUCE] and pending(REDUCE) > 0
+        )
+
+    def _idle_add(self, kind: str, rank: int, t: float) -> None:
+        if rank not in self._idle_set[kind]:
+            self._idle_set[kind].add(rank)
+            idle = self._idle[kind]
+            if not idle or rank > idle[-1]:
+                idle.append(rank)
+            else:
+                bisect.insort(idle, rank)
+            other = REDUCE if kind == MAP else MAP
+            if rank in self._idle_set[other]:
+                only = self._idle_only[other]
+                del only[bisect.bisect_left(only, rank)]
+                bisect.insort(self._idle_both, rank)
+            else:
+                bisect.insort(self._idle_only[kind], rank)
+            self._idle_kept = None  # this node may tick before the plan kept
+            due = self._idle_beat
+            if due is not None:  # an idle heartbeat is wanted: this node may tick before the one chosen
+                tick = self._tick_from(self._by_phase[rank], t)
+                if tick < due[0]:
+                    self._push_idle_beat(self._by_phase[rank], tick)
+
+    # ------------------------------------------------------------------ skipped heartbeats
+    def _after_beat(self, t: float) -> None:
+        """After a heartbeat at ``t``: if the TaskSelector wants the next heartbeat
+        even if it can assign nothing (``Scheduler.wants_idle_heartbeat``), make
+        sure an IDLE_BEAT is due at the first tick after ``t`` of a node that is
+        idle with a free slot (armed nodes beat at their own ticks anyway)."""
+        due = self._idle_beat
+        if not self.scheduler.wants_idle_heartbeat():
+            if due is not None:
+                self._idle_beat = None
+                if t < due[0] < math.inf:  # keep it: wanted again before it is due, it still holds
+                    self._idle_kept = due
+            return
+        if due is None:
+            kept = self._idle_kept
+            if kept is not None and t < kept[0]:
+                # no node went idle since it was planned (that clears it), so it is
+                # still the first idle tick after t; its IDLE_BEAT is on the heap
+                self._idle_beat = kept
+                self._idle_kept = None
+                return
+        elif t < due[0]:
+            # still the first idle tick after t, or (inf) still none: a node that goes
+            # idle pushes its own if earlier, and so does a wheel that stops
+            return
+        self._idle_kept = None
+        best = self._first_idle_tick(t)
+        if best is None:
+            self._idle_beat = (math.inf, self._idle_gen)  # wanted, but no idle node yet
+            return
+        self._push_idle_beat(self._by_phase[best[1]], best[0])
+
+    def _first_idle_tick(self, t: float) -> tuple[float, int] | None:
+        """``(tick, rank)`` of the first tick after ``t`` of a node that is idle
+        with a free slot and that no wheel will tick then, or None.
+
+        A wheel visits the idle nodes of its kind in phase order, each at its
+        first tick after the one before, starting after the node it has armed
+        (due at ``_wheel_due``), and an idle node stays idle until it is armed:
+        so a node idle in a kind whose wheel turns is ticked anyway if its tick
+        comes after that wheel's.  Among the nodes idle in the same kinds, ticks
+        grow in phase order from ``t``'s position and so does being covered: the
+        first node of each such list is its only candidate (and the ones either
+        side of the position, which ``t % interval`` may round past)."""
+        best: tuple[float, int] | None = None
+        position = bisect.bisect_right(self._phases, t % self.heartbeat_interval)
+        by_phase = self._by_phase
+        tick_from = self._tick_from
+        wheel = self._wheel
+        map_due = self._wheel_due[MAP] if wheel[MAP] else math.inf
+        reduce_due = self._wheel_due[REDUCE] if wheel[REDUCE] else math.inf
+        for idle, due in (
+            (self._idle_only[MAP], map_due),
+            (self._idle_only[REDUCE], reduce_due),
+            (self._idle_both, min(map_due, reduce_due)),
+        ):
+            n = len(idle)
+            if not n:
+                continue
+            i = bisect.bisect_left(idle, position)
+            for j in (i - 1, i, i + 1) if n > 2 else range(n):
+                rank = idle[j % n]
+                tick = tick_from(by_phase[rank], t)
+                if tick <= due and (best is None or tick < best[0]):
+                    best = (tick, rank)
+        return best
+
+    def _push_idle_beat(self, ns: _NodeState, tick: float) -> None:
+        self._idle_gen += 1
+        self._idle_beat = (tick, self._idle_gen)
+        self._push(tick, IDLE_BEAT, (ns, self._idle_gen))
+
+    def _idle_heartbeat(self, ns: _NodeState, t: float) -> None:
+        """A heartbeat that can assign nothing, delivered because the TaskSelector wants it."""
+        ns.last_beat = t
+        self.scheduler.idle_heartbeat(ns.name, t)
+        self._after_beat(t)
+
+    def _on_idle_beat(self, ns: _NodeState, generation: int, t: float) -> None:
+        due = self._idle_beat
+        if due is None or due[1] != generation:
+            kept = self._idle_kept
+            if kept is not None and kept[1] == generation:
+                self._idle_kept = None  # its time has come while none was wanted
+            return  # replaced by a later plan, or no longer wanted
+        self._idle_beat = None
+        if ns.armed or ns.last_beat == t or not ns.has_free_slot():
+            if ns.armed:  # its own periodic heartbeat is due now and will do
+                self._idle_beat = (t, generation)
+            else:
+                self._after_beat(t)
+            return
+        if self._useful(ns):  # the wheel has not reached it: beat as the wheel would
+            self._idle_remove(MAP, ns.rank)
+            self._idle_remove(REDUCE, ns.rank)
+            self._tick(ns, t)
+        elif self.scheduler.wants_idle_heartbeat():
+            self._idle_heartbeat(ns, t)
+
+    def _idle_remove(self, kind: str, rank: int) -> None:
+        if rank in self._idle_set[kind]:
+            self._idle_set[kind].discard(rank)
+            idle = self._idle[kind]
+            del idle[bisect.bisect_left(idle, rank)]
+            other = REDUCE if kind == MAP else MAP
+            if rank in self._idle_set[other]:
+                both = self._idle_both
+                del both[bisect.bisect_left(both, rank)]
+                bisect.insort(self._idle_only[other], rank)
+            else:
+                only = self._idle_only[kind]
+                del only[bisect.bisect_left(only, rank)]
+
+    def _arm(self, ns: _NodeState, t: float, wheel: str | None = None) -> None:
+        """Put the node's next periodic heartbeat (after ``t``) on the heap."""
+        ns.armed = True
+        self._idle_remove(MAP, ns.rank)
+        self._idle_remove(REDUCE, ns.rank)
+        if wheel is None:
+            self._push(self._tick_from(ns, t), HEARTBEAT, ns)
+        else:
+            self._push(self._tick_from(ns, t), WHEEL, (ns, wheel))
+
+    def _tick(self, ns: _NodeState, t: float) -> None:
+        """A periodic heartbeat of the node: beat if it could assign, then keep
+        beating while useful, else wait idle.  A tick at the instant of the
+        node's own out-of-band heartbeat is merged into that one; a tick that
+        can assign nothing still reaches the TaskSelector if it wants it."""
+        ns.armed = False
+        if not self._skip_idle:
+            if ns.last_beat != t and self._useful(ns):
+                self._beat(ns, t)
+            if self._useful(ns):
+                ns.armed = True
+                self._push(self._next_tick(ns, t), HEARTBEAT, ns)
+            return
+        # _useful and has_free_slot inlined: this runs for every tick of the run
+        running = ns.node.running
+        slots = ns.capacity
+        pending = self.scheduler.pending_work
+        map_free = running[MAP] < slots[MAP]
+        reduce_free = running[REDUCE] < slots[REDUCE]
+        useful = (map_free and pending(MAP) > 0) or (reduce_free and pending(REDUCE) > 0)
+        if ns.last_beat != t:
+            if useful:
+                self._beat(ns, t)
+                useful = (running[MAP] < slots[MAP] and pending(MAP) > 0) or (
+                    running[REDUCE] < slots[REDUCE] and pending(REDUCE) > 0
+                )
+            elif self._idle_beat is not None and (map_free or reduce_free):
+                if self.scheduler.wants_idle_heartbeat():
+                    self._idle_heartbeat(ns, t)  # changes no slot and no pending work
+        if useful:
+            ns.armed = True
+            h = self.heartbeat_interval
+            k = math.floor((t - ns.phase) / h) + 1  # _next_tick
+            tick = ns.phase + k * h
+            if tick <= t:
+                tick = ns.phase + (k + 1) * h
+            self._seq += 1
+            heapq.heappush(self._heap, (tick, self._seq + _BEAT_SEQ, HEARTBEAT, ns))
+            return
+        self._rest(ns, t)
+
+    def _rest(self, ns: _NodeState, t: float) -> None:
+        """The node stops its periodic heartbeats: idle per kind where it has a free slot."""
+        if not self._skip_idle:
+            return  # it beats again once a slot frees (_settle)
+        running = ns.node.running
+        rank = ns.rank
+        for kind in KINDS:
+            if running[kind] < ns.capacity[kind]:
+                self._idle_add(kind, rank, t)
+            else:
+                self._idle_remove(kind, rank)
+
+    def _settle(self, ns: _NodeState, t: float) -> None:
+        """After the node's state changed: keep beating if useful, else wait idle."""
+        if ns.armed:
+            return
+        if self._useful(ns):
+            self._arm(ns, t)
+            return
+        self._rest(ns, t)
+
+    def _wake(self, t: float) -> None:
+        """Start the idle-node wheel of each kind that has pending work."""
+        for kind in KINDS:
+            if not self._wheel[kind] and self._idle[kind] and self.scheduler.pending_work(kind) > 0:
+                position = bisect.bisect_right(self._phases, t % self.heartbeat_interval)
+                before = self._by_phase[position - 1]  # (the last one if position is 0)
+                if self._tick_from(before, t) == t:  # a node ticking right now starts the wheel
+                    position = before.rank
+                self._turn_wheel(kind, position, t)
+
+    def _turn_wheel(self, kind: str, position: int, t: float) -> None:
+        """Arm the first idle node of ``kind`` at phase rank ≥ ``position`` (cyclically)."""
+        idle = self._idle[kind]
+        if not idle or self.scheduler.pending_work(kind) <= 0:
+            self._wheel[kind] = False
+            self._idle_kept = None  # it covered nodes that a kept plan skipped
+            due = self._idle_beat
+            if due is not None:  # an idle heartbeat is wanted: the nodes it covered are not now
+                best = self._first_idle_tick(t)
+                if best is not None and (best[0] < due[0] or due[0] <= t):
+                    self._push_idle_beat(self._by_phase[best[1]], best[0])
+            return
+        i = bisect.bisect_left(idle, position)
+        rank = idle[i] if i < len(idle) else idle[0]
+        self._wheel[kind] = True
+        ns = self._by_phase[rank]
+        self._wheel_due[kind] = self._tick_from(ns, t)
+        self._arm(ns, t, kind)
+
+    # ================================================================== jobs
+    def _prepare(self, spec: JobSpec) -> JobSpec:
+        """The spec to submit: maps without input get replicas placed (seeded)."""
+        for ts in (*spec.maps, *spec.reduces):
+            if ts.duration is None or not (ts.duration >= 0 and math.isfinite(ts.duration)):
+                raise WorkloadError(f"job {spec.id}: a task has duration {ts.duration!r}; expected a number ≥ 0",
+                                    getattr(self.workload, "source", "<workload>"))
+        if all(ts.input_nodes for ts in spec.maps):
+            return spec
+        if self._placer is None:
+            from corescheduler.formats.workloads import ReplicaPlacer  # place_replicas, prepared once
+
+            self._placer = ReplicaPlacer(self._nodes_by_rack, self.replication)
+        rng = self._place_rng
+        place = self._placer.place
+        maps = tuple(
+            ts if ts.input_nodes else TaskSpec(ts.duration, place(rng), ts.copy_duration) for ts in spec.maps
+        )
+        return evolve(spec, maps=maps)
+
+    def _submit_batch(self, t: float) -> None:
+        jobs = self._jobs
+        sched = self.scheduler
+        i = self._next_job
+        while i < len(jobs) and self._submit_time(jobs[i]) <= t:
+            spec = self._prepare(jobs[i])
+            self.collector.add_job(
+                spec.id,
+                size_bin=self.workload.size_bin(jobs[i]),
+                maps=len(spec.maps),
+                reduces=len(spec.reduces),
+            )
+            try:
+                sched.submit(spec, t, update=False)
+            except JobRejectedError as exc:
+                self.collector.reject(spec.id, str(exc))
+            i += 1
+        self._next_job = i
+        sched.update(t)
+        if i < len(jobs):
+            self._push(self._submit_time(jobs[i]), SUBMIT, None)
+        self._arm_update(t)
+
+    def _arm_update(self, t: float) -> None:
+        if not self._update_armed and self.scheduler.jobs:
+            interval = self.options.update_interval
+            self._update_armed = True
+            self._push((math.floor(t / interval) + 1) * interval, UPDATE, None)
+
+    # ================================================================== tasks
+    def _beat(self, ns: _NodeState, t: float) -> None:
+        """One heartbeat of the node: launch what the scheduler assigns."""
+        ns.last_beat = t
+        assignments = self.scheduler.heartbeat(ns.name, t)
+        if self._skip_idle:
+            self._after_beat(t)
+        if not assignments:
+            return
+        self._last_activity = t
+        tasks = ns.node.tasks
+        push = self._push
+        slowdown = self._map_slowdown
+        for a in assignments:
+            task = tasks[a.task]
+            if a.kind == MAP:
+                duration = task.duration
+                if slowdown is not None and a.locality in slowdown:  # its input read over the network
+                    duration *= slowdown[a.locality]
+                push(t + duration, FINISH, (task, task.attempts))
+            else:
+                duration = task.duration
+                copy = task.job.spec.reduces[task.index].copy_duration
+                if copy is None:
+                    copy = duration * self.options.copy_fraction
+                copy = min(max(copy, 0.0), duration)
+                push(t + copy, COPY_END, (task, task.attempts, duration - copy))
+
+    def _copy_end(self, task: Task, attempt: int, compute: float, t: float) -> None:
+        """A reduce's own copy time is over: compute now if the job's maps are done, else wait for the last."""
+        if task.attempts != attempt or task.state != RUNNING:
+            return  # preempted meanwhile
+        job = task.job
+        if job.complete[MAP] >= job.num_maps:
+            self._start_compute(task, attempt, compute, t)
+        else:
+            self._copy_wait.setdefault(job.id, []).append((task, attempt, compute))
+
+    def _start_compute(self, task: Task, attempt: int, compute: float, t: float) -> None:
+        """The one place a reduce goes from its copy (shuffle) phase to its
+        compute phase: if the LoadManager lets it (``Scheduler.try_start_compute``);
+        else it waits on its node and is asked again when a reduce there ends."""
+        if not self.scheduler.try_start_compute(task.id, t):
+            self._compute_wait.setdefault(task.node, []).append((task, attempt, compute))  # type: ignore[arg-type]
+            return
+        if self.options.phase_events:
+            self._emit({"time": t, "type": "task_phase", "job": task.job.id, "task": task.id, "kind": REDUCE,
+                        "node": task.node, "phase": "compute"})
+        self.collector.reduce_phase(task.id, t)
+        self._push(t + compute, FINISH, (task, attempt))
+
+    def _retry_compute(self, node: str, t: float) -> None:
+        """A reduce on ``node`` ended: ask again for the reduces there waiting to compute, in order."""
+        waiting = self._compute_wait.pop(node, None)
+        if not waiting:
+            return
+        for task, attempt, compute in waiting:
+            if task.attempts == attempt and task.state == RUNNING:  # else preempted meanwhile
+                self._start_compute(task, attempt, compute, t)
+
+    def _finish(self, task: Task, attempt: int, t: float) -> None:
+        if task.attempts != attempt or task.state != RUNNING:
+            return  # preempted meanwhile: its work is lost
+        self._last_activity = t
+        job = task.job
+        ns = self._states[task.node]  # type: ignore[index]
+        self.scheduler.finish(task.id, t)
+        if task.kind == REDUCE and ns.name in self._compute_wait:
+            self._retry_compute(ns.name, t)
+        if task.kind == MAP and job.complete[MAP] == job.num_maps:
+            for waiting, att, compute in self._copy_wait.pop(job.id, ()):
+                if waiting.attempts == att and waiting.state == RUNNING:
+                    self._start_compute(waiting, att, compute, t)
+        elif job.is_finished:
+            self._copy_wait.pop(job.id, None)
+        # Hadoop's out-of-band heartbeat on task completion
+        if self._useful(ns):
+            self._beat(ns, t)
+        elif self._idle_beat is not None and self.scheduler.wants_idle_heartbeat():
+            self._idle_heartbeat(ns, t)
+        self._settle(ns, t)
+
+    def _update(self, t: float) -> None:
+        self._update_armed = False
+        sched = self.scheduler
+        if not sched.jobs:
+            return
+        sched.update(t)
+        if sched.preempt(t):
+            freed, self._killed_nodes = self._killed_nodes, []
+            for name in freed:
+                if name in self._compute_wait:
+                    self._retry_compute(name, t)
+                self._settle(self._states[name], t)
+        if (
+            self._next_job >= len(self._jobs)
+            and t - self._last_activity > self.options.stall_timeout
+            and not any(sched._load[k].running for k in KINDS)
+        ):
+            self.stalled = True  # nothing has run for stall_timeout and nothing more comes: give up
+            return
+        self._arm_update(t)
+
+    # ================================================================== run
+    def run(self, progress: Callable[[float], None] | None = None) -> SimulationResult:
+        """Run to the end (every job finished); ``progress`` gets the fraction
+        of jobs done now and then."""
+        if self._ran:
+            raise RuntimeError("a Simulation runs once; build another")
+        self._ran = True
+        started = time.perf_counter()
+        events_path = metrics_path = None
+        if self.out_dir is not None:
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+            events_path = self.out_dir / "events.jsonl"
+            self._out = open(events_path, "w", encoding="utf-8", newline="\n")
+        else:
+            self._event_list = []
+        collecting = gc.isenabled()
+        freezing = gc.get_freeze_count() == 0  # leave a caller's own frozen objects alone
+        if freezing:
+            gc.collect()
+            gc.freeze()  # the workload and the scheduler's set-up: never garbage during the run
+        gc.disable()  # collected every _GC_EVERY events by the loop instead
+        try:
+            engine_events, now = self._loop(progress)
+            self._flush()
+        finally:
+            if freezing:
+                gc.unfreeze()
+            if collecting:
+                gc.enable()
+            if self._out is not None:
+                self._out.close()
+                self._out = None
+        metrics = self.collector.result(end=now, unfinished=list(self.scheduler.jobs))
+        if self.out_dir is not None:
+            metrics_path = self.out_dir / "metrics.json"
+            metrics_path.write_text(json.dumps(metrics, indent=1) + "\n", encoding="utf-8")
+        if progress is not None:
+            progress(1.0)
+        return SimulationResult(
+            metrics=metrics,
+            events=self._events,
+            engine_events=engine_events,
+            wall_time=time.perf_counter() - started,
+            sim_time=now,
+            events_path=events_path,
+            metrics_path=metrics_path,
+            event_list=self._event_list,
+        )
+
+    def _loop(self, progress: Callable[[float], None] | None) -> tuple[int, float]:
+        heap = self._heap
+        pop = heapq.heappop
+        collector = self.collector
+        states = self._states
+        total_jobs = max(1, len(self._jobs))
+        for ns in self._by_phase:
+            self._settle(ns, 0.0)  # every node starts idle
+        if self._jobs:
+            self._push(self._submit_time(self._jobs[0]), SUBMIT, None)
+        count = 0
+        now = 0.0
+        next_sample = 0.0
+        while heap:
+            t, _, kind, payload = pop(heap)
+            count += 1
+            if t >= next_sample:
+                next_sample = self._sample(t)
+            now = t
+            if kind == HEARTBEAT:
+                self._tick(payload, t)
+            elif kind == FINISH:
+                self._finish(payload[0], payload[1], t)
+                self._wake(t)
+            elif kind == WHEEL:
+                ns, wheel = payload
+                self._tick(ns, t)
+                self._turn_wheel(wheel, ns.rank + 1 if ns.rank + 1 < len(states) else 0, t)
+            elif kind == COPY_END:
+                self._copy_end(payload[0], payload[1], payload[2], t)
+            elif kind == IDLE_BEAT:
+                self._on_idle_beat(payload[0], payload[1], t)
+            elif kind == UPDATE:
+                self._update(t)
+                if self.stalled:
+                    break
+                self._wake(t)
+            else:  # SUBMIT
+                self._submit_batch(t)
+                self._wake(t)
+            if not count & 0x7FF:
+                if progress is not None:
+                    progress(collector.jobs_done / total_jobs)
+                if not count & _GC_EVERY:
+                    gc.collect()
+        self._sample(now, final=True)
+        return count, now
+
+    def _sample(self, t: float, final: bool = False) -> float:
+        """Record the timeline at every sample time up to ``t``; return the next sample time."""
+        pools = {
+            name: (p.sched[MAP].running, p.sched[REDUCE].running, p.sched[MAP].fair_share or 0.0,
+                   p.sched[REDUCE].fair_share or 0.0)
+            for name, p in self.scheduler.pools.items()
+        }
+        occupied = None
+        if not self.collector.copy_holds_slot:  # only computing reduces hold reduce slots
+            occupied = {REDUCE: float(sum(n.computing for n in self.cluster.nodes.values()))}
+        return self.collector.sample(t, pools, final=final, occupied=occupied)
+
+
+__all__ = ["SIMULATION_KEYS", "Simulation", "SimulationOptions", "SimulationResult", "build_cluster"]
