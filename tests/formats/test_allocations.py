@@ -381,7 +381,7 @@ def test_repeated_element_last_one_wins_with_warning() -> None:
     )
 
 
-# --------------------------------------------------------------------------- files and PoolSpec.from_xml
+# --------------------------------------------------------------------------- files and parse_pool
 
 
 def test_from_file_and_alias(tmp_path: Path) -> None:

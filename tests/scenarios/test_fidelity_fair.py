@@ -393,7 +393,7 @@ def _fuzz_case(seed: int) -> tuple[str, str, list]:
     finishes, submits and updates fall exactly on nodes' heartbeat ticks."""
     import random
 
-    from corescheduler.model import JobSpec, TaskSpec
+    from corescheduler.core.model import JobSpec, TaskSpec
 
     rng = random.Random(seed)
     racks, npr = rng.choice([1, 2, 2, 3]), rng.choice([1, 2, 3, 4])
@@ -463,14 +463,14 @@ def _fuzz_case(seed: int) -> tuple[str, str, list]:
 def _fuzz_events(seed: int, skip: bool) -> list[str]:
     import json
 
-    from corescheduler.allocations import Allocations
-    from corescheduler.simulator import Simulation
-    from corescheduler.workload import Workload
+    from corescheduler.formats.allocation_file import parse_allocations
+    from corescheduler.formats.workloads import Workload
+    from corescheduler.sim.simulator import Simulation
 
     text, alloc, specs = _fuzz_case(seed)
     config = Config.from_toml(text.replace("SKIP", str(skip).lower()), "<fuzz>")
     workload = Workload(jobs=tuple(specs), source="<fuzz>", name="fuzz")
-    result = Simulation(config, workload, seed, allocations=Allocations.from_xml(alloc)).run()
+    result = Simulation(config, workload, seed, allocations=parse_allocations(alloc)).run()
     return [json.dumps(e, separators=(",", ":")) for e in result.event_list]
 
 
