@@ -31,11 +31,13 @@ def fair_order_key(s: Schedulable) -> tuple[int, float, float, str]:
     A schedulable of weight 0 that is not below its minimum share comes after
     every one of positive weight (ratio ∞).  Hadoop divides by the weight:
     ``running / 0.0`` is ∞ when it runs something and NaN when it runs
-    nothing; NaN compares as a tie with everything (``(int) Math.signum(NaN)``
-    is 0), so where it lands depends on the sort's input order, but it never
-    beats a non-needy schedulable on the ratio.  We give both cases ∞, so a
-    weight-0 pool is served only after the pools of positive weight (then,
-    among themselves, by start time and name), never first.
+    nothing; NaN ties on the ratio with every non-needy schedulable
+    (``(int) Math.signum(NaN)`` is 0) and the comparator goes on to start time
+    and name, so Hadoop may serve it first (two pools, its name first) and,
+    with more pools, orders inconsistently.  Deliberate deviation
+    (docs/plugins/fair.md): both cases are ∞, so a weight-0 pool is served only
+    after the pools of positive weight (among themselves by start time and
+    name).
     """
     min_share = min(s.min_share, s.demand)
     running = s.running

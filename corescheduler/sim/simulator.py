@@ -740,7 +740,11 @@ class Simulation:
         if not self._update_armed and self.scheduler.jobs:
             interval = self.options.update_interval
             self._update_armed = True
-            self._push((math.floor(t / interval) + 1) * interval, UPDATE, None)
+            k = math.floor(t / interval) + 1
+            at = k * interval
+            if at <= t:  # t / interval rounded down a whole step (t = 9.299999999999999, 0.3)
+                at = (k + 1) * interval
+            self._push(at, UPDATE, None)
 
     # ================================================================== tasks
     def _beat(self, ns: _NodeState, t: float) -> None:

@@ -476,3 +476,24 @@ def test_map_slowdown_must_be_positive() -> None:
     config = Config.from_dict({"simulation": {"rack_local_map_slowdown": 0}})
     with pytest.raises(ConfigError, match=r"\[simulation\] rack_local_map_slowdown: .*> 0"):
         SimulationOptions.from_config(config)
+
+
+def test_an_update_interval_that_is_no_binary_fraction_does_not_stall_the_clock():
+    """(floor(t / 0.3) + 1) * 0.3 == t for t = 9.299999999999999: the next
+    update was pushed at the current time, for ever (found by a fuzzer)."""
+    import signal
+
+    config = Config.from_toml("[scheduler]\nupdate_interval = 0.3\n[cluster]\nracks = 1\nnodes_per_rack = 1\n", "x")
+    wl = workload([JobSpec(maps=[TaskSpec(30.0, ("n0000",))], id="j", submit=0.0)])
+
+    def hang(*_):
+        raise TimeoutError("the simulation did not end")
+
+    old = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(20)
+    try:
+        result = Simulation(config, wl, 0).run()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert result.metrics["summary"]["jobs"] == 1
