@@ -435,12 +435,17 @@ class Simulation:
         if the node ticks exactly then and has not beaten yet (events at one
         instant come before its heartbeats, so the tick still sees what they
         changed), else :meth:`_next_tick`."""
-        if ns.last_beat != t:
-            h = self.heartbeat_interval
-            k = math.floor((t - ns.phase) / h)
-            if ns.phase + k * h == t or ns.phase + (k + 1) * h == t:
-                return t
-        return self._next_tick(ns, t)
+        h = self.heartbeat_interval
+        phase = ns.phase
+        k = math.floor((t - phase) / h)
+        tick = phase + k * h
+        fresh = ns.last_beat != t
+        if tick == t and fresh:
+            return t
+        tick = phase + (k + 1) * h  # _next_tick, sharing the division
+        if tick > t:
+            return tick
+        return t if tick == t and fresh else phase + (k + 2) * h
 
     def _useful(self, ns: _NodeState) -> bool:
         """Could a heartbeat of the node assign anything now?  (With
@@ -566,7 +571,7 @@ class Simulation:
             return  # replaced by a later plan, or no longer wanted
         self._idle_beat = None
         if ns.armed or ns.last_beat == t or not ns.has_free_slot():
-            if ns.armed:  # its own periodic heartbeat is due now and will do
+            if ns.armed and ns.has_free_slot():  # its own periodic heartbeat is due now and will do
                 self._idle_beat = (t, generation)
             else:
                 self._after_beat(t)
@@ -592,15 +597,22 @@ class Simulation:
                 only = self._idle_only[kind]
                 del only[bisect.bisect_left(only, rank)]
 
-    def _arm(self, ns: _NodeState, t: float, wheel: str | None = None) -> None:
-        """Put the node's next periodic heartbeat (after ``t``) on the heap."""
+    def _arm(self, ns: _NodeState, t: float, wheel: str | None = None, tick: float | None = None) -> None:
+        """Put the node's next periodic heartbeat (at ``tick``, default its
+        first at or after ``t``) on the heap."""
         ns.armed = True
-        self._idle_remove(MAP, ns.rank)
-        self._idle_remove(REDUCE, ns.rank)
+        rank = ns.rank
+        if rank in self._idle_set[MAP]:
+            self._idle_remove(MAP, rank)
+        if rank in self._idle_set[REDUCE]:
+            self._idle_remove(REDUCE, rank)
+        if tick is None:
+            tick = self._tick_from(ns, t)
+        self._seq += 1
         if wheel is None:
-            self._push(self._tick_from(ns, t), HEARTBEAT, ns)
+            heapq.heappush(self._heap, (tick, self._seq + _BEAT_SEQ, HEARTBEAT, ns))
         else:
-            self._push(self._tick_from(ns, t), WHEEL, (ns, wheel))
+            heapq.heappush(self._heap, (tick, self._seq + _BEAT_SEQ, WHEEL, (ns, wheel)))
 
     def _tick(self, ns: _NodeState, t: float) -> None:
         """A periodic heartbeat of the node: beat if it could assign, then keep
@@ -690,8 +702,8 @@ class Simulation:
         rank = idle[i] if i < len(idle) else idle[0]
         self._wheel[kind] = True
         ns = self._by_phase[rank]
-        self._wheel_due[kind] = self._tick_from(ns, t)
-        self._arm(ns, t, kind)
+        tick = self._wheel_due[kind] = self._tick_from(ns, t)
+        self._arm(ns, t, kind, tick)
 
     # ================================================================== jobs
     def _prepare(self, spec: JobSpec) -> JobSpec:
