@@ -366,18 +366,11 @@ class Simulation:
         self._update_armed = False
         self._idle: dict[str, list[int]] = {MAP: [], REDUCE: []}  # sorted phase ranks of idle nodes
         self._idle_set: dict[str, set[int]] = {MAP: set(), REDUCE: set()}
-        # the same nodes by which kinds they are idle in (sorted ranks): each list's
-        # ticks are covered by wheels alike, so its first node is its candidate
-        self._idle_only: dict[str, list[int]] = {MAP: [], REDUCE: []}
-        self._idle_both: list[int] = []
         self._wheel = {MAP: False, REDUCE: False}
         self._wheel_due = {MAP: 0.0, REDUCE: 0.0}  # when the node a wheel armed ticks
         self._skip_idle = self.options.skip_idle_heartbeats
         #: the pending IDLE_BEAT: (time, generation); a newer generation voids older events
         self._idle_beat: tuple[float, int] | None = None
-        #: the plan of an idle heartbeat kept while none is wanted: still the first
-        #: idle tick after now if no node went idle since (see _after_beat)
-        self._idle_kept: tuple[float, int] | None = None
         self._idle_gen = 0
         self._copy_wait: dict[str, list[tuple[Task, int, float]]] = {}  # job -> reduces waiting for its maps
         self._compute_wait: dict[str, list[tuple[Task, int, float]]] = {}  # node -> reduces the LoadManager holds
@@ -470,14 +463,6 @@ class Simulation:
                 idle.append(rank)
             else:
                 bisect.insort(idle, rank)
-            other = REDUCE if kind == MAP else MAP
-            if rank in self._idle_set[other]:
-                only = self._idle_only[other]
-                del only[bisect.bisect_left(only, rank)]
-                bisect.insort(self._idle_both, rank)
-            else:
-                bisect.insort(self._idle_only[kind], rank)
-            self._idle_kept = None  # this node may tick before the plan kept
             due = self._idle_beat
             if due is not None:  # an idle heartbeat is wanted: this node may tick before the one chosen
                 tick = self._tick_from(self._by_phase[rank], t)
@@ -490,26 +475,14 @@ class Simulation:
         even if it can assign nothing (``Scheduler.wants_idle_heartbeat``), make
         sure an IDLE_BEAT is due at the first tick after ``t`` of a node that is
         idle with a free slot (armed nodes beat at their own ticks anyway)."""
-        due = self._idle_beat
         if not self.scheduler.wants_idle_heartbeat():
-            if due is not None:
-                self._idle_beat = None
-                if t < due[0] < math.inf:  # keep it: wanted again before it is due, it still holds
-                    self._idle_kept = due
+            self._idle_beat = None
             return
-        if due is None:
-            kept = self._idle_kept
-            if kept is not None and t < kept[0]:
-                # no node went idle since it was planned (that clears it), so it is
-                # still the first idle tick after t; its IDLE_BEAT is on the heap
-                self._idle_beat = kept
-                self._idle_kept = None
-                return
-        elif t < due[0]:
+        due = self._idle_beat
+        if due is not None and t < due[0]:
             # still the first idle tick after t, or (inf) still none: a node that goes
             # idle pushes its own if earlier, and so does a wheel that stops
             return
-        self._idle_kept = None
         best = self._first_idle_tick(t)
         if best is None:
             self._idle_beat = (math.inf, self._idle_gen)  # wanted, but no idle node yet
@@ -533,13 +506,19 @@ class Simulation:
         by_phase = self._by_phase
         tick_from = self._tick_from
         wheel = self._wheel
-        map_due = self._wheel_due[MAP] if wheel[MAP] else math.inf
-        reduce_due = self._wheel_due[REDUCE] if wheel[REDUCE] else math.inf
-        for idle, due in (
-            (self._idle_only[MAP], map_due),
-            (self._idle_only[REDUCE], reduce_due),
-            (self._idle_both, min(map_due, reduce_due)),
-        ):
+        idle_map, idle_reduce = self._idle[MAP], self._idle[REDUCE]
+        if not (wheel[MAP] or wheel[REDUCE]):  # nothing covered: the idle lists as they are
+            groups = ((idle_map, math.inf), (idle_reduce, math.inf))
+        else:  # by the kinds a node is idle in (built here: this is asked far less often than nodes come and go)
+            in_map, in_reduce = self._idle_set[MAP], self._idle_set[REDUCE]
+            map_due = self._wheel_due[MAP] if wheel[MAP] else math.inf
+            reduce_due = self._wheel_due[REDUCE] if wheel[REDUCE] else math.inf
+            groups = (
+                ([r for r in idle_map if r not in in_reduce], map_due),
+                ([r for r in idle_reduce if r not in in_map], reduce_due),
+                ([r for r in idle_map if r in in_reduce], min(map_due, reduce_due)),
+            )
+        for idle, due in groups:
             n = len(idle)
             if not n:
                 continue
@@ -565,9 +544,6 @@ class Simulation:
     def _on_idle_beat(self, ns: _NodeState, generation: int, t: float) -> None:
         due = self._idle_beat
         if due is None or due[1] != generation:
-            kept = self._idle_kept
-            if kept is not None and kept[1] == generation:
-                self._idle_kept = None  # its time has come while none was wanted
             return  # replaced by a later plan, or no longer wanted
         self._idle_beat = None
         if ns.armed or ns.last_beat == t or not ns.has_free_slot():
@@ -588,24 +564,13 @@ class Simulation:
             self._idle_set[kind].discard(rank)
             idle = self._idle[kind]
             del idle[bisect.bisect_left(idle, rank)]
-            other = REDUCE if kind == MAP else MAP
-            if rank in self._idle_set[other]:
-                both = self._idle_both
-                del both[bisect.bisect_left(both, rank)]
-                bisect.insort(self._idle_only[other], rank)
-            else:
-                only = self._idle_only[kind]
-                del only[bisect.bisect_left(only, rank)]
 
     def _arm(self, ns: _NodeState, t: float, wheel: str | None = None, tick: float | None = None) -> None:
         """Put the node's next periodic heartbeat (at ``tick``, default its
         first at or after ``t``) on the heap."""
         ns.armed = True
-        rank = ns.rank
-        if rank in self._idle_set[MAP]:
-            self._idle_remove(MAP, rank)
-        if rank in self._idle_set[REDUCE]:
-            self._idle_remove(REDUCE, rank)
+        self._idle_remove(MAP, ns.rank)
+        self._idle_remove(REDUCE, ns.rank)
         if tick is None:
             tick = self._tick_from(ns, t)
         self._seq += 1
@@ -691,7 +656,6 @@ class Simulation:
         idle = self._idle[kind]
         if not idle or self.scheduler.pending_work(kind) <= 0:
             self._wheel[kind] = False
-            self._idle_kept = None  # it covered nodes that a kept plan skipped
             due = self._idle_beat
             if due is not None:  # an idle heartbeat is wanted: the nodes it covered are not now
                 best = self._first_idle_tick(t)
