@@ -47,7 +47,18 @@ from typing import Any
 
 from attrs import define
 
-from corescheduler.core.model import MAP, NODE_LOCAL, OFF_RACK, RACK_LOCAL, Assignment, Job, Node, Pool, Task
+from corescheduler.core.model import (
+    MAP,
+    NODE_LOCAL,
+    OFF_RACK,
+    RACK_LOCAL,
+    Assignment,
+    Job,
+    Node,
+    Pool,
+    Schedulable,
+    Task,
+)
 from corescheduler.hookspecs import hookimpl
 from corescheduler.settings import Settings
 
@@ -97,7 +108,8 @@ class DelayScheduling:
         self.jobs: dict[str, LocalityState] = {}
         self._skipped: set[str] = set()
         self._last_heartbeat: float | None = None
-        self._pools: dict[str, Pool] = {}
+        #: pool -> its map side, as of the last update (Hadoop's starvation test reads the map side)
+        self._map_sides: dict[str, Schedulable] = {}
         #: pool -> (last time at min share, last time at half fair share), starvation = "measured"
         self._measured: dict[str, list[float]] = {}
 
@@ -125,21 +137,22 @@ class DelayScheduling:
             level = RACK_LOCAL
         else:
             return OFF_RACK
-        if self._starved(job.pool, now):  # a starved pool is not delayed
+        # Hadoop's starvation test: a starved pool is not delayed
+        ps = self._map_sides.get(job.pool)
+        if ps is None:
+            return level
+        if self.starvation == "measured":
+            times = self._measured.get(job.pool)
+            if times is not None:
+                if now - times[0] > ps.min_share_timeout or now - times[1] > ps.fair_share_timeout:
+                    return OFF_RACK
+                return level
+        if (
+            now - ps.last_time_at_min_share > ps.min_share_timeout  # Schedulable.starved_for, inlined
+            or now - ps.last_time_at_half_fair_share > ps.fair_share_timeout
+        ):
             return OFF_RACK
         return level
-
-    def _starved(self, pool_name: str, now: float) -> bool:
-        """Hadoop ``getAllowedLocalityLevel``'s starvation test on the pool's map side."""
-        pool = self._pools.get(pool_name)
-        if pool is None:
-            return False
-        ps = pool.sched[MAP]
-        if self.starvation == "measured":
-            times = self._measured.get(pool_name)
-            if times is not None:
-                return now - times[0] > ps.min_share_timeout or now - times[1] > ps.fair_share_timeout
-        return ps.starved_for(now)
 
     # ------------------------------------------------------------------ hooks
     @hookimpl
@@ -153,7 +166,7 @@ class DelayScheduling:
 
     @hookimpl
     def cs_update(self, pools: Sequence[Pool], now: float) -> None:
-        self._pools = {p.name: p for p in pools}
+        self._map_sides = {p.name: p.sched[MAP] for p in pools}
         if self.auto:  # FairScheduler.update: recomputed from the current heartbeat interval
             self.node_delay = self.rack_delay = auto_delay(float(self._interval()))
         if self.starvation == "measured":

@@ -78,7 +78,7 @@ import json
 import math
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -119,6 +119,41 @@ IDLE_BEAT = 6  # (node state, generation): a skipped heartbeat the TaskSelector 
 #: whatever order they were pushed in: the order of one instant's events is then the
 #: same whether idle heartbeats are skipped or not
 _BEAT_SEQ = 1 << 62
+
+
+def _near(idle: list[int], position: int) -> Sequence[int]:
+    """The ranks of ``idle`` (sorted, read cyclically) just before, at and
+    after where ``position`` would go; all of them when there are at most two."""
+    n = len(idle)
+    if n <= 2:
+        return idle
+    i = bisect.bisect_left(idle, position)
+    return idle[(i - 1) % n], idle[i % n], idle[(i + 1) % n]
+
+
+def _near_only(idle: list[int], members: set[int], other: set[int], position: int) -> Sequence[int]:
+    """:func:`_near` among the ranks of ``idle`` (whose set is ``members``)
+    that are not in ``other``: a scan from the position where they are dense,
+    a sorted copy (set difference, at C speed) where they are few."""
+    n = len(idle)
+    rest = members - other
+    size = len(rest)
+    if size <= 2 or size * 4 < n:
+        return _near(sorted(rest), position)
+    b = bisect.bisect_left(idle, position)
+    j = b - 1
+    while idle[j] in other:  # more than two are not: j stays ≥ -n
+        j -= 1
+    before = idle[j]
+    j = b
+    while idle[j - n if j >= n else j] in other:
+        j += 1
+    at = idle[j - n if j >= n else j]
+    j += 1
+    while idle[j - n if j >= n else j] in other:
+        j += 1
+    return before, at, idle[j - n if j >= n else j]
+
 
 #: the engine runs the cyclic garbage collector itself when ``events & _GC_EVERY == 0``
 _GC_EVERY = (1 << 20) - 1
@@ -371,6 +406,9 @@ class Simulation:
         self._skip_idle = self.options.skip_idle_heartbeats
         #: the pending IDLE_BEAT: (time, generation); a newer generation voids older events
         self._idle_beat: tuple[float, int] | None = None
+        #: can the TaskSelector want an idle heartbeat at all (cs_wants_idle_heartbeat)?
+        self._wants_idle = self.scheduler.plugins.wants_idle_heartbeat  # the hook itself, for the hot path
+        self._may_want_idle = self._wants_idle is not None
         self._idle_gen = 0
         self._copy_wait: dict[str, list[tuple[Task, int, float]]] = {}  # job -> reduces waiting for its maps
         self._compute_wait: dict[str, list[tuple[Task, int, float]]] = {}  # node -> reduces the LoadManager holds
@@ -497,10 +535,13 @@ class Simulation:
         first tick after the one before, starting after the node it has armed
         (due at ``_wheel_due``), and an idle node stays idle until it is armed:
         so a node idle in a kind whose wheel turns is ticked anyway if its tick
-        comes after that wheel's.  Among the nodes idle in the same kinds, ticks
+        comes after that wheel's.  Among nodes covered from the same time, ticks
         grow in phase order from ``t``'s position and so does being covered: the
-        first node of each such list is its only candidate (and the ones either
-        side of the position, which ``t % interval`` may round past)."""
+        first such node is the only candidate (with the ones either side of the
+        position, which ``t % interval`` may round past).  The nodes of the kind
+        whose wheel ticks first are all covered from its tick, those idle in both
+        kinds included; the other kind's are searched only among the nodes idle
+        in it alone."""
         best: tuple[float, int] | None = None
         position = bisect.bisect_right(self._phases, t % self.heartbeat_interval)
         by_phase = self._by_phase
@@ -508,23 +549,27 @@ class Simulation:
         wheel = self._wheel
         idle_map, idle_reduce = self._idle[MAP], self._idle[REDUCE]
         if not (wheel[MAP] or wheel[REDUCE]):  # nothing covered: the idle lists as they are
-            groups = ((idle_map, math.inf), (idle_reduce, math.inf))
-        else:  # by the kinds a node is idle in (built here: this is asked far less often than nodes come and go)
+            groups = (_near(idle_map, position), math.inf), (_near(idle_reduce, position), math.inf)
+        else:  # by the kinds a node is idle in
+            # a node idle in both kinds is covered from the earlier of the two wheels'
+            # ticks: with the kind whose wheel ticks first, it is searched among that
+            # kind's whole list; the other kind's list is searched only for the
+            # nodes idle in that kind alone
             in_map, in_reduce = self._idle_set[MAP], self._idle_set[REDUCE]
             map_due = self._wheel_due[MAP] if wheel[MAP] else math.inf
             reduce_due = self._wheel_due[REDUCE] if wheel[REDUCE] else math.inf
-            groups = (
-                ([r for r in idle_map if r not in in_reduce], map_due),
-                ([r for r in idle_reduce if r not in in_map], reduce_due),
-                ([r for r in idle_map if r in in_reduce], min(map_due, reduce_due)),
-            )
-        for idle, due in groups:
-            n = len(idle)
-            if not n:
-                continue
-            i = bisect.bisect_left(idle, position)
-            for j in (i - 1, i, i + 1) if n > 2 else range(n):
-                rank = idle[j % n]
+            if map_due <= reduce_due:
+                groups = (
+                    (_near(idle_map, position), map_due),
+                    (_near_only(idle_reduce, in_reduce, in_map, position), reduce_due),
+                )
+            else:
+                groups = (
+                    (_near(idle_reduce, position), reduce_due),
+                    (_near_only(idle_map, in_map, in_reduce, position), map_due),
+                )
+        for ranks, due in groups:
+            for rank in ranks:
                 tick = tick_from(by_phase[rank], t)
                 if tick <= due and (best is None or tick < best[0]):
                     best = (tick, rank)
@@ -618,7 +663,15 @@ class Simulation:
             self._seq += 1
             heapq.heappush(self._heap, (tick, self._seq + _BEAT_SEQ, HEARTBEAT, ns))
             return
-        self._rest(ns, t)
+        rank = ns.rank  # _rest
+        if running[MAP] < slots[MAP]:
+            self._idle_add(MAP, rank, t)
+        else:
+            self._idle_remove(MAP, rank)
+        if running[REDUCE] < slots[REDUCE]:
+            self._idle_add(REDUCE, rank, t)
+        else:
+            self._idle_remove(REDUCE, rank)
 
     def _rest(self, ns: _NodeState, t: float) -> None:
         """The node stops its periodic heartbeats: idle per kind where it has a free slot."""
@@ -727,8 +780,10 @@ class Simulation:
         """One heartbeat of the node: launch what the scheduler assigns."""
         ns.last_beat = t
         assignments = self.scheduler.heartbeat(ns.name, t)
-        if self._skip_idle:
-            self._after_beat(t)
+        if self._skip_idle and self._may_want_idle:
+            due = self._idle_beat
+            if due is None or t >= due[0] or not self._wants_idle():
+                self._after_beat(t)  # else: still wanted and still planned after t
         if not assignments:
             return
         self._last_activity = t
