@@ -113,3 +113,9 @@ class PluginExecutionError(PluginError):
 class SchedulerStateError(CoreSchedulerError):
     """A request names something the scheduler does not have (unknown job,
     task or node) or asks for something its state does not allow."""
+
+
+class ResourceParseError(CoreSchedulerError, ValueError):
+    """A resource string (``"1024 mb, 2 vcores"``, ``"50%"``, ``"memory-mb=1024, vcores=2"``)
+    is malformed; the message is YARN's (``FairSchedulerConfiguration.parseResourceConfigValue``:
+    "Missing resource: vcores", "percentage should not be negative", "Invalid value of …")."""

@@ -23,6 +23,7 @@ plugins all call :func:`compute_fair_shares`.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -191,3 +192,124 @@ def _shares_numpy(weights: Any, mins: Any, caps: Any, capacity: float) -> list[f
         w = w / top
     r = fair_share_ratio(w, lo, cap, capacity)
     return np.minimum(np.maximum(w * r, lo), cap).tolist()
+
+
+# --------------------------------------------------------------------------- YARN: whole units, one resource type
+#: ``Long.MAX_VALUE``: YARN's "unbounded" amount; sums saturate here (``ComputeFairShares.safeAdd``).
+LONG_MAX = 2**63 - 1
+_LONG_MAX_F = float(LONG_MAX)  # 2**63 as a double, as Java converts it
+
+
+def java_long(value: float) -> int:
+    """Java's ``(long)`` cast of a double: truncation toward zero, NaN → 0,
+    saturating at ``Long.MIN_VALUE`` / ``Long.MAX_VALUE``."""
+    if value != value:
+        return 0
+    if value >= _LONG_MAX_F:
+        return LONG_MAX
+    if value <= -_LONG_MAX_F:
+        return -LONG_MAX - 1
+    return int(value)
+
+
+def java_float(value: float) -> float:
+    """A double rounded to Java's ``float`` (YARN keeps weights as floats), as a Python float."""
+    try:
+        return struct.unpack("f", struct.pack("f", value))[0]
+    except OverflowError:
+        return math.copysign(math.inf, value)
+
+
+def _safe_add(a: int, b: int) -> int:
+    total = a + b
+    return LONG_MAX if total > LONG_MAX else total
+
+
+def yarn_fair_shares(
+    weights: Sequence[float],
+    mins: Sequence[int],
+    maxes: Sequence[int],
+    total: int,
+    active: Sequence[bool] | None = None,
+) -> list[int]:
+    """Fair shares of one resource type in whole units, as YARN's
+    ``ComputeFairShares.computeSharesInternal`` computes them.
+
+    ``weights``, ``mins`` and ``maxes`` are the schedulables' weights and
+    minimum / maximum shares of the type; ``total`` is the amount to divide;
+    ``active`` (instantaneous shares) marks the queues that have apps — an
+    inactive queue's share is 0; ``None`` computes *steady* shares, every
+    schedulable counting.
+
+    Rules (``ComputeFairShares.handleFixedFairShares`` / ``getFairShareIfFixed``):
+    a schedulable whose max share is 0, that is inactive, or whose weight is
+    ≤ 0 has a fixed share (0; the min share for weight ≤ 0) taken off the
+    total first.  The others share ``min(total - fixed, Σ max)`` by
+    ``share(R) = (long) min(max(weight × R, min), max)``: R doubles from 1
+    until the truncated shares reach the target, then 25 bisection steps
+    (stopping early on an exact hit) and the upper bracket — which is why
+    three equal queues on 10240 MB get 3414 each.  Weights are rounded to
+    Java ``float`` as YARN holds them.  Sums saturate at
+    ``Long.MAX_VALUE`` (``safeAdd``), so huge min shares cannot overflow.
+    """
+    n = len(weights)
+    out = [0] * n
+    free: list[int] = []
+    taken = 0
+    for i in range(n):
+        if maxes[i] <= 0 or (active is not None and not active[i]):
+            fixed = 0
+        elif weights[i] <= 0:
+            fixed = mins[i] if mins[i] > 0 else 0
+        else:
+            free.append(i)
+            continue
+        out[i] = fixed
+        taken = _safe_add(taken, fixed)
+    if not free:
+        return out
+    w = [java_float(weights[i]) for i in free]  # FSQueue.getWeight / getAppWeight: a float
+    lo = [float(mins[i]) for i in free]  # Java compares the double share with the long converted to double
+    hi = [float(maxes[i]) for i in free]
+    total_max = 0
+    for i in free:
+        total_max = _safe_add(total_max, maxes[i])
+        if total_max == LONG_MAX:
+            break
+    target = min(total_max, max(total - taken, 0))
+
+    def used(r: float) -> int:
+        taken_now = 0
+        for wi, li, hi_ in zip(w, lo, hi):
+            share = wi * r
+            if share < li:
+                share = li
+            if share > hi_:
+                share = hi_
+            taken_now = _safe_add(taken_now, java_long(share))
+            if taken_now == LONG_MAX:
+                break
+        return taken_now
+
+    r_max = 1.0
+    while used(r_max) < target and r_max != math.inf:
+        r_max *= 2.0
+    left, right = 0.0, r_max
+    for _ in range(BISECTION_STEPS):
+        mid = (left + right) / 2.0
+        planned = used(mid)
+        if planned == target:
+            right = mid
+            break
+        if planned < target:
+            left = mid
+        else:
+            right = mid
+    for k, i in enumerate(free):
+        share = w[k] * right
+        if share < lo[k]:
+            share = lo[k]
+        if share > hi[k]:
+            share = hi[k]
+        out[i] = java_long(share)
+    return out

@@ -1,0 +1,63 @@
+"""YARN's fair-share maths in whole units (``ComputeFairShares``), cases from
+``TestComputeFairShares`` (../shared/scenarios/yarn.md §A)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from corescheduler.core.fairshare import LONG_MAX, java_long, yarn_fair_shares
+
+INF = LONG_MAX
+
+
+@pytest.mark.parametrize(
+    ("weights", "mins", "maxes", "total", "expected"),
+    [
+        pytest.param([1] * 4, [0] * 4, [INF] * 4, 40, [10, 10, 10, 10], id="S1-testEqualSharing"),
+        pytest.param([1] * 4, [0] * 4, [100, 50, 11, 3], 40, [13, 13, 11, 3], id="S2-testLowMaxShares"),
+        pytest.param([1] * 4, [20, 18, 0, 2], [INF] * 4, 40, [20, 18, 0, 2], id="S3-testMinShares"),
+        pytest.param([2, 1, 1, 0.5], [0] * 4, [INF] * 4, 45, [20, 10, 10, 5], id="S4-testWeightedSharing"),
+        pytest.param([2, 1, 1, 0.5], [0] * 4, [10, 11, 30, 20], 45, [10, 11, 16, 8], id="S5-withMaxShares"),
+        pytest.param([2, 1, 1, 0.5], [20, 0, 5, 15], [INF] * 4, 45, [20, 5, 5, 15], id="S6-withMinShares"),
+        pytest.param([1] * 4, [0] * 4, [INF] * 4, 40_000_000, [10_000_000] * 4, id="S7-testLargeShares"),
+        pytest.param([], [], [], 40, [], id="S8-testEmptyList"),
+        pytest.param([1] * 3, [0] * 3, [INF] * 3, 10240, [3414] * 3, id="S11-three-queues-truncated-upper-bracket"),
+    ],
+)
+def test_compute_fair_shares_cases(weights, mins, maxes, total, expected) -> None:
+    """``ComputeFairShares.computeSharesInternal`` on one resource type."""
+    assert yarn_fair_shares(weights, mins, maxes, total) == expected
+
+
+def test_s9_cpu_dimension_is_computed_the_same_way() -> None:
+    """``TestComputeFairShares.testCPU``: vcores with min shares 20, 0, 5, 15 and
+    weights 2, 1, 1, 0.5 on 45 vcores give 20, 5, 5, 15 (the search is per type)."""
+    assert yarn_fair_shares([2.0, 1.0, 1.0, 0.5], [20, 0, 5, 15], [INF] * 4, 45) == [20, 5, 5, 15]
+
+
+def test_s10_huge_min_shares_terminate() -> None:
+    """``testResourceUsedWithWeightToResourceRatio``: min shares of 2^31-1 on a
+    cluster of 2^31-1 must not overflow or double forever (``safeAdd``)."""
+    started = time.monotonic()
+    shares = yarn_fair_shares([1, 1], [2**31 - 1] * 2, [INF, INF], 2**31 - 1)
+    assert time.monotonic() - started < 10
+    assert shares == [2**31 - 1, 2**31 - 1]
+
+
+def test_fixed_shares_inactive_zero_max_and_zero_weight() -> None:
+    """``getFairShareIfFixed``: max share 0 → 0; inactive (instantaneous) → 0;
+    weight 0 → its min share; they are taken off the total first."""
+    active = [True, True, True, False, True]
+    shares = yarn_fair_shares([1, 1, 0, 1, 1], [0, 0, 7, 0, 0], [INF, 0, INF, INF, INF], 107, active=active)
+    assert shares == [50, 0, 7, 0, 50]
+    # steady shares ignore activity
+    assert yarn_fair_shares([1, 1], [0, 0], [INF, INF], 100, active=None) == [50, 50]
+
+
+def test_java_long_cast() -> None:
+    assert java_long(3.99) == 3 and java_long(-3.99) == -3
+    assert java_long(float("nan")) == 0
+    assert java_long(1e300) == LONG_MAX and java_long(float(LONG_MAX)) == LONG_MAX
+    assert java_long(-1e300) == -(2**63)
