@@ -18,11 +18,14 @@ from typing import Any
 
 from attrs import evolve, field, frozen
 
-from corescheduler.errors import ConfigError
+from corescheduler.errors import ConfigError, ResourceParseError
+from corescheduler.resources import Resources, parse_configurable
 from corescheduler.settings import Settings
 
 #: Top-level tables; ``simulation`` and ``service`` belong to those commands.
 TABLES = ("scheduler", "plugins", "cluster", "simulation", "service")
+#: ``[scheduler] mode``: MR1 slots or YARN resources
+MODES = ("slots", "resources")
 
 
 @frozen
@@ -65,11 +68,23 @@ class SchedulerConfig:
     update_interval: float = 0.5
     #: mapred.reduce.slowstart.completed.maps (default 0.05)
     reduce_slowstart: float = 0.05
+    #: "slots" (MR1: map and reduce slots) or "resources" (YARN: memory, vcores, extras)
+    mode: str = "slots"
+    #: yarn.scheduler.fair.reservable-nodes: the most nodes reserved at once, as a fraction of the cluster
+    reservable_nodes: float = 0.05
+    #: yarn.scheduler.fair.user-as-default-queue (YARN's default placement: the user's queue)
+    user_as_default_queue: bool = True
+    #: yarn.scheduler.fair.allow-undeclared-pools (queues not in the allocation file may be created)
+    allow_undeclared_pools: bool = True
 
     @classmethod
     def from_table(cls, s: Settings) -> SchedulerConfig:
         d = cls()
         return cls(
+            mode=s.string("mode", d.mode, choices=MODES),
+            reservable_nodes=float(s.number("reservable_nodes", d.reservable_nodes, minimum=0, maximum=1)),
+            user_as_default_queue=s.boolean("user_as_default_queue", d.user_as_default_queue),
+            allow_undeclared_pools=s.boolean("allow_undeclared_pools", d.allow_undeclared_pools),
             allocation_file=s.string("allocation_file", None),
             pool_resolver=s.names("pool_resolver", d.pool_resolver),
             weight_adjusters=s.names("weight_adjusters", d.weight_adjusters),
@@ -119,6 +134,18 @@ class ClusterConfig:
     #: spaces heartbeats so that it gets at most this many a second.  0 (our
     #: default) = off, every node beats every ``heartbeat_interval``
     heartbeats_per_second: float = 0.0
+    #: resource mode: what each node offers (YARN's NodeManager defaults: 8192 MB, 8 vcores)
+    node_resources: Resources = field(factory=lambda: Resources(8192, 8))
+
+    @property
+    def nodes(self) -> int:
+        return self.racks * self.nodes_per_rack
+
+    def total_resources(self) -> Resources:
+        """The whole cluster in resource mode: ``node_resources`` × nodes."""
+        r = self.node_resources
+        n = self.nodes
+        return Resources(r.memory * n, r.vcores * n, {k: v * n for k, v in r.extras})
 
     def next_heartbeat_interval(self, nodes: int) -> float:
         """Seconds between a node's heartbeats on a cluster of ``nodes``
@@ -143,7 +170,24 @@ class ClusterConfig:
                 s.number("heartbeat_interval", d.heartbeat_interval, minimum=0, exclusive_minimum=True)
             ),
             heartbeats_per_second=float(s.number("heartbeats_per_second", d.heartbeats_per_second, minimum=0)),
+            node_resources=_resources(s, "node_resources", d.node_resources),
         )
+
+
+def _resources(s: Settings, key: str, default: Resources) -> Resources:
+    """A resource string setting (``"8192 mb, 8 vcores"``), amounts only."""
+    text = s.string(key, None)
+    if text is None:
+        return default
+    try:
+        value = parse_configurable(text, missing=0)
+    except ResourceParseError as exc:
+        s.problem(key, str(exc))
+        return default
+    if value.is_percentage:
+        s.problem(key, f'expected amounts like "8192 mb, 8 vcores", not a percentage: {text!r}')
+        return default
+    return value.resolve(None)
 
 
 @frozen

@@ -23,6 +23,7 @@ from typing import Any
 
 from attrs import field, frozen
 
+from corescheduler.core.javamath import java_long
 from corescheduler.errors import ResourceParseError
 
 #: YARN's names of the two standard resource types (``ResourceInformation.MEMORY_URI``, ``VCORES_URI``).
@@ -264,8 +265,6 @@ class ConfigurableResources:
             return Resources.of({n: amounts.get(n, self.unlisted) for n in names})
         if cluster is None:
             raise _error(f"{self.text!r}: a percentage needs the cluster's resources")
-        from corescheduler.core.fairshare import java_long
-
         pct = self.percentages
         return Resources.of(
             {n: java_long(cluster.get(n) * pct.get(n, self.unlisted_percentage)) for n in names}

@@ -1,7 +1,7 @@
 """The ``corescheduler`` command line (SPEC §4), built with click.
 
 This module is the group; each command lives in a module of its own in this
-package (``plugins``, ``check``, ``shares``, ``simulate`` with ``compare``),
+package (``plugins``, ``check``, ``queues``, ``shares``, ``simulate`` with ``compare``),
 is registered in :data:`LAZY_COMMANDS` and is imported only when used.
 
 Exit status: 0 on success, 1 on a user error, 2 on bad usage (click's own).
@@ -60,6 +60,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "check": "corescheduler.cli.check:check",
     "compare": "corescheduler.cli.simulate:compare",
     "plugins": "corescheduler.cli.plugins:plugins",
+    "queues": "corescheduler.cli.queues:queues",
     "shares": "corescheduler.cli.shares:shares",
     "simulate": "corescheduler.cli.simulate:simulate",
 }

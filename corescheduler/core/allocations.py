@@ -15,6 +15,8 @@ from collections.abc import Mapping
 
 import attrs
 
+from corescheduler.core.queues import INT_MAX, ROOT, QueueConfig, QueueSpec
+
 __all__ = [
     "DEFAULT_POOL",
     "INF",
@@ -93,6 +95,11 @@ class Allocations:
     #: ``schedulingMode`` follow the cluster's share policy, see :meth:`pool_policy`)
     default_mode_given: bool = False
     warnings: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    #: the queue tree of a YARN allocation file (``dialect == "yarn"``); for an MR1
+    #: file :meth:`queue_config` derives one (each pool a leaf under ``root``)
+    queues: QueueConfig | None = None
+    #: which allocation-file dialect the file was written in: ``"mr1"`` or ``"yarn"``
+    dialect: str = "mr1"
 
     def pool(self, name: str) -> PoolSpec:
         """The declared spec of pool ``name``, or ``PoolSpec(name)`` with all defaults."""
@@ -134,6 +141,39 @@ class Allocations:
         if mode is not None:
             return mode
         return self.default_pool_scheduling_mode if self.default_mode_given else cluster_policy
+
+    def queue_config(self) -> QueueConfig:
+        """The queue tree: a YARN file's own, or an MR1 file's pools as leaves of
+        ``root`` (weight, running-job limit as ``maxRunningApps``, scheduling mode
+        as policy, min-share preemption timeout; user limits and defaults)."""
+        if self.queues is not None:
+            return self.queues
+        specs: dict[str, QueueSpec] = {}
+        for name in self.pool_names():
+            pool = self.pool(name)
+            full = f"{ROOT}.{name}"
+            limit = pool.max_running_jobs
+            specs[full] = QueueSpec(
+                full,
+                max_running_apps=None if limit is None else limit,
+                weight=pool.weight,
+                scheduling_policy=self.scheduling_mode(name),  # MR1 modes apply inside pools; root is fair
+                min_share_preemption_timeout=pool.min_share_preemption_timeout,
+                line=pool.line,
+            )
+        specs[ROOT] = QueueSpec(ROOT, is_parent=True, children=tuple(specs))
+
+        def count(value: float) -> int:
+            return INT_MAX if math.isinf(value) else int(value)
+
+        return QueueConfig(
+            queues=specs,
+            user_max_apps={u.name: u.max_running_jobs for u in self.users.values() if u.max_running_jobs is not None},
+            user_max_apps_default=count(self.user_max_jobs_default),
+            queue_max_apps_default=count(self.pool_max_jobs_default),
+            default_min_share_preemption_timeout=self.default_min_share_preemption_timeout,
+            default_fair_share_preemption_timeout=self.fair_share_preemption_timeout,
+        )
 
     @classmethod
     def empty(cls) -> Allocations:

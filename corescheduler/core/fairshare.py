@@ -23,9 +23,10 @@ plugins all call :func:`compute_fair_shares`.
 from __future__ import annotations
 
 import math
-import struct
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from corescheduler.core.javamath import LONG_MAX, java_float, java_long
 
 #: Bisection steps after the doubling search (Hadoop's COMPUTE_FAIR_SHARES_ITERATIONS).
 BISECTION_STEPS = 25
@@ -195,31 +196,6 @@ def _shares_numpy(weights: Any, mins: Any, caps: Any, capacity: float) -> list[f
 
 
 # --------------------------------------------------------------------------- YARN: whole units, one resource type
-#: ``Long.MAX_VALUE``: YARN's "unbounded" amount; sums saturate here (``ComputeFairShares.safeAdd``).
-LONG_MAX = 2**63 - 1
-_LONG_MAX_F = float(LONG_MAX)  # 2**63 as a double, as Java converts it
-
-
-def java_long(value: float) -> int:
-    """Java's ``(long)`` cast of a double: truncation toward zero, NaN → 0,
-    saturating at ``Long.MIN_VALUE`` / ``Long.MAX_VALUE``."""
-    if value != value:
-        return 0
-    if value >= _LONG_MAX_F:
-        return LONG_MAX
-    if value <= -_LONG_MAX_F:
-        return -LONG_MAX - 1
-    return int(value)
-
-
-def java_float(value: float) -> float:
-    """A double rounded to Java's ``float`` (YARN keeps weights as floats), as a Python float."""
-    try:
-        return struct.unpack("f", struct.pack("f", value))[0]
-    except OverflowError:
-        return math.copysign(math.inf, value)
-
-
 def _safe_add(a: int, b: int) -> int:
     total = a + b
     return LONG_MAX if total > LONG_MAX else total

@@ -18,8 +18,12 @@ _FLOAT = struct.Struct("f")
 
 def java_float(value: float) -> float:
     """``value`` rounded to single precision, as a Java ``float`` holds it
-    (``Configuration.getFloat``, or the result of float arithmetic)."""
-    return _FLOAT.unpack(_FLOAT.pack(value))[0]
+    (``Configuration.getFloat``, or the result of float arithmetic); beyond
+    the float range it is infinite, as in Java."""
+    try:
+        return _FLOAT.unpack(_FLOAT.pack(value))[0]
+    except OverflowError:
+        return math.copysign(math.inf, value)
 
 
 def float_times(fraction: float, n: int) -> float:
@@ -39,4 +43,21 @@ def java_round(x: float) -> int:
     return math.floor(x + 0.5)
 
 
-__all__ = ["ceil_float_times", "float_times", "java_float", "java_round"]
+#: ``Long.MAX_VALUE``: YARN's "unbounded" amount; sums saturate here (``ComputeFairShares.safeAdd``).
+LONG_MAX = 2**63 - 1
+_LONG_MAX_F = float(LONG_MAX)  # 2**63 as a double, as Java converts it
+
+
+def java_long(value: float) -> int:
+    """Java's ``(long)`` cast of a double: truncation toward zero, NaN → 0,
+    saturating at ``Long.MIN_VALUE`` / ``Long.MAX_VALUE``."""
+    if value != value:
+        return 0
+    if value >= _LONG_MAX_F:
+        return LONG_MAX
+    if value <= -_LONG_MAX_F:
+        return -LONG_MAX - 1
+    return int(value)
+
+
+__all__ = ["LONG_MAX", "ceil_float_times", "float_times", "java_float", "java_long", "java_round"]

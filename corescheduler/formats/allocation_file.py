@@ -42,7 +42,9 @@ from corescheduler.core.allocations import (
     PoolSpec,
     UserSpec,
 )
+from corescheduler.core.queues import INT_MAX
 from corescheduler.errors import AllocationError
+from corescheduler.formats.yarn_allocation_file import YARN_ONLY_ELEMENTS, parse_queue_config
 
 __all__ = [
     "DEFAULT_POOL",
@@ -73,11 +75,50 @@ def parse_allocations(text: str | bytes, source: str = "<allocations>") -> Alloc
     if root.tag != "allocations":
         ctx.error(root, f"top-level element must be <allocations>, found <{root.tag}>")
         ctx.raise_errors()
+    if any(isinstance(e.tag, str) and e.tag in YARN_ONLY_ELEMENTS for e in root.iter()):
+        return _yarn_allocations(root, source)
     values: dict[str, Any] = {"pools": {}, "users": {}}
     _read_children(ctx, root, _TOP_LEVEL, values, None)
     ctx.raise_errors()
     values["default_mode_given"] = "default_pool_scheduling_mode" in values
     return Allocations(source=source, warnings=tuple(ctx.warnings), **values)
+
+def _yarn_allocations(root: etree._Element, source: str) -> Allocations:
+    """A YARN file: its queue tree, and for slot mode its leaves directly under
+    ``root`` as MR1 pools (weight, ``maxRunningApps``, fair/fifo, timeout)."""
+    queues, warnings = parse_queue_config(root, source)
+    pools = {}
+    for full in queues.children("root"):
+        spec = queues.spec(full)
+        if not spec.is_leaf or spec.children:
+            continue
+        policy = spec.scheduling_policy
+        pools[spec.short_name] = PoolSpec(
+            spec.short_name,
+            max_running_jobs=spec.max_running_apps,
+            weight=spec.weight if spec.weight is not None else 1.0,
+            scheduling_mode=policy if policy in SCHEDULING_MODES else None,
+            min_share_preemption_timeout=spec.min_share_preemption_timeout,
+            line=spec.line,
+        )
+    users = {name: UserSpec(name, max_running_jobs=limit) for name, limit in queues.user_max_apps.items()}
+
+    def limit(value: int) -> float:
+        return INF if value >= INT_MAX else float(value)
+
+    return Allocations(
+        pools=pools,
+        users=users,
+        user_max_jobs_default=limit(queues.user_max_apps_default),
+        pool_max_jobs_default=limit(queues.queue_max_apps_default),
+        default_min_share_preemption_timeout=queues.default_min_share_preemption_timeout,
+        fair_share_preemption_timeout=queues.default_fair_share_preemption_timeout,
+        source=source,
+        warnings=tuple(warnings),
+        queues=queues,
+        dialect="yarn",
+    )
+
 
 def load_allocations(path: str | os.PathLike[str]) -> Allocations:
     """Read and parse the allocation file at ``path`` (named ``str(path)`` in messages)."""

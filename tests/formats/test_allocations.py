@@ -349,22 +349,33 @@ def test_all_errors_are_reported_together() -> None:
 
 def test_unknown_elements_are_warnings() -> None:
     allocations = parse(
-        '<pool name="p">\n<minMaps>1</minMaps>\n<minResources>1024 mb</minResources>\n</pool>\n'
+        '<pool name="p">\n<minMaps>1</minMaps>\n<minShare>1024</minShare>\n</pool>\n'
         '<frobnicate>1</frobnicate>\n<user name="u"><maxApps>2</maxApps></user>\n'
-        '<queue name="q"><queue name="r"/></queue>'
     )
     assert allocations.pool("p").min_maps == 1
-    assert allocations.pool_names() == ["default", "p"]  # a YARN <queue> is no pool
-    assert allocations.warnings[:3] == (
-        (
-            'allocations.xml:4: unknown element <minResources> in <pool name="p"> ignored'
-            " (the YARN allocation-file dialect is not supported)"
-        ),
+    assert allocations.dialect == "mr1"
+    assert allocations.warnings == (
+        'allocations.xml:4: unknown element <minShare> in <pool name="p"> ignored',
         "allocations.xml:6: unknown element <frobnicate> ignored",
         'allocations.xml:7: unknown element <maxApps> in <user name="u"> ignored',
     )
-    assert allocations.warnings[3].startswith("allocations.xml:8: unknown element <queue> ignored")
-    assert len(allocations.warnings) == 4
+
+
+def test_a_yarn_element_makes_the_file_yarn_and_mr1_elements_are_ignored_with_warnings() -> None:
+    """Since the YARN dialect is read (issue 12), a file with one of its elements is a YARN
+    file: ``<pool>`` is YARN's alias of ``<queue>`` and MR1-only elements are warned about."""
+    allocations = parse(
+        '<pool name="p">\n<minMaps>1</minMaps>\n<minResources>1024 mb, 1 vcores</minResources>\n</pool>\n'
+        '<queue name="q"><queue name="r"/></queue>'
+    )
+    assert allocations.dialect == "yarn"
+    assert allocations.pool_names() == ["default", "p"]  # leaves directly under root serve slot mode
+    assert allocations.queues.min_resources("root.p").memory == 1024
+    assert allocations.queues.children("root.q") == ("root.q.r",)
+    assert allocations.warnings == (
+        'allocations.xml:3: <minMaps> in queue "root.p" is an MR1 (Hadoop 1) element, ignored in a YARN allocation'
+        " file",
+    )
 
 
 def test_min_above_max_is_a_warning() -> None:

@@ -1,0 +1,186 @@
+"""``corescheduler queues``: the queue tree as the scheduler sees it."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import click
+
+from corescheduler.cli.common import config_option, json_option, load_config, one_line, print_json, print_table
+
+
+def _resources_json(value: Any) -> dict[str, int | None] | None:
+    from corescheduler.resources import UNBOUNDED
+
+    if value is None:
+        return None
+    return {k: (None if v >= UNBOUNDED else v) for k, v in value.as_dict().items()}
+
+
+def _resources_text(value: Any) -> str:
+    from corescheduler.resources import UNBOUNDED
+
+    if value is None:
+        return "-"
+    if all(v >= UNBOUNDED for _, v in value.items()):
+        return "unbounded"
+    parts = []
+    for name, amount in value.items():
+        unit = {"memory-mb": " MB", "vcores": " vc"}.get(name, f" {name}")
+        parts.append(("∞" if amount >= UNBOUNDED else str(amount)) + unit)
+    return ", ".join(parts)
+
+
+def _number(value: float | None) -> float | None:
+    return None if value is None or math.isinf(value) else value
+
+
+def _seconds(value: float | None) -> str:
+    return "never" if value is None or math.isinf(value) else f"{value:g} s"
+
+
+def _json_resources_text(value: dict[str, int | None] | None) -> str:
+    """:func:`_resources_text` of a :func:`_resources_json` value (None components unbounded)."""
+    from corescheduler.resources import UNBOUNDED, Resources
+
+    if value is None:
+        return "-"
+    return _resources_text(Resources.of({k: UNBOUNDED if v is None else v for k, v in value.items()}))
+
+
+def queue_rows(config: Any) -> dict[str, Any]:
+    """The effective settings of every queue (JSON-ready), with steady fair shares."""
+    from corescheduler.core.queues import ROOT, steady_fair_shares
+    from corescheduler.formats.allocation_file import load_allocations
+
+    path = config.allocation_path()
+    allocations = load_allocations(path) if path is not None else None
+    queues = allocations.queue_config() if allocations is not None else _empty()
+    cluster = config.cluster.total_resources()
+    extra = [] if f"{ROOT}.default" in queues.queues else [f"{ROOT}.default"]  # YARN always has root.default
+    steady = steady_fair_shares(queues, cluster, extra)
+    rows = []
+    names = [s.name for _, s in queues.walk()] + [n for n in extra if n not in queues.queues]
+    depth_of = {s.name: d for d, s in queues.walk()}
+    for name in names:
+        spec = queues.spec(name)
+        kind = "reservation" if spec.reservation else ("parent" if spec.is_parent or spec.children else "leaf")
+        rows.append(
+            {
+                "name": name,
+                "depth": depth_of.get(name, name.count(".")),
+                "type": kind,
+                "configured": name in queues.queues,
+                "policy": queues.scheduling_policy(name),
+                "weight": queues.weight(name),
+                "min_resources": _resources_json(queues.min_resources(name)),
+                "max_resources": _resources_json(queues.max_resources(name, cluster)),
+                "max_child_resources": _resources_json(
+                    spec.max_child_resources.resolve(cluster) if spec.max_child_resources is not None else None
+                ),
+                "max_container_allocation": _resources_json(queues.max_container_allocation(name)),
+                "max_running_apps": queues.max_running_apps(name),
+                "max_am_share": None if kind != "leaf" else queues.max_am_share(name),
+                "min_share_preemption_timeout": _number(queues.min_share_preemption_timeout(name)),
+                "fair_share_preemption_timeout": _number(queues.fair_share_preemption_timeout(name)),
+                "fair_share_preemption_threshold": queues.fair_share_preemption_threshold(name),
+                "preemptable": queues.preemptable(name),
+                "acl_submit_apps": str(queues.acl(name, "submit")),
+                "acl_administer_apps": str(queues.acl(name, "administer")),
+                "steady_fair_share": _resources_json(steady.get(name)),
+                "children": list(spec.children),
+            }
+        )
+    placement = None
+    if queues.placement is not None:
+        placement = [_rule_json(rule) for rule in queues.placement]
+    return {
+        "source": str(path) if path is not None else None,
+        "dialect": allocations.dialect if allocations is not None else None,
+        "mode": config.scheduler.mode,
+        "cluster": _resources_json(cluster),
+        "queues": rows,
+        "users": dict(queues.user_max_apps),
+        "user_max_apps_default": queues.user_max_apps_default,
+        "placement": placement,
+        "warnings": list(allocations.warnings) if allocations is not None else [],
+    }
+
+
+def _rule_json(rule: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": rule.name, "create": rule.create, "terminal": rule.terminal}
+    if rule.queue is not None:
+        out["queue"] = rule.queue
+    if rule.parent is not None:
+        out["parent"] = _rule_json(rule.parent)
+    return out
+
+
+def _empty() -> Any:
+    from corescheduler.core.queues import QueueConfig
+
+    return QueueConfig.empty()
+
+
+@click.command()
+@config_option
+@json_option
+def queues(config_path: str | None, as_json: bool) -> None:
+    """Print the queue tree: every queue's effective settings and steady fair share.
+
+    Settings are after YARN's defaults and inheritance (min/max resources,
+    maxRunningApps, maxAMShare, policy, preemption timeouts and threshold,
+    ACLs); the steady fair share divides the configured cluster
+    ([cluster] node_resources × nodes) among all queues, active or not.
+    An MR1 allocation file shows its pools as leaves under root.
+    """
+    config = load_config(config_path)
+    result = queue_rows(config)
+    for warning in result["warnings"]:
+        click.echo(f"warning: {one_line(warning)}", err=True)
+    if as_json:
+        print_json(result)
+        return
+    rows = []
+    for q in result["queues"]:
+        rows.append(
+            [
+                "  " * q["depth"] + q["name"].rpartition(".")[2] + ("" if q["configured"] else " (dynamic)"),
+                q["type"],
+                q["policy"],
+                f"{q['weight']:g}",
+                _json_resources_text(q["min_resources"]),
+                _json_resources_text(q["max_resources"]),
+                "∞" if q["max_running_apps"] >= 2**31 - 1 else str(q["max_running_apps"]),
+                "-" if q["max_am_share"] is None else ("off" if q["max_am_share"] < 0 else f"{q['max_am_share']:g}"),
+                _seconds(q["min_share_preemption_timeout"]),
+                _seconds(q["fair_share_preemption_timeout"]),
+                f"{q['fair_share_preemption_threshold']:g}",
+                "yes" if q["preemptable"] else "no",
+                q["acl_submit_apps"],
+                q["acl_administer_apps"],
+                _json_resources_text(q["steady_fair_share"]),
+            ]
+        )
+    print_table(
+        [
+            "queue", "type", "policy", "weight", "min", "max", "max apps", "max AM share", "min-share timeout",
+            "fair-share timeout", "threshold", "preemptable", "submit ACL", "admin ACL", "steady share",
+        ],
+        rows,
+        title=f"queues of {result['source'] or 'no allocation file'} on {_json_resources_text(result['cluster'])}",
+    )
+    if result["placement"]:
+        click.echo("placement: " + " → ".join(_rule_text(r) for r in result["placement"]))
+
+
+def _rule_text(rule: dict[str, Any]) -> str:
+    text = rule["name"]
+    if rule.get("queue"):
+        text += f"({rule['queue']})"
+    if not rule["create"]:
+        text += "[no create]"
+    if rule.get("parent"):
+        text += f"<{_rule_text(rule['parent'])}>"
+    return text
