@@ -23,10 +23,18 @@ from typing import Any
 from attrs import define, field, frozen
 
 from corescheduler.core.javamath import ceil_float_times
+from corescheduler.resources import Resources
 
 MAP = "map"
 REDUCE = "reduce"
 KINDS: tuple[str, str] = (MAP, REDUCE)
+#: A container of resource mode (YARN): a task that is neither map nor reduce.
+TASK = "task"
+#: Every task kind a job may have (slot mode schedules maps and reduces; resource mode all three).
+ALL_KINDS: tuple[str, str, str] = (MAP, REDUCE, TASK)
+#: The one "kind" of resource mode's shares and orders: a resource vector for every task.
+RESOURCES = "resources"
+_KIND_LETTER = {MAP: "m", REDUCE: "r", TASK: "t"}
 
 NODE_LOCAL = "node"
 RACK_LOCAL = "rack"
@@ -65,6 +73,8 @@ class TaskSpec:
     duration: float | None = None
     input_nodes: tuple[str, ...] = field(default=(), converter=lambda v: (v,) if isinstance(v, str) else tuple(v))
     copy_duration: float | None = None
+    #: resource mode: what the task's container asks for (None: the job's ``task_resources``)
+    resources: Resources | None = None
 
 
 @frozen
@@ -85,6 +95,13 @@ class JobSpec:
     groups: tuple[str, ...] = field(default=(), converter=tuple)
     id: str | None = None
     submit: float | None = None
+    #: resource mode: containers that are neither maps nor reduces (kind ``"task"``)
+    tasks: tuple[TaskSpec, ...] = field(default=(), converter=tuple)
+    #: resource mode: the size of a task that does not give its own ``resources``
+    task_resources: Resources | None = None
+    #: resource mode: the application master's container, counted against the queue's
+    #: ``maxAMShare`` (None: no AM, as in YARN's unit tests)
+    am_resources: Resources | None = None
 
     def property(self, name: str) -> Any:
         """A job property by Hadoop name: ``queue.name`` is :attr:`pool`,
@@ -183,6 +200,14 @@ class Schedulable:
     _key: Any = field(default=None, repr=False)
     #: whether the scheduler holds it in a sorted order now (its key is current there)
     _ordered: bool = field(default=False, repr=False)
+    #: resource mode (``kind == "resources"``): ``weight`` is a float and ``min_share``,
+    #: ``max_share``, ``demand``, ``running`` (what it uses), ``fair_share`` and
+    #: ``steady_share`` are :class:`~corescheduler.resources.Resources`; ``cluster`` is the
+    #: whole cluster's resources (DRF's shares are of it); ``active``: a queue with
+    #: runnable apps (YARN ``FSQueue.isActive``: only active queues get an instantaneous share)
+    steady_share: Any = None
+    active: bool = True
+    cluster: Any = field(default=None, repr=False)
 
     @property
     def is_pool(self) -> bool:
@@ -208,6 +233,16 @@ class Node:
     tasks: dict[str, Task] = field(factory=dict, repr=False)
     #: reduces on this node in their compute phase (the rest of ``running["reduce"]`` copy)
     computing: int = 0
+    #: resource mode: what the node offers (YARN NodeManager capability) and what its containers use
+    capacity: Resources | None = None
+    used: Resources = field(factory=Resources)
+    #: resource mode: the app holding a reservation on this node, and the task it is for
+    reserved: Task | None = field(default=None, repr=False)
+
+    @property
+    def available(self) -> Resources:
+        """Resource mode: capacity not used by running containers (YARN ``getUnallocatedResource``)."""
+        return (self.capacity or Resources()) - self.used
 
     def free(self, kind: str) -> int:
         return self.slots[kind] - self.running[kind]
@@ -231,6 +266,10 @@ class Task:
     launch_seq: int = 0
     #: a running reduce's phase: ``"copy"`` (shuffle) then ``"compute"``; None otherwise
     phase: str | None = None
+    #: resource mode: the container's size
+    resources: Resources | None = None
+    #: resource mode: this task's container is the application master
+    is_am: bool = False
 
     def locality(self, node: Node) -> str:
         """``node``, ``rack`` or ``off`` for running this task on ``node``."""
@@ -245,7 +284,7 @@ _NO_RACKS: frozenset[str] = frozenset()
 
 
 def _task_id(job_id: str, kind: str, index: int) -> str:
-    return f"{job_id}_{'m' if kind == MAP else 'r'}_{index:06d}"
+    return f"{job_id}_{_KIND_LETTER[kind]}_{index:06d}"
 
 
 @define(eq=False)
@@ -286,6 +325,11 @@ class Job:
     #: empties as they launch: delay scheduling waits again once it is empty)
     unlocated_pending: int = 0
     _heaps: dict[str, list[int]] = field(factory=lambda: {MAP: [], REDUCE: []}, repr=False)
+    #: resource mode: what its running containers use, and its application master's container
+    usage: Resources = field(factory=Resources)
+    am_running: bool = False
+    #: resource mode: the queue's resolved full name (``root.a.b``)
+    queue: str | None = None
     #: maps killed while running and pending again (Hadoop's ``failedMaps``), lowest index first
     _failed_maps: list[int] = field(factory=list, repr=False)
     #: maps with input locations, in a job where some have none (else ``_heaps``' own order serves)
@@ -295,6 +339,11 @@ class Job:
 
     def __attrs_post_init__(self) -> None:
         self.slowstart_maps = ceil_float_times(self.reduce_slowstart, len(self.spec.maps))
+        if self.spec.tasks:  # resource mode's plain containers: a third kind, only where there are some
+            for counts in (self.pending, self.running, self.complete):
+                counts[TASK] = 0
+            self.tasks[TASK] = []
+            self._heaps[TASK] = []
         for kind in KINDS:
             self.sched[kind] = Schedulable(
                 name=self.id,
@@ -314,7 +363,19 @@ class Job:
         return len(self.spec.reduces)
 
     def task_count(self, kind: str) -> int:
-        return len(self.spec.maps) if kind == MAP else len(self.spec.reduces)
+        return len(self.spec.maps) if kind == MAP else len(self.spec.reduces) if kind == REDUCE else len(
+            self.spec.tasks
+        )
+
+    @property
+    def all_done(self) -> bool:
+        """Every task of every kind completed."""
+        complete = self.complete
+        return (
+            complete[MAP] == len(self.spec.maps)
+            and complete[REDUCE] == len(self.spec.reduces)
+            and complete.get(TASK, 0) == len(self.spec.tasks)
+        )
 
     @property
     def reduces_schedulable(self) -> bool:
@@ -410,9 +471,12 @@ class Job:
         rack = rack_of.get
         node_heaps, rack_heaps = self._node_heaps, self._rack_heaps
         unlocated = 0
-        for kind, specs in ((MAP, self.spec.maps), (REDUCE, self.spec.reduces)):
+        default_size = self.spec.task_resources
+        for kind, specs in ((MAP, self.spec.maps), (REDUCE, self.spec.reduces), (TASK, self.spec.tasks)):
+            if not specs:
+                continue
             tasks = self.tasks[kind]
-            prefix = f"{self.id}_{'m' if kind == MAP else 'r'}_"
+            prefix = f"{self.id}_{_KIND_LETTER[kind]}_"
             for index, ts in enumerate(specs):
                 locations = tuple(ts.input_nodes) if kind == MAP else ()
                 if locations:
@@ -423,7 +487,11 @@ class Job:
                     racks = _NO_RACKS
                     if kind == MAP:
                         unlocated += 1
-                tasks.append(Task(f"{prefix}{index:06d}", self, kind, index, locations, racks, ts.duration))
+                task = Task(f"{prefix}{index:06d}", self, kind, index, locations, racks, ts.duration)
+                size = ts.resources if ts.resources is not None else default_size
+                if size is not None:
+                    task.resources = size
+                tasks.append(task)
                 for n in locations:
                     heap = node_heaps.get(n)
                     if heap is None:
@@ -448,8 +516,8 @@ class Job:
         """Let go of the tasks and their indexes (a finished job the scheduler
         keeps no history of): a task refers to its job and the job to its
         tasks, a reference cycle only the cyclic garbage collector would free."""
-        self.tasks = {MAP: [], REDUCE: []}
-        self._heaps = {MAP: [], REDUCE: []}
+        self.tasks = {k: [] for k in self.tasks}
+        self._heaps = {k: [] for k in self._heaps}
         self._node_heaps = {}
         self._rack_heaps = {}
         self._failed_maps = []
