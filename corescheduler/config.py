@@ -80,8 +80,13 @@ class SchedulerConfig:
     @classmethod
     def from_table(cls, s: Settings) -> SchedulerConfig:
         d = cls()
+        mode = s.string("mode", d.mode, choices=MODES)
+        if mode == "resources":  # YARN's defaults where they differ from Hadoop 1.x's
+            # yarn.scheduler.fair.assignmultiple false; no delay scheduling
+            # (locality.threshold.node/rack -1); containers fit by resources, not slots
+            d = evolve(d, assign_multiple=False, task_selector="locality", load_manager="slots")
         return cls(
-            mode=s.string("mode", d.mode, choices=MODES),
+            mode=mode,
             reservable_nodes=float(s.number("reservable_nodes", d.reservable_nodes, minimum=0, maximum=1)),
             user_as_default_queue=s.boolean("user_as_default_queue", d.user_as_default_queue),
             allow_undeclared_pools=s.boolean("allow_undeclared_pools", d.allow_undeclared_pools),

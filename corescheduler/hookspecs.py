@@ -66,7 +66,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 EXTENSION_POINTS: dict[str, tuple[str, ...]] = {
     "PoolResolver": ("cs_resolve_pool", "cs_known_pools"),
     "WeightAdjuster": ("cs_adjust_weight",),
-    "LoadManager": ("cs_can_assign", "cs_can_launch", "cs_can_compute", "cs_node_capacity"),
+    "LoadManager": ("cs_can_assign", "cs_can_launch", "cs_fits", "cs_can_compute", "cs_node_capacity"),
     "TaskSelector": ("cs_select_task", "cs_wants_idle_heartbeat"),
     "SharePolicy": ("cs_compute_shares", "cs_order_key", "cs_admit_job", "cs_next_kind", "cs_plan_preemption"),
     "VictimSelector": ("cs_select_victims",),
@@ -190,6 +190,19 @@ def cs_can_launch(node: Node, job: Job, kind: str) -> bool | None:
 
 
 @hookspec(firstresult=True)
+def cs_fits(node: Node, task: Task, resources: Any) -> bool | None:
+    """Resource mode: may ``task``'s container of ``resources`` start on ``node`` now?
+
+    Called during a heartbeat for the request the TaskSelector chose, on the
+    configured LoadManager.  Default (``None``): it fits in what the node has
+    unallocated (``Resources.fitsIn(request, node.getUnallocatedResource())``,
+    YARN ``FSAppAttempt.assignContainer``).  ``False``: it does not fit, and the
+    app may reserve the node (YARN reservations).
+    **First non-None result wins.**
+    """
+
+
+@hookspec(firstresult=True)
 def cs_can_compute(task: Task, node: Node) -> bool | None:
     """May a reduce whose copy (shuffle) phase is over start computing now?
 
@@ -272,8 +285,23 @@ def cs_wants_idle_heartbeat() -> bool | None:
 
 
 @hookspec(firstresult=True)
-def cs_compute_shares(schedulables: Sequence[Schedulable], capacity: float, kind: str) -> Sequence[float | None] | None:
+def cs_compute_shares(
+    schedulables: Sequence[Schedulable], capacity: Any, kind: str, steady: bool
+) -> Sequence[Any] | None:
     """Divide ``capacity`` slots of ``kind`` among ``schedulables``.
+
+    **Resource mode** (``[scheduler] mode = "resources"``): ``kind`` is
+    ``"resources"``, ``capacity`` is a :class:`~corescheduler.resources.Resources`
+    (the parent queue's share), each schedulable's ``min_share``,
+    ``max_share``, ``demand``, ``running`` (usage) are Resources, and the
+    answer is one Resources per schedulable (``None`` = none, as for all but
+    the first app of a ``fifo`` queue).  Called top-down on each parent
+    queue's policy for its child queues and on each leaf's policy for its
+    runnable apps; ``steady`` is true when computing *steady* shares (every
+    queue counts; YARN ``computeSteadyShares``), false for instantaneous
+    shares (a queue that is not ``active`` gets none: YARN ``computeShares``).
+    A policy that only knows slot mode returns ``None`` there and the
+    scheduler says so.
 
     Called on every update: on the policy named by ``[scheduler]
     share_policy`` for the pools (capacity = the cluster's slots of
@@ -300,6 +328,11 @@ def cs_compute_shares(schedulables: Sequence[Schedulable], capacity: float, kind
 @hookspec(firstresult=True)
 def cs_order_key(schedulable: Schedulable) -> Any:
     """The sort key that orders pools (or jobs in a pool) for assignment.
+
+    In resource mode the schedulable's amounts are Resources and
+    ``schedulable.cluster`` is the cluster's total (DRF's shares are of it);
+    the key orders child queues under a parent and apps in a leaf (YARN's
+    policy comparators).
 
     Called by the core whenever a schedulable's running count, demand, weight
     or share changes, on the same policy as :func:`cs_compute_shares`.  The

@@ -303,6 +303,7 @@ class PluginSet:
         self.weight_adjusters = [self._caller("WeightAdjuster", n, "weight_adjusters") for n in sc.weight_adjusters]
         self.can_assign = self._caller("LoadManager", sc.load_manager, "load_manager")
         self.can_launch = self.optional("LoadManager", sc.load_manager, "cs_can_launch")
+        self.fits = self.optional("LoadManager", sc.load_manager, "cs_fits")
         self.can_compute = self.optional("LoadManager", sc.load_manager, "cs_can_compute")
         self.node_capacity = self.optional("LoadManager", sc.load_manager, "cs_node_capacity")
         self.select_task = self._caller("TaskSelector", sc.task_selector, "task_selector")

@@ -7,6 +7,9 @@
   minimum share (``running < min(min_share, demand)``) come first, the
   furthest below (running / max(min share, 1)) first; then the lowest
   running / weight; ties by start time, then name.
+* **Resource mode** — YARN's ``FairSharePolicy``: shares of memory only
+  (``ComputeFairShares`` in whole MB, :func:`resource_shares`) and its
+  ``FairShareComparator`` (:func:`yarn_fair_order_key`).
 * **Preemption** — Hadoop's ``tasksToPreempt``: a pool below
   ``min(min_share, demand)`` for longer than its ``minSharePreemptionTimeout``
   is owed the difference; a pool below half its fair share for longer than
@@ -19,10 +22,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
-from corescheduler.core.fairshare import shares_from_columns
-from corescheduler.core.model import PreemptionPlan, Schedulable
+from corescheduler.core.fairshare import shares_from_columns, yarn_fair_shares
+from corescheduler.core.model import RESOURCES, PreemptionPlan, Schedulable
 from corescheduler.hookspecs import hookimpl
+from corescheduler.resources import MEMORY, Resources
 
 
 def fair_order_key(s: Schedulable) -> tuple[int, float, float, str]:
@@ -59,11 +64,50 @@ def tasks_to_preempt(s: Schedulable, now: float) -> int:
     return max(due_min, due_fair)
 
 
+def resource_shares(
+    schedulables: Sequence[Schedulable], total: Resources, steady: bool, types: Sequence[str]
+) -> list[Resources]:
+    """YARN ``ComputeFairShares`` for each of ``types`` in turn (``yarn_fair_shares``):
+    fair computes memory only (``FairSharePolicy.computeShares``), DRF every type;
+    a type not computed is 0.  Instantaneous shares count active schedulables only."""
+    active = None if steady else [s.active for s in schedulables]
+    weights = [s.weight for s in schedulables]
+    columns: dict[str, list[int]] = {}
+    for rtype in types:
+        mins = [s.min_share.get(rtype) for s in schedulables]
+        maxes = [s.max_share.get(rtype) for s in schedulables]
+        columns[rtype] = yarn_fair_shares(weights, mins, maxes, total.get(rtype), active)
+    names = total.names
+    return [Resources.of({n: columns[n][i] if n in columns else 0 for n in names}) for i in range(len(schedulables))]
+
+
+def yarn_fair_order_key(s: Schedulable) -> tuple[Any, ...]:
+    """YARN ``FairSharePolicy.FairShareComparator`` (memory only) as a sort key:
+    a schedulable with no demand after those with some; then those below
+    ``min(min share, demand)`` first, the furthest below first (usage /
+    max(min share, 1)); then usage / weight (weight 0: after every positive
+    weight, by usage); ties by start time, then name."""
+    usage = s.running.memory
+    demand = s.demand
+    no_demand = 1 if demand.is_none() else 0
+    min_share = min(s.min_share.memory, demand.memory)
+    if usage < min_share:
+        return (no_demand, 0, usage / max(min_share, 1), 0.0, s.start_time, s.name)
+    weight = s.weight
+    if weight > 0:
+        return (no_demand, 1, 0, usage / weight, s.start_time, s.name)
+    return (no_demand, 1, 1, float(usage), s.start_time, s.name)
+
+
 class FairSharePolicy:
     """Weighted max-min fair sharing with minimum shares."""
 
     @hookimpl
-    def cs_compute_shares(self, schedulables: Sequence[Schedulable], capacity: float) -> list[float]:
+    def cs_compute_shares(
+        self, schedulables: Sequence[Schedulable], capacity: Any, kind: str, steady: bool
+    ) -> list[Any]:
+        if kind == RESOURCES:
+            return resource_shares(schedulables, capacity, steady, (MEMORY,))
         return shares_from_columns(
             [s.weight for s in schedulables],
             [s.min_share for s in schedulables],
@@ -72,7 +116,9 @@ class FairSharePolicy:
         )
 
     @hookimpl
-    def cs_order_key(self, schedulable: Schedulable) -> tuple[int, float, float, str]:
+    def cs_order_key(self, schedulable: Schedulable) -> tuple[Any, ...]:
+        if schedulable.kind == RESOURCES:
+            return yarn_fair_order_key(schedulable)
         return fair_order_key(schedulable)
 
     @hookimpl

@@ -161,7 +161,8 @@ class Allocations:
                 min_share_preemption_timeout=pool.min_share_preemption_timeout,
                 line=pool.line,
             )
-        specs[ROOT] = QueueSpec(ROOT, is_parent=True, children=tuple(specs))
+        # poolMaxJobsDefault limits each pool, not the cluster: root has no running-app limit
+        specs[ROOT] = QueueSpec(ROOT, is_parent=True, children=tuple(specs), max_running_apps=INT_MAX)
 
         def count(value: float) -> int:
             return INT_MAX if math.isinf(value) else int(value)

@@ -119,7 +119,8 @@ class AccessControlList:
             return "*"
         if not self.users and not self.groups:
             return "nobody"
-        return " ".join(filter(None, (",".join(sorted(self.users)), ",".join(sorted(self.groups)))))
+        users = ",".join(sorted(self.users))
+        return f"{users} {','.join(sorted(self.groups))}" if self.groups else users  # Hadoop's getAclString
 
 
 EVERYBODY = AccessControlList("*", all_allowed=True)

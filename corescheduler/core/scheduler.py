@@ -509,7 +509,7 @@ class Scheduler:
             ps.running = running
             demand_total += ps.demand
         self._load[kind].runnable = demand_total
-        shares = self.root_policy.compute_shares(pool_scheds, float(self._load[kind].total_slots), kind)
+        shares = self.root_policy.compute_shares(pool_scheds, float(self._load[kind].total_slots), kind, False)
         self._check_shares(shares, pool_scheds, self.root_policy.name)
         for ps, share in zip(pool_scheds, shares):
             ps.fair_share = share
@@ -520,7 +520,7 @@ class Scheduler:
             job_scheds = [j.sched[kind] for j in pool.jobs.values()]
             if not job_scheds:
                 continue  # its job order is already empty (jobs leave it as they finish or move)
-            shares = policy.compute_shares(job_scheds, float(ps.fair_share or 0.0), kind)
+            shares = policy.compute_shares(job_scheds, float(ps.fair_share or 0.0), kind, False)
             self._check_shares(shares, job_scheds, policy.name)
             for js, share in zip(job_scheds, shares):
                 js.fair_share = share

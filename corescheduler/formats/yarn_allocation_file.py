@@ -25,7 +25,13 @@ Deliberate differences from YARN, each clearer for users:
 * a ``<queuePlacementPolicy>`` with no ``<rule>`` is a warning and no policy
   (YARN silently keeps the previous rules);
 * unknown elements are reported as warnings (YARN ignores those in queues
-  silently).
+  silently);
+* a queue declared twice under the same parent is an error (YARN merges the
+  two); a ``<queue>`` without a ``name`` says so (YARN reports an empty name);
+* a percentage in ``minResources`` or ``maxContainerAllocation`` is an error
+  (YARN silently reads it as none);
+* the root queue must be written ``root`` (YARN keeps ``ROOT`` as given and
+  names its children ``ROOT.x``).
 """
 
 from __future__ import annotations
@@ -350,6 +356,9 @@ def _load_rule(p: _Problems, elem: etree._Element, *, nested: bool = False) -> P
         p.warn(elem, f'rule "{name}": create="{create_text}" read as false (only "true" is true)')
     parents = [c for c in elem if isinstance(c.tag, str) and c.tag.lower() == "rule"]
     parent = None
+    if parents and nested:  # YARN reads one level of parent rules
+        p.warn(parents[0], f"a rule inside the parent rule '{name}' is ignored (one level of parent rules)")
+        parents = []
     if parents:
         if len(parents) > 1:
             p.warn(elem, f"Rule '{name}' has multiple parent rules defined, only the last parent rule will be used")

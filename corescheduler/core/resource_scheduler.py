@@ -1,0 +1,763 @@
+"""Resource mode: the YARN Fair Scheduler's cycle on the queue tree.
+
+The :class:`~corescheduler.core.scheduler.Scheduler` runs this engine when
+``[scheduler] mode = "resources"``: the same public calls (submit, heartbeat,
+finish, kill, update), the same plugins and hooks, the same events; tasks ask
+for resource vectors instead of one slot of their kind, and queues nest.
+Slot mode keeps its own tuned loop (``Scheduler.heartbeat``): a heartbeat
+there walks a flat list of pools in one pass per kind, the path the
+simulator runs millions of times.
+
+What happens here, with the YARN trunk class and method it follows:
+
+* **Submission** (``FairScheduler.addApplication``): the PoolResolver's queue
+  (YARN's placement rules, the ``rules`` plugin) must be a leaf or creatable
+  (``QueueManager.getLeafQueue``: "<q> is not a leaf queue"); the user must
+  have submit or administer access there or above (``aclSubmitApps``,
+  ``aclAdministerApps``); the app is runnable if its user and every queue up
+  to root are under their ``maxRunningApps`` (``MaxRunningAppsEnforcer
+  .canAppBeRunnable``), else it waits.  Its tasks are known at once.
+* **Update** (``FairScheduler.update``): demands bottom-up — an app's usage
+  plus its pending asks (its AM container first), a queue's the sum of its
+  apps' or children's, capped by its max share (``updateDemand``); then fair
+  shares top-down, each parent's policy dividing its share among its children
+  and each leaf's among its runnable apps (``recomputeShares``; only active
+  queues — with runnable apps — get one), and steady shares when the tree or
+  the cluster changed (``recomputeSteadyShares``).
+* **Heartbeat** (``FairScheduler.attemptScheduling``): a node reserved for an
+  app serves that app first (``assignReservedContainer``) and, if the
+  reservation is still valid, nothing else; otherwise containers are assigned
+  from the root down — children in their parent policy's order, apps in
+  their leaf's, skipping a queue at or over its max share
+  (``assignContainerPreCheck``) and a request that would take a queue or an
+  ancestor over it (``fitsInMaxShare``) — one per heartbeat, or more with
+  ``assign_multiple`` (``dynamic_max_assign``: until half of what the node
+  had free is handed out; ``max_assign``).  A request that does not fit
+  reserves the node if the app is below its fair share and the request is at
+  least ``reservation_threshold`` (``isReservable``), and the app holds fewer
+  reservations than ``reservable_nodes`` of the cluster (or of the rack)
+  allows (``reservationExceedsThreshold``).  An app with an AM size runs its
+  AM first, and only while the leaf's ``maxAMShare`` of its fair share (or,
+  where that is 0, of min(available, max share)) can hold it
+  (``FSLeafQueue.canRunAppAM``, ``computeMaxAMResource``).
+* **Completion** (``removeApplicationAttempt``): when an app ends, waiting
+  apps become runnable in start-time order across the queues the end freed
+  (``MaxRunningAppsEnforcer.updateRunnabilityOnAppRemoval``), and dynamic
+  queues left empty are removed (``removeEmptyDynamicQueues``).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from corescheduler.core.model import (
+    MAP,
+    PENDING,
+    PRIORITY_WEIGHT,
+    REDUCE,
+    RESOURCES,
+    RUNNING,
+    TASK,
+    Assignment,
+    Job,
+    Node,
+    Rejection,
+    Schedulable,
+    Task,
+)
+from corescheduler.core.queue_tree import Queue, QueueTree, valid_queue_name
+from corescheduler.core.queues import ROOT, full_queue_name
+from corescheduler.errors import SchedulerStateError
+from corescheduler.resources import Resources
+
+if TYPE_CHECKING:
+    from corescheduler.core.scheduler import Scheduler
+
+__all__ = ["AM", "ResourceScheduler"]
+
+#: The kind of an application master's container.
+AM = "am"
+_NONE = Resources()
+
+
+class _Reserved:
+    """What an app assignment returns when it reserved the node (YARN ``CONTAINER_RESERVED``)."""
+
+
+RESERVED = _Reserved()
+
+
+class ResourceScheduler:
+    """The resource-mode engine of one :class:`~corescheduler.core.scheduler.Scheduler`."""
+
+    def __init__(self, owner: Scheduler) -> None:
+        self.owner = owner
+        self.settings = owner.settings
+        self.cluster_total = self._cluster_total()
+        self.tree = QueueTree(owner.allocations.queue_config(), self.cluster_total)
+        self.user_runnable: dict[Any, int] = {}
+        self.user_waiting: dict[Any, list[Job]] = {}
+        #: app id -> node name -> rack, of the nodes the app holds reservations on
+        self.reservations: dict[str, dict[str, str]] = {}
+        self.am_tasks: dict[str, Task] = {}
+        self._steady_dirty = True
+        self._threshold = self.settings.reservation_threshold
+
+    # ================================================================== cluster
+    def _cluster_total(self) -> Resources:
+        total = Resources()
+        for node in self.owner.cluster.nodes.values():
+            if node.capacity is not None:
+                total = total + node.capacity
+        return total
+
+    def nodes_changed(self) -> None:
+        """A node joined or left: the cluster's total, percentages and steady shares change."""
+        self.cluster_total = self._cluster_total()
+        self.tree.set_cluster(self.cluster_total)
+        for job in self.owner.jobs.values():
+            job.sched[RESOURCES].cluster = self.cluster_total
+        self._steady_dirty = True
+
+    def reconfigure(self) -> None:
+        """New allocations are in force."""
+        self.tree.reconfigure(self.owner.allocations.queue_config(), self.cluster_total)
+        self._steady_dirty = True
+        self._release_waiting(list(self.tree.walk()), math.inf)  # updateRunnabilityOnReload
+
+    # ================================================================== submission
+    def submit(self, job: Job, now: float) -> None:
+        """Place ``job`` (its ``pool`` is the PoolResolver's answer) and admit it."""
+        owner = self.owner
+        name = full_queue_name(job.pool)
+        problem = valid_queue_name(name)
+        if problem is not None:
+            raise owner.rejected(f"{problem}")
+        leaf = self.tree.leaf(name, create=True)
+        if leaf is None:
+            raise owner.rejected(f"{name} is not a leaf queue")
+        config = self.tree.config
+        if not config.can_submit(leaf.name, job.user, job.spec.groups):
+            self.tree.remove_empty_dynamic()
+            raise owner.rejected(f"User {job.user} does not have permission to submit {job.id} to queue {leaf.name}")
+        am = job.spec.am_resources
+        if am is not None and not am.fits_in(self.cluster_total) and not self.cluster_total.is_none():
+            self.tree.remove_empty_dynamic()
+            raise owner.rejected(f"Cannot submit {job.id}: its AM container {am} is larger than the cluster")
+        job.pool = leaf.name
+        job.queue = leaf.name
+        s = Schedulable(
+            name=job.id, kind=RESOURCES, owner=job, weight=PRIORITY_WEIGHT[job.priority], min_share=_NONE,
+            max_share=Resources.unbounded(self.cluster_total.names), demand=_NONE, running=_NONE,
+            fair_share=_NONE, start_time=job.submit_time,
+        )
+        s.cluster = self.cluster_total
+        s.steady_share = _NONE
+        job.sched[RESOURCES] = s
+        job._pending_resources = {}  # type: ignore[attr-defined]
+        job._initialize(owner._rack_of)
+        for kind, tasks in job.tasks.items():
+            total = _NONE
+            for task in tasks:
+                total = total + self._size(task)
+            job._pending_resources[kind] = total  # type: ignore[attr-defined]
+        if am is not None:
+            am_task = Task(f"{job.id}_am_000000", job, AM, 0)
+            am_task.resources = am
+            am_task.is_am = True
+            self.am_tasks[job.id] = am_task
+        if not job.tasks.get(MAP) and not job.tasks.get(REDUCE) and not job.tasks.get(TASK) and am is None:
+            job._empty = True  # type: ignore[attr-defined]
+        if self._can_be_runnable(leaf, job):
+            self._make_runnable(leaf, job, now)
+        else:
+            leaf.waiting_apps.append(job)
+            self.user_waiting.setdefault(job.user, []).append(job)
+        self._steady_dirty = True
+
+    @staticmethod
+    def _size(task: Task) -> Resources:
+        if task.resources is None:
+            raise SchedulerStateError(
+                f"task {task.id} has no resources: in resource mode every task needs a size "
+                "(its own \"resources\" or the job's \"task_resources\")"
+            )
+        return task.resources
+
+    def _can_be_runnable(self, leaf: Queue, job: Job) -> bool:
+        """``MaxRunningAppsEnforcer.canAppBeRunnable``: the user and every queue up to root under their limits."""
+        config = self.tree.config
+        if job.user is not None and self.user_runnable.get(job.user, 0) >= config.user_max_running_apps(job.user):
+            return False
+        q: Queue | None = leaf
+        while q is not None:
+            if q.num_runnable >= q.max_running_apps:
+                return False
+            q = q.parent
+        return True
+
+    def _make_runnable(self, leaf: Queue, job: Job, now: float) -> None:
+        """``trackRunnableApp`` and ``FSLeafQueue.addApp(app, true)``."""
+        leaf.runnable_apps.append(job)
+        q: Queue | None = leaf
+        while q is not None:
+            q.num_runnable += 1
+            q = q.parent
+        if job.user is not None:
+            self.user_runnable[job.user] = self.user_runnable.get(job.user, 0) + 1
+        job.runnable = True
+        if job.state == "waiting":
+            job.state = "running"
+            job.start_time = now
+            job.initialized = True
+            self.owner._emit({"time": now, "type": "job_start", "job": job.id, "pool": job.pool})
+
+    def _release_waiting(self, queues: Iterable[Queue], limit: float, user: Any = None, now: float = 0.0) -> int:
+        """Make waiting apps runnable, oldest first across ``queues``' waiting lists (and the
+        user's), up to ``limit`` of them (``MaxRunningAppsEnforcer.updateAppsRunnability``)."""
+        lists: list[list[Job]] = [q.waiting_apps for q in queues if q.is_leaf and q.waiting_apps]
+        if user is not None and self.user_waiting.get(user):
+            lists.append(self.user_waiting[user])
+        if not lists:
+            return 0
+        limit = min(limit, len(lists)) if math.isfinite(limit) else limit
+        heap = [(lst[0].submit_time, i, 0) for i, lst in enumerate(lists) if lst]
+        heapq.heapify(heap)
+        made: list[Job] = []
+        previous = None
+        while heap and len(made) < limit:
+            _, i, pos = heapq.heappop(heap)
+            lst = lists[i]
+            job = lst[pos]
+            if pos + 1 < len(lst):
+                heapq.heappush(heap, (lst[pos + 1].submit_time, i, pos + 1))
+            if job is previous or job.runnable or job.is_finished:
+                continue
+            previous = job
+            leaf = self.tree.get(job.queue or "")
+            if leaf is None or not self._can_be_runnable(leaf, job):
+                continue
+            self._make_runnable(leaf, job, now)
+            made.append(job)
+        for job in made:
+            leaf = self.tree.get(job.queue or "")
+            if leaf is not None and job in leaf.waiting_apps:
+                leaf.waiting_apps.remove(job)
+            waiting = self.user_waiting.get(job.user)
+            if waiting is not None and job in waiting:
+                waiting.remove(job)
+        return len(made)
+
+    def _remove_app(self, job: Job, now: float) -> None:
+        """``FairScheduler.removeApplicationAttempt``: out of its queue; waiting apps may run."""
+        leaf = self.tree.get(job.queue or "")
+        if leaf is None:
+            return
+        self._unreserve_all(job)
+        if job in leaf.waiting_apps:
+            leaf.waiting_apps.remove(job)
+            waiting = self.user_waiting.get(job.user)
+            if waiting is not None and job in waiting:
+                waiting.remove(job)
+            return
+        if job not in leaf.runnable_apps:
+            return
+        leaf.runnable_apps.remove(job)
+        q: Queue | None = leaf
+        while q is not None:
+            q.num_runnable -= 1
+            q = q.parent
+        user = job.user
+        if user is not None:
+            count = self.user_runnable.get(user, 0) - 1
+            if count > 0:
+                self.user_runnable[user] = count
+            else:
+                self.user_runnable.pop(user, None)
+        # updateRunnabilityOnAppRemoval: the highest queue that was at its limit frees its subtree
+        highest = None
+        q = leaf
+        while q is not None:
+            if q.num_runnable == q.max_running_apps - 1:
+                highest = q
+            q = q.parent
+        queues = list(self._gather(highest)) if highest is not None else []
+        config = self.tree.config
+        user_freed = user is not None and self.user_runnable.get(user, 0) == config.user_max_running_apps(user) - 1
+        lists = len([q for q in queues if q.is_leaf and q.waiting_apps]) + (
+            1 if user_freed and self.user_waiting.get(user) else 0
+        )
+        if lists:
+            self._release_waiting(queues, lists, user if user_freed else None, now)
+
+    def _gather(self, top: Queue) -> Iterable[Queue]:
+        """``gatherPossiblyRunnableAppLists``: queues under ``top`` (itself included) below their limit."""
+        if top.num_runnable >= top.max_running_apps:
+            return
+        yield top
+        for child in top.children.values():
+            yield from self._gather(child)
+
+    # ================================================================== update
+    def update(self, now: float) -> None:
+        """Demands, then fair shares top-down (and steady shares if needed)."""
+        removed = self.tree.remove_empty_dynamic()
+        if removed:
+            self._steady_dirty = True
+        if self._steady_dirty:
+            self._steady(self.tree.root)
+            self._steady_dirty = False
+        self._demand(self.tree.root, now)
+        root = self.tree.root
+        root.sched.fair_share = self.cluster_total
+        root.sched.active = root.num_runnable > 0
+        self._shares(root)
+
+    def _app_demand(self, job: Job) -> Resources:
+        """``FSAppAttempt.updateDemand``: usage plus pending asks (the AM's until it runs)."""
+        demand = job.usage
+        am = self.am_tasks.get(job.id)
+        if am is not None and not job.am_running:
+            return demand + am.resources  # type: ignore[operator]
+        pending = job._pending_resources  # type: ignore[attr-defined]
+        for kind, amount in pending.items():
+            if kind == REDUCE and not job.reduces_schedulable:
+                continue
+            demand = demand + amount
+        return demand
+
+    def _demand(self, q: Queue, now: float) -> Resources:
+        s = q.sched
+        total = _NONE
+        if q.is_leaf:
+            adjusters = self.owner.plugins.weight_adjusters
+            for job in (*q.runnable_apps, *q.waiting_apps):
+                js = job.sched[RESOURCES]
+                demand = self._app_demand(job)
+                js.demand = demand
+                js.running = job.usage
+                js.active = job.runnable
+                weight = PRIORITY_WEIGHT[job.priority]
+                for adjust in adjusters:
+                    result = adjust(job, RESOURCES, weight, now)
+                    if result is not None:
+                        weight = float(result)
+                if not (weight >= 0 and math.isfinite(weight)):
+                    raise SchedulerStateError(f"job {job.id}: weight adjusters gave {weight}, expected ≥ 0")
+                js.weight = weight
+                total = total + demand
+        else:
+            for child in q.children.values():
+                total = total + self._demand(child, now)
+        s.demand = total.componentwise_min(s.max_share)
+        s.active = q.num_runnable > 0
+        return s.demand
+
+    def _shares(self, q: Queue) -> None:
+        """``recomputeShares``: this queue's policy divides its fair share among its children or apps."""
+        policy = self.owner.plugins.share_policy(q.policy)
+        if q.is_leaf:
+            scheds = [j.sched[RESOURCES] for j in q.runnable_apps]
+            for job in q.waiting_apps:
+                job.sched[RESOURCES].fair_share = _NONE
+            if not scheds:
+                return
+        else:
+            scheds = [c.sched for c in q.children.values()]
+            if not scheds:
+                return
+        total = q.sched.fair_share if q.sched.fair_share is not None else _NONE
+        shares = policy.compute_shares(scheds, total, RESOURCES, False)
+        self._check(shares, scheds, q.policy)
+        for s, share in zip(scheds, shares):
+            s.fair_share = share
+        if not q.is_leaf:
+            for child in q.children.values():
+                self._shares(child)
+
+    def _steady(self, q: Queue) -> None:
+        """``recomputeSteadyShares``: every queue counts, active or not."""
+        if q is self.tree.root:
+            q.sched.steady_share = self.cluster_total
+        if q.is_leaf or not q.children:
+            return
+        scheds = [c.sched for c in q.children.values()]
+        policy = self.owner.plugins.share_policy(q.policy)
+        shares = policy.compute_shares(scheds, q.sched.steady_share, RESOURCES, True)
+        self._check(shares, scheds, q.policy)
+        for s, share in zip(scheds, shares):
+            s.steady_share = share if share is not None else _NONE
+        for child in q.children.values():
+            self._steady(child)
+
+    @staticmethod
+    def _check(shares: Any, scheds: list[Schedulable], policy: str) -> None:
+        if shares is None or len(shares) != len(scheds):
+            raise SchedulerStateError(
+                f"share policy {policy!r} returned {shares!r} for {len(scheds)} schedulables in resource mode; "
+                "expected one Resources each (does it support [scheduler] mode = \"resources\"?)"
+            )
+        for share in shares:
+            if share is not None and not isinstance(share, Resources):
+                raise SchedulerStateError(
+                    f"share policy {policy!r} returned {share!r} in resource mode; expected Resources or None"
+                )
+
+    # ================================================================== heartbeat
+    def heartbeat(self, node: Node, now: float) -> list[Assignment]:
+        """``FairScheduler.attemptScheduling`` on one node."""
+        out: list[Assignment] = []
+        reserved = node.reserved
+        if reserved is not None and self._serve_reservation(node, reserved, now, out):
+            return out
+        settings = self.settings
+        start_free = node.available.multiply_and_round_down(0.5)
+        assigned = _NONE
+        count = 0
+        while node.reserved is None:
+            result = self._assign_queue(self.tree.root, node, now, out)
+            if result is None:
+                break
+            count += 1
+            if result is RESERVED:
+                break
+            assigned = assigned + result
+            if not settings.assign_multiple:
+                break
+            if settings.dynamic_max_assign:
+                if not assigned.fits_in(start_free):
+                    break
+            elif 0 < settings.max_assign <= count:
+                break
+        return out
+
+    def _key(self, policy_name: str, s: Schedulable) -> Any:
+        return self.owner.plugins.share_policy(policy_name).order_key(s)
+
+    def _assign_queue(self, q: Queue, node: Node, now: float, out: list[Assignment]) -> Resources | _Reserved | None:
+        """``FSParentQueue`` / ``FSLeafQueue.assignContainer``."""
+        if node.reserved is not None or not q.sched.running.fits_in(q.sched.max_share):
+            return None
+        if q.is_leaf:
+            apps = [j for j in q.runnable_apps if self._has_pending(j)]
+            if not apps:
+                return None
+            for job in apps:
+                js = job.sched[RESOURCES]
+                js.running = job.usage
+            apps.sort(key=lambda j: self._key(q.policy, j.sched[RESOURCES]))
+            for job in apps:
+                result = self._assign_app(q, job, node, now, out)
+                if result is not None:
+                    return result
+            return None
+        children = [c for c in q.children.values() if c.num_runnable > 0]
+        if not children:
+            return None
+        children.sort(key=lambda c: self._key(q.policy, c.sched))
+        for child in children:
+            result = self._assign_queue(child, node, now, out)
+            if result is not None:
+                return result
+        return None
+
+    def _has_pending(self, job: Job) -> bool:
+        if job.id in self.am_tasks and not job.am_running:
+            return True
+        pending = job.pending
+        return bool(pending[MAP] or (pending[REDUCE] and job.reduces_schedulable) or pending.get(TASK, 0))
+
+    def _choose(self, job: Job, node: Node, now: float) -> Task | None:
+        """The request to serve: the AM first; then the TaskSelector's map, reduce or task."""
+        am = self.am_tasks.get(job.id)
+        if am is not None and not job.am_running:
+            return am if am.state == PENDING else None
+        select = self.owner.plugins.select_task
+        for kind in (MAP, REDUCE, TASK):
+            if not job.pending.get(kind):
+                continue
+            if kind == REDUCE and not job.reduces_schedulable:
+                continue
+            task = select(job, node, kind, now)
+            if task is not None:
+                if task.job is not job or task.kind != kind or task.state != PENDING:
+                    raise SchedulerStateError(
+                        f"TaskSelector returned {task.id} ({task.state}), expected a pending {kind} of {job.id}"
+                    )
+                return task
+        return None
+
+    def _fits_queues(self, q: Queue, size: Resources) -> bool:
+        """``FSQueue.fitsInMaxShare``: this queue and every ancestor stay within their max share."""
+        current: Queue | None = q
+        while current is not None:
+            if not (current.sched.running + size).fits_in(current.sched.max_share):
+                return False
+            current = current.parent
+        return True
+
+    def _can_run_am(self, leaf: Queue, am: Resources) -> bool:
+        """``FSLeafQueue.canRunAppAM`` / ``computeMaxAMResource``."""
+        share = leaf.max_am_share
+        if abs(share - (-1.0)) < 0.0001:
+            return True
+        if share < 0:
+            return True
+        fair = leaf.sched.fair_share if leaf.sched.fair_share is not None else _NONE
+        available = self.cluster_total - self._allocated()
+        maximum = leaf.sched.max_share
+        values = {}
+        for name in self.cluster_total.names:
+            value = fair.get(name)
+            if value == 0:
+                value = min(available.get(name), maximum.get(name))
+            values[name] = math.ceil(value * share)  # Resources.multiplyAndRoundUp
+        limit = Resources.of(values)
+        return (leaf.am_usage + am).fits_in(limit)
+
+    def _allocated(self) -> Resources:
+        return self.tree.root.sched.running
+
+    def _assign_app(self, leaf: Queue, job: Job, node: Node, now: float, out: list[Assignment]) -> Any:
+        """``FSAppAttempt.assignContainer``: allocate the chosen request, or reserve the node."""
+        am = self.am_tasks.get(job.id)
+        if am is not None and not job.am_running and not self._can_run_am(leaf, am.resources):  # type: ignore[arg-type]
+            return None  # isOverAMShareLimit
+        task = self._choose(job, node, now)
+        if task is None:
+            return None
+        size = self._size(task)
+        if node.capacity is None or not size.fits_in(node.capacity) or not self._fits_queues(leaf, size):
+            return None  # hasContainerForNode: never on this node, or over a max share
+        fits = self.owner.plugins.fits
+        answer = fits(node, task, size) if fits is not None else None
+        if answer is None:
+            answer = size.fits_in(node.available)
+        if answer:
+            self._allocate(leaf, job, task, node, size, now, out)
+            return size
+        if self._reservable(job, leaf, size) and self._reserve(job, task, node):
+            self.owner._emit({"time": now, "type": "node_reserved", "job": job.id, "task": task.id,
+                              "node": node.name, "resources": size.as_dict()})
+            return RESERVED
+        return None
+
+    def _allocate(
+        self, leaf: Queue, job: Job, task: Task, node: Node, size: Resources, now: float, out: list[Assignment]
+    ) -> None:
+        owner = self.owner
+        kind = task.kind
+        locality = task.locality(node) if kind == MAP else None
+        task.state = RUNNING
+        task.node = node.name
+        task.start_time = now
+        task.attempts += 1
+        owner._launch_seq += 1
+        task.launch_seq = owner._launch_seq
+        node.running[kind] = node.running.get(kind, 0) + 1
+        node.tasks[task.id] = task
+        node.used = node.used + size
+        job.usage = job.usage + size
+        q: Queue | None = leaf
+        while q is not None:
+            q.sched.running = q.sched.running + size
+            q = q.parent
+        if task.is_am:
+            job.am_running = True
+            leaf.am_usage = leaf.am_usage + size
+        else:
+            if kind == REDUCE:
+                task.phase = "copy"
+            job.pending[kind] -= 1
+            job._pending_resources[kind] = job._pending_resources[kind] - size  # type: ignore[attr-defined]
+            job.running[kind] += 1
+            if job.unlocated_pending and kind == MAP and not task.locations:
+                job.unlocated_pending -= 1
+        if job.first_launch is None:
+            job.first_launch = now
+        owner._running_tasks[task.id] = task
+        owner._changes += 1
+        event = {"time": now, "type": "task_start", "job": job.id, "task": task.id, "kind": kind,
+                 "node": node.name, "resources": size.as_dict()}
+        if kind == MAP:
+            event["locality"] = locality
+        owner._emit(event)
+        for fn in owner._notify("cs_task_started"):
+            fn(task, node, locality, now)
+        out.append(Assignment(job.id, task.id, kind, node.name, locality, now))
+
+    # ------------------------------------------------------------------ reservations
+    def _reservable(self, job: Job, leaf: Queue, size: Resources) -> bool:
+        """``FSAppAttempt.isReservable``: the app is below its fair share (by its queue's
+        policy: memory for fair, the dominant share for drf) and the request is at least the
+        reservation threshold."""
+        js = job.sched[RESOURCES]
+        fair = js.fair_share if js.fair_share is not None else _NONE
+        if leaf.policy == "drf":
+            cluster = self.cluster_total
+            starved = job.usage.dominant_share(cluster) < fair.dominant_share(cluster)
+            big = size.dominant_share(cluster) >= self._threshold.dominant_share(cluster)
+        else:
+            starved = job.usage.memory < fair.memory
+            big = size.memory >= self._threshold.memory
+        return starved and big
+
+    def _reserve(self, job: Job, task: Task, node: Node) -> bool:
+        """``FSAppAttempt.reserve``: one app per node; at most ``reservable_nodes`` of the
+        cluster (off-rack) or of the rack (rack-local) per app."""
+        if node.reserved is not None and node.reserved.job is not job:
+            return False
+        if node.reserved is None:
+            held = self.reservations.get(job.id, {})
+            locality = task.locality(node) if task.kind == MAP and task.locations else "off"
+            if locality != "node":
+                nodes = self.owner.cluster.nodes.values()
+                if locality == "rack":
+                    existing = sum(1 for r in held.values() if r == node.rack)
+                    total = sum(1 for n in nodes if n.rack == node.rack)
+                else:
+                    existing = len(held)
+                    total = len(self.owner.cluster.nodes)
+                allowed = math.ceil(total * self.settings.reservable_nodes)
+                if existing >= allowed:
+                    return False
+            self.reservations.setdefault(job.id, {})[node.name] = node.rack
+        node.reserved = task
+        return True
+
+    def _unreserve(self, node: Node) -> None:
+        task = node.reserved
+        if task is None:
+            return
+        node.reserved = None
+        held = self.reservations.get(task.job.id)
+        if held is not None:
+            held.pop(node.name, None)
+            if not held:
+                del self.reservations[task.job.id]
+
+    def _unreserve_all(self, job: Job) -> None:
+        for name in list(self.reservations.get(job.id, {})):
+            node = self.owner.cluster.nodes.get(name)
+            if node is not None and node.reserved is not None and node.reserved.job is job:
+                self._unreserve(node)
+        self.reservations.pop(job.id, None)
+
+    def _serve_reservation(self, node: Node, task: Task, now: float, out: list[Assignment]) -> bool:
+        """``assignReservedContainer``: True while the reservation is valid (the node gets nothing else)."""
+        job = task.job
+        leaf = self.tree.get(job.queue or "")
+        size = task.resources
+        valid = (
+            leaf is not None
+            and job.runnable
+            and not job.is_finished
+            and size is not None
+            and node.capacity is not None
+            and size.fits_in(node.capacity)
+            and self._fits_queues(leaf, size)
+            and self._has_pending(job)
+        )
+        if valid and task.is_am:
+            valid = not job.am_running and self._can_run_am(leaf, size)  # type: ignore[arg-type]
+        elif valid:
+            valid = task.state == PENDING or self._choose(job, node, now) is not None
+        if not valid:
+            self._unreserve(node)
+            return False
+        assert leaf is not None and size is not None
+        if size.fits_in(node.available):
+            if task.state != PENDING:  # the reserved task ran elsewhere: serve another of the app's
+                task = self._choose(job, node, now) or task
+                size = self._size(task)
+            if task.state == PENDING and size.fits_in(node.available) and self._fits_queues(leaf, size):
+                self._unreserve(node)
+                self._allocate(leaf, job, task, node, size, now, out)
+        return True
+
+    # ================================================================== completion
+    def release(self, task: Task) -> None:
+        """A running container ends (finished or killed): give back its resources."""
+        node = self.owner.cluster.nodes.get(task.node or "")
+        size = task.resources or _NONE
+        if node is not None:
+            node.used = node.used - size
+            node.running[task.kind] = node.running.get(task.kind, 1) - 1
+            node.tasks.pop(task.id, None)
+        job = task.job
+        job.usage = job.usage - size
+        leaf = self.tree.get(job.queue or "")
+        q: Queue | None = leaf
+        while q is not None:
+            q.sched.running = q.sched.running - size
+            q = q.parent
+        if task.is_am:
+            job.am_running = False
+            if leaf is not None:
+                leaf.am_usage = leaf.am_usage - size
+        else:
+            job.running[task.kind] -= 1
+        task.phase = None
+
+    def requeue(self, task: Task) -> None:
+        """A killed task asks again: its resources are pending once more."""
+        job = task.job
+        if task.is_am:
+            return
+        job._pending_resources[task.kind] = job._pending_resources[task.kind] + (task.resources or _NONE)  # type: ignore[attr-defined]
+
+    def finish_job(self, job: Job, now: float) -> None:
+        """Every task done: the AM ends too and the app leaves its queue."""
+        am = self.am_tasks.pop(job.id, None)
+        if am is not None and am.state == RUNNING:
+            self.owner._running_tasks.pop(am.id, None)
+            self.release(am)
+            am.state = "complete"
+        self._remove_app(job, now)
+
+    def remove_node(self, node: Node, now: float) -> list[Task]:
+        """A node leaves: its reservation is dropped and its containers are lost (they run again)."""
+        self._unreserve(node)
+        lost = []
+        for task in list(node.tasks.values()):
+            lost.append(self.owner.kill(task.id, now, reason="node lost"))
+        return lost
+
+    # ================================================================== reports
+    def shares(self) -> dict[str, Any]:
+        """SPEC §7's ``shares()``: every queue's fair and steady share, usage and demand; every app's."""
+        queues = {}
+        for q in self.tree.walk():
+            s = q.sched
+            queues[q.name] = {
+                "fair": (s.fair_share or _NONE).as_dict(),
+                "steady": (s.steady_share or _NONE).as_dict(),
+                "usage": s.running.as_dict(),
+                "demand": s.demand.as_dict(),
+                "leaf": q.is_leaf,
+                "runnable_apps": len(q.runnable_apps) if q.is_leaf else q.num_runnable,
+                "waiting_apps": len(q.waiting_apps),
+            }
+        jobs = {}
+        for job in self.owner.jobs.values():
+            js = job.sched.get(RESOURCES)
+            if js is None:
+                continue
+            jobs[job.id] = {
+                "queue": job.queue,
+                "runnable": job.runnable,
+                "fair": js.fair_share.as_dict() if js.fair_share is not None else None,
+                "usage": job.usage.as_dict(),
+                "demand": js.demand.as_dict(),
+            }
+        return {"queues": queues, "jobs": jobs}
+
+
+def rejection_reason(answer: Any) -> str | None:
+    return answer.reason if isinstance(answer, Rejection) else None
+
+
+ROOT_NAME = ROOT
