@@ -76,6 +76,13 @@ class SchedulerConfig:
     user_as_default_queue: bool = True
     #: yarn.scheduler.fair.allow-undeclared-pools (queues not in the allocation file may be created)
     allow_undeclared_pools: bool = True
+    #: resource mode, with assign_multiple: yarn.scheduler.fair.dynamic.max.assign (hand out at
+    #: most half of what the node had free per heartbeat) and max.assign (-1 = no cap)
+    dynamic_max_assign: bool = True
+    max_assign: int = -1
+    #: resource mode: the smallest request that may reserve a node (YARN: increment allocation
+    #: 1024 MB / 1 vcore × yarn.scheduler.reservation-threshold.increment-multiple 2.0)
+    reservation_threshold: Resources = field(factory=lambda: Resources(2048, 2))
 
     @classmethod
     def from_table(cls, s: Settings) -> SchedulerConfig:
@@ -90,6 +97,9 @@ class SchedulerConfig:
             reservable_nodes=float(s.number("reservable_nodes", d.reservable_nodes, minimum=0, maximum=1)),
             user_as_default_queue=s.boolean("user_as_default_queue", d.user_as_default_queue),
             allow_undeclared_pools=s.boolean("allow_undeclared_pools", d.allow_undeclared_pools),
+            dynamic_max_assign=s.boolean("dynamic_max_assign", d.dynamic_max_assign),
+            max_assign=s.number("max_assign", d.max_assign, minimum=-1, integer=True),
+            reservation_threshold=_resources(s, "reservation_threshold", d.reservation_threshold),
             allocation_file=s.string("allocation_file", None),
             pool_resolver=s.names("pool_resolver", d.pool_resolver),
             weight_adjusters=s.names("weight_adjusters", d.weight_adjusters),

@@ -56,6 +56,7 @@ from corescheduler.core.model import (
     PRIORITY_WEIGHT,
     REDUCE,
     RUNNING,
+    TASK,
     Assignment,
     Cluster,
     ClusterLoad,
@@ -70,8 +71,10 @@ from corescheduler.core.model import (
     check_priority,
 )
 from corescheduler.core.order import KeyedOrder
+from corescheduler.core.resource_scheduler import ResourceScheduler
 from corescheduler.errors import AllocationError, CoreSchedulerError, SchedulerStateError
 from corescheduler.plugin_manager import PluginSet, SharePolicyCallers
+from corescheduler.resources import Resources
 
 DEFAULT_POOL = "default"
 log = logging.getLogger("corescheduler.core.scheduler")
@@ -189,7 +192,17 @@ class Scheduler:
             REDUCE: (s.reduce_assign_cap if s.reduce_assign_cap > 0 else math.inf) if s.assign_multiple else 1,
         }
         self._notify = self.plugins.listeners
+        #: resource mode's engine (``[scheduler] mode = "resources"``), else None
+        self._rs: ResourceScheduler | None = None
+        self.resource_mode = self.settings.mode == "resources"
+        if self.resource_mode:
+            default = config.cluster.node_resources
+            for node in cluster.nodes.values():
+                if node.capacity is None:
+                    node.capacity = default
         self.set_allocations(allocations or Allocations.empty(), update=False)
+        if self.resource_mode:
+            self._rs = ResourceScheduler(self)
 
     # ================================================================== helpers
     def _emit(self, event: dict[str, Any]) -> None:
@@ -212,12 +225,19 @@ class Scheduler:
         :meth:`~corescheduler.config.ClusterConfig.next_heartbeat_interval`)."""
         return self.config.cluster.next_heartbeat_interval(len(self.cluster.nodes))
 
-    def add_node(self, name: str, rack: str, map_slots: int, reduce_slots: int) -> Node:
-        """A node joins the cluster (its slots count from the next update)."""
+    def add_node(
+        self, name: str, rack: str, map_slots: int = 0, reduce_slots: int = 0, resources: Resources | None = None
+    ) -> Node:
+        """A node joins the cluster (its slots count from the next update); in
+        resource mode it offers ``resources`` (default ``[cluster] node_resources``)."""
         if name in self.cluster.nodes:
             raise SchedulerStateError(f"node {name!r} already exists")
         node = self.cluster.add_node(name, rack, map_slots, reduce_slots)
         self._rack_of[name] = rack
+        if self._rs is not None:
+            node.capacity = resources if resources is not None else self.config.cluster.node_resources
+            self._rs.nodes_changed()
+            return node
         for kind in KINDS:
             self._load[kind].total_slots += node.slots[kind]
             self._load[kind].nodes += 1
@@ -243,8 +263,8 @@ class Scheduler:
         job_id, _, rest = task_id.rpartition("_")
         job_id, _, kind_letter = job_id.rpartition("_")
         job = self.jobs.get(job_id) or self.finished.get(job_id)
-        if job is not None and kind_letter in ("m", "r") and rest.isdigit():
-            tasks = job.tasks[MAP if kind_letter == "m" else REDUCE]
+        if job is not None and kind_letter in ("m", "r", "t") and rest.isdigit():
+            tasks = job.tasks.get({"m": MAP, "r": REDUCE, "t": TASK}[kind_letter], [])
             index = int(rest)
             if index < len(tasks):
                 return tasks[index]
@@ -286,6 +306,9 @@ class Scheduler:
         if one is unknown the error is raised and the previous allocations
         stay in force.
         """
+        if self.resource_mode:
+            self._set_queue_allocations(allocations, update)
+            return
         root = self.root_policy.name
         needed = {allocations.default_pool_scheduling_mode if allocations.default_mode_given else root: None}
         for name in allocations.pool_names():
@@ -308,6 +331,48 @@ class Scheduler:
         self._dirty = True
         if update:
             self.update(self.now)
+
+    def _set_queue_allocations(self, allocations: Allocations, update: bool) -> None:
+        """Resource mode: every policy the queue tree names must load, then the tree is re-read."""
+        queues = allocations.queue_config()
+        for _, spec in queues.walk():
+            policy = queues.scheduling_policy(spec.name)
+            try:
+                self.plugins.share_policy(policy)
+            except CoreSchedulerError as exc:
+                raise AllocationError(
+                    f"queue {spec.name!r} schedulingPolicy {policy!r}: {exc}", allocations.source or "<allocations>",
+                    spec.line,
+                ) from exc
+        self.allocations = allocations
+        if self._rs is not None:
+            self._rs.reconfigure()
+            if update:
+                self.update(self.now)
+
+    def rejected(self, reason: str) -> JobRejectedError:
+        """The error for a submission that is refused (placement, ACL, queue type)."""
+        return JobRejectedError(reason)
+
+    def remove_node(self, name: str, now: float | None = None) -> list[Task]:
+        """A node leaves the cluster: its running tasks are lost and run again; returns them."""
+        now = self._tick(now)
+        node = self.node(name)
+        lost: list[Task] = []
+        if self._rs is not None:
+            lost = self._rs.remove_node(node, now)
+        else:
+            for task in list(node.tasks.values()):
+                lost.append(self.kill(task.id, now, reason="node lost"))
+            for kind in KINDS:
+                self._load[kind].total_slots -= node.slots[kind]
+                self._load[kind].nodes -= 1
+        del self.cluster.nodes[name]
+        self._rack_of.pop(name, None)
+        if self._rs is not None:
+            self._rs.nodes_changed()
+        self._dirty = True
+        return lost
 
     def _known_pools(self, allocations: Allocations) -> list[str]:
         """The pools the PoolResolvers configure themselves (``cs_known_pools``)."""
@@ -333,13 +398,15 @@ class Scheduler:
         job_id = spec.id or f"job_{self._job_seq + 1:04d}"  # the number is used only if the job is accepted
         if job_id in self.jobs or job_id in self.finished:
             raise SchedulerStateError(f"job id {job_id!r} already exists")
-        for kind, specs in (("map", spec.maps), ("reduce", spec.reduces)):
+        for kind, specs in (("map", spec.maps), ("reduce", spec.reduces), ("task", spec.tasks)):
             for i, ts in enumerate(specs):
                 for n in ts.input_nodes:
                     if n not in self._rack_of:
                         raise SchedulerStateError(f"job {job_id} {kind} {i}: unknown node {n!r} in input_nodes")
+        if spec.tasks and self._rs is None:
+            raise SchedulerStateError(f"job {job_id}: plain tasks (not maps or reduces) need [scheduler] mode = "
+                                      "\"resources\"")
         pool_name = self._resolve_pool(spec)
-        self._job_seq += 1
         job = Job(
             id=job_id,
             spec=spec,
@@ -349,8 +416,13 @@ class Scheduler:
             submit_time=now if spec.submit is None else float(spec.submit),
             reduce_slowstart=self.settings.reduce_slowstart,
         )
+        if self._rs is not None:
+            self._rs.submit(job, now)  # placement checks: raises JobRejectedError, nothing stored
+            pool_name = job.pool
+        self._job_seq += 1
         self.jobs[job_id] = job
-        self._pool(pool_name).jobs[job_id] = job
+        if self._rs is None:
+            self._pool(pool_name).jobs[job_id] = job
         self._emit({"time": now, "type": "job_submit", "job": job_id, "pool": pool_name, "user": job.user})
         for fn in self._notify("cs_job_added"):
             fn(job, now)
@@ -413,6 +485,11 @@ class Scheduler:
         """Recompute runnability, demands, weights, shares and order (Hadoop's ``update()``)."""
         now = self._tick(now)
         self._last_update = now
+        if self._rs is not None:
+            self._rs.update(now)
+            for fn in self._notify("cs_update"):
+                fn([], now)
+            return
         quiet = self.reuse_quiet_updates and not self._dirty and self._changes == self._changes_seen
         self._dirty = True  # until this update has succeeded
         if not quiet:
@@ -579,6 +656,11 @@ class Scheduler:
         node = self.node(node_name)
         for fn in self._notify("cs_heartbeat_start"):
             fn(node, now)
+        if self._rs is not None:
+            out = self._rs.heartbeat(node, now)
+            for fn in self._notify("cs_heartbeat_end"):
+                fn(node, out, [], now)
+            return out
         multiple, caps = self.settings.assign_multiple, self._assign_caps
         next_kind = self.root_policy.next_kind
         can_assign = self.plugins.can_assign
@@ -847,6 +929,8 @@ class Scheduler:
         """A running task completed: free its slot; the job finishes with its last task."""
         now = self._tick(now)
         task = self.task(task_id)
+        if self._rs is not None:
+            return self._finish_resource_task(task, now)
         node = self._release(task)
         task.state = COMPLETE
         job = task.job
@@ -863,10 +947,43 @@ class Scheduler:
             self._finish_job(job, now)
         return task
 
+    def _finish_resource_task(self, task: Task, now: float) -> Task:
+        if task.is_am or self._running_tasks.pop(task.id, None) is None or task.state != RUNNING:
+            raise SchedulerStateError(f"task {task.id} is not running" + (" (an AM ends with its app)"
+                                                                          if task.is_am else ""))
+        node_name = task.node
+        self._rs.release(task)  # type: ignore[union-attr]
+        self._changes += 1
+        task.state = COMPLETE
+        job = task.job
+        job.complete[task.kind] += 1
+        self._emit({"time": now, "type": "task_finish", "job": job.id, "task": task.id, "kind": task.kind,
+                    "node": node_name})
+        node = self.cluster.nodes.get(node_name or "")
+        if node is not None:
+            for fn in self._notify("cs_task_finished"):
+                fn(task, node, now)
+        if job.all_done:
+            self._finish_job(job, now)
+        return task
+
     def _finish_job(self, job: Job, now: float, update: bool = True) -> None:
         job.state = "finished"
         job.finish_time = now
         job.runnable = False
+        if self._rs is not None:
+            self._rs.finish_job(job, now)
+            del self.jobs[job.id]
+            if self.history:
+                self.finished[job.id] = job
+            self._emit({"time": now, "type": "job_finish", "job": job.id, "pool": job.pool})
+            for fn in self._notify("cs_job_removed"):
+                fn(job, now)
+            if not self.history:
+                job._drop_tasks()
+            if update:
+                self.update(now)
+            return
         pool = self.pools[job.pool]
         for kind in KINDS:
             js = job.sched[kind]
@@ -894,6 +1011,8 @@ class Scheduler:
         """Kill a running task; it becomes pending again (its work is lost)."""
         now = self._tick(now)
         task = self.task(task_id)
+        if self._rs is not None:
+            return self._kill_resource_task(task, now, reason)
         node = self._release(task)
         task.state = PENDING
         task.node = None
@@ -912,6 +1031,31 @@ class Scheduler:
                     "node": node.name, "reason": reason})
         for fn in self._notify("cs_task_preempted"):
             fn(task, node, now)
+        return task
+
+    def _kill_resource_task(self, task: Task, now: float, reason: str) -> Task:
+        if self._running_tasks.pop(task.id, None) is None or task.state != RUNNING:
+            raise SchedulerStateError(f"task {task.id} is not running")
+        node_name = task.node
+        self._rs.release(task)  # type: ignore[union-attr]
+        self._changes += 1
+        task.state = PENDING
+        task.node = None
+        job = task.job
+        if not task.is_am:
+            job.pending[task.kind] += 1
+            if task.kind == MAP and not task.locations:
+                job.unlocated_pending += 1
+            job._index_pending(task, push_all=True)
+            self._rs.requeue(task)  # type: ignore[union-attr]
+        if self.history:
+            self.killed.append(task)
+        self._emit({"time": now, "type": "task_preempt", "job": job.id, "task": task.id, "kind": task.kind,
+                    "node": node_name, "reason": reason})
+        node = self.cluster.nodes.get(node_name or "")
+        if node is not None:
+            for fn in self._notify("cs_task_preempted"):
+                fn(task, node, now)
         return task
 
     # ================================================================== preemption
@@ -980,7 +1124,10 @@ class Scheduler:
     # ================================================================== reports
     def shares(self) -> dict[str, Any]:
         """``{"pools": {name: {"map": x, "reduce": y}}, "jobs": {id: {...}}}``
-        (``None`` where not applicable, e.g. jobs in a FIFO pool)."""
+        (``None`` where not applicable, e.g. jobs in a FIFO pool); in resource mode
+        ``{"queues": {name: {"fair", "steady", "usage", "demand"}}, "jobs": {...}}``."""
+        if self._rs is not None:
+            return self._rs.shares()
         return {
             "pools": {name: {k: p.sched[k].fair_share for k in KINDS} for name, p in self.pools.items()},
             "jobs": {jid: {k: j.sched[k].fair_share for k in KINDS} for jid, j in self.jobs.items()},
@@ -988,6 +1135,8 @@ class Scheduler:
 
     def snapshot(self) -> dict[str, Any]:
         """A JSON-able view of pools and jobs: shares, demands, running, weights."""
+        if self._rs is not None:
+            return {"time": self.now, **self._rs.shares()}
         pools = {}
         for name, p in self.pools.items():
             pools[name] = {

@@ -190,8 +190,8 @@ class FlakyOrder:
         self.inner, self.key = FairSharePolicy(), fair_order_key
 
     @hookimpl
-    def cs_compute_shares(self, schedulables, capacity):
-        return self.inner.cs_compute_shares(schedulables, capacity)
+    def cs_compute_shares(self, schedulables, capacity, kind, steady):
+        return self.inner.cs_compute_shares(schedulables, capacity, kind, steady)
 
     @hookimpl
     def cs_order_key(self, schedulable):
