@@ -39,9 +39,17 @@ from typing import Any
 
 from corescheduler.config import Config, SchedulerConfig
 from corescheduler.core.model import KINDS, Assignment, Cluster, Job, JobSpec, Task, TaskSpec
-from corescheduler.core.scheduler import Scheduler
+from corescheduler.core.scheduler import JobRejectedError, Scheduler
 from corescheduler.errors import SchedulerStateError
 from corescheduler.formats.allocation_file import parse_allocations
+from corescheduler.resources import Resources, parse_resources
+
+#: What :meth:`ClusterHarness.submit` raises for an app placement, an ACL or the queue type refuses.
+SubmissionRejected = JobRejectedError
+
+
+def _resources(value: str | Resources) -> Resources:
+    return value if isinstance(value, Resources) else parse_resources(value, missing=0)
 
 #: What the harness sets when the config leaves it out (Hadoop's test fixture);
 #: a plugin's table is added only when that plugin is selected.
@@ -126,9 +134,14 @@ class ClusterHarness:
         config: str | Mapping[str, Any] | Config | None = None,
         allocations: str | None = None,
         plugins: Mapping[str, Any] | None = None,
+        node_resources: str | Resources | None = None,
     ) -> None:
         self.config = harness_config(config)
         self.cluster = Cluster.build(racks, nodes_per_rack, map_slots, reduce_slots)
+        if node_resources is not None:
+            size = _resources(node_resources)
+            for node in self.cluster.nodes.values():
+                node.capacity = size
         allocs = parse_allocations(allocations, "<harness allocations>") if allocations else None
         self.events: list[dict[str, Any]] = []
         self.scheduler = Scheduler(
@@ -165,7 +178,7 @@ class ClusterHarness:
     # ------------------------------------------------------------------ jobs and tasks
     def submit(
         self,
-        maps: int = 1,
+        maps: int | None = None,
         reduces: int = 0,
         pool: str | None = None,
         user: str | None = None,
@@ -175,23 +188,52 @@ class ClusterHarness:
         groups: Sequence[str] = (),
         map_durations: Sequence[float] | None = None,
         reduce_durations: Sequence[float] | None = None,
+        *,
+        queue: str | None = None,
+        tasks: int | None = None,
+        resources: str | Resources | None = None,
+        am_resources: str | Resources | None = None,
     ) -> Job:
-        """Submit a job of ``maps`` maps and ``reduces`` reduces now (runs an update).
+        """Submit a job of ``maps`` maps (default 1) and ``reduces`` reduces now (runs an update).
 
         ``map_locations[i]`` lists the nodes holding map i's input; without it
         the job has no locality preference.
+
+        Resource mode (SPEC §7): ``queue`` (or ``pool``), ``tasks`` containers of
+        ``resources`` each (default one), ``am_resources`` for an AM container —
+        see :meth:`submit_app`.  Maps and reduces of ``resources`` each may be
+        asked for too.
         """
+        if self.scheduler.resource_mode and maps is None and not reduces:
+            return self.submit_app(
+                queue=queue if queue is not None else pool, user=user, tasks=1 if tasks is None else tasks,
+                resources=resources, groups=groups, am_resources=am_resources, priority=priority,
+                properties=properties,
+            )
+        if tasks is not None or am_resources is not None:
+            if not self.scheduler.resource_mode:
+                raise SchedulerStateError('tasks= and am_resources= need config {"scheduler": {"mode": "resources"}}')
+        maps = 1 if maps is None else maps
+        if queue is not None:
+            pool = queue
+        size = _resources(resources) if resources is not None else None
         if map_locations is not None and len(map_locations) != maps:
             raise ValueError(f"map_locations has {len(map_locations)} entries for {maps} maps")
         map_specs = [
             TaskSpec(
                 duration=map_durations[i] if map_durations else None,
                 input_nodes=tuple(map_locations[i]) if map_locations is not None else (),
+                resources=size,
             )
             for i in range(maps)
         ]
-        reduce_specs = [TaskSpec(duration=reduce_durations[i] if reduce_durations else None) for i in range(reduces)]
+        reduce_specs = [
+            TaskSpec(duration=reduce_durations[i] if reduce_durations else None, resources=size)
+            for i in range(reduces)
+        ]
         spec = JobSpec(
+            tasks=[TaskSpec(resources=size) for _ in range(tasks or 0)],
+            am_resources=_resources(am_resources) if am_resources is not None else None,
             maps=map_specs,
             reduces=reduce_specs,
             user=user,
@@ -202,9 +244,56 @@ class ClusterHarness:
         )
         return self.scheduler.submit(spec, self.clock)
 
+    def submit_app(
+        self,
+        queue: str | None = None,
+        user: str | None = None,
+        tasks: int = 1,
+        resources: str | Resources | None = None,
+        groups: Sequence[str] = (),
+        am_resources: str | Resources | None = None,
+        priority: str = "NORMAL",
+        properties: Mapping[str, Any] | None = None,
+        durations: Sequence[float] | None = None,
+    ) -> Job:
+        """Resource mode: submit an app of ``tasks`` containers of ``resources`` each
+        to ``queue`` (the PoolResolver decides; a rejected app raises
+        :class:`SubmissionRejected`); ``am_resources``: it also runs an AM container,
+        counted against the queue's ``maxAMShare`` (none by default, as in YARN's
+        unit tests)."""
+        size = _resources(resources) if resources is not None else None
+        spec = JobSpec(
+            tasks=[TaskSpec(duration=durations[i] if durations else None, resources=size) for i in range(tasks)],
+            user=user,
+            pool=queue,
+            priority=priority,
+            properties=dict(properties or {}),
+            groups=tuple(groups),
+            am_resources=_resources(am_resources) if am_resources is not None else None,
+        )
+        return self.scheduler.submit(spec, self.clock)
+
     def heartbeat(self, node: str) -> list[Assignment]:
         """One heartbeat of ``node``: the assignments made (empty list for none)."""
         return self.scheduler.heartbeat(node, self.clock)
+
+    def add_node(self, name: str, rack: str = "r00", resources: str | Resources | None = None,
+                 map_slots: int = 0, reduce_slots: int = 0) -> None:
+        """A node joins (resource mode: offering ``resources``, default ``[cluster] node_resources``)."""
+        self.scheduler.add_node(name, rack, map_slots, reduce_slots,
+                                resources=_resources(resources) if resources is not None else None)
+        self.scheduler.update(self.clock)
+
+    def remove_node(self, name: str) -> list[Task]:
+        """A node leaves: its running tasks are lost (they run again elsewhere); returns them."""
+        lost = self.scheduler.remove_node(name, self.clock)
+        self.scheduler.update(self.clock)
+        return lost
+
+    def queue_of(self, job: Job | str) -> str | None:
+        """The queue the job was placed in (resource mode: its full name, ``root.a``)."""
+        found = self.job(job)
+        return found.queue or found.pool
 
     def finish(self, task: Task | Assignment | str) -> Task:
         """The task completes and frees its slot."""
@@ -250,8 +339,12 @@ class ClusterHarness:
         """Per kind, how many tasks ``pool`` is owed by preemption now."""
         return self.scheduler.tasks_to_preempt(pool, self.clock)
 
-    def running(self, what: Job | str) -> dict[str, int]:
-        """Running maps/reduces of a job (by object or id) or a pool (by name)."""
+    def running(self, what: Job | str) -> Any:
+        """Running maps/reduces of a job (by object or id) or a pool (by name); in
+        resource mode the number of containers a job holds now (its AM included)."""
+        if self.scheduler.resource_mode:
+            job = self.job(what)
+            return sum(1 for t in self.scheduler._running_tasks.values() if t.job is job)
         if isinstance(what, str) and what in self.scheduler.pools:
             pool = self.scheduler.pools[what]
             return {k: pool.sched[k].running for k in KINDS}

@@ -125,6 +125,8 @@ class Assignment:
     node: str
     locality: str | None
     time: float
+    #: resource mode: the container's size
+    resources: Resources | None = None
 
 
 @frozen
@@ -330,6 +332,8 @@ class Job:
     am_running: bool = False
     #: resource mode: the queue's resolved full name (``root.a.b``)
     queue: str | None = None
+    #: resource mode: what its pending tasks ask for, per kind
+    _pending_resources: dict[str, Resources] = field(factory=dict, repr=False)
     #: maps killed while running and pending again (Hadoop's ``failedMaps``), lowest index first
     _failed_maps: list[int] = field(factory=list, repr=False)
     #: maps with input locations, in a job where some have none (else ``_heaps``' own order serves)

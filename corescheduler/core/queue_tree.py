@@ -184,6 +184,8 @@ class QueueTree:
         self.config = config
         if cluster is not None:
             self.cluster = cluster
+        for q in self.queues.values():  # policies first: they decide which children may be created
+            self._configure(q)
         configured = [s for _, s in config.walk() if s.name != ROOT]
         wanted = {s.name for s in configured}
         for spec in configured:  # parents before children: walk() is top-down

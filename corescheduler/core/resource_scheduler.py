@@ -157,20 +157,17 @@ class ResourceScheduler:
         s.cluster = self.cluster_total
         s.steady_share = _NONE
         job.sched[RESOURCES] = s
-        job._pending_resources = {}  # type: ignore[attr-defined]
         job._initialize(owner._rack_of)
         for kind, tasks in job.tasks.items():
             total = _NONE
             for task in tasks:
                 total = total + self._size(task)
-            job._pending_resources[kind] = total  # type: ignore[attr-defined]
+            job._pending_resources[kind] = total
         if am is not None:
             am_task = Task(f"{job.id}_am_000000", job, AM, 0)
             am_task.resources = am
             am_task.is_am = True
             self.am_tasks[job.id] = am_task
-        if not job.tasks.get(MAP) and not job.tasks.get(REDUCE) and not job.tasks.get(TASK) and am is None:
-            job._empty = True  # type: ignore[attr-defined]
         if self._can_be_runnable(leaf, job):
             self._make_runnable(leaf, job, now)
         else:
@@ -322,7 +319,7 @@ class ResourceScheduler:
         am = self.am_tasks.get(job.id)
         if am is not None and not job.am_running:
             return demand + am.resources  # type: ignore[operator]
-        pending = job._pending_resources  # type: ignore[attr-defined]
+        pending = job._pending_resources
         for kind, amount in pending.items():
             if kind == REDUCE and not job.reduces_schedulable:
                 continue
@@ -572,7 +569,7 @@ class ResourceScheduler:
             if kind == REDUCE:
                 task.phase = "copy"
             job.pending[kind] -= 1
-            job._pending_resources[kind] = job._pending_resources[kind] - size  # type: ignore[attr-defined]
+            job._pending_resources[kind] = job._pending_resources[kind] - size
             job.running[kind] += 1
             if job.unlocated_pending and kind == MAP and not task.locations:
                 job.unlocated_pending -= 1
@@ -587,7 +584,7 @@ class ResourceScheduler:
         owner._emit(event)
         for fn in owner._notify("cs_task_started"):
             fn(task, node, locality, now)
-        out.append(Assignment(job.id, task.id, kind, node.name, locality, now))
+        out.append(Assignment(job.id, task.id, kind, node.name, locality, now, size))
 
     # ------------------------------------------------------------------ reservations
     def _reservable(self, job: Job, leaf: Queue, size: Resources) -> bool:
@@ -707,7 +704,7 @@ class ResourceScheduler:
         job = task.job
         if task.is_am:
             return
-        job._pending_resources[task.kind] = job._pending_resources[task.kind] + (task.resources or _NONE)  # type: ignore[attr-defined]
+        job._pending_resources[task.kind] = job._pending_resources[task.kind] + (task.resources or _NONE)
 
     def finish_job(self, job: Job, now: float) -> None:
         """Every task done: the AM ends too and the app leaves its queue."""

@@ -1,0 +1,212 @@
+"""YARN Fair Scheduler worked cases through the harness in resource mode
+(../shared/scenarios/yarn.md; Hadoop's ``TestFairScheduler``,
+``TestFairSchedulerFairShare``, ``TestMaxRunningAppsEnforcer``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from corescheduler.testing import ClusterHarness, SubmissionRejected
+
+RESOURCES = {"scheduler": {"mode": "resources"}}
+
+
+def harness(node: str, xml: str | None = None, nodes: int = 1, config: dict | None = None) -> ClusterHarness:
+    cfg = {"scheduler": {"mode": "resources", **(config or {})}}
+    return ClusterHarness(racks=1, nodes_per_rack=nodes, node_resources=node, config=cfg,
+                          allocations=xml or "<allocations/>")
+
+
+def fair(h: ClusterHarness, queue: str) -> int:
+    return h.shares()["queues"][queue]["fair"]["memory"]
+
+
+def steady(h: ClusterHarness, queue: str) -> int:
+    return h.shares()["queues"][queue]["steady"]["memory"]
+
+
+def test_s11_simple_fair_share_calculation() -> None:
+    """``TestFairScheduler.testSimpleFairShareCalculation``: three leaves with apps on
+    10240 MB get 3414 each (``ComputeFairShares``: truncation, upper bracket), steady too."""
+    h = harness("10240 mb, 10 vcores")
+    for q in ("queue1", "queue2", "root.default"):
+        h.submit(queue=q, tasks=10, resources="1024 mb, 1 vcores")
+    h.update()
+    for q in ("root.queue1", "root.queue2", "root.default"):
+        assert fair(h, q) == 3414 and steady(h, q) == 3414
+
+
+def test_s18_simple_hierarchical_fair_share_calculation() -> None:
+    """``testSimpleHierarchicalFairShareCalculation``: 240 MB; apps in parent.queue2,
+    parent.queue3 and root.default → default 120, queue2 = queue3 = 60 (fair and steady)."""
+    h = harness("240 mb, 10 vcores")
+    for q in ("parent.queue2", "parent.queue3", "root.default"):
+        h.submit(queue=q, tasks=10, resources="1024 mb, 1 vcores")
+    h.update()
+    assert fair(h, "root.default") == 120 and steady(h, "root.default") == 120
+    for q in ("root.parent.queue2", "root.parent.queue3"):
+        assert fair(h, q) == 60 and steady(h, q) == 60
+
+
+def test_s19_fair_share_with_min_alloc() -> None:
+    """``testFairShareWithMinAlloc``: 3072 MB; queueA min 1024, queueB min 2048, each
+    demanding 2048 → 1024 and 2048 (root.default is inactive: 0)."""
+    xml = """<allocations>
+      <queue name="queueA"><minResources>1024mb,0vcores</minResources></queue>
+      <queue name="queueB"><minResources>2048mb,0vcores</minResources></queue>
+    </allocations>"""
+    h = harness("3072 mb, 3 vcores", xml)
+    h.submit(queue="queueA", tasks=2, resources="1024 mb, 1 vcores")
+    h.submit(queue="queueB", tasks=2, resources="1024 mb, 1 vcores")
+    h.update()
+    assert fair(h, "root.queueA") == 1024 and fair(h, "root.queueB") == 2048
+    assert fair(h, "root.default") == 0
+
+
+HIERARCHY = """<allocations>
+  <queue name="parentA"><weight>8</weight>
+    <queue name="childA1"/><queue name="childA2"/><queue name="childA3"/><queue name="childA4"/>
+  </queue>
+  <queue name="parentB"><weight>1</weight><queue name="childB1"/><queue name="childB2"/></queue>
+  <defaultQueueSchedulingPolicy>{policy}</defaultQueueSchedulingPolicy>
+</allocations>"""
+
+
+@pytest.mark.parametrize("policy", ["fair", "drf"])
+def test_s28_fair_share_multiple_active_queues_under_different_parent(policy: str) -> None:
+    """``TestFairSchedulerFairShare.testFairShareMultipleActiveQueuesUnderDifferentParent``:
+    apps in childA1, childA2, childB1 and root.default on 16384 MB: childA1 = childA2 = 40 %,
+    childB1 = 10 %; steady: each childA 20 %, each childB 5 % (±0.9 points, as the test)."""
+    h = harness("16384 mb, 16 vcores", HIERARCHY.format(policy=policy))
+    for q in ("root.parentA.childA1", "root.parentA.childA2", "root.parentB.childB1", "root.default"):
+        h.submit(queue=q, tasks=4, resources="1024 mb, 1 vcores")
+    h.update()
+    cluster = 16384
+    assert abs(fair(h, "root.parentA.childA1") / cluster * 100 - 40) < 0.9
+    assert abs(fair(h, "root.parentA.childA2") / cluster * 100 - 40) < 0.9
+    assert abs(fair(h, "root.parentB.childB1") / cluster * 100 - 10) < 0.9
+    for child in ("childA1", "childA2", "childA3", "childA4"):
+        assert abs(steady(h, f"root.parentA.{child}") / cluster - 0.2) < 0.001
+    for child in ("childB1", "childB2"):
+        assert abs(steady(h, f"root.parentB.{child}") / cluster - 0.05) < 0.001
+    assert fair(h, "root.parentA.childA3") == 0  # inactive
+
+
+def test_fs5_fair_share_resets_to_zero_when_apps_complete() -> None:
+    """``testFairShareResetsToZeroWhenAppsComplete``: A1 and A2 share parentA 50/50;
+    when A1's app ends A2 gets all of it and A1 none."""
+    h = harness("16384 mb, 16 vcores", HIERARCHY.format(policy="fair"))
+    a1 = h.submit(queue="root.parentA.childA1", tasks=1, resources="1024 mb, 1 vcores")
+    h.submit(queue="root.parentA.childA2", tasks=4, resources="1024 mb, 1 vcores")
+    h.update()
+    assert fair(h, "root.parentA.childA1") == fair(h, "root.parentA.childA2") == 8192
+    (t,) = [a for a in h.heartbeat("n0000") if a.job == a1.id] or [None]
+    if t is None:
+        (t,) = [a for a in h.heartbeat("n0000") if a.job == a1.id]
+    h.finish(t)
+    h.update()
+    assert fair(h, "root.parentA.childA1") == 0 and fair(h, "root.parentA.childA2") == 16384
+
+
+def test_f4_fair_share_is_not_capped_by_demand() -> None:
+    """``testFairShareWithHighMaxResources``: weights 0.25 / 0.75 on 8 GB; A wants 1 GB,
+    B 6 GB → A's share is 2048 (YARN does not cap a share by demand), B's 6144."""
+    xml = """<allocations>
+      <queue name="queueA"><weight>.25</weight><maxResources>1073741824 mb 1000 vcores</maxResources></queue>
+      <queue name="queueB"><weight>.75</weight><maxResources>1073741824 mb 1000 vcores</maxResources></queue>
+    </allocations>"""
+    h = harness("8192 mb, 8 vcores", xml)
+    h.submit(queue="queueA", tasks=1, resources="1024 mb, 1 vcores")
+    h.submit(queue="queueB", tasks=6, resources="1024 mb, 1 vcores")
+    h.update()
+    assert fair(h, "root.queueA") == 2048 and fair(h, "root.queueB") == 6144
+
+
+def test_f5_max_resources_cap_what_a_queue_runs() -> None:
+    """``testFairShareWithLowMaxResources``: A max 1024 MB/1 vc (w .75), B max 3072/3 (w .25);
+    A wants 2 × 1 GB, B 4 × 1 GB; after 6 heartbeats A holds 1 container, B 3, and the fair
+    shares are 1024 and 3072."""
+    xml = """<allocations>
+      <queue name="queueA"><maxResources>1024 mb 1 vcores</maxResources><weight>.75</weight></queue>
+      <queue name="queueB"><maxResources>3072 mb 3 vcores</maxResources><weight>.25</weight></queue>
+    </allocations>"""
+    h = harness("8192 mb, 8 vcores", xml)
+    a = h.submit(queue="queueA", tasks=2, resources="1024 mb, 1 vcores")
+    b = h.submit(queue="queueB", tasks=4, resources="1024 mb, 1 vcores")
+    h.update()
+    for _ in range(6):
+        h.heartbeat("n0000")
+    assert fair(h, "root.queueA") == 1024 and fair(h, "root.queueB") == 3072
+    assert h.running(a) == 1 and h.running(b) == 3
+
+
+def test_f7_f8_zero_weights() -> None:
+    """``testFairShareWithZeroWeight``: weight 0 queues get 0; with a min share of 1 MB
+    (``testFairShareWithZeroWeightNoneZeroMinRes``) they get exactly their min."""
+    xml = """<allocations><queue name="queueA"><weight>0.0</weight>{m}</queue>
+      <queue name="queueB"><weight>0.0</weight>{m}</queue></allocations>"""
+    h = harness("8192 mb, 8 vcores", xml.format(m=""))
+    h.submit(queue="queueA", tasks=2, resources="1024 mb, 1 vcores")
+    h.submit(queue="queueB", tasks=6, resources="1024 mb, 1 vcores")
+    h.update()
+    assert fair(h, "root.queueA") == 0 and fair(h, "root.queueB") == 0
+    h = harness("8192 mb, 8 vcores", xml.format(m="<minResources>1 mb 1 vcores</minResources>"))
+    h.submit(queue="queueA", tasks=2, resources="1024 mb, 1 vcores")
+    h.submit(queue="queueB", tasks=6, resources="1024 mb, 1 vcores")
+    h.update()
+    assert fair(h, "root.queueA") == 1 and fair(h, "root.queueB") == 1
+
+
+def test_f14_steady_share_of_a_queue_created_at_run_time() -> None:
+    """``testSteadyFairShareWithQueueCreatedRuntime``: 6144 MB: root.default's steady share is
+    all of it; once user1's app creates root.user1, default and user1 have 3072 each."""
+    h = harness("6144 mb, 6 vcores")
+    h.update()
+    assert steady(h, "root.default") == 6144
+    h.submit(queue="user1", user="user1", tasks=1, resources="1024 mb, 1 vcores")
+    h.update()
+    assert steady(h, "root.default") == 3072 and steady(h, "root.user1") == 3072
+
+
+def test_f13_steady_shares_follow_nodes_and_reloads() -> None:
+    """``testSteadyFairShareWithReloadAndNodeAddRemove``: drf root, child1 and child2 (+
+    default): no node → 0; a 6144 MB node → 2048 each; reload with weights 1, 2, 2 (child3
+    new) → 1024 / 2048 / 2048 (default 1024); the node leaves → 0."""
+    xml = """<allocations><defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>
+      <queue name="child1"><weight>1</weight></queue><queue name="child2"><weight>1</weight></queue>
+      </allocations>"""
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="6144 mb, 6 vcores",
+                       config=RESOURCES, allocations=xml)
+    h.remove_node("n0000")
+    assert steady(h, "root.child1") == 0
+    h.add_node("n0001", resources="6144 mb, 6 vcores")
+    assert steady(h, "root.child1") == steady(h, "root.child2") == steady(h, "root.default") == 2048
+    h.set_allocations("""<allocations><defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>
+      <queue name="child1"><weight>1</weight></queue><queue name="child2"><weight>2</weight></queue>
+      <queue name="child3"><weight>2</weight></queue></allocations>""")
+    assert steady(h, "root.child1") == 1024 and steady(h, "root.child2") == 2048
+    assert steady(h, "root.child3") == 2048 and steady(h, "root.default") == 1024
+    h.remove_node("n0001")
+    assert steady(h, "root.child1") == 0
+
+
+def test_a_parent_queue_or_a_queue_under_a_leaf_is_rejected() -> None:
+    """``FairScheduler.addApplication``: "<q> is not a leaf queue" (``QueueManager.getLeafQueue``)."""
+    h = harness("8192 mb, 8 vcores", "<allocations><queue name='p'><queue name='c'/></queue></allocations>")
+    with pytest.raises(SubmissionRejected, match=r"root\.p is not a leaf queue"):
+        h.submit(queue="root.p", tasks=1, resources="1024 mb, 1 vcores")
+    with pytest.raises(SubmissionRejected, match="not a leaf queue"):
+        h.submit(queue="root.p.c.grandchild", tasks=1, resources="1024 mb, 1 vcores")
+    assert h.scheduler.jobs == {}
+
+
+def test_acls_refuse_a_submission_with_a_clear_reason() -> None:
+    """``FairScheduler.addApplication``: submit or administer access on the queue or above."""
+    xml = """<allocations><queue name="root"><aclSubmitApps> </aclSubmitApps><aclAdministerApps> </aclAdministerApps>
+      <queue name="prod"><aclSubmitApps>alice etl</aclSubmitApps></queue></queue></allocations>"""
+    h = harness("8192 mb, 8 vcores", xml)
+    h.submit(queue="prod", user="alice", tasks=1, resources="1024 mb, 1 vcores")
+    h.submit(queue="prod", user="bob", groups=["etl"], tasks=1, resources="1024 mb, 1 vcores")
+    with pytest.raises(SubmissionRejected, match="User carol does not have permission to submit"):
+        h.submit(queue="prod", user="carol", tasks=1, resources="1024 mb, 1 vcores")
+    assert len(h.scheduler.jobs) == 2
