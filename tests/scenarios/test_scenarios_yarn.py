@@ -210,3 +210,154 @@ def test_acls_refuse_a_submission_with_a_clear_reason() -> None:
     with pytest.raises(SubmissionRejected, match="User carol does not have permission to submit"):
         h.submit(queue="prod", user="carol", tasks=1, resources="1024 mb, 1 vcores")
     assert len(h.scheduler.jobs) == 2
+
+
+# --------------------------------------------------------------------------- running-app limits
+
+
+def _end(h: ClusterHarness, job) -> None:
+    """Run and finish every task of ``job`` (it must be runnable), so the app ends."""
+    for task in [t for t in h.scheduler._running_tasks.values() if t.job.id == job.id and not t.is_am]:
+        h.finish(task)
+        h.update()
+    for _ in range(100):
+        if h.job(job).is_finished:
+            return
+        for node in list(h.scheduler.cluster.nodes):
+            for a in h.heartbeat(node):
+                if a.job == job.id:
+                    h.finish(a)
+                    h.update()
+    raise AssertionError(f"{job.id} did not finish")
+
+
+def _runnable(h: ClusterHarness, queue: str) -> tuple[int, int]:
+    q = h.shares()["queues"][queue]
+    return q["runnable_apps"], q["waiting_apps"]
+
+
+def test_m1_remove_does_not_enable_any_app() -> None:
+    """``TestMaxRunningAppsEnforcer.testRemoveDoesNotEnableAnyApp``: root 2, queue1 1, queue2 1;
+    apps in queue1, queue2, queue2: the third waits, and still waits after queue1's ends."""
+    xml = """<allocations><queue name="root"><maxRunningApps>2</maxRunningApps>
+      <queue name="queue1"><maxRunningApps>1</maxRunningApps></queue>
+      <queue name="queue2"><maxRunningApps>1</maxRunningApps></queue></queue></allocations>"""
+    h = harness("8192 mb, 8 vcores", xml)
+    a1 = h.submit(queue="queue1", tasks=1, resources="1024 mb, 1 vcores")
+    h.submit(queue="queue2", tasks=1, resources="1024 mb, 1 vcores")
+    h.submit(queue="queue2", tasks=1, resources="1024 mb, 1 vcores")
+    assert _runnable(h, "root.queue1") == (1, 0) and _runnable(h, "root.queue2") == (1, 1)
+    _end(h, a1)
+    assert _runnable(h, "root.queue1") == (0, 0) and _runnable(h, "root.queue2") == (1, 1)
+
+
+COUSINS = """<allocations><queue name="queue1"><maxRunningApps>2</maxRunningApps>
+  <queue name="sub1"><queue name="leaf1"/></queue><queue name="sub2"><queue name="leaf2"/></queue>
+  </queue>{extra}</allocations>"""
+
+
+def test_m2_m5_removal_enables_apps_on_cousin_queues() -> None:
+    """``testRemoveEnablesAppOnCousinQueue`` / ``testMultipleAppsWaitingOnCousinQueue``: queue1
+    runs at most 2; apps in leaf1, leaf2, leaf2, leaf2: when leaf1's ends, one of leaf2's
+    waiting apps runs (leaf2: 2 runnable, 1 waiting)."""
+    h = harness("8192 mb, 8 vcores", COUSINS.format(extra=""))
+    a1 = h.submit(queue="queue1.sub1.leaf1", tasks=1, resources="1024 mb, 1 vcores")
+    for _ in range(3):
+        h.submit(queue="queue1.sub2.leaf2", tasks=1, resources="1024 mb, 1 vcores")
+    assert _runnable(h, "root.queue1.sub2.leaf2") == (1, 2)
+    _end(h, a1)
+    assert _runnable(h, "root.queue1.sub1.leaf1") == (0, 0)
+    assert _runnable(h, "root.queue1.sub2.leaf2") == (2, 1)
+
+
+def test_m3_removal_enables_one_by_queue_and_one_by_user() -> None:
+    """``testRemoveEnablesOneByQueueOneByUser``: leaf1 runs at most 2, user1 at most 1; apps
+    leaf1/user1, leaf1/user2, leaf1/user3, leaf2/user1: when the first ends, user3's (freed by
+    the queue) and leaf2's user1 app (freed by the user limit) both run."""
+    xml = """<allocations><queue name="leaf1"><maxRunningApps>2</maxRunningApps></queue><queue name="leaf2"/>
+      <user name="user1"><maxRunningApps>1</maxRunningApps></user></allocations>"""
+    h = harness("8192 mb, 8 vcores", xml)
+    first = h.submit(queue="leaf1", user="user1", tasks=1, resources="1024 mb, 1 vcores")
+    h.submit(queue="leaf1", user="user2", tasks=1, resources="1024 mb, 1 vcores")
+    h.submit(queue="leaf1", user="user3", tasks=1, resources="1024 mb, 1 vcores")
+    h.submit(queue="leaf2", user="user1", tasks=1, resources="1024 mb, 1 vcores")
+    assert _runnable(h, "root.leaf1") == (2, 1) and _runnable(h, "root.leaf2") == (0, 1)
+    _end(h, first)
+    assert _runnable(h, "root.leaf1") == (2, 0) and _runnable(h, "root.leaf2") == (1, 0)
+
+
+def test_m4_waiting_apps_are_enabled_in_start_time_order() -> None:
+    """``testRemoveEnablingOrderedByStartTime``: the older waiting app (leaf2's) runs before a
+    newer one in the cousin queue leaf1."""
+    h = harness("8192 mb, 8 vcores", COUSINS.format(extra=""))
+    a1 = h.submit(queue="queue1.sub1.leaf1", tasks=1, resources="1024 mb, 1 vcores")
+    h.submit(queue="queue1.sub2.leaf2", tasks=1, resources="1024 mb, 1 vcores")
+    old = h.submit(queue="queue1.sub2.leaf2", tasks=1, resources="1024 mb, 1 vcores")
+    h.clock_only(0.02)
+    new = h.submit(queue="queue1.sub1.leaf1", tasks=1, resources="1024 mb, 1 vcores")
+    _end(h, a1)
+    assert h.job(old).runnable and not h.job(new).runnable
+    assert _runnable(h, "root.queue1.sub2.leaf2") == (2, 0) and _runnable(h, "root.queue1.sub1.leaf1") == (0, 1)
+
+
+# --------------------------------------------------------------------------- AM share, reservations
+
+
+def test_max_am_share_holds_back_applications_masters() -> None:
+    """``FSLeafQueue.canRunAppAM``: AMs of a queue may use at most ``maxAMShare`` of its fair
+    share (8192 MB × 0.5 = 4096: two 2048 MB AMs); the third app's AM waits until one ends."""
+    xml = "<allocations><queue name='q'><maxAMShare>0.5</maxAMShare></queue></allocations>"
+    h = harness("8192 mb, 8 vcores", xml)
+    apps = [h.submit(queue="q", tasks=1, resources="1024 mb, 1 vcores", am_resources="2048 mb, 1 vcores")
+            for _ in range(3)]
+    h.update()
+    started = [a for _ in range(6) for a in h.heartbeat("n0000")]
+    ams = [a for a in started if a.kind == "am"]
+    assert {a.job for a in ams} == {apps[0].id, apps[1].id}
+    assert not h.job(apps[2]).am_running
+    _end(h, apps[0])
+    later = [a for _ in range(3) for a in h.heartbeat("n0000")]
+    assert any(a.kind == "am" and a.job == apps[2].id for a in later)
+
+
+def _reservation_case(reservable_nodes: float) -> tuple[ClusterHarness, object, object]:
+    h = harness("4096 mb, 4 vcores", "<allocations><queue name='small'/><queue name='big'/></allocations>",
+                config={"reservable_nodes": reservable_nodes})
+    small = h.submit(queue="small", tasks=12, resources="1024 mb, 1 vcores")
+    h.update()
+    for _ in range(4):
+        h.heartbeat("n0000")  # the node is full of small containers
+    big = h.submit(queue="big", tasks=1, resources="3072 mb, 1 vcores")
+    h.update()
+    assert h.heartbeat("n0000") == []  # big's turn: it does not fit
+    return h, small, big
+
+
+def test_a_big_container_reserves_the_node_until_enough_is_free() -> None:
+    """``FSAppAttempt.reserve`` / ``FairScheduler.attemptScheduling``: the node is reserved for
+    the big app (below its fair share, request ≥ the 2048 MB threshold); freed memory is not
+    given to small containers; once 3072 MB are free the big container runs."""
+    h, small, big = _reservation_case(0.05)
+    assert h.scheduler.cluster.nodes["n0000"].reserved is not None
+    running = [t for t in h.scheduler._running_tasks.values() if t.job is small]
+    for task in running[:3]:
+        h.finish(task)
+        h.update()
+        got = h.heartbeat("n0000")
+        if task is running[2]:
+            assert [(a.job, a.resources.memory) for a in got] == [(big.id, 3072)]
+        else:
+            assert got == []  # held for the reservation
+    assert h.scheduler.cluster.nodes["n0000"].reserved is None
+
+
+def test_without_reservations_small_containers_take_every_freed_slot() -> None:
+    """``reservable_nodes = 0``: no reservation (``reservationExceedsThreshold``): each freed
+    1024 MB goes to a small container and the big one waits."""
+    h, small, big = _reservation_case(0.0)
+    running = [t for t in h.scheduler._running_tasks.values() if t.job is small]
+    for task in running[:3]:
+        h.finish(task)
+        h.update()
+        assert [a.job for a in h.heartbeat("n0000")] == [small.id]
+    assert h.running(big) == 0
