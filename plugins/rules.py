@@ -27,6 +27,19 @@ the config is rejected.
 Pool names are flat: a leading ``"root."`` is stripped from a requested pool
 and from ``default``'s ``queue``, and, as YARN's ``cleanName`` does, dots in
 user and group names become ``"_dot_"``.
+
+**Resource mode** (``[scheduler] mode = "resources"``) follows YARN trunk
+(``placement/*PlacementRule``, ``QueuePlacementPolicy``): the allocation
+file's ``<queuePlacementPolicy>`` is used when it has one, else these rules,
+else YARN's default (``specified`` then ``user`` with
+``user_as_default_queue``, ``default`` otherwise or without
+``allow_undeclared_pools``); names are full queue names (``a.b`` →
+``root.a.b``, dots in a requested name are levels); ``nestedUserQueue``
+puts the user under the queue its parent rule names (unless that is a leaf);
+``secondaryGroupExistingQueue`` tries every group, the primary one first, as
+trunk does; ``primaryGroup`` without groups and a requested name with
+surrounding white space or dots reject the app, with YARN's message; an app
+no rule places is rejected.
 """
 
 from __future__ import annotations
@@ -37,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 from attrs import frozen
 
 from corescheduler.core.model import JobSpec, Rejection
+from corescheduler.core.queues import ROOT, PlacementRuleSpec, QueueConfig, default_placement, full_queue_name
 from corescheduler.hookspecs import hookimpl
 from corescheduler.settings import Settings
 
@@ -213,12 +227,128 @@ def _read_groups(s: Settings) -> dict[str, tuple[str, ...]]:
     return out
 
 
+# --------------------------------------------------------------------------- resource mode: YARN trunk
+
+
+def _as_spec(rule: Rule) -> PlacementRuleSpec:
+    yarn = {PRIMARY_GROUP: "primaryGroup", SECONDARY_GROUP_EXISTING: "secondaryGroupExistingQueue"}
+    return PlacementRuleSpec(yarn.get(rule.name, rule.name), create=rule.create,
+                             queue=rule.queue if rule.name == DEFAULT else None)
+
+
+def _valid(name: str) -> bool:
+    """``FairQueuePlacementUtils.isValidQueueName``: no surrounding white space or dots."""
+    return bool(name) and name == name.strip() and not name.startswith(".") and not name.endswith(".")
+
+
+class _Placement:
+    """One placement of an app by YARN trunk's rules (``placement/*PlacementRule``)."""
+
+    def __init__(self, requested: str | None, user: str | None, groups: Sequence[str], queues: QueueConfig) -> None:
+        self.requested = requested or "default"  # the RM fills in "default" when none was asked for
+        self.user = user
+        self.groups = tuple(groups)
+        self.queues = queues
+        configured = {n for n in queues.queues}
+        configured.add(f"{ROOT}.default")
+        self.configured = configured
+
+    def _configured(self, name: str) -> bool:
+        return name in self.configured
+
+    def _is_leaf(self, name: str) -> bool:
+        spec = self.queues.queues.get(name)
+        return (spec is not None and spec.is_leaf and not spec.children) or name == f"{ROOT}.default"
+
+    def _parent(self, rule: PlacementRuleSpec) -> str | Rejection | None:
+        """The parent rule's queue; None (pass) if none or it is a leaf."""
+        assert rule.parent is not None
+        answer = self.apply(rule.parent)
+        if answer is None or isinstance(answer, Rejection):
+            return answer
+        return None if self._is_leaf(answer) else answer
+
+    def apply(self, rule: PlacementRuleSpec) -> str | Rejection | None:
+        name = rule.name
+        if name == "reject":
+            return Rejection("rejected by the queue placement policy's reject rule")
+        if name == "specified":
+            q = self.requested
+            if not _valid(q):
+                return Rejection(f"Application submitted by user {self.user} with illegal queue name '{q}'.")
+            if q == "default":
+                return None
+            q = full_queue_name(q)
+            return q if rule.create or self._configured(q) else None
+        if name == "default":
+            q = rule.queue or f"{ROOT}.default"
+            q = full_queue_name(q) if _valid(q) else f"{ROOT}.default"
+            return q if rule.create or self._configured(q) else None
+        if name in ("user", "nestedUserQueue", "primaryGroup"):
+            if name == "primaryGroup":
+                if not self.groups:
+                    return Rejection(f"No groups returned for user {self.user}")
+                leaf = clean_name(self.groups[0])
+            else:
+                if not self.user:
+                    return None
+                leaf = clean_name(self.user)
+            if rule.parent is not None:
+                parent = self._parent(rule)
+                if parent is None or isinstance(parent, Rejection):
+                    return parent
+                q = f"{parent}.{leaf}"
+            else:
+                q = full_queue_name(leaf)
+            return q if rule.create or self._configured(q) else None
+        if name == "secondaryGroupExistingQueue":
+            parent = None
+            if rule.parent is not None:
+                found = self._parent(rule)
+                if found is None or isinstance(found, Rejection):
+                    return found
+                parent = found
+            for group in self.groups:  # trunk: the primary group too
+                g = clean_name(group)
+                q = f"{parent}.{g}" if parent else full_queue_name(g)
+                if self._configured(q):
+                    return q
+            return None
+        return None
+
+
+def place_queue(
+    rules: Sequence[PlacementRuleSpec], requested: str | None, user: str | None, groups: Sequence[str],
+    queues: QueueConfig,
+) -> str | Rejection:
+    """Resource mode: the first queue (full name) or rejection a rule gives
+    (``PlacementManager.placeApplication``); none → rejected, as YARN's
+    ``FairScheduler.addApplication``."""
+    placement = _Placement(requested, user, groups, queues)
+    for rule in rules:
+        answer = placement.apply(rule)
+        if answer is not None:
+            return answer
+    return Rejection("application rejected by placement rules")
+
+
 class PlacementRules:
     """Place each job by the first rule of the chain that decides."""
 
-    def __init__(self, settings: Mapping[str, Any]) -> None:
+    def __init__(self, settings: Mapping[str, Any], context: Any = None) -> None:
+        config = getattr(context, "config", None)
+        sched = getattr(config, "scheduler", None)
+        self.resource_mode = getattr(sched, "mode", "slots") == "resources"
         s = Settings(settings, plugin="rules")
-        raw = s.table.get("rules", list(DEFAULT_RULES))
+        self.configured_rules = "rules" in s.table
+        default_rules: list[Any] = list(DEFAULT_RULES)
+        if self.resource_mode and sched is not None:
+            default_rules = [
+                {"name": r.name if r.name not in ("primaryGroup",) else PRIMARY_GROUP, "create": r.create}
+                | ({"queue": r.queue} if r.queue else {})
+                for r in default_placement(sched.user_as_default_queue, sched.allow_undeclared_pools)
+            ]
+        raw = s.table.get("rules", default_rules)
         s.ignore("rules")
         rules: list[Rule] = []
         if not isinstance(raw, list) or not raw:
@@ -240,4 +370,10 @@ class PlacementRules:
 
     @hookimpl
     def cs_resolve_pool(self, job: JobSpec, allocations: Allocations) -> str | Rejection:
+        if self.resource_mode:
+            queues = allocations.queue_config()
+            rules = queues.placement  # the allocation file's <queuePlacementPolicy> comes first
+            if rules is None:
+                rules = tuple(_as_spec(r) for r in self.rules)
+            return place_queue(rules, job.pool, job.user, self.groups_of(job), queues)
         return place(self.rules, job.pool, job.user, self.groups_of(job), allocations.pool_names())

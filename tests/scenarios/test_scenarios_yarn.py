@@ -361,3 +361,93 @@ def test_without_reservations_small_containers_take_every_freed_slot() -> None:
         h.update()
         assert [a.job for a in h.heartbeat("n0000")] == [small.id]
     assert h.running(big) == 0
+
+
+# --------------------------------------------------------------------------- placement (S36)
+
+
+def _groups(user: str) -> list[str]:
+    return [f"{user}group", f"{user}subgroup1", f"{user}subgroup2"]
+
+
+def placed(policy: str, queues: str = "") -> ClusterHarness:
+    xml = f"<allocations>{queues}<queuePlacementPolicy>{policy}</queuePlacementPolicy></allocations>"
+    return harness("8192 mb, 8 vcores", xml, config={"pool_resolver": "rules"})
+
+
+def place(h: ClusterHarness, requested: str, user: str) -> str:
+    app = h.submit(queue=requested, user=user, groups=_groups(user), tasks=1, resources="1024 mb, 1 vcores")
+    return h.queue_of(app)
+
+
+def test_s36_specified_then_user() -> None:
+    """``TestQueuePlacementPolicy.testSpecifiedUserPolicy``: the requested queue, else the user's."""
+    h = placed('<rule name="specified"/><rule name="user"/>')
+    assert place(h, "specifiedq", "someuser") == "root.specifiedq"
+    assert place(h, "default", "someuser") == "root.someuser"
+    assert place(h, "default", "otheruser") == "root.otheruser"
+
+
+def test_s36_no_create_then_default() -> None:
+    """``testNoCreate``: user(create=false) only where the queue is configured, else default."""
+    h = placed('<rule name="specified"/><rule name="user" create="false"/><rule name="default"/>',
+               '<queue name="someuser"/>')
+    assert place(h, "default", "someuser") == "root.someuser"
+    assert place(h, "specifiedq", "otheruser") == "root.specifiedq"
+    assert place(h, "default", "otheruser") == "root.default"
+
+
+def test_s36_reject_rule_refuses_the_app() -> None:
+    """``testSpecifiedThenReject``: nothing specified → rejected."""
+    h = placed('<rule name="specified"/><rule name="reject"/>')
+    assert place(h, "specifiedq", "someuser") == "root.specifiedq"
+    with pytest.raises(SubmissionRejected, match="reject"):
+        place(h, "default", "someuser")
+
+
+@pytest.mark.parametrize(
+    ("policy", "message"),
+    [
+        ('<rule name="specified"/><rule name="user" create="false"/>',
+         "Could get past last queue placement rule without assigning"),
+        ('<rule name="specified"/><rule name="default"/><rule name="user"/>',
+         "Rules after rule 2 in queue placement policy can never be reached"),
+    ],
+)
+def test_s36_bad_policies_are_refused_at_load(policy: str, message: str) -> None:
+    """``testTerminalRuleInMiddle`` / ``testNoCreate``'s parse errors (``QueuePlacementPolicy.fromXml``)."""
+    from corescheduler.errors import AllocationError
+
+    with pytest.raises(AllocationError, match=message):
+        placed(policy)
+
+
+def test_groups_and_nested_user_queues() -> None:
+    """``testPrimaryGroup``, ``testSecondaryGroup`` and ``testNestedUserQueue*``: a user's
+    primary group queue; the first of their groups that is a configured queue; a user queue
+    under the queue a parent rule names; dots in names become ``_dot_``."""
+    h = placed('<rule name="primaryGroup" create="false"/><rule name="secondaryGroupExistingQueue"/>'
+               '<rule name="nestedUserQueue"><rule name="secondaryGroupExistingQueue"/></rule>'
+               '<rule name="default"/>',
+               '<queue name="alicegroup"/><queue name="bobsubgroup1"/>'
+               '<queue name="carolsubgroup2" type="parent"/>')
+    assert place(h, "default", "alice") == "root.alicegroup"
+    assert place(h, "default", "bob") == "root.bobsubgroup1"
+    with pytest.raises(SubmissionRejected, match=r"root\.carolsubgroup2 is not a leaf queue"):
+        place(h, "default", "carol")  # the rule names a configured parent: YARN refuses at addApplication
+    h = placed('<rule name="nestedUserQueue"><rule name="secondaryGroupExistingQueue"/></rule>'
+               '<rule name="default"/>', '<queue name="carolsubgroup2" type="parent"/>')
+    assert place(h, "default", "carol") == "root.carolsubgroup2.carol"
+    h = placed('<rule name="nestedUserQueue"><rule name="secondaryGroupExistingQueue"/></rule>'
+               '<rule name="default"/>', '<queue name="first.lastsubgroup1" type="parent"/>'.replace(".", "_dot_"))
+    assert place(h, "default", "first.last") == "root.first_dot_lastsubgroup1.first_dot_last"
+
+
+def test_yarn_default_placement_without_a_policy() -> None:
+    """``QueuePlacementPolicy.fromConfiguration``: specified, then the user's queue
+    (``user_as_default_queue``); with it off, ``root.default``."""
+    h = harness("8192 mb, 8 vcores", config={"pool_resolver": "rules"})
+    assert place(h, "default", "alice") == "root.alice"
+    assert place(h, "prod", "alice") == "root.prod"
+    h = harness("8192 mb, 8 vcores", config={"pool_resolver": "rules", "user_as_default_queue": False})
+    assert place(h, "default", "alice") == "root.default"
