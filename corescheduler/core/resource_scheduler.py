@@ -105,6 +105,11 @@ class ResourceScheduler:
         self.am_tasks: dict[str, Task] = {}
         self._steady_dirty = True
         self._threshold = self.settings.reservation_threshold
+        #: preemption: per leaf the last update it was not starved for its min share; per app for its fair share
+        self._at_min_share: dict[str, float] = {}
+        self._at_fair_share: dict[str, float] = {}
+        #: app id -> what it is starved for now (fair-share plus min-share starvation)
+        self.starvation: dict[str, Resources] = {}
 
     # ================================================================== cluster
     def _cluster_total(self) -> Resources:
@@ -312,6 +317,8 @@ class ResourceScheduler:
         root.sched.fair_share = self.cluster_total
         root.sched.active = root.num_runnable > 0
         self._shares(root)
+        if self.settings.preemption:
+            self._update_starvation(now)
 
     def _app_demand(self, job: Job) -> Resources:
         """``FSAppAttempt.updateDemand``: usage plus pending asks (the AM's until it runs)."""
@@ -407,6 +414,16 @@ class ResourceScheduler:
     def heartbeat(self, node: Node, now: float) -> list[Assignment]:
         """``FairScheduler.attemptScheduling`` on one node."""
         out: list[Assignment] = []
+        wanted = node.preempted_for
+        if wanted is not None:  # FairScheduler.assignPreemptedContainers: what was freed here is for that app
+            node.preempted_for = None
+            leaf = self.tree.get(wanted.queue or "")
+            if leaf is not None and wanted.runnable and not wanted.is_finished:
+                for _ in range(len(node.tasks) + 64):
+                    if self._assign_app(leaf, wanted, node, now, out) in (None, RESERVED):
+                        break
+            if out:
+                return out
         reserved = node.reserved
         if reserved is not None and self._serve_reservation(node, reserved, now, out):
             return out
@@ -674,6 +691,164 @@ class ResourceScheduler:
                 self._unreserve(node)
                 self._allocate(leaf, job, task, node, size, now, out)
         return True
+
+    # ================================================================== preemption
+    def _below(self, policy: str, usage: Resources, share: Resources) -> bool:
+        """``isUsageBelowShare`` with the policy's calculator: memory (fair, fifo) or dominant share (drf)."""
+        if policy == "drf":
+            cluster = self.cluster_total
+            return usage.dominant_share(cluster) < share.dominant_share(cluster)
+        return usage.memory < share.memory
+
+    def _update_starvation(self, now: float) -> None:
+        """``FSLeafQueue.updateStarvedApps``: each app's fair-share starvation (below
+        ``fairSharePreemptionThreshold`` × its fair share, capped by its demand, for longer
+        than ``fairSharePreemptionTimeout``) and each leaf's min-share starvation (below
+        min(min share, demand) for longer than ``minSharePreemptionTimeout``), handed to its
+        apps in policy order up to what each still asks for.  Only while the cluster is used
+        above ``preemption_utilization_threshold`` (YARN's cluster-utilization-threshold)."""
+        self.starvation = {}
+        config = self.tree.config
+        total = self.cluster_total
+        used = self.tree.root.sched.running
+        utilization = max((used.get(n) / total.get(n) for n in total.names if total.get(n) > 0), default=0.0)
+        enough = utilization >= self.settings.preemption_utilization_threshold
+        for leaf in self.tree.leaves():
+            policy = leaf.policy
+            threshold = config.fair_share_preemption_threshold(leaf.name)
+            fair_timeout = config.fair_share_preemption_timeout(leaf.name)
+            apps = sorted(leaf.runnable_apps, key=lambda j: self._key(policy, j.sched[RESOURCES]))
+            for job in apps:
+                js = job.sched[RESOURCES]
+                fair = (js.fair_share or _NONE).multiply_and_round_down(threshold)
+                target = fair.componentwise_min(js.demand)
+                if not self._below(policy, job.usage, target):
+                    self._at_fair_share[job.id] = now
+                    continue
+                since = self._at_fair_share.setdefault(job.id, now)
+                if enough and now - since > fair_timeout:
+                    gap = (target - job.usage).componentwise_max(_NONE)
+                    if gap.any_positive():
+                        self.starvation[job.id] = gap
+            s = leaf.sched
+            desired = s.min_share.componentwise_min(s.demand)
+            if not self._below(policy, s.running, desired):
+                self._at_min_share[leaf.name] = now
+                continue
+            since = self._at_min_share.setdefault(leaf.name, now)
+            if not (enough and now - since >= config.min_share_preemption_timeout(leaf.name)):
+                continue
+            left = (desired - s.running).componentwise_max(_NONE)
+            for job in apps:
+                if not left.any_positive():
+                    break
+                pending = (job.sched[RESOURCES].demand - job.usage - self.starvation.get(job.id, _NONE))
+                share = pending.componentwise_max(_NONE).componentwise_min(left)
+                if share.any_positive():
+                    self.starvation[job.id] = self.starvation.get(job.id, _NONE) + share
+                    left = (left - share).componentwise_max(_NONE)
+
+    def _preemptable(self, task: Task, chosen: dict[str, Resources]) -> bool:
+        """``FSAppAttempt.canContainerBePreempted``: its queue allows it (``allowPreemptionFrom``)
+        and the app stays at or above its fair share without it (and what is already chosen)."""
+        job = task.job
+        if job.id in self.starvation:
+            return False
+        leaf = self.tree.get(job.queue or "")
+        if leaf is None or not self.tree.config.preemptable(leaf.name):
+            return False
+        after = job.usage - chosen.get(job.id, _NONE) - (task.resources or _NONE)
+        fair = job.sched[RESOURCES].fair_share or _NONE
+        return not self._below(leaf.policy, after, fair)
+
+    def preempt(self, now: float) -> list[Task]:
+        """``FSPreemptionThread``: for each starved app, find on some node running containers
+        of apps above their fair share whose release (with what the node has free) fits one
+        of the app's requests — AM containers only if nothing else will do — kill them, and
+        keep what they free on that node for the starved app.  Containers are killed at once
+        (YARN warns them first and kills after ``waitTimeBeforeKill``, 15 s)."""
+        if not self.settings.preemption:
+            return []
+        self.update(now)
+        killed: list[Task] = []
+        chosen: dict[str, Resources] = {}
+        taken: set[str] = set()
+        promised: dict[str, Resources] = {}  # node -> room already freed for a starved request
+        plan: list[tuple[Node, Job, list[Task]]] = []
+        for job_id, starved in list(self.starvation.items()):
+            job = self.owner.jobs.get(job_id)
+            if job is None:
+                continue
+            for size in self._starved_requests(job, starved):
+                victims = self._victims_for(size, chosen, taken, promised)
+                if victims is None:
+                    continue
+                node, tasks = victims
+                promised[node.name] = promised.get(node.name, _NONE) + size
+                for task in tasks:
+                    taken.add(task.id)
+                    chosen[task.job.id] = chosen.get(task.job.id, _NONE) + (task.resources or _NONE)
+                plan.append((node, job, tasks))
+        for node, job, tasks in plan:  # identified first, killed after (the counts above are of before)
+            node.preempted_for = job
+            for task in tasks:
+                killed.append(self.owner.kill(task.id, now, reason="preempted"))
+        if killed:
+            self.update(now)
+        return killed
+
+    def _starved_requests(self, job: Job, starved: Resources) -> list[Resources]:
+        """``getStarvedResourceRequests``: the app's next requests up to its starvation (at least one)."""
+        out: list[Resources] = []
+        covered = _NONE
+        am = self.am_tasks.get(job.id)
+        pending: list[Task] = [am] if am is not None and not job.am_running and am.state == PENDING else []
+        if not pending:
+            for kind in (MAP, REDUCE, TASK):
+                if kind == REDUCE and not job.reduces_schedulable:
+                    continue
+                pending.extend(t for t in job.tasks.get(kind, ()) if t.state == PENDING)
+        for task in pending:
+            if out and starved.fits_in(covered):  # the starvation is covered
+                break
+            size = task.resources or _NONE
+            out.append(size)
+            covered = covered + size
+        return out
+
+    def _victims_for(
+        self, size: Resources, chosen: dict[str, Resources], taken: set[str], promised: dict[str, Resources]
+    ) -> tuple[Node, list[Task]] | None:
+        """``identifyContainersToPreempt``: the node where the fewest AM containers (then the
+        fewest containers) free room for ``size``."""
+        best: tuple[int, int, Node, list[Task]] | None = None
+        for node in self.owner.cluster.nodes.values():
+            if node.capacity is None or not size.fits_in(node.capacity):
+                continue
+            free = node.available - promised.get(node.name, _NONE)
+            picked: list[Task] = []
+            ams = 0
+            local = dict(chosen)
+            # newest containers first, AM containers last (YARN sorts by priority, AM last)
+            running = sorted(
+                (t for t in node.tasks.values() if t.id not in taken),
+                key=lambda t: (t.is_am, -t.launch_seq),
+            )
+            for task in running:
+                if size.fits_in(free):
+                    break
+                if not self._preemptable(task, local):
+                    continue
+                picked.append(task)
+                ams += task.is_am
+                local[task.job.id] = local.get(task.job.id, _NONE) + (task.resources or _NONE)
+                free = free + (task.resources or _NONE)
+            if not picked or not size.fits_in(free):
+                continue
+            candidate = (ams, len(picked), node, picked)
+            if best is None or candidate[:2] < best[:2]:
+                best = candidate
+        return None if best is None else (best[2], best[3])
 
     # ================================================================== completion
     def release(self, task: Task) -> None:

@@ -1083,6 +1083,8 @@ class Scheduler:
         if not force and now - self._last_preempt_check < self.settings.preemption_interval:
             return []
         self._last_preempt_check = now
+        if self._rs is not None:
+            return self._rs.preempt(now)
         killed: list[Task] = []
         for kind in KINDS:
             plan = self.preemption_plan(kind, now)

@@ -451,3 +451,66 @@ def test_yarn_default_placement_without_a_policy() -> None:
     assert place(h, "prod", "alice") == "root.prod"
     h = harness("8192 mb, 8 vcores", config={"pool_resolver": "rules", "user_as_default_queue": False})
     assert place(h, "default", "alice") == "root.default"
+
+
+# --------------------------------------------------------------------------- preemption
+
+
+PREEMPT = """<allocations>
+  <queue name="a"><fairSharePreemptionTimeout>10</fairSharePreemptionTimeout>{a}</queue>
+  <queue name="b"><fairSharePreemptionTimeout>10</fairSharePreemptionTimeout>{b}</queue>
+  <defaultFairSharePreemptionThreshold>1.0</defaultFairSharePreemptionThreshold>
+</allocations>"""
+
+
+def _preempt_case(a: str = "", b: str = "") -> tuple[ClusterHarness, object, object]:
+    h = ClusterHarness(racks=1, nodes_per_rack=2, node_resources="4096 mb, 4 vcores",
+                       config={"scheduler": {"mode": "resources", "preemption": True}},
+                       allocations=PREEMPT.format(a=a, b=b))
+    greedy = h.submit(queue="a", tasks=8, resources="1024 mb, 1 vcores")
+    h.update()
+    for _ in range(4):
+        h.heartbeat("n0000")
+        h.heartbeat("n0001")
+    late = h.submit(queue="b", tasks=8, resources="1024 mb, 1 vcores")
+    return h, greedy, late
+
+
+def test_fair_share_starvation_preempts_after_the_timeout() -> None:
+    """``FSAppAttempt.fairShareStarvation`` and ``FSPreemptionThread``: queue b is below its
+    fair share (4096 MB of 8192); after ``fairSharePreemptionTimeout`` containers of a (above
+    its share) are killed — no more than takes a to its fair share — and b gets them."""
+    h, greedy, late = _preempt_case()
+    assert h.advance(5) == []  # not yet: the timeout is 10 s
+    killed = h.advance(6)
+    assert killed and all(t.job is greedy for t in killed)
+    assert h.job(greedy).usage.memory >= 4096
+    got = [a for n in ("n0000", "n0001") for a in h.heartbeat(n)]
+    assert got and all(a.job == late.id for a in got)
+
+
+def test_no_preemption_from_a_queue_that_does_not_allow_it() -> None:
+    """``allowPreemptionFrom = false``: its containers are never taken (``canContainerBePreempted``)."""
+    h, _, _ = _preempt_case(a="<allowPreemptionFrom>false</allowPreemptionFrom>")
+    h.advance(5)
+    assert h.advance(6) == []
+
+
+def test_min_share_starvation_preempts_after_its_timeout() -> None:
+    """``FSLeafQueue.updateStarvedAppsMinshare``: b below min(min share, demand) for longer than
+    ``minSharePreemptionTimeout`` is owed the difference."""
+    xml = """<allocations>
+      <queue name="a"/>
+      <queue name="b"><minResources>3072 mb, 3 vcores</minResources>
+        <minSharePreemptionTimeout>5</minSharePreemptionTimeout></queue>
+    </allocations>"""
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="4096 mb, 4 vcores",
+                       config={"scheduler": {"mode": "resources", "preemption": True}}, allocations=xml)
+    greedy = h.submit(queue="a", tasks=8, resources="1024 mb, 1 vcores")
+    h.update()
+    for _ in range(4):
+        h.heartbeat("n0000")
+    h.submit(queue="b", tasks=8, resources="1024 mb, 1 vcores")
+    assert h.advance(3) == []
+    killed = h.advance(3)
+    assert len(killed) == 3 and all(t.job is greedy for t in killed)
