@@ -571,3 +571,29 @@ def test_global_random_is_untouched() -> None:
     load_workload("builtin:facebook")
     load_workload(DATA / "swim-small.tsv")
     assert random.random() == expected
+
+
+def test_json_workload_resources_for_resource_mode(tmp_path) -> None:
+    """SPEC §7: a job's tasks may carry ``resources`` (or the job a default
+    ``task_resources``), plain containers come as ``tasks`` / ``task_count``,
+    an AM size as ``am_resources``; a bad string names the field."""
+    import json
+
+    from corescheduler.errors import WorkloadError
+    from corescheduler.resources import Resources
+
+    doc = {"jobs": [
+        {"id": "a", "submit": 0, "user": "u", "task_resources": "2048 mb, 1 vcores",
+         "am_resources": "1024 mb, 1 vcores", "task_count": 3, "task_duration": 10},
+        {"id": "b", "submit": 1, "user": "u", "maps": [{"duration": 5, "resources": "1024 mb, 2 vcores"}],
+         "tasks": [{"duration": 2, "resources": "vcores=1, memory-mb=512"}]},
+    ]}
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(doc))
+    a, b = load_workload(path).jobs
+    assert len(a.tasks) == 3 and a.task_resources == Resources(2048, 1) and a.am_resources == Resources(1024, 1)
+    assert b.maps[0].resources == Resources(1024, 2) and b.tasks[0].resources == Resources(512, 1)
+    doc["jobs"][1]["maps"][0]["resources"] = "1024"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(WorkloadError, match=r"job 'b'\.maps\[0\]\.resources: Cannot parse resource values"):
+        load_workload(path)

@@ -263,9 +263,14 @@ class _TaskCache:
     def __init__(self) -> None:
         self._specs: dict[tuple[Any, ...], TaskSpec] = {}
 
-    def get(self, duration: float, input_nodes: tuple[str, ...] = (), copy_duration: float | None = None) -> TaskSpec:
-        key = (duration, input_nodes, copy_duration)
+    def get(
+        self, duration: float, input_nodes: tuple[str, ...] = (), copy_duration: float | None = None,
+        resources: Any = None,
+    ) -> TaskSpec:
+        key = (duration, input_nodes, copy_duration, resources)
         spec = self._specs.get(key)
         if spec is None:
-            spec = self._specs[key] = TaskSpec(duration=duration, input_nodes=input_nodes, copy_duration=copy_duration)
+            spec = self._specs[key] = TaskSpec(
+                duration=duration, input_nodes=input_nodes, copy_duration=copy_duration, resources=resources
+            )
         return spec

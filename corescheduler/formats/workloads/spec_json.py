@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from corescheduler.core.model import PRIORITIES, PRIORITY_RANK, JobSpec, TaskSpec
+from corescheduler.errors import ResourceParseError
 from corescheduler.formats.workloads.problems import _count, _number, _Problems, _show, _TaskCache, _unknown_key
+from corescheduler.resources import Resources, parse_configurable
 
 # --------------------------------------------------------------------------- workload JSON
 
@@ -27,9 +29,29 @@ _JOB_KEYS = (
     "reduce_count",
     "reduce_duration",
     "reduce_copy_duration",
+    "tasks",
+    "task_count",
+    "task_duration",
+    "task_resources",
+    "am_resources",
 )
-_MAP_KEYS = ("duration", "input_nodes")
-_REDUCE_KEYS = ("duration", "copy_duration")
+_MAP_KEYS = ("duration", "input_nodes", "resources")
+_REDUCE_KEYS = ("duration", "copy_duration", "resources")
+_TASK_KEYS = ("duration", "resources")
+_RESOURCE_HINT = 'a resource string like "1024 mb, 1 vcores"'
+
+
+def _resource_value(p: _Problems, obj: Any, path: tuple[Any, ...], label: str) -> Resources | bool | None:
+    """A task's or job's resource string: Resources, None if absent, False (reported) if bad."""
+    try:
+        value = parse_configurable(obj, missing=0) if isinstance(obj, str) else None
+    except ResourceParseError as exc:
+        p.add(path, f"{label}: {exc}")
+        return False
+    if value is None or value.is_percentage:
+        p.add(path, f"{label}: expected {_RESOURCE_HINT} (amounts, not percentages), got {_show(obj)}")
+        return False
+    return value.resolve(None)
 
 
 class _JobsReader:
@@ -110,15 +132,25 @@ class _JsonJobs(_JobsReader):
             p.add((*path, "groups"), f"{label}.groups: expected a list of non-empty strings, got {_show(groups)}")
             groups = []
 
-        maps = self.side(obj, path, label, "map")
+        sizes = {}
+        for key in ("task_resources", "am_resources"):
+            if key in obj:
+                value = _resource_value(p, obj[key], (*path, key), f"{label}.{key}")
+                sizes[key] = value if value is not False else None
+        plain = "tasks" in obj or "task_count" in obj or "task_duration" in obj
+        maps = self.side(obj, path, label, "map", required=not plain)
         reduces = self.side(obj, path, label, "reduce")
-        if maps is not None and reduces is not None and not maps and not reduces:
-            p.add(path, f"{label}: a job needs at least one task (maps or reduces)")
+        tasks = self.side(obj, path, label, "task") if plain else ()
+        if maps is not None and reduces is not None and tasks is not None and not (maps or reduces or tasks):
+            p.add(path, f"{label}: a job needs at least one task (maps, reduces or tasks)")
         if p.count > before:
             return None
         return JobSpec(
             maps=maps,
             reduces=reduces,
+            tasks=tasks,
+            task_resources=sizes.get("task_resources"),
+            am_resources=sizes.get("am_resources"),
             user=user,
             pool=pool,
             priority=priority,
@@ -128,8 +160,10 @@ class _JsonJobs(_JobsReader):
             submit=float(submit),  # type: ignore[arg-type]
         )
 
-    def side(self, obj: dict[str, Any], path: tuple[Any, ...], label: str, kind: str) -> tuple[TaskSpec, ...] | None:
-        """The maps or reduces of a job, from a task list or from counts."""
+    def side(
+        self, obj: dict[str, Any], path: tuple[Any, ...], label: str, kind: str, required: bool = True
+    ) -> tuple[TaskSpec, ...] | None:
+        """The maps, reduces or (resource mode) plain tasks of a job, from a task list or from counts."""
         p = self.p
         plural = f"{kind}s"
         count_keys = [f"{kind}_count", f"{kind}_duration"] + (["reduce_copy_duration"] if kind == "reduce" else [])
@@ -143,7 +177,7 @@ class _JsonJobs(_JobsReader):
                 return None
             return self.task_list(obj[plural], (*path, plural), f"{label}.{plural}", kind)
         if not given:
-            if kind == "map":
+            if kind == "map" and required:
                 p.add(path, f"{label}: missing maps (a list of tasks) or map_count and map_duration")
                 return None
             return ()
@@ -188,7 +222,7 @@ class _JsonJobs(_JobsReader):
         if not isinstance(tasks, list):
             p.add(path, f"{label}: expected a list of task objects, got {_show(tasks)}")
             return None
-        known = _MAP_KEYS if kind == "map" else _REDUCE_KEYS
+        known = _MAP_KEYS if kind == "map" else _REDUCE_KEYS if kind == "reduce" else _TASK_KEYS
         out: list[TaskSpec] = []
         ok = True
         for i, task in enumerate(tasks):
@@ -243,8 +277,14 @@ class _JsonJobs(_JobsReader):
                     )
                     ok = False
                     continue
+            size = None
+            if "resources" in task:
+                size = _resource_value(p, task["resources"], (*tpath, "resources"), f"{tlabel}.resources")
+                if size is False:
+                    ok = False
+                    continue
             if ok:
-                out.append(self.cache.get(float(duration), nodes, copy))
+                out.append(self.cache.get(float(duration), nodes, copy, size))
         return tuple(out) if ok else None
 
 
