@@ -33,6 +33,7 @@ VCORES = "vcores"
 UNBOUNDED = 2**63 - 1
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-/]*$")
+_set = object.__setattr__
 
 
 def _extras(value: Any) -> tuple[tuple[str, int], ...]:
@@ -75,6 +76,16 @@ class Resources:
     extras: tuple[tuple[str, int], ...] = field(default=(), converter=_extras)
 
     # ------------------------------------------------------------------ construction
+    @classmethod
+    def _make(cls, memory: int, vcores: int, extras: tuple[tuple[str, int], ...] = ()) -> Resources:
+        """A value from already-checked parts (sorted extras), without the converters: the
+        arithmetic below builds many of these."""
+        obj = object.__new__(cls)
+        _set(obj, "memory", memory)
+        _set(obj, "vcores", vcores)
+        _set(obj, "extras", extras)
+        return obj
+
     @classmethod
     def none(cls) -> Resources:
         """Zero of everything (``Resources.none()``)."""
@@ -127,22 +138,26 @@ class Resources:
     # ------------------------------------------------------------------ arithmetic
     def _combine(self, other: Resources, op: Any) -> Resources:
         if not self.extras and not other.extras:
-            return Resources(op(self.memory, other.memory), op(self.vcores, other.vcores))
-        names = dict.fromkeys(n for n, _ in (*self.extras, *other.extras))
-        return Resources(
+            return Resources._make(op(self.memory, other.memory), op(self.vcores, other.vcores))
+        names = sorted(dict.fromkeys(n for n, _ in (*self.extras, *other.extras)))
+        return Resources._make(
             op(self.memory, other.memory),
             op(self.vcores, other.vcores),
-            {n: op(self.get(n), other.get(n)) for n in names},
+            tuple((n, op(self.get(n), other.get(n))) for n in names),
         )
 
     def __add__(self, other: Resources) -> Resources:
-        if not isinstance(other, Resources):
+        if type(other) is not Resources:
             return NotImplemented
+        if not self.extras and not other.extras:
+            return Resources._make(self.memory + other.memory, self.vcores + other.vcores)
         return self._combine(other, int.__add__)
 
     def __sub__(self, other: Resources) -> Resources:
-        if not isinstance(other, Resources):
+        if type(other) is not Resources:
             return NotImplemented
+        if not self.extras and not other.extras:
+            return Resources._make(self.memory - other.memory, self.vcores - other.vcores)
         return self._combine(other, int.__sub__)
 
     def multiply_and_round_down(self, factor: float) -> Resources:

@@ -27,7 +27,7 @@ from typing import Any
 from corescheduler.core.fairshare import shares_from_columns, yarn_fair_shares
 from corescheduler.core.model import RESOURCES, PreemptionPlan, Schedulable
 from corescheduler.hookspecs import hookimpl
-from corescheduler.resources import MEMORY, Resources
+from corescheduler.resources import MEMORY, VCORES, Resources
 
 
 def fair_order_key(s: Schedulable) -> tuple[int, float, float, str]:
@@ -77,8 +77,17 @@ def resource_shares(
         mins = [s.min_share.get(rtype) for s in schedulables]
         maxes = [s.max_share.get(rtype) for s in schedulables]
         columns[rtype] = yarn_fair_shares(weights, mins, maxes, total.get(rtype), active)
-    names = total.names
-    return [Resources.of({n: columns[n][i] if n in columns else 0 for n in names}) for i in range(len(schedulables))]
+    n = len(schedulables)
+    zeros = [0] * n
+    memory = columns.get(MEMORY, zeros)
+    vcores = columns.get(VCORES, zeros)
+    extras = [name for name, _ in total.extras]
+    if not extras:
+        return [Resources._make(memory[i], vcores[i]) for i in range(n)]
+    return [
+        Resources._make(memory[i], vcores[i], tuple((e, columns[e][i] if e in columns else 0) for e in extras))
+        for i in range(n)
+    ]
 
 
 def yarn_fair_order_key(s: Schedulable) -> tuple[Any, ...]:

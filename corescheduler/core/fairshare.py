@@ -228,6 +228,26 @@ def yarn_fair_shares(
     Java ``float`` as YARN holds them.  Sums saturate at
     ``Long.MAX_VALUE`` (``safeAdd``), so huge min shares cannot overflow.
     """
+    key = (tuple(weights), tuple(mins), tuple(maxes), total, None if active is None else tuple(active))
+    cached = _YARN_CACHE.get(key)
+    if cached is not None:
+        return list(cached)
+    out = _yarn_fair_shares(weights, mins, maxes, total, active)
+    if len(_YARN_CACHE) >= _YARN_CACHE_SIZE:
+        _YARN_CACHE.clear()
+    _YARN_CACHE[key] = tuple(out)
+    return out
+
+
+#: yarn_fair_shares' results by their inputs: a tree's parents often divide equal shares
+#: among equal children, and an update repeats the last one's inputs when nothing changed
+_YARN_CACHE: dict[tuple[Any, ...], tuple[int, ...]] = {}
+_YARN_CACHE_SIZE = 4096
+
+
+def _yarn_fair_shares(
+    weights: Sequence[float], mins: Sequence[int], maxes: Sequence[int], total: int, active: Sequence[bool] | None
+) -> list[int]:
     n = len(weights)
     out = [0] * n
     free: list[int] = []
