@@ -243,6 +243,18 @@ def test_check_good_toml_and_xml(files):
     assert not result.stderr
 
 
+def test_check_gives_yarns_errors_for_a_yarn_allocation_file(files):
+    """``AllocationFileQueueParser.loadQueue``'s checks, with the file and line."""
+    good = files("fair-scheduler.xml", '<allocations><queue name="a"><queue name="b"/></queue></allocations>')
+    bad = files("bad.xml", '<allocations>\n<queue name="a.b"/>\n<queue name="p"><maxAMShare>0.5</maxAMShare>'
+                           '<queue name="c"/></queue>\n</allocations>')
+    result = run("check", str(good), str(bad))
+    assert result.exit_code == 1
+    assert f"{good}: ok" in result.stdout
+    assert f"{bad}:2: Bad fair scheduler config file: queue name (a.b) shouldn't contain period." in result.stdout
+    assert "cannot also include a maxAMShare element" in result.stdout
+
+
 def test_check_bad_toml_syntax_names_the_line(files):
     config = files("bad.toml", "[scheduler]\npreemption = \n")
     result = run("check", str(config))
