@@ -126,9 +126,14 @@ def _labels(paths: Sequence[str]) -> list[str]:
 
 def _note(workload: Any, seed: int, result: Any) -> str:
     s = result.metrics["summary"]
+    cluster = s.get("cluster_resources")
+    if cluster:  # resource mode
+        shape = ", ".join(f"{v:,} {'MB' if k == 'memory' else k}" for k, v in cluster.items())
+    else:
+        shape = f"{s.get('map_slots')} map + {s.get('reduce_slots')} reduce slots"
     return (
         f"workload {workload.source} ({len(workload.jobs)} jobs), seed {seed}, "
-        f"{s.get('nodes')} nodes ({s.get('map_slots')} map + {s.get('reduce_slots')} reduce slots); "
+        f"{s.get('nodes')} nodes ({shape}); "
         f"{result.events:,} events, {result.wall_time:.1f} s wall"
     )
 

@@ -885,9 +885,12 @@ class ResourceScheduler:
         """Every task done: the AM ends too and the app leaves its queue."""
         am = self.am_tasks.pop(job.id, None)
         if am is not None and am.state == RUNNING:
+            node = am.node
             self.owner._running_tasks.pop(am.id, None)
             self.release(am)
             am.state = "complete"
+            self.owner._emit({"time": now, "type": "task_finish", "job": job.id, "task": am.id, "kind": AM,
+                              "node": node})
         self._remove_app(job, now)
 
     def remove_node(self, node: Node, now: float) -> list[Task]:

@@ -104,14 +104,22 @@ class MetricsCollector:
         max_samples: int = 1000,
         nodes: int | None = None,
         copy_holds_slot: bool = True,
+        resources: Mapping[str, int] | None = None,
     ) -> None:
         self.total_slots = {k: int(total_slots.get(k, 0)) for k in KINDS}
+        #: resource mode: the cluster's total of each resource type (``{"memory": MB, "vcores": n}``);
+        #: utilisation and the timeline are then per resource type, and shares per queue
+        self.resources = dict(resources) if resources else None
+        self._lanes: tuple[str, ...] = tuple(self.resources) if self.resources else KINDS
+        self.resource_seconds: dict[str, float] = dict.fromkeys(self._lanes, 0.0) if self.resources else {}
+        self.pool_resource_seconds: dict[str, dict[str, float]] = {}
         self.copy_holds_slot = copy_holds_slot
         self.nodes = nodes
         self.jobs: dict[str, _JobRecord] = {}
         self.rejected: dict[str, str] = {}
         self.jobs_done = 0
         self._running: dict[str, tuple[float, str, str]] = {}  # task -> (start, kind, job)
+        self._sizes: dict[str, Mapping[str, int]] = {}  # resource mode: task -> its container's size
         self._compute_start: dict[str, float] = {}
         self.busy = {MAP: 0.0, REDUCE: 0.0}
         self.pool_busy: dict[str, list[float]] = {}
@@ -128,7 +136,7 @@ class MetricsCollector:
         self.max_samples = max_samples
         self._next_sample = 0.0
         self.times: list[float] = []
-        self.util: dict[str, list[float]] = {MAP: [], REDUCE: []}
+        self.util: dict[str, list[float]] = {k: [] for k in self._lanes}
         self.series: dict[str, list[list[float]]] = {}  # pool -> [run map, run reduce, share map, share reduce]
         self._dispatch = {
             "task_start": self._task_start,
@@ -203,7 +211,10 @@ class MetricsCollector:
     def _task_start(self, e: Mapping[str, Any]) -> None:
         kind = e["kind"]
         self._running[e["task"]] = (e["time"], kind, e["job"])
-        self.starts[kind] += 1
+        self.starts[kind] = self.starts.get(kind, 0) + 1
+        size = e.get("resources")
+        if size is not None:
+            self._sizes[e["task"]] = size
         locality = e.get("locality")
         if locality is not None:
             i = _LOCALITY_INDEX[locality]
@@ -223,13 +234,21 @@ class MetricsCollector:
                 self.copy_seconds += compute - start
             if not self.copy_holds_slot:  # only computing holds a reduce slot
                 occupied = e["time"] - compute if compute is not None else 0.0
-        self.busy[kind] += occupied
+        self.busy[kind] = self.busy.get(kind, 0.0) + occupied
         rec = self.jobs.get(job)
         pool = (rec.pool if rec is not None else None) or "default"
         sums = self.pool_busy.get(pool)
         if sums is None:
             sums = self.pool_busy[pool] = [0.0, 0.0]
-        sums[0 if kind == MAP else 1] += occupied
+        if kind == MAP or kind == REDUCE:
+            sums[0 if kind == MAP else 1] += occupied
+        size = self._sizes.pop(e["task"], None)
+        if size is not None and self.resources is not None:
+            per_pool = self.pool_resource_seconds.setdefault(pool, dict.fromkeys(self._lanes, 0.0))
+            for name in self._lanes:
+                amount = size.get(name, 0) * seconds
+                self.resource_seconds[name] += amount
+                per_pool[name] += amount
         return seconds
 
     def _task_finish(self, e: Mapping[str, Any]) -> None:
@@ -268,28 +287,31 @@ class MetricsCollector:
     ) -> None:
         n = len(self.times)
         self.times.append(round(t, 3))
-        run = {MAP: 0, REDUCE: 0}
+        lanes = self._lanes
+        run = dict.fromkeys(lanes, 0.0)
+        first, second = lanes[0], lanes[1]
         for name, values in pools.items():
             rows = self.series.get(name)
             if rows is None:
                 rows = self.series[name] = [[0.0] * n for _ in range(4)]
             for row, v in zip(rows, values):
                 row.append(round(float(v), 3))
-            run[MAP] += values[0]
-            run[REDUCE] += values[1]
+            run[first] += values[0]
+            run[second] += values[1]
         for rows in self.series.values():
             for row in rows:
                 if len(row) < n + 1:
                     row.append(0.0)
         if occupied is not None:
-            run = {kind: occupied.get(kind, run[kind]) for kind in KINDS}
-        for kind in KINDS:
-            total = self.total_slots[kind]
+            run = {kind: occupied.get(kind, run[kind]) for kind in lanes}
+        totals = self.resources if self.resources is not None else self.total_slots
+        for kind in lanes:
+            total = totals.get(kind, 0)
             self.util[kind].append(round(run[kind] / total, 4) if total else 0.0)
 
     def _halve(self) -> None:
         self.times = self.times[::2]
-        for kind in KINDS:
+        for kind in self._lanes:
             self.util[kind] = self.util[kind][::2]
         for rows in self.series.values():
             rows[:] = [row[::2] for row in rows]
@@ -338,7 +360,7 @@ class MetricsCollector:
         makespan = max(0.0, last - first)
         maps_started = sum(self.locality)
         slots = self.total_slots
-        busy_total = self.busy[MAP] + self.busy[REDUCE]
+        busy_total = self.busy.get(MAP, 0.0) + self.busy.get(REDUCE, 0.0)
         denominator = (slots[MAP] + slots[REDUCE]) * makespan
 
         def util(busy: float, n: int) -> float | None:
@@ -352,8 +374,8 @@ class MetricsCollector:
             "node_locality": _r(self.locality[0] / maps_started, 4) if maps_started else None,
             "rack_locality": _r((self.locality[0] + self.locality[1]) / maps_started, 4) if maps_started else None,
             "utilization": _r(busy_total / denominator, 4) if denominator > 0 else None,
-            "map_utilization": util(self.busy[MAP], slots[MAP]),
-            "reduce_utilization": util(self.busy[REDUCE], slots[REDUCE]),
+            "map_utilization": util(self.busy.get(MAP, 0.0), slots[MAP]),
+            "reduce_utilization": util(self.busy.get(REDUCE, 0.0), slots[REDUCE]),
             "preempted_tasks": self.preempted,
             "wasted_seconds": _r(self.wasted),
             "jobs": len(self.jobs),
@@ -361,16 +383,29 @@ class MetricsCollector:
             "unfinished_jobs": len(unfinished),
             "rejected_jobs": len(self.rejected),
             "tasks": self.finished_tasks,
-            "map_launches": self.starts[MAP],
-            "reduce_launches": self.starts[REDUCE],
+            "map_launches": self.starts.get(MAP, 0),
+            "reduce_launches": self.starts.get(REDUCE, 0),
             "reduce_copy_seconds": _r(self.copy_seconds),
-            "slot_seconds_map": _r(self.busy[MAP]),
-            "slot_seconds_reduce": _r(self.busy[REDUCE]),
+            "slot_seconds_map": _r(self.busy.get(MAP, 0.0)),
+            "slot_seconds_reduce": _r(self.busy.get(REDUCE, 0.0)),
             "nodes": self.nodes,
             "map_slots": slots[MAP],
             "reduce_slots": slots[REDUCE],
             "end_time": _r(end),
         }
+        if self.resources is not None:  # resource mode: utilisation per resource type
+            per_type = {
+                name: (_r(self.resource_seconds[name] / (total * makespan), 4) if total and makespan > 0 else None)
+                for name, total in self.resources.items()
+            }
+            for name, value in per_type.items():
+                summary[f"{name}_utilization"] = value
+            known = [v for v in per_type.values() if v is not None]
+            summary["utilization"] = max(known) if known else None  # the dominant resource's
+            summary["resource_seconds"] = {k: _r(v) for k, v in self.resource_seconds.items()}
+            summary["cluster_resources"] = dict(self.resources)
+            summary["task_launches"] = self.starts.get("task", 0)
+            summary["am_launches"] = self.starts.get("am", 0)
         pools_out = {}
         for name in sorted(set(self.pool_busy) | set(by_pool_jobs)):
             sums = self.pool_busy.get(name, [0.0, 0.0])
@@ -382,6 +417,9 @@ class MetricsCollector:
                 "slot_seconds_map": _r(sums[0]),
                 "slot_seconds_reduce": _r(sums[1]),
             }
+            if self.resources is not None:
+                spent = self.pool_resource_seconds.get(name, {})
+                pools_out[name]["resource_seconds"] = {k: _r(spent.get(k, 0.0)) for k in self._lanes}
         bins_out = {}
         for name, b in sorted(bins.items(), key=lambda item: (item[1]["min_maps"], item[0])):
             loc = b["loc"]
@@ -398,12 +436,13 @@ class MetricsCollector:
             "time": list(self.times),
             "utilization": {k: list(v) for k, v in self.util.items()},
             "pools": {
-                name: {
-                    "running_map": rows[0],
-                    "running_reduce": rows[1],
-                    "fair_share_map": rows[2],
-                    "fair_share_reduce": rows[3],
-                }
+                name: (
+                    {"running_map": rows[0], "running_reduce": rows[1], "fair_share_map": rows[2],
+                     "fair_share_reduce": rows[3]}
+                    if self.resources is None
+                    else {"memory": rows[0], "vcores": rows[1], "fair_share_memory": rows[2],
+                          "dominant_share": rows[3]}
+                )
                 for name, rows in sorted(self.series.items())
             },
         }

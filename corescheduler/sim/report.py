@@ -74,6 +74,9 @@ def summary_rows(runs: Sequence[Run]) -> list[list[str]]:
         ("preempted tasks", "preempted_tasks", "int"),
         ("wasted slot-s", "wasted_seconds", "num"),
     ]
+    if _resource_mode(runs):
+        at = spec.index(("utilisation", "utilization", "pct")) + 1
+        spec[at:at] = [("memory in use", "memory_utilization", "pct"), ("vcores in use", "vcores_utilization", "pct")]
     rows = [[label, *(_fmt(m["summary"].get(key), kind) for _, m in runs)] for label, key, kind in spec]
     for name in _bins(runs):
         for label, key, kind in (
@@ -255,22 +258,30 @@ def _legend_runs(fig: Any, runs: Sequence[Run]) -> None:
     fig.legend(handles, [label for label, _ in runs], loc="lower center", fontsize=8, ncol=min(5, len(runs)))
 
 
+def _resource_mode(runs: Sequence[Run]) -> bool:
+    """Resource-mode runs report per resource type and queue (``[scheduler] mode = "resources"``)."""
+    return any("cluster_resources" in m.get("summary", {}) for _, m in runs)
+
+
 def _series(metrics: Mapping[str, Any], pools: Sequence[str], key: str) -> list[float]:
     timeline = metrics.get("timeline", {})
     n = len(timeline.get("time", []))
     total = [0.0] * n
+    resource = {"running": ("memory",), "fair_share": ("fair_share_memory",), "dominant": ("dominant_share",)}
     for name in pools:
         p = timeline.get("pools", {}).get(name)
         if not p:
             continue
-        for kind in ("map", "reduce"):
-            for i, v in enumerate(p.get(f"{key}_{kind}", [])[:n]):
+        fields = resource[key] if "memory" in p else (f"{key}_map", f"{key}_reduce")
+        for field in fields:
+            for i, v in enumerate(p.get(field, [])[:n]):
                 total[i] += v
     return total
 
 
 def _running_figure(runs: Sequence[Run], shown: Sequence[str], other: set[str]) -> Any:
     plt = _plt()
+    resources = _resource_mode(runs)
     groups: list[tuple[str, list[str]]] = [(name, [name]) for name in shown]
     if other:
         groups.append((OTHER, sorted(other)))
@@ -287,18 +298,19 @@ def _running_figure(runs: Sequence[Run], shown: Sequence[str], other: set[str]) 
             ax.plot(times, _series(m, members, "fair_share"), color=color, lw=1.0, ls="--", alpha=0.8)
         ax.set_title(title, fontsize=9)
         ax.set_xlabel("time (s)")
-        ax.set_ylabel("tasks")
+        ax.set_ylabel("MB" if resources else "tasks")
     for j in range(len(groups), rows * cols):
         axes[j // cols][j % cols].axis("off")
     from matplotlib.lines import Line2D
 
     handles = [Line2D([], [], color="0.3"), Line2D([], [], color="0.3", ls="--")]
-    labels = ["running (maps + reduces)", "fair share"]
+    labels = ["memory used" if resources else "running (maps + reduces)", "fair share"]
     if len(runs) > 1:
         handles += [Line2D([], [], color=c) for c in colors]
         labels += [label for label, _ in runs]
     fig.legend(handles, labels, loc="lower center", fontsize=8, ncol=min(6, len(labels)))
-    fig.suptitle("Running tasks per pool (solid) against fair share (dashed)")
+    fig.suptitle("Memory used per queue (solid) against its fair share (dashed)" if resources
+                 else "Running tasks per pool (solid) against fair share (dashed)")
     fig.tight_layout(rect=(0, 0.05, 1, 0.95))
     return fig
 
@@ -328,18 +340,40 @@ def _locality_figure(runs: Sequence[Run]) -> Any:
     return fig
 
 
+def _dominant_figure(runs: Sequence[Run], shown: Sequence[str], other: set[str]) -> Any:
+    """Resource mode: each queue's dominant share (its largest share of any resource) over time."""
+    plt = _plt()
+    groups: list[tuple[str, list[str]]] = [(name, [name]) for name in shown]
+    if other:
+        groups.append((OTHER, sorted(other)))
+    fig, axes = plt.subplots(1, len(runs), figsize=(5 * len(runs), 3.4), squeeze=False)
+    colors = _colors(len(groups))
+    for ax, (label, m) in zip(axes[0], runs):
+        times = m.get("timeline", {}).get("time", [])
+        for color, (title, members) in zip(colors, groups):
+            if times:
+                ax.plot(times, [100 * v for v in _series(m, members, "dominant")], color=color, lw=1.1, label=title)
+        ax.set_title(label if len(runs) > 1 else "dominant share per queue", fontsize=9)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("% of the cluster")
+    axes[0][-1].legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
 def _utilization_figure(runs: Sequence[Run]) -> Any:
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), squeeze=False)
     colors = _colors(len(runs))
-    for ax, kind in ((axes[0][0], "map"), (axes[0][1], "reduce")):
+    lanes = ("memory", "vcores") if _resource_mode(runs) else ("map", "reduce")
+    for ax, kind in ((axes[0][0], lanes[0]), (axes[0][1], lanes[1])):
         for color, (label, m) in zip(colors, runs):
             timeline = m.get("timeline", {})
             times = timeline.get("time", [])
             values = [100 * v for v in timeline.get("utilization", {}).get(kind, [])]
             if times:
                 ax.plot(times, values[: len(times)], color=color, lw=1.1, label=label)
-        ax.set_title(f"{kind} slots busy")
+        ax.set_title(f"{kind} in use" if kind in ("memory", "vcores") else f"{kind} slots busy")
         ax.set_xlabel("time (s)")
         ax.set_ylabel("%")
         ax.set_ylim(0, 105)
@@ -376,6 +410,8 @@ def render_report(runs: Sequence[Run], *, title: str = "corescheduler simulation
             "locality-bin": _locality_figure(runs),
             "utilization": _utilization_figure(runs),
         }
+        if _resource_mode(runs):
+            figures["dominant-share"] = _dominant_figure(runs, shown, other)
         svgs = {name: _svg(fig, i) for i, (name, fig) in enumerate(figures.items())}
     esc = html.escape
     labels = [label for label, _ in runs]
@@ -400,8 +436,13 @@ def render_report(runs: Sequence[Run], *, title: str = "corescheduler simulation
         "running-share": "Tasks running (maps + reduces) and the pool's fair share, sampled over the run.",
         "locality-bin": "Share of map launches reading node-local input, and node- or rack-local input.",
         "utilization": "Share of map and reduce slots running a task, sampled over the run.",
+        "dominant-share": "Each queue's dominant share: its largest share of the cluster's memory or vcores.",
     }
-    for name, heading in PLOTS:
+    if _resource_mode(runs):
+        captions["running-share"] = "Memory each queue uses and its fair share, sampled over the run."
+        captions["utilization"] = "Share of the cluster's memory and vcores in use, sampled over the run."
+    plots = [*PLOTS, ("dominant-share", "Dominant shares")] if _resource_mode(runs) else PLOTS
+    for name, heading in plots:
         parts.append(f'<h2 id="{name}">{esc(heading)}</h2>')
         parts.append(f'<figure data-plot="{name}">{svgs[name]}<figcaption>{esc(captions[name])}</figcaption></figure>')
     parts.append("</body></html>")

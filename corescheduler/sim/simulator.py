@@ -93,12 +93,14 @@ from corescheduler.core.model import (
     RACK_LOCAL,
     REDUCE,
     RUNNING,
+    TASK,
     Cluster,
     JobSpec,
     Node,
     Task,
     TaskSpec,
 )
+from corescheduler.core.resource_scheduler import AM
 from corescheduler.core.scheduler import JobRejectedError, Scheduler
 from corescheduler.errors import ConfigError, WorkloadError
 from corescheduler.formats import allocation_file
@@ -393,6 +395,7 @@ class Simulation:
             sample_interval=self.options.sample_interval or max(1.0, span / 500.0),
             nodes=len(self.cluster.nodes),
             copy_holds_slot=self.scheduler.plugins.can_compute is None,
+            resources=self._cluster_resources(),
         )
         # engine state
         self._heap: list[tuple[float, int, int, Any]] = []
@@ -403,7 +406,9 @@ class Simulation:
         self._idle_set: dict[str, set[int]] = {MAP: set(), REDUCE: set()}
         self._wheel = {MAP: False, REDUCE: False}
         self._wheel_due = {MAP: 0.0, REDUCE: 0.0}  # when the node a wheel armed ticks
-        self._skip_idle = self.options.skip_idle_heartbeats
+        #: resource mode: every node with room beats at every tick (skipping is by slots)
+        self._resource_mode = self.scheduler.resource_mode
+        self._skip_idle = self.options.skip_idle_heartbeats and not self._resource_mode
         #: the pending IDLE_BEAT: (time, generation); a newer generation voids older events
         self._idle_beat: tuple[float, int] | None = None
         #: can the TaskSelector want an idle heartbeat at all (cs_wants_idle_heartbeat)?
@@ -484,6 +489,8 @@ class Simulation:
         system or still to come? — it beats then.)"""
         running = ns.node.running
         slots = ns.capacity
+        if self._resource_mode:  # room for some container while apps are in the system or to come
+            return ns.node.available.any_positive() and (bool(self.scheduler.jobs) or self._next_job < len(self._jobs))
         if not self._skip_idle:
             return (running[MAP] < slots[MAP] or running[REDUCE] < slots[REDUCE]) and (
                 bool(self.scheduler.jobs) or self._next_job < len(self._jobs)
@@ -725,7 +732,7 @@ class Simulation:
     # ================================================================== jobs
     def _prepare(self, spec: JobSpec) -> JobSpec:
         """The spec to submit: maps without input get replicas placed (seeded)."""
-        for ts in (*spec.maps, *spec.reduces):
+        for ts in (*spec.maps, *spec.reduces, *spec.tasks):
             if ts.duration is None or not (ts.duration >= 0 and math.isfinite(ts.duration)):
                 raise WorkloadError(f"job {spec.id}: a task has duration {ts.duration!r}; expected a number ≥ 0",
                                     getattr(self.workload, "source", "<workload>"))
@@ -797,6 +804,10 @@ class Simulation:
                 if slowdown is not None and a.locality in slowdown:  # its input read over the network
                     duration *= slowdown[a.locality]
                 push(t + duration, FINISH, (task, task.attempts))
+            elif a.kind == TASK:
+                push(t + task.duration, FINISH, (task, task.attempts))
+            elif a.kind == AM:
+                continue  # an application master runs until its app ends
             else:
                 duration = task.duration
                 copy = task.job.spec.reduces[task.index].copy_duration
@@ -977,8 +988,23 @@ class Simulation:
         self._sample(now, final=True)
         return count, now
 
+    def _cluster_resources(self) -> dict[str, int] | None:
+        """Resource mode: the cluster's total per resource type, for the metrics."""
+        rs = self.scheduler._rs
+        return rs.cluster_total.as_dict() if rs is not None else None
+
     def _sample(self, t: float, final: bool = False) -> float:
         """Record the timeline at every sample time up to ``t``; return the next sample time."""
+        rs = self.scheduler._rs
+        if rs is not None:  # resource mode: each leaf queue's memory and vcores used, fair memory, dominant share
+            total = rs.cluster_total
+            queues = {
+                q.name: (q.sched.running.memory, q.sched.running.vcores,
+                         (q.sched.fair_share or q.sched.running).memory if q.sched.fair_share is not None else 0,
+                         round(q.sched.running.dominant_share(total), 4))
+                for q in rs.tree.leaves()
+            }
+            return self.collector.sample(t, queues, final=final)
         pools = {
             name: (p.sched[MAP].running, p.sched[REDUCE].running, p.sched[MAP].fair_share or 0.0,
                    p.sched[REDUCE].fair_share or 0.0)
