@@ -33,7 +33,6 @@ VCORES = "vcores"
 UNBOUNDED = 2**63 - 1
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-/]*$")
-_set = object.__setattr__
 
 
 def _extras(value: Any) -> tuple[tuple[str, int], ...]:
@@ -80,10 +79,10 @@ class Resources:
     def _make(cls, memory: int, vcores: int, extras: tuple[tuple[str, int], ...] = ()) -> Resources:
         """A value from already-checked parts (sorted extras), without the converters: the
         arithmetic below builds many of these."""
-        obj = object.__new__(cls)
-        _set(obj, "memory", memory)
-        _set(obj, "vcores", vcores)
-        _set(obj, "extras", extras)
+        obj = _new(cls)
+        _set_memory(obj, memory)
+        _set_vcores(obj, vcores)
+        _set_extras(obj, extras)
         return obj
 
     @classmethod
@@ -178,7 +177,15 @@ class Resources:
         """Every amount at most ``other``'s (``Resources.fitsIn``; a type ``other`` lacks counts as 0)."""
         if self.memory > other.memory or self.vcores > other.vcores:
             return False
-        return all(v <= other.get(n) for n, v in self.extras)
+        return not self.extras or all(v <= other.get(n) for n, v in self.extras)
+
+    def fits_with(self, extra: Resources, limit: Resources) -> bool:
+        """``(self + extra).fits_in(limit)`` without building the sum (the assignment's hot path)."""
+        if self.memory + extra.memory > limit.memory or self.vcores + extra.vcores > limit.vcores:
+            return False
+        if not self.extras and not extra.extras:
+            return True
+        return (self + extra).fits_in(limit)
 
     def is_none(self) -> bool:
         """All amounts zero."""
@@ -214,6 +221,11 @@ class Resources:
 
 
 _NONE = Resources()
+_new = object.__new__
+# the slots' own setters: what object.__setattr__ calls, without the name lookup (a frozen class)
+_set_memory = Resources.__dict__["memory"].__set__
+_set_vcores = Resources.__dict__["vcores"].__set__
+_set_extras = Resources.__dict__["extras"].__set__
 
 
 # --------------------------------------------------------------------------- parsing

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from corescheduler.core.model import RESOURCES, Job, Schedulable
+from corescheduler.core.order import KeyedOrder
 from corescheduler.core.queues import ROOT, QueueConfig, full_queue_name, parent_name
 from corescheduler.resources import Resources
 
@@ -56,6 +57,7 @@ class Queue:
         "max_running_apps",
         "name",
         "num_runnable",
+        "order",
         "parent",
         "policy",
         "runnable_apps",
@@ -88,6 +90,9 @@ class Queue:
         self.max_am_share = 0.5
         #: apps placed here and not yet removed (YARN's assigned apps: keep a new queue alive)
         self.user_apps = 0
+        #: the assignment order: a parent's children with something to offer, a leaf's
+        #: runnable apps with pending asks, sorted by this queue's policy's order key
+        self.order = KeyedOrder()
 
     # ------------------------------------------------------------------ reading
     @property

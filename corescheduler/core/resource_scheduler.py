@@ -105,6 +105,7 @@ class ResourceScheduler:
         self.am_tasks: dict[str, Task] = {}
         self._steady_dirty = True
         self._threshold = self.settings.reservation_threshold
+        self._key_fns: dict[str, Any] = {}
         #: preemption: per leaf the last update it was not starved for its min share; per app for its fair share
         self._at_min_share: dict[str, float] = {}
         self._at_fair_share: dict[str, float] = {}
@@ -216,6 +217,7 @@ class ResourceScheduler:
             job.start_time = now
             job.initialized = True
             self.owner._emit({"time": now, "type": "job_start", "job": job.id, "pool": job.pool})
+        self._reposition(job)
 
     def _release_waiting(self, queues: Iterable[Queue], limit: float, user: Any = None, now: float = 0.0) -> int:
         """Make waiting apps runnable, oldest first across ``queues``' waiting lists (and the
@@ -268,6 +270,7 @@ class ResourceScheduler:
         if job not in leaf.runnable_apps:
             return
         leaf.runnable_apps.remove(job)
+        self._reposition(job)  # out of the orders
         q: Queue | None = leaf
         while q is not None:
             q.num_runnable -= 1
@@ -317,8 +320,73 @@ class ResourceScheduler:
         root.sched.fair_share = self.cluster_total
         root.sched.active = root.num_runnable > 0
         self._shares(root)
+        self._rebuild_orders()
         if self.settings.preemption:
             self._update_starvation(now)
+
+    # ------------------------------------------------------------------ orders
+    def _rebuild_orders(self) -> None:
+        """Every queue's assignment order from scratch (after demands and shares changed)."""
+        plugins = self.owner.plugins
+        for q in reversed(list(self.tree.walk())):  # children before their parent
+            key = plugins.share_policy(q.policy).order_key
+            q.order.clear()
+            items = []
+            if q.is_leaf:
+                for job in q.runnable_apps:
+                    js = job.sched[RESOURCES]
+                    js.running = job.usage
+                    js._ordered = False
+                    if self._has_pending(job):
+                        js._key = key(js)
+                        js._ordered = True
+                        items.append(js)
+            else:
+                for child in q.children.values():
+                    cs = child.sched
+                    cs._ordered = False
+                    if child.order:
+                        cs._key = key(cs)
+                        cs._ordered = True
+                        items.append(cs)
+            q.order.update(items)
+
+    def _reposition(self, job: Job) -> None:
+        """After the app's usage or pending asks changed: its place in its leaf's order,
+        and its leaf's and every ancestor's in theirs (only these keys changed)."""
+        leaf = self.tree.get(job.queue or "")
+        if leaf is None:
+            return
+        js = job.sched.get(RESOURCES)
+        if js is None:
+            return
+        if js._ordered:
+            leaf.order.remove(js)
+            js._ordered = False
+        js.running = job.usage
+        if job.runnable and not job.is_finished and self._has_pending(job) and job in leaf.runnable_apps:
+            js._key = self._key_fn(leaf)(js)
+            leaf.order.add(js)
+            js._ordered = True
+        q = leaf
+        while q.parent is not None:
+            parent = q.parent
+            s = q.sched
+            if s._ordered:
+                parent.order.remove(s)
+                s._ordered = False
+            if q.order:
+                s._key = self._key_fn(parent)(s)
+                parent.order.add(s)
+                s._ordered = True
+            q = parent
+
+    def _key_fn(self, q: Queue) -> Any:
+        """The queue's policy's order key (``cs_order_key``), remembered per policy name."""
+        fn = self._key_fns.get(q.policy)
+        if fn is None:
+            fn = self._key_fns[q.policy] = self.owner.plugins.share_policy(q.policy).order_key
+        return fn
 
     def _app_demand(self, job: Job) -> Resources:
         """``FSAppAttempt.updateDemand``: usage plus pending asks (the AM's until it runs)."""
@@ -428,19 +496,18 @@ class ResourceScheduler:
         if reserved is not None and self._serve_reservation(node, reserved, now, out):
             return out
         settings = self.settings
-        start_free = node.available.multiply_and_round_down(0.5)
+        if not settings.assign_multiple:  # YARN's default: one container a heartbeat
+            self._assign_queue(self.tree.root, node, now, out)
+            return out
+        start_free = node.available.multiply_and_round_down(0.5)  # shouldContinueAssigning
         assigned = _NONE
         count = 0
         while node.reserved is None:
             result = self._assign_queue(self.tree.root, node, now, out)
-            if result is None:
+            if result is None or result is RESERVED:
                 break
             count += 1
-            if result is RESERVED:
-                break
             assigned = assigned + result
-            if not settings.assign_multiple:
-                break
             if settings.dynamic_max_assign:
                 if not assigned.fits_in(start_free):
                     break
@@ -456,24 +523,13 @@ class ResourceScheduler:
         if node.reserved is not None or not q.sched.running.fits_in(q.sched.max_share):
             return None
         if q.is_leaf:
-            apps = [j for j in q.runnable_apps if self._has_pending(j)]
-            if not apps:
-                return None
-            for job in apps:
-                js = job.sched[RESOURCES]
-                js.running = job.usage
-            apps.sort(key=lambda j: self._key(q.policy, j.sched[RESOURCES]))
-            for job in apps:
-                result = self._assign_app(q, job, node, now, out)
+            for js in q.order:
+                result = self._assign_app(q, js.owner, node, now, out)
                 if result is not None:
                     return result
             return None
-        children = [c for c in q.children.values() if c.num_runnable > 0]
-        if not children:
-            return None
-        children.sort(key=lambda c: self._key(q.policy, c.sched))
-        for child in children:
-            result = self._assign_queue(child, node, now, out)
+        for s in q.order:
+            result = self._assign_queue(s.owner, node, now, out)
             if result is not None:
                 return result
         return None
@@ -508,7 +564,8 @@ class ResourceScheduler:
         """``FSQueue.fitsInMaxShare``: this queue and every ancestor stay within their max share."""
         current: Queue | None = q
         while current is not None:
-            if not (current.sched.running + size).fits_in(current.sched.max_share):
+            s = current.sched
+            if not s.running.fits_with(size, s.max_share):
                 return False
             current = current.parent
         return True
@@ -549,7 +606,7 @@ class ResourceScheduler:
         fits = self.owner.plugins.fits
         answer = fits(node, task, size) if fits is not None else None
         if answer is None:
-            answer = size.fits_in(node.available)
+            answer = node.used.fits_with(size, node.capacity)
         if answer:
             self._allocate(leaf, job, task, node, size, now, out)
             return size
@@ -594,11 +651,13 @@ class ResourceScheduler:
             job.first_launch = now
         owner._running_tasks[task.id] = task
         owner._changes += 1
-        event = {"time": now, "type": "task_start", "job": job.id, "task": task.id, "kind": kind,
-                 "node": node.name, "resources": size.as_dict()}
-        if kind == MAP:
-            event["locality"] = locality
-        owner._emit(event)
+        if owner.on_event is not None:
+            event = {"time": now, "type": "task_start", "job": job.id, "task": task.id, "kind": kind,
+                     "node": node.name, "resources": size.as_dict()}
+            if kind == MAP:
+                event["locality"] = locality
+            owner.on_event(event)
+        self._reposition(job)
         for fn in owner._notify("cs_task_started"):
             fn(task, node, locality, now)
         out.append(Assignment(job.id, task.id, kind, node.name, locality, now, size))
@@ -877,9 +936,14 @@ class ResourceScheduler:
     def requeue(self, task: Task) -> None:
         """A killed task asks again: its resources are pending once more."""
         job = task.job
-        if task.is_am:
-            return
-        job._pending_resources[task.kind] = job._pending_resources[task.kind] + (task.resources or _NONE)
+        if not task.is_am:
+            job._pending_resources[task.kind] = job._pending_resources[task.kind] + (task.resources or _NONE)
+        self._reposition(job)
+
+    def changed(self, job: Job) -> None:
+        """The app's state changed outside the engine (a task completed): re-place it in the orders."""
+        if not job.is_finished:
+            self._reposition(job)
 
     def finish_job(self, job: Job, now: float) -> None:
         """Every task done: the AM ends too and the app leaves its queue."""

@@ -965,6 +965,8 @@ class Scheduler:
                 fn(task, node, now)
         if job.all_done:
             self._finish_job(job, now)
+        else:
+            self._rs.changed(job)  # type: ignore[union-attr]
         return task
 
     def _finish_job(self, job: Job, now: float, update: bool = True) -> None:
