@@ -31,6 +31,7 @@ from corescheduler.formats.workloads import (
     size_bin,
     swim_tasks,
 )
+from corescheduler.resources import Resources
 from corescheduler.settings import Settings
 
 DATA = paths.DATA / "workloads"
@@ -160,7 +161,8 @@ def test_sls_trace_of_concatenated_objects() -> None:
     # container.end.ms - container.start.ms; duration.ms with count 2; the host
     # becomes an input node only when it names a node of the cluster
     assert first.maps == (TaskSpec(17.043, ("n0001",)), TaskSpec(14.928), TaskSpec(14.928))
-    assert first.reduces == (TaskSpec(40.0),)
+    assert first.reduces == (TaskSpec(40.0, resources=Resources(2048, 1)),)  # container.memory, default vcores
+    assert first.task_resources == Resources(1024, 1) and first.am_resources == Resources(1024, 1)  # SLS's defaults
     assert (first.user, first.pool, first.priority, first.submit) == ("default", "sls_queue_1", "NORMAL", 0.0)
     assert first.properties == {"am.type": "mapreduce", "job.end.ms": 95375}
     # job.count 2: two jobs with generated ids; default user; ms -> s

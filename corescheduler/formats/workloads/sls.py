@@ -9,6 +9,7 @@ from typing import Any
 from corescheduler.core.model import JobSpec, TaskSpec
 from corescheduler.formats.workloads.problems import _count, _number, _Problems, _show, _unknown_key
 from corescheduler.formats.workloads.spec_json import _JobsReader
+from corescheduler.resources import Resources
 
 # --------------------------------------------------------------------------- YARN SLS JSON
 
@@ -37,6 +38,10 @@ _SLS_TASK_KEYS = (
     "container.request.delay",
 )
 _SLS_HEADER_KEYS = ("num.nodes", "num.racks")
+#: resource mode: a container's or AM's size when the trace does not give one (SLS's defaults,
+#: ``yarn.sls.container.memory.mb`` / ``.vcores`` and ``yarn.sls.am.memory.mb`` / ``.vcores``: 1024 MB, 1 vcore)
+SLS_DEFAULT_MEMORY = 1024
+SLS_DEFAULT_VCORES = 1
 _SLS_MARKERS = ("job.tasks", "am.type", "job.start.ms", "job.id", "num.nodes")
 
 
@@ -58,8 +63,29 @@ _MISSING = object()
 _SLS_TASK_KEY_SET = frozenset(_SLS_TASK_KEYS)
 
 
-def _sls_container_fast(task: Any) -> tuple[bool, int, float, str | None] | None:
-    """``(is_map, count, seconds, host)`` of a plainly well-formed SLS
+_BAD = Resources(-1, -1)
+
+
+def _size(memory: Any, vcores: Any, default_none: bool = True) -> Resources | None:
+    """A container's size from ``container.memory`` / ``container.vcores`` (one missing: SLS's
+    default for it); None when neither is given (the job's default size applies), ``_BAD`` if
+    either is not a whole number ≥ 0."""
+    if memory is None and vcores is None and default_none:
+        return None
+    memory = SLS_DEFAULT_MEMORY if memory is None else memory
+    vcores = SLS_DEFAULT_VCORES if vcores is None else vcores
+    for value in (memory, vcores):
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0 or value != int(value):
+            return _BAD
+    return _SIZES.setdefault((int(memory), int(vcores)), Resources(int(memory), int(vcores)))
+
+
+_SIZES: dict[tuple[int, int], Resources] = {}
+_DEFAULT_SIZE = Resources(SLS_DEFAULT_MEMORY, SLS_DEFAULT_VCORES)
+
+
+def _sls_container_fast(task: Any) -> tuple[bool, int, float, str | None, Resources | None] | None:
+    """``(is_map, count, seconds, host, size)`` of a plainly well-formed SLS
     container (integer milliseconds, known keys), else None."""
     if type(task) is not dict:
         return None
@@ -88,7 +114,10 @@ def _sls_container_fast(task: Any) -> tuple[bool, int, float, str | None] | None
         return None
     if host is not None and type(host) is not str:
         return None
-    return kind == "map", n, ms / 1000.0, host
+    size = _size(task.get("container.memory"), task.get("container.vcores"))
+    if size is _BAD:
+        return None
+    return kind == "map", n, ms / 1000.0, host, size
 
 
 class _SlsJobs(_JobsReader):
@@ -154,6 +183,11 @@ class _SlsJobs(_JobsReader):
         if p.count > before or tasks is None or start is None:
             return []
         maps, reduces = tasks
+        am_size = _size(obj.get("am.memory"), obj.get("am.vcores"), default_none=False)
+        if am_size is _BAD:
+            p.add(path, f"{label}: am.memory / am.vcores: expected whole numbers ≥ 0 (MB, vcores), "
+                        f"got {_show(obj.get('am.memory'))} / {_show(obj.get('am.vcores'))}")
+            return []
         properties = {
             k: v for k, v in obj.items() if k == "job.end.ms" or k == "job.label.expression" or k.startswith("am.")
         }
@@ -178,6 +212,8 @@ class _SlsJobs(_JobsReader):
                     properties=dict(properties),
                     id=job_id,
                     submit=start / 1000.0,
+                    am_resources=am_size,
+                    task_resources=_DEFAULT_SIZE,
                 )
             )
         return out
@@ -204,17 +240,19 @@ class _SlsJobs(_JobsReader):
                 if parsed is None:
                     ok = False
                     continue
-            is_map, n, duration, host = parsed
+            is_map, n, duration, host, size = parsed
             if is_map:
                 node = host.rstrip("/").rsplit("/", 1)[-1] if host else ""
-                spec = cache.get(duration, (node,) if nodes is not None and node in nodes else ())
+                spec = cache.get(duration, (node,) if nodes is not None and node in nodes else (), None, size)
                 maps.extend([spec] * n)
             else:
-                reduces.extend([cache.get(duration)] * n)
+                reduces.extend([cache.get(duration, (), None, size)] * n)
         return (tuple(maps), tuple(reduces)) if ok else None
 
-    def _container(self, task: Any, path: tuple[Any, ...], label: str) -> tuple[bool, int, float, str | None] | None:
-        """``(is_map, count, seconds, host)`` of one SLS container, or None
+    def _container(
+        self, task: Any, path: tuple[Any, ...], label: str
+    ) -> tuple[bool, int, float, str | None, Resources | None] | None:
+        """``(is_map, count, seconds, host, size)`` of one SLS container, or None
         after recording every problem with it."""
         p = self.p
         if not isinstance(task, dict):
@@ -247,9 +285,14 @@ class _SlsJobs(_JobsReader):
         if host is not None and not isinstance(host, str):
             p.add((*path, "container.host"), f'{label}: container.host: expected "/rack/host", got {_show(host)}')
             bad = True
-        if bad or duration is None or n is None:
+        size = _size(task.get("container.memory"), task.get("container.vcores"))
+        if size is _BAD:
+            p.add(path, f"{label}: container.memory / container.vcores: expected whole numbers ≥ 0 (MB, vcores), "
+                        f"got {_show(task.get('container.memory'))} / {_show(task.get('container.vcores'))}")
+            bad = True
+        if bad or duration is None or n is None or size is _BAD:
             return None
-        return kind.lower() == "map", n, duration, host
+        return kind.lower() == "map", n, duration, host, size
 
     def _duration(self, task: dict[str, Any], path: tuple[Any, ...], label: str) -> float | None:
         """Seconds, as SLS reads it: container.duration.ms, else duration.ms,
