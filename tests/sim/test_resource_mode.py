@@ -76,3 +76,18 @@ def test_same_seed_same_events(tmp_path) -> None:
     a = _run(tmp_path, "drf", seed=3).event_list
     b = _run(tmp_path, "drf", seed=3).event_list
     assert a == b
+
+
+def test_an_sls_trace_runs_with_its_container_and_am_sizes(tmp_path) -> None:
+    """SLS traces keep their container sizes (``container.memory``, default 1024 MB / 1 vcore)
+    and each job runs an AM container (``am.memory`` / ``am.vcores``, same defaults)."""
+    from paths import DATA
+
+    config = Config.from_dict({"scheduler": {"mode": "resources"},
+                               "cluster": {"racks": 1, "nodes_per_rack": 4, "node_resources": "8192 mb, 8 vcores"}})
+    workload = load_workload(DATA / "workloads" / "sls-jobs.json", config=config, seed=0)
+    result = Simulation(config, workload, 0).run()
+    assert result.metrics["summary"]["finished_jobs"] == 3
+    starts = [e for e in result.event_list if e["type"] == "task_start"]
+    assert sum(e["kind"] == "am" for e in starts) == 3
+    assert {e["resources"]["memory"] for e in starts if e["kind"] == "reduce"} == {2048}
