@@ -94,7 +94,9 @@ class SchedulerConfig:
         if mode == "resources":  # YARN's defaults where they differ from Hadoop 1.x's
             # yarn.scheduler.fair.assignmultiple false; no delay scheduling
             # (locality.threshold.node/rack -1); containers fit by resources, not slots
-            d = evolve(d, assign_multiple=False, task_selector="locality", load_manager="slots")
+            # and YARN's queue placement (the allocation file's queuePlacementPolicy, else its default)
+            d = evolve(d, assign_multiple=False, task_selector="locality", load_manager="slots",
+                       pool_resolver=("rules",))
         return cls(
             mode=mode,
             reservable_nodes=float(s.number("reservable_nodes", d.reservable_nodes, minimum=0, maximum=1)),

@@ -89,7 +89,7 @@ NOTIFICATION_HOOKS: tuple[str, ...] = (
 
 
 @hookspec(firstresult=True)
-def cs_resolve_pool(job: JobSpec, allocations: Allocations) -> str | Rejection | None:
+def cs_resolve_pool(job: JobSpec, allocations: Allocations, queues: Mapping[str, str]) -> str | Rejection | None:
     """Decide which pool (queue) a submitted job goes to.
 
     Called once when a job is submitted, on the plugins named by
@@ -100,6 +100,10 @@ def cs_resolve_pool(job: JobSpec, allocations: Allocations) -> str | Rejection |
     :param allocations: the allocations in force
         (:class:`corescheduler.formats.allocation_file.Allocations`), to check which pools
         are configured.
+    :param queues: resource mode: every queue that exists now, configured or
+        created at run time, by full name (``root.a.b``) → ``"leaf"`` or
+        ``"parent"`` (YARN's placement rules look at the live queues); empty in
+        slot mode.
     :return: a pool name; a :class:`~corescheduler.core.model.Rejection` to refuse
         the job (the submission fails with its reason); or ``None`` for "no
         opinion", which passes the question to the next resolver.

@@ -244,11 +244,15 @@ def _valid(name: str) -> bool:
 class _Placement:
     """One placement of an app by YARN trunk's rules (``placement/*PlacementRule``)."""
 
-    def __init__(self, requested: str | None, user: str | None, groups: Sequence[str], queues: QueueConfig) -> None:
+    def __init__(
+        self, requested: str | None, user: str | None, groups: Sequence[str], queues: QueueConfig,
+        live: Mapping[str, str] | None = None,
+    ) -> None:
         self.requested = requested or "default"  # the RM fills in "default" when none was asked for
-        self.user = user
+        self.user = user or "default"  # YARN always has a user; SLS's default user name
         self.groups = tuple(groups)
         self.queues = queues
+        self.live = live or {}
         configured = {n for n in queues.queues}
         configured.add(f"{ROOT}.default")
         self.configured = configured
@@ -257,6 +261,9 @@ class _Placement:
         return name in self.configured
 
     def _is_leaf(self, name: str) -> bool:
+        """An existing leaf (configured, or created at run time: YARN's ``FSLeafQueue``)."""
+        if self.live.get(name) == "leaf":
+            return True
         spec = self.queues.queues.get(name)
         return (spec is not None and spec.is_leaf and not spec.children) or name == f"{ROOT}.default"
 
@@ -319,12 +326,12 @@ class _Placement:
 
 def place_queue(
     rules: Sequence[PlacementRuleSpec], requested: str | None, user: str | None, groups: Sequence[str],
-    queues: QueueConfig,
+    queues: QueueConfig, live: Mapping[str, str] | None = None,
 ) -> str | Rejection:
     """Resource mode: the first queue (full name) or rejection a rule gives
     (``PlacementManager.placeApplication``); none → rejected, as YARN's
     ``FairScheduler.addApplication``."""
-    placement = _Placement(requested, user, groups, queues)
+    placement = _Placement(requested, user, groups, queues, live)
     for rule in rules:
         answer = placement.apply(rule)
         if answer is not None:
@@ -369,11 +376,11 @@ class PlacementRules:
         return self.groups.get(job.user, ()) if job.user else ()
 
     @hookimpl
-    def cs_resolve_pool(self, job: JobSpec, allocations: Allocations) -> str | Rejection:
+    def cs_resolve_pool(self, job: JobSpec, allocations: Allocations, queues: Mapping[str, str]) -> str | Rejection:
         if self.resource_mode:
-            queues = allocations.queue_config()
-            rules = queues.placement  # the allocation file's <queuePlacementPolicy> comes first
+            config = allocations.queue_config()
+            rules = config.placement  # the allocation file's <queuePlacementPolicy> comes first
             if rules is None:
                 rules = tuple(_as_spec(r) for r in self.rules)
-            return place_queue(rules, job.pool, job.user, self.groups_of(job), queues)
+            return place_queue(rules, job.pool, job.user, self.groups_of(job), config, queues)
         return place(self.rules, job.pool, job.user, self.groups_of(job), allocations.pool_names())

@@ -240,8 +240,8 @@ class Node:
     used: Resources = field(factory=Resources)
     #: resource mode: the app holding a reservation on this node, and the task it is for
     reserved: Task | None = field(default=None, repr=False)
-    #: resource mode: the app that containers preempted on this node were freed for
-    preempted_for: Job | None = field(default=None, repr=False)
+    #: resource mode: the apps that containers preempted on this node were freed for, with how much
+    preempted_for: list[tuple[Job, Resources]] | None = field(default=None, repr=False)
 
     @property
     def available(self) -> Resources:

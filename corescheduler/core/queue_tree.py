@@ -128,6 +128,8 @@ class QueueTree:
         self.cluster = cluster
         self.root = Queue(ROOT, None, is_leaf=False, dynamic=False)
         self.queues: dict[str, Queue] = {ROOT: self.root}
+        #: configured queues whose type changed while they had apps: retried when they are empty
+        self.pending_changes: list[str] = []
         self.reconfigure(config)
 
     # ------------------------------------------------------------------ lookups
@@ -171,6 +173,8 @@ class QueueTree:
         parent = self.queues[current]
         if parent.is_leaf:
             return None  # nothing can be created under a leaf
+        if dynamic and any(self.config.spec(a).reservation for a in (current, *self.config.ancestors(current))):
+            return None  # under a reservation (plan) queue: YARN's reservation system, not supported
         created = None
         for i, name in enumerate(reversed(missing)):
             is_leaf = leaf and i == len(missing) - 1
@@ -193,12 +197,14 @@ class QueueTree:
             self._configure(q)
         configured = [s for _, s in config.walk() if s.name != ROOT]
         wanted = {s.name for s in configured}
+        self.pending_changes = []
         for spec in configured:  # parents before children: walk() is top-down
             is_leaf = spec.is_leaf and not spec.children
             existing = self.queues.get(spec.name)
             if existing is not None and existing.is_leaf != is_leaf:
                 if not existing.is_empty():
-                    continue  # YARN retries later (removePendingIncompatibleQueues)
+                    self.pending_changes.append(spec.name)  # YARN retries (removePendingIncompatibleQueues)
+                    continue
                 self._remove(existing)
                 existing = None
             if existing is None:

@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING, Any
 from corescheduler.core.model import (
     MAP,
     PENDING,
+    PRIORITY_RANK,
     PRIORITY_WEIGHT,
     REDUCE,
     RESOURCES,
@@ -132,7 +133,13 @@ class ResourceScheduler:
         """New allocations are in force."""
         self.tree.reconfigure(self.owner.allocations.queue_config(), self.cluster_total)
         self._steady_dirty = True
-        self._release_waiting(list(self.tree.walk()), math.inf)  # updateRunnabilityOnReload
+        self._key_fns.clear()
+        self._rebuild_orders()  # policies may have changed: no order may mix two policies' keys
+        self._release_waiting(list(self.tree.walk()), math.inf, now=self.owner.now)  # updateRunnabilityOnReload
+
+    def live_queues(self) -> dict[str, str]:
+        """Every queue now, full name → ``"leaf"`` or ``"parent"`` (for the PoolResolvers)."""
+        return {q.name: "leaf" if q.is_leaf else "parent" for q in self.tree.queues.values()}
 
     # ================================================================== submission
     def submit(self, job: Job, now: float) -> None:
@@ -155,8 +162,19 @@ class ResourceScheduler:
             raise owner.rejected(f"Cannot submit {job.id}: its AM container {am} is larger than the cluster")
         job.pool = leaf.name
         job.queue = leaf.name
+        if am is not None:  # FairScheduler.addApplication: an AM asking for what the queue has none of
+            maximum = leaf.sched.max_share
+            zero = [n for n, v in am.items() if v > 0 and maximum.get(n) == 0]
+            if zero:
+                self.tree.remove_empty_dynamic()
+                raise owner.rejected(
+                    f"Cannot submit application {job.id} to queue {leaf.name} because it has zero amount of "
+                    f"resource for a requested resource! Invalid requested AM resources: {', '.join(zero)}, "
+                    f"maximum queue resources: {maximum}"
+                )
         s = Schedulable(
             name=job.id, kind=RESOURCES, owner=job, weight=PRIORITY_WEIGHT[job.priority], min_share=_NONE,
+            priority=PRIORITY_RANK[job.priority],
             max_share=Resources.unbounded(self.cluster_total.names), demand=_NONE, running=_NONE,
             fair_share=_NONE, start_time=job.submit_time,
         )
@@ -219,7 +237,7 @@ class ResourceScheduler:
             self.owner._emit({"time": now, "type": "job_start", "job": job.id, "pool": job.pool})
         self._reposition(job)
 
-    def _release_waiting(self, queues: Iterable[Queue], limit: float, user: Any = None, now: float = 0.0) -> int:
+    def _release_waiting(self, queues: Iterable[Queue], limit: float, user: Any = None, *, now: float) -> int:
         """Make waiting apps runnable, oldest first across ``queues``' waiting lists (and the
         user's), up to ``limit`` of them (``MaxRunningAppsEnforcer.updateAppsRunnability``)."""
         lists: list[list[Job]] = [q.waiting_apps for q in queues if q.is_leaf and q.waiting_apps]
@@ -296,7 +314,7 @@ class ResourceScheduler:
             1 if user_freed and self.user_waiting.get(user) else 0
         )
         if lists:
-            self._release_waiting(queues, lists, user if user_freed else None, now)
+            self._release_waiting(queues, lists, user if user_freed else None, now=now)
 
     def _gather(self, top: Queue) -> Iterable[Queue]:
         """``gatherPossiblyRunnableAppLists``: queues under ``top`` (itself included) below their limit."""
@@ -312,6 +330,12 @@ class ResourceScheduler:
         removed = self.tree.remove_empty_dynamic()
         if removed:
             self._steady_dirty = True
+        if self.tree.pending_changes and any(
+            q is None or q.is_empty() for q in map(self.tree.get, self.tree.pending_changes)
+        ):  # QueueManager.removePendingIncompatibleQueues: a queue whose type changed, now empty
+            self.tree.reconfigure(self.tree.config, self.cluster_total)
+            self._steady_dirty = True
+            self._rebuild_orders()
         if self._steady_dirty:
             self._steady(self.tree.root)
             self._steady_dirty = False
@@ -483,13 +507,17 @@ class ResourceScheduler:
         """``FairScheduler.attemptScheduling`` on one node."""
         out: list[Assignment] = []
         wanted = node.preempted_for
-        if wanted is not None:  # FairScheduler.assignPreemptedContainers: what was freed here is for that app
+        if wanted:  # FairScheduler.assignPreemptedContainers: what was freed here is for those apps
             node.preempted_for = None
-            leaf = self.tree.get(wanted.queue or "")
-            if leaf is not None and wanted.runnable and not wanted.is_finished:
-                for _ in range(len(node.tasks) + 64):
-                    if self._assign_app(leaf, wanted, node, now, out) in (None, RESERVED):
+            for job, amount in wanted:
+                leaf = self.tree.get(job.queue or "")
+                if leaf is None or not job.runnable or job.is_finished:
+                    continue
+                while amount.any_positive():
+                    result = self._assign_app(leaf, job, node, now, out)
+                    if result is None or result is RESERVED:
                         break
+                    amount = amount - result
             if out:
                 return out
         reserved = node.reserved
@@ -785,13 +813,14 @@ class ResourceScheduler:
                     self._at_fair_share[job.id] = now
                     continue
                 since = self._at_fair_share.setdefault(job.id, now)
-                if enough and now - since > fair_timeout:
+                if enough and now - since >= fair_timeout:
                     gap = (target - job.usage).componentwise_max(_NONE)
                     if gap.any_positive():
                         self.starvation[job.id] = gap
             s = leaf.sched
-            desired = s.min_share.componentwise_min(s.demand)
-            if not self._below(policy, s.running, desired):
+            # Resources.min(calculator, …): the smaller of the two vectors by the policy's measure
+            desired = s.min_share if not self._below(policy, s.demand, s.min_share) else s.demand
+            if desired.fits_in(s.running):  # FSLeafQueue.minShareStarvation: nothing of it is missing
                 self._at_min_share[leaf.name] = now
                 continue
             since = self._at_min_share.setdefault(leaf.name, now)
@@ -849,7 +878,10 @@ class ResourceScheduler:
                     chosen[task.job.id] = chosen.get(task.job.id, _NONE) + (task.resources or _NONE)
                 plan.append((node, job, tasks))
         for node, job, tasks in plan:  # identified first, killed after (the counts above are of before)
-            node.preempted_for = job
+            freed = _NONE
+            for task in tasks:
+                freed = freed + (task.resources or _NONE)
+            node.preempted_for = [*(node.preempted_for or []), (job, freed)]
             for task in tasks:
                 killed.append(self.owner.kill(task.id, now, reason="preempted"))
         if killed:
@@ -884,7 +916,12 @@ class ResourceScheduler:
         for node in self.owner.cluster.nodes.values():
             if node.capacity is None or not size.fits_in(node.capacity):
                 continue
-            free = node.available - promised.get(node.name, _NONE)
+            freed = _NONE
+            for tid in taken:  # what victims chosen for earlier requests free on this node
+                t = node.tasks.get(tid)
+                if t is not None:
+                    freed = freed + (t.resources or _NONE)
+            free = node.available + freed - promised.get(node.name, _NONE)
             picked: list[Task] = []
             ams = 0
             local = dict(chosen)
@@ -918,6 +955,8 @@ class ResourceScheduler:
             node.used = node.used - size
             node.running[task.kind] = node.running.get(task.kind, 1) - 1
             node.tasks.pop(task.id, None)
+            if task.phase == "compute":
+                node.computing -= 1
         job = task.job
         job.usage = job.usage - size
         leaf = self.tree.get(job.queue or "")

@@ -55,6 +55,7 @@ from corescheduler.core.model import (
     PRIORITY_RANK,
     PRIORITY_WEIGHT,
     REDUCE,
+    RESOURCES,
     RUNNING,
     TASK,
     Assignment,
@@ -432,8 +433,9 @@ class Scheduler:
         return job
 
     def _resolve_pool(self, spec: JobSpec) -> str:
+        queues = self._rs.live_queues() if self._rs is not None else {}
         for resolve in self.plugins.resolvers:
-            answer = resolve(spec, self.allocations)
+            answer = resolve(spec, self.allocations, queues)
             if answer is None:
                 continue
             if isinstance(answer, Rejection):
@@ -476,6 +478,8 @@ class Scheduler:
             raise SchedulerStateError(str(exc)) from None
         for kind in KINDS:
             job.sched[kind].priority = PRIORITY_RANK[job.priority]
+        if RESOURCES in job.sched:
+            job.sched[RESOURCES].priority = PRIORITY_RANK[job.priority]
         self._dirty = True
         self.update(now)
 
@@ -1049,7 +1053,7 @@ class Scheduler:
             if task.kind == MAP and not task.locations:
                 job.unlocated_pending += 1
             job._index_pending(task, push_all=True)
-            self._rs.requeue(task)  # type: ignore[union-attr]
+        self._rs.requeue(task)  # type: ignore[union-attr]
         if self.history:
             self.killed.append(task)
         self._emit({"time": now, "type": "task_preempt", "job": job.id, "task": task.id, "kind": task.kind,

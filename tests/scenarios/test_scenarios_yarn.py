@@ -514,3 +514,155 @@ def test_min_share_starvation_preempts_after_its_timeout() -> None:
     assert h.advance(3) == []
     killed = h.advance(3)
     assert len(killed) == 3 and all(t.job is greedy for t in killed)
+
+
+# --------------------------------------------------------------------------- review findings (regressions)
+
+
+def _one_node(xml: str = "<allocations/>", **scheduler) -> ClusterHarness:
+    return ClusterHarness(racks=1, nodes_per_rack=1, node_resources="8192 mb, 8 vcores",
+                          config={"scheduler": {"mode": "resources", **scheduler}}, allocations=xml)
+
+
+def test_a_killed_am_is_asked_for_again_at_once() -> None:
+    """A killed AM container is pending again and served by the next heartbeat."""
+    h = _one_node()
+    app = h.submit(queue="q", tasks=1, resources="1024 mb, 1 vcores", am_resources="1024 mb, 1 vcores")
+    (am,) = h.heartbeat("n0000")
+    h.heartbeat("n0000")
+    h.kill(am)
+    assert [a.kind for a in h.heartbeat("n0000")] == ["am"] and app.am_running
+
+
+def test_computing_reduces_are_released_from_the_node() -> None:
+    h = _one_node()
+    h.submit(queue="q", maps=1, reduces=2, resources="1024 mb, 1 vcores")
+    (m,) = h.heartbeat("n0000")
+    h.finish(m)
+    (r1,) = h.heartbeat("n0000")
+    (r2,) = h.heartbeat("n0000")
+    h.copy_done(r1)
+    h.copy_done(r2)
+    h.finish(r1)
+    h.kill(r2)
+    assert h.scheduler.cluster.nodes["n0000"].computing == 0
+
+
+def test_fifo_leaf_serves_priority_first() -> None:
+    """``FifoPolicy``'s comparator: priority, then start time."""
+    h = _one_node("<allocations><queue name='q'><schedulingPolicy>fifo</schedulingPolicy></queue></allocations>")
+    h.submit(queue="q", tasks=4, resources="1024 mb, 1 vcores", priority="VERY_LOW")
+    h.advance(1)
+    high = h.submit(queue="q", tasks=4, resources="1024 mb, 1 vcores", priority="VERY_HIGH")
+    assert h.heartbeat("n0000")[0].job == high.id
+
+
+def test_a_queue_whose_type_changed_while_busy_changes_once_empty() -> None:
+    """``QueueManager.removePendingIncompatibleQueues``: retried until the queue is empty."""
+    h = _one_node("<allocations><queue name='x'/></allocations>")
+    h.submit(queue="x", tasks=1, resources="1024 mb, 1 vcores")
+    (t,) = h.heartbeat("n0000")
+    h.set_allocations("<allocations><queue name='x'><queue name='c'/></queue></allocations>")
+    h.finish(t)
+    h.advance(1)
+    app = h.submit(queue="x.c", tasks=1, resources="1024 mb, 1 vcores")
+    assert h.queue_of(app) == "root.x.c"
+
+
+def test_nested_user_queue_passes_over_an_existing_dynamic_leaf() -> None:
+    """``UserPlacementRule`` with a parent rule: a parent that is a leaf (created at run time too) passes."""
+    h = _one_node(pool_resolver="rules")
+    h.submit(queue="eng", user="carol", tasks=1, resources="1024 mb, 1 vcores")
+    h.set_allocations("""<allocations><queuePlacementPolicy>
+      <rule name="nestedUserQueue"><rule name="specified"/></rule><rule name="specified"/><rule name="default"/>
+      </queuePlacementPolicy></allocations>""")
+    app = h.submit(queue="eng", user="bob", tasks=1, resources="1024 mb, 1 vcores")
+    assert h.queue_of(app) == "root.eng"
+
+
+def test_nothing_is_created_under_a_reservation_queue() -> None:
+    h = _one_node("<allocations><queue name='plan'><reservation/></queue></allocations>")
+    for queue in ("plan", "plan.x"):
+        with pytest.raises(SubmissionRejected, match="not a leaf queue"):
+            h.submit(queue=queue, tasks=1, resources="1024 mb, 1 vcores")
+
+
+def test_preemption_kills_no_more_than_the_starvation() -> None:
+    """b is owed half its fair share (threshold 0.5): two containers, not three."""
+    xml = """<allocations><queue name="a"/><queue name="b"/>
+      <defaultFairSharePreemptionTimeout>5</defaultFairSharePreemptionTimeout></allocations>"""
+    h = _one_node(xml, preemption=True)
+    h.submit(queue="a", tasks=8, resources="1024 mb, 1 vcores")
+    for _ in range(8):
+        h.heartbeat("n0000")
+    b = h.submit(queue="b", tasks=8, resources="1024 mb, 1 vcores")
+    h.advance(3)
+    assert len(h.advance(3)) == 2
+    assert {a.job for a in h.heartbeat("n0000")} == {b.id}
+
+
+def test_two_starved_apps_each_get_what_was_freed_for_them() -> None:
+    xml = """<allocations><queue name="a"/><queue name="b"/><queue name="c"/>
+      <defaultFairSharePreemptionTimeout>5</defaultFairSharePreemptionTimeout>
+      <defaultFairSharePreemptionThreshold>1.0</defaultFairSharePreemptionThreshold></allocations>"""
+    h = _one_node(xml, preemption=True)
+    h.submit(queue="a", tasks=8, resources="1024 mb, 1 vcores")
+    for _ in range(8):
+        h.heartbeat("n0000")
+    b = h.submit(queue="b", tasks=8, resources="1024 mb, 1 vcores")
+    c = h.submit(queue="c", tasks=8, resources="1024 mb, 1 vcores")
+    h.advance(3)
+    assert h.advance(3)
+    got = {a.job for a in h.heartbeat("n0000")}
+    assert got == {b.id, c.id}
+
+
+def test_a_reload_that_changes_policies_and_releases_waiting_apps() -> None:
+    """Orders are rebuilt with the new policies before waiting apps become runnable."""
+    x1 = """<allocations><defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>
+      <queue name="p"/><queue name="q"><maxRunningApps>1</maxRunningApps></queue></allocations>"""
+    h = _one_node(x1)
+    h.submit(queue="p", tasks=2, resources="1024 mb, 1 vcores")
+    h.submit(queue="q", tasks=2, resources="1024 mb, 1 vcores")
+    h.advance(5)
+    waiting = h.submit(queue="q", tasks=2, resources="1024 mb, 1 vcores")
+    h.set_allocations("<allocations><queue name='p'/><queue name='q'><maxRunningApps>2</maxRunningApps></queue>"
+                      "</allocations>")
+    assert waiting.runnable and waiting.start_time == 5.0
+    assert len([a for _ in range(6) for a in h.heartbeat("n0000")]) == 6
+
+
+def test_an_am_asking_for_what_the_queue_has_none_of_is_rejected() -> None:
+    """``FairScheduler.addApplication``: "zero amount of resource for a requested resource"."""
+    h = _one_node("<allocations><queue name='q'><maxResources>8192 mb, 0 vcores</maxResources></queue></allocations>")
+    with pytest.raises(SubmissionRejected, match="zero amount of resource for a requested resource"):
+        h.submit(queue="q", tasks=1, resources="1024 mb, 0 vcores", am_resources="1024 mb, 1 vcores")
+
+
+def test_fair_share_starvation_starts_at_the_timeout_itself() -> None:
+    """``fairShareStarvation``: starved once ``now - lastTimeAtFairShare >= timeout``."""
+    xml = """<allocations><queue name="a"/><queue name="b"/>
+      <defaultFairSharePreemptionTimeout>10</defaultFairSharePreemptionTimeout></allocations>"""
+    h = _one_node(xml, preemption=True)
+    h.submit(queue="a", tasks=8, resources="1024 mb, 1 vcores")
+    for _ in range(8):
+        h.heartbeat("n0000")
+    h.submit(queue="b", tasks=8, resources="1024 mb, 1 vcores")
+    assert len(h.advance(10)) == 2
+
+
+def test_min_share_starvation_counts_every_resource() -> None:
+    """``FSLeafQueue.minShareStarvation``: any resource below min(min share, demand) starves
+    (here vcores: b holds its min share's memory but 1 of its 4 vcores)."""
+    xml = """<allocations><queue name="a"/>
+      <queue name="b"><minResources>1024 mb, 4 vcores</minResources>
+        <minSharePreemptionTimeout>1</minSharePreemptionTimeout></queue></allocations>"""
+    h = _one_node(xml, preemption=True)
+    h.submit(queue="a", tasks=7, resources="512 mb, 1 vcores")
+    for _ in range(7):
+        h.heartbeat("n0000")
+    b = h.submit(queue="b", tasks=4, resources="1024 mb, 1 vcores")
+    for _ in range(4):
+        h.heartbeat("n0000")
+    h.advance(2)
+    assert h.scheduler._rs.starvation[b.id].vcores == 3
