@@ -261,6 +261,8 @@ class ClusterHarness:
         :class:`SubmissionRejected`); ``am_resources``: it also runs an AM container,
         counted against the queue's ``maxAMShare`` (none by default, as in YARN's
         unit tests)."""
+        if tasks < 0:
+            raise ValueError(f"tasks must be ≥ 0, got {tasks}")
         size = _resources(resources) if resources is not None else None
         spec = JobSpec(
             tasks=[TaskSpec(duration=durations[i] if durations else None, resources=size) for i in range(tasks)],
@@ -343,6 +345,10 @@ class ClusterHarness:
         """Running maps/reduces of a job (by object or id) or a pool (by name); in
         resource mode the number of containers a job holds now (its AM included)."""
         if self.scheduler.resource_mode:
+            if isinstance(what, str) and self.scheduler._rs.tree.get(what) is not None:  # type: ignore[union-attr]
+                name = self.scheduler._rs.tree.get(what).name  # type: ignore[union-attr]
+                return sum(1 for t in self.scheduler._running_tasks.values()
+                           if (t.job.queue or "") == name or (t.job.queue or "").startswith(name + "."))
             job = self.job(what)
             return sum(1 for t in self.scheduler._running_tasks.values() if t.job is job)
         if isinstance(what, str) and what in self.scheduler.pools:
@@ -352,7 +358,15 @@ class ClusterHarness:
         return dict(job.running)
 
     def demand(self, what: Job | str) -> dict[str, int]:
-        """Demand (as of the last update) of a job or a pool."""
+        """Demand (as of the last update) of a job or a pool (resource mode: a queue, by name;
+        ``{"memory": …, "vcores": …}``)."""
+        if self.scheduler.resource_mode:
+            rs = self.scheduler._rs
+            if isinstance(what, str) and rs.tree.get(what) is not None:  # type: ignore[union-attr]
+                return rs.tree.get(what).sched.demand.as_dict()  # type: ignore[union-attr]
+            from corescheduler.core.model import RESOURCES
+
+            return self.job(what).sched[RESOURCES].demand.as_dict()
         if isinstance(what, str) and what in self.scheduler.pools:
             pool = self.scheduler.pools[what]
             return {k: pool.sched[k].demand for k in KINDS}

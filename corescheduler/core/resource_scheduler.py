@@ -81,6 +81,15 @@ __all__ = ["AM", "ResourceScheduler"]
 
 #: The kind of an application master's container.
 AM = "am"
+#: seconds after preempting for an app before its starvation is acted on again
+#: (YARN's ``yarn.scheduler.fair.waitTimeBeforeNextStarvationCheck``, 10 s)
+STARVATION_RECHECK_WAIT = 10.0
+
+
+def _user(job: Job) -> str:
+    """The app's user for the running-app limits (YARN always has one; here a job without
+    a user counts as ``default``, SLS's default user)."""
+    return job.user if job.user is not None else "default"
 _NONE = Resources()
 
 
@@ -107,6 +116,10 @@ class ResourceScheduler:
         self._steady_dirty = True
         self._threshold = self.settings.reservation_threshold
         self._key_fns: dict[str, Any] = {}
+        #: app id -> when preemption last ran for it (``waitTimeBeforeNextStarvationCheck``)
+        self._preempted_at: dict[str, float] = {}
+        #: apps with no containers: they finish as soon as they may run
+        self.empty_runnable: list[Job] = []
         #: preemption: per leaf the last update it was not starved for its min share; per app for its fair share
         self._at_min_share: dict[str, float] = {}
         self._at_fair_share: dict[str, float] = {}
@@ -157,9 +170,10 @@ class ResourceScheduler:
             self.tree.remove_empty_dynamic()
             raise owner.rejected(f"User {job.user} does not have permission to submit {job.id} to queue {leaf.name}")
         am = job.spec.am_resources
-        if am is not None and not am.fits_in(self.cluster_total) and not self.cluster_total.is_none():
+        problem = self._size_problem(job, leaf)
+        if problem is not None:
             self.tree.remove_empty_dynamic()
-            raise owner.rejected(f"Cannot submit {job.id}: its AM container {am} is larger than the cluster")
+            raise owner.rejected(problem)
         job.pool = leaf.name
         job.queue = leaf.name
         if am is not None:  # FairScheduler.addApplication: an AM asking for what the queue has none of
@@ -196,8 +210,31 @@ class ResourceScheduler:
             self._make_runnable(leaf, job, now)
         else:
             leaf.waiting_apps.append(job)
-            self.user_waiting.setdefault(job.user, []).append(job)
+            self.user_waiting.setdefault(_user(job), []).append(job)
         self._steady_dirty = True
+
+    def _size_problem(self, job: Job, leaf: Queue) -> str | None:
+        """Why a request of the app is refused, or None: a negative amount, or more than the queue's
+        ``maxContainerAllocation`` (YARN ``SchedulerUtils.normalizeAndValidateRequest`` against
+        ``FairScheduler.getMaximumResourceCapability(queue)``)."""
+        spec = job.spec
+        sizes = {ts.resources for ts in (*spec.maps, *spec.reduces, *spec.tasks)}
+        if None in sizes:
+            sizes.discard(None)
+            if spec.task_resources is None:
+                return (f"job {job.id}: a task has no resources; in resource mode every task needs a size "
+                        "(its own \"resources\" or the job's \"task_resources\")")
+            sizes.add(spec.task_resources)
+        labelled = [("AM", spec.am_resources)] if spec.am_resources is not None else []
+        labelled += [("task", s) for s in sizes]
+        limit = self.tree.config.max_container_allocation(leaf.name)
+        for what, size in labelled:  # (a request larger than every node waits for one, as in YARN)
+            if any(v < 0 for _, v in size.items()):
+                return f"job {job.id}: its {what} container {size} asks for a negative amount"
+            if limit is not None and not size.fits_in(limit):
+                return (f"Cannot submit {job.id} to queue {leaf.name}: its {what} container {size} is larger "
+                        f"than the queue's maxContainerAllocation {limit}")
+        return None
 
     @staticmethod
     def _size(task: Task) -> Resources:
@@ -211,7 +248,8 @@ class ResourceScheduler:
     def _can_be_runnable(self, leaf: Queue, job: Job) -> bool:
         """``MaxRunningAppsEnforcer.canAppBeRunnable``: the user and every queue up to root under their limits."""
         config = self.tree.config
-        if job.user is not None and self.user_runnable.get(job.user, 0) >= config.user_max_running_apps(job.user):
+        user = _user(job)
+        if self.user_runnable.get(user, 0) >= config.user_max_running_apps(user):
             return False
         q: Queue | None = leaf
         while q is not None:
@@ -227,14 +265,17 @@ class ResourceScheduler:
         while q is not None:
             q.num_runnable += 1
             q = q.parent
-        if job.user is not None:
-            self.user_runnable[job.user] = self.user_runnable.get(job.user, 0) + 1
+        user = _user(job)
+        self.user_runnable[user] = self.user_runnable.get(user, 0) + 1
         job.runnable = True
         if job.state == "waiting":
             job.state = "running"
             job.start_time = now
             job.initialized = True
             self.owner._emit({"time": now, "type": "job_start", "job": job.id, "pool": job.pool})
+            spec = job.spec
+            if not spec.maps and not spec.reduces and not spec.tasks:
+                self.empty_runnable.append(job)  # nothing to run (not even its AM): it ends at once
         self._reposition(job)
 
     def _release_waiting(self, queues: Iterable[Queue], limit: float, user: Any = None, *, now: float) -> int:
@@ -268,7 +309,7 @@ class ResourceScheduler:
             leaf = self.tree.get(job.queue or "")
             if leaf is not None and job in leaf.waiting_apps:
                 leaf.waiting_apps.remove(job)
-            waiting = self.user_waiting.get(job.user)
+            waiting = self.user_waiting.get(_user(job))
             if waiting is not None and job in waiting:
                 waiting.remove(job)
         return len(made)
@@ -281,7 +322,7 @@ class ResourceScheduler:
         self._unreserve_all(job)
         if job in leaf.waiting_apps:
             leaf.waiting_apps.remove(job)
-            waiting = self.user_waiting.get(job.user)
+            waiting = self.user_waiting.get(_user(job))
             if waiting is not None and job in waiting:
                 waiting.remove(job)
             return
@@ -293,13 +334,12 @@ class ResourceScheduler:
         while q is not None:
             q.num_runnable -= 1
             q = q.parent
-        user = job.user
-        if user is not None:
-            count = self.user_runnable.get(user, 0) - 1
-            if count > 0:
-                self.user_runnable[user] = count
-            else:
-                self.user_runnable.pop(user, None)
+        user = _user(job)
+        count = self.user_runnable.get(user, 0) - 1
+        if count > 0:
+            self.user_runnable[user] = count
+        else:
+            self.user_runnable.pop(user, None)
         # updateRunnabilityOnAppRemoval: the highest queue that was at its limit frees its subtree
         highest = None
         q = leaf
@@ -309,7 +349,7 @@ class ResourceScheduler:
             q = q.parent
         queues = list(self._gather(highest)) if highest is not None else []
         config = self.tree.config
-        user_freed = user is not None and self.user_runnable.get(user, 0) == config.user_max_running_apps(user) - 1
+        user_freed = self.user_runnable.get(user, 0) == config.user_max_running_apps(user) - 1
         lists = len([q for q in queues if q.is_leaf and q.waiting_apps]) + (
             1 if user_freed and self.user_waiting.get(user) else 0
         )
@@ -518,8 +558,6 @@ class ResourceScheduler:
                     if result is None or result is RESERVED:
                         break
                     amount = amount - result
-            if out:
-                return out
         reserved = node.reserved
         if reserved is not None and self._serve_reservation(node, reserved, now, out):
             return out
@@ -799,7 +837,7 @@ class ResourceScheduler:
         total = self.cluster_total
         used = self.tree.root.sched.running
         utilization = max((used.get(n) / total.get(n) for n in total.names if total.get(n) > 0), default=0.0)
-        enough = utilization >= self.settings.preemption_utilization_threshold
+        enough = utilization > self.settings.preemption_utilization_threshold
         for leaf in self.tree.leaves():
             policy = leaf.policy
             threshold = config.fair_share_preemption_threshold(leaf.name)
@@ -867,6 +905,10 @@ class ResourceScheduler:
             job = self.owner.jobs.get(job_id)
             if job is None:
                 continue
+            last = self._preempted_at.get(job_id)
+            if last is not None and now - last < STARVATION_RECHECK_WAIT:
+                continue  # FSAppAttempt.preemptionTriggered: give the freed room time to be used
+            self._preempted_at[job_id] = now
             for size in self._starved_requests(job, starved):
                 victims = self._victims_for(size, chosen, taken, promised)
                 if victims is None:

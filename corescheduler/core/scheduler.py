@@ -236,6 +236,10 @@ class Scheduler:
         node = self.cluster.add_node(name, rack, map_slots, reduce_slots)
         self._rack_of[name] = rack
         if self._rs is not None:
+            if resources is not None and any(v < 0 for _, v in resources.items()):
+                del self.cluster.nodes[name]
+                self._rack_of.pop(name, None)
+                raise SchedulerStateError(f"node {name!r}: negative resources {resources}")
             node.capacity = resources if resources is not None else self.config.cluster.node_resources
             self._rs.nodes_changed()
             return node
@@ -333,6 +337,14 @@ class Scheduler:
         if update:
             self.update(self.now)
 
+    def _finish_empty(self, now: float) -> None:
+        """Resource mode: apps with no containers end as soon as they may run (as slot mode's)."""
+        rs = self._rs
+        while rs is not None and rs.empty_runnable:
+            job = rs.empty_runnable.pop(0)
+            if not job.is_finished and job.id in self.jobs:
+                self._finish_job(job, now, update=False)
+
     def _set_queue_allocations(self, allocations: Allocations, update: bool) -> None:
         """Resource mode: every policy the queue tree names must load, then the tree is re-read."""
         queues = allocations.queue_config()
@@ -404,6 +416,11 @@ class Scheduler:
                 for n in ts.input_nodes:
                     if n not in self._rack_of:
                         raise SchedulerStateError(f"job {job_id} {kind} {i}: unknown node {n!r} in input_nodes")
+        if self._rs is not None and any(
+            v < 0 for ts in (*spec.maps, *spec.reduces, *spec.tasks) if ts.resources is not None
+            for _, v in ts.resources.items()
+        ):
+            raise SchedulerStateError(f"job {job_id}: a task asks for a negative amount of a resource")
         if spec.tasks and self._rs is None:
             raise SchedulerStateError(f"job {job_id}: plain tasks (not maps or reduces) need [scheduler] mode = "
                                       "\"resources\"")
@@ -430,6 +447,8 @@ class Scheduler:
         self._dirty = True
         if update:
             self.update(now)
+        elif self._rs is not None:
+            self._finish_empty(now)
         return job
 
     def _resolve_pool(self, spec: JobSpec) -> str:
@@ -450,6 +469,8 @@ class Scheduler:
         """Admin action: move a job (and its running tasks' accounting) to another pool."""
         now = self._tick(now)
         job = self.job(job_id)
+        if self._rs is not None:
+            raise SchedulerStateError("moving an app between queues is not supported in resource mode yet")
         if job.is_finished or job.pool == pool_name:
             return
         self._dirty = True  # the next update rebuilds the orders even if this fails midway
@@ -490,6 +511,7 @@ class Scheduler:
         now = self._tick(now)
         self._last_update = now
         if self._rs is not None:
+            self._finish_empty(now)
             self._rs.update(now)
             for fn in self._notify("cs_update"):
                 fn([], now)
@@ -1040,8 +1062,12 @@ class Scheduler:
         return task
 
     def _kill_resource_task(self, task: Task, now: float, reason: str) -> Task:
-        if self._running_tasks.pop(task.id, None) is None or task.state != RUNNING:
+        if self._running_tasks.get(task.id) is None or task.state != RUNNING:
             raise SchedulerStateError(f"task {task.id} is not running")
+        if task.is_am:  # the app attempt fails: YARN kills its containers, a new attempt starts with a new AM
+            for other in [t for t in self._running_tasks.values() if t.job is task.job and not t.is_am]:
+                self._kill_resource_task(other, now, reason="application attempt failed")
+        self._running_tasks.pop(task.id, None)
         node_name = task.node
         self._rs.release(task)  # type: ignore[union-attr]
         self._changes += 1

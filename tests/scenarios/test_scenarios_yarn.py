@@ -666,3 +666,82 @@ def test_min_share_starvation_counts_every_resource() -> None:
         h.heartbeat("n0000")
     h.advance(2)
     assert h.scheduler._rs.starvation[b.id].vcores == 3
+
+
+def test_no_second_preemption_for_the_same_app_within_the_recheck_wait() -> None:
+    """``FSAppAttempt.preemptionTriggered``: after preempting for an app its starvation is not acted
+    on again for ``waitTimeBeforeNextStarvationCheck`` (10 s)."""
+    xml = """<allocations><queue name="a"/><queue name="b"/>
+      <defaultFairSharePreemptionTimeout>5</defaultFairSharePreemptionTimeout>
+      <defaultFairSharePreemptionThreshold>0.25</defaultFairSharePreemptionThreshold></allocations>"""
+    h = ClusterHarness(racks=1, nodes_per_rack=2, node_resources="8192 mb, 8 vcores",
+                       config={"scheduler": {"mode": "resources", "preemption": True}}, allocations=xml)
+    h.submit(queue="a", tasks=16, resources="1024 mb, 1 vcores")
+    for _ in range(8):
+        h.heartbeat("n0000")
+        h.heartbeat("n0001")
+    h.submit(queue="b", tasks=16, resources="1024 mb, 1 vcores")
+    h.advance(3)
+    assert len(h.advance(3)) == 2
+    assert h.advance(1) == []
+
+
+def test_max_container_allocation_refuses_larger_requests() -> None:
+    xml = "<allocations><queue name='q'><maxContainerAllocation>1024 mb, 1 vcores</maxContainerAllocation></queue>" \
+          "</allocations>"
+    h = _one_node(xml)
+    with pytest.raises(SubmissionRejected, match="maxContainerAllocation"):
+        h.submit(queue="q", tasks=1, resources="4096 mb, 4 vcores")
+    assert h.scheduler.jobs == {}
+
+
+def test_apps_with_no_containers_end_at_once() -> None:
+    h = _one_node()
+    a = h.submit(queue="q", tasks=0, am_resources="1024 mb, 1 vcores")
+    b = h.submit(queue="q", tasks=0)
+    assert a.is_finished and b.is_finished and not a.am_running
+    with pytest.raises(ValueError):
+        h.submit(queue="q", tasks=-1)
+
+
+def test_bad_requests_are_refused_cleanly() -> None:
+    from corescheduler.errors import SchedulerStateError
+    from corescheduler.resources import Resources
+
+    h = _one_node()
+    app = h.submit(queue="q", tasks=1, resources="1024 mb, 1 vcores")
+    with pytest.raises(SchedulerStateError, match="not supported in resource mode"):
+        h.move(app, "other")
+    with pytest.raises(SchedulerStateError, match="negative"):
+        h.submit(queue="q", tasks=1, resources=Resources(-4096, 1))
+    with pytest.raises(SchedulerStateError, match="negative"):
+        h.add_node("n0009", resources=Resources(1024, -1))
+    assert set(h.scheduler.cluster.nodes) == {"n0000"} and len(h.scheduler.jobs) == 1
+
+
+def test_apps_without_a_user_count_against_the_default_user() -> None:
+    h = _one_node("<allocations><userMaxAppsDefault>1</userMaxAppsDefault></allocations>")
+    a = h.submit(queue="q", tasks=1, resources="1024 mb, 1 vcores")
+    b = h.submit(queue="q", tasks=1, resources="1024 mb, 1 vcores")
+    assert a.runnable and not b.runnable
+
+
+def test_harness_demand_and_running_in_resource_mode() -> None:
+    h = _one_node()
+    app = h.submit(queue="q", tasks=4, resources="1024 mb, 1 vcores")
+    h.heartbeat("n0000")
+    assert h.demand(app) == {"memory": 4096, "vcores": 4} and h.demand("root.q") == {"memory": 4096, "vcores": 4}
+    assert h.running(app) == 1 and h.running("root.q") == 1 and h.running("root") == 1
+
+
+def test_killing_an_am_fails_the_attempt_and_its_containers() -> None:
+    """YARN: the attempt's containers are killed with its AM; a new attempt starts with a new AM."""
+    h = _one_node()
+    app = h.submit(queue="q", tasks=2, resources="1024 mb, 1 vcores", am_resources="1024 mb, 1 vcores")
+    (am,) = h.heartbeat("n0000")
+    h.heartbeat("n0000")
+    h.heartbeat("n0000")
+    assert h.running(app) == 3
+    h.kill(am)
+    assert h.running(app) == 0 and app.pending["task"] == 2
+    assert [a.kind for a in h.heartbeat("n0000")] == ["am"]
