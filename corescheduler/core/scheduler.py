@@ -1000,28 +1000,18 @@ class Scheduler:
         job.finish_time = now
         job.runnable = False
         if self._rs is not None:
-            self._rs.finish_job(job, now)
-            del self.jobs[job.id]
-            if self.history:
-                self.finished[job.id] = job
-            self._emit({"time": now, "type": "job_finish", "job": job.id, "pool": job.pool})
-            for fn in self._notify("cs_job_removed"):
-                fn(job, now)
-            if not self.history:
-                job._drop_tasks()
-            if update:
-                self.update(now)
-            return
-        pool = self.pools[job.pool]
-        for kind in KINDS:
-            js = job.sched[kind]
-            if js._ordered:
-                self._job_order[job.pool][kind].remove(js)
-                js._ordered = False
-                self._reposition(pool.sched[kind], 0)
-            job.sched[kind].demand = 0
-            job.sched[kind].fair_share = 0.0
-        del pool.jobs[job.id]
+            self._rs.finish_job(job, now)  # its AM ends, it leaves its queue, waiting apps may run
+        else:
+            pool = self.pools[job.pool]
+            for kind in KINDS:
+                js = job.sched[kind]
+                if js._ordered:
+                    self._job_order[job.pool][kind].remove(js)
+                    js._ordered = False
+                    self._reposition(pool.sched[kind], 0)
+                job.sched[kind].demand = 0
+                job.sched[kind].fair_share = 0.0
+            del pool.jobs[job.id]
         del self.jobs[job.id]
         if self.history:
             self.finished[job.id] = job
