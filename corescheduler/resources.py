@@ -167,10 +167,18 @@ class Resources:
 
     def componentwise_min(self, other: Resources) -> Resources:
         """``Resources.componentwiseMin``."""
+        if not self.extras and not other.extras:
+            if self.memory <= other.memory and self.vcores <= other.vcores:
+                return self
+            return Resources._make(min(self.memory, other.memory), min(self.vcores, other.vcores))
         return self._combine(other, min)
 
     def componentwise_max(self, other: Resources) -> Resources:
         """``Resources.componentwiseMax``."""
+        if not self.extras and not other.extras:
+            if self.memory >= other.memory and self.vcores >= other.vcores:
+                return self
+            return Resources._make(max(self.memory, other.memory), max(self.vcores, other.vcores))
         return self._combine(other, max)
 
     def fits_in(self, other: Resources) -> bool:

@@ -74,8 +74,15 @@ def resource_shares(
     weights = [s.weight for s in schedulables]
     columns: dict[str, list[int]] = {}
     for rtype in types:
-        mins = [s.min_share.get(rtype) for s in schedulables]
-        maxes = [s.max_share.get(rtype) for s in schedulables]
+        if rtype == MEMORY:  # the attribute itself: this runs for every queue on every update
+            mins = [s.min_share.memory for s in schedulables]
+            maxes = [s.max_share.memory for s in schedulables]
+        elif rtype == VCORES:
+            mins = [s.min_share.vcores for s in schedulables]
+            maxes = [s.max_share.vcores for s in schedulables]
+        else:
+            mins = [s.min_share.get(rtype) for s in schedulables]
+            maxes = [s.max_share.get(rtype) for s in schedulables]
         columns[rtype] = yarn_fair_shares(weights, mins, maxes, total.get(rtype), active)
     n = len(schedulables)
     zeros = [0] * n

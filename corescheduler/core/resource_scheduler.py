@@ -300,13 +300,13 @@ class ResourceScheduler:
             if job is previous or job.runnable or job.is_finished:
                 continue
             previous = job
-            leaf = self.tree.get(job.queue or "")
+            leaf = self.tree.queues.get(job.queue or "")
             if leaf is None or not self._can_be_runnable(leaf, job):
                 continue
             self._make_runnable(leaf, job, now)
             made.append(job)
         for job in made:
-            leaf = self.tree.get(job.queue or "")
+            leaf = self.tree.queues.get(job.queue or "")
             if leaf is not None and job in leaf.waiting_apps:
                 leaf.waiting_apps.remove(job)
             waiting = self.user_waiting.get(_user(job))
@@ -316,7 +316,7 @@ class ResourceScheduler:
 
     def _remove_app(self, job: Job, now: float) -> None:
         """``FairScheduler.removeApplicationAttempt``: out of its queue; waiting apps may run."""
-        leaf = self.tree.get(job.queue or "")
+        leaf = self.tree.queues.get(job.queue or "")
         if leaf is None:
             return
         self._unreserve_all(job)
@@ -418,7 +418,7 @@ class ResourceScheduler:
     def _reposition(self, job: Job) -> None:
         """After the app's usage or pending asks changed: its place in its leaf's order,
         and its leaf's and every ancestor's in theirs (only these keys changed)."""
-        leaf = self.tree.get(job.queue or "")
+        leaf = self.tree.queues.get(job.queue or "")
         if leaf is None:
             return
         js = job.sched.get(RESOURCES)
@@ -550,7 +550,7 @@ class ResourceScheduler:
         if wanted:  # FairScheduler.assignPreemptedContainers: what was freed here is for those apps
             node.preempted_for = None
             for job, amount in wanted:
-                leaf = self.tree.get(job.queue or "")
+                leaf = self.tree.queues.get(job.queue or "")
                 if leaf is None or not job.runnable or job.is_finished:
                     continue
                 while amount.any_positive():
@@ -788,7 +788,7 @@ class ResourceScheduler:
     def _serve_reservation(self, node: Node, task: Task, now: float, out: list[Assignment]) -> bool:
         """``assignReservedContainer``: True while the reservation is valid (the node gets nothing else)."""
         job = task.job
-        leaf = self.tree.get(job.queue or "")
+        leaf = self.tree.queues.get(job.queue or "")
         size = task.resources
         valid = (
             leaf is not None
@@ -880,7 +880,7 @@ class ResourceScheduler:
         job = task.job
         if job.id in self.starvation:
             return False
-        leaf = self.tree.get(job.queue or "")
+        leaf = self.tree.queues.get(job.queue or "")
         if leaf is None or not self.tree.config.preemptable(leaf.name):
             return False
         after = job.usage - chosen.get(job.id, _NONE) - (task.resources or _NONE)
@@ -1001,7 +1001,7 @@ class ResourceScheduler:
                 node.computing -= 1
         job = task.job
         job.usage = job.usage - size
-        leaf = self.tree.get(job.queue or "")
+        leaf = self.tree.queues.get(job.queue or "")
         q: Queue | None = leaf
         while q is not None:
             q.sched.running = q.sched.running - size
