@@ -253,12 +253,9 @@ class _Placement:
         self.groups = tuple(groups)
         self.queues = queues
         self.live = live or {}
-        configured = {n for n in queues.queues}
-        configured.add(f"{ROOT}.default")
-        self.configured = configured
-
     def _configured(self, name: str) -> bool:
-        return name in self.configured
+        """Configured in the allocation file (``root.default`` always is: YARN creates it)."""
+        return name in self.queues.queues or name == f"{ROOT}.default"
 
     def _is_leaf(self, name: str) -> bool:
         """An existing leaf (configured, or created at run time: YARN's ``FSLeafQueue``)."""

@@ -100,6 +100,8 @@ class Allocations:
     queues: QueueConfig | None = None
     #: which allocation-file dialect the file was written in: ``"mr1"`` or ``"yarn"``
     dialect: str = "mr1"
+    #: the queue tree derived from an MR1 file, once built (see :meth:`queue_config`)
+    _derived: list[QueueConfig] = attrs.field(factory=list, eq=False, repr=False)
 
     def pool(self, name: str) -> PoolSpec:
         """The declared spec of pool ``name``, or ``PoolSpec(name)`` with all defaults."""
@@ -148,6 +150,8 @@ class Allocations:
         as policy, min-share preemption timeout; user limits and defaults)."""
         if self.queues is not None:
             return self.queues
+        if self._derived:
+            return self._derived[0]
         specs: dict[str, QueueSpec] = {}
         for name in self.pool_names():
             pool = self.pool(name)
@@ -167,7 +171,7 @@ class Allocations:
         def count(value: float) -> int:
             return INT_MAX if math.isinf(value) else int(value)
 
-        return QueueConfig(
+        derived = QueueConfig(
             queues=specs,
             user_max_apps={u.name: u.max_running_jobs for u in self.users.values() if u.max_running_jobs is not None},
             user_max_apps_default=count(self.user_max_jobs_default),
@@ -175,6 +179,8 @@ class Allocations:
             default_min_share_preemption_timeout=self.default_min_share_preemption_timeout,
             default_fair_share_preemption_timeout=self.fair_share_preemption_timeout,
         )
+        self._derived.append(derived)
+        return derived
 
     @classmethod
     def empty(cls) -> Allocations:

@@ -128,6 +128,8 @@ class QueueTree:
         self.cluster = cluster
         self.root = Queue(ROOT, None, is_leaf=False, dynamic=False)
         self.queues: dict[str, Queue] = {ROOT: self.root}
+        #: every queue's type, ``"leaf"`` or ``"parent"``, kept with ``queues`` (what placement reads)
+        self.kinds: dict[str, str] = {ROOT: "parent"}
         #: configured queues whose type changed while they had apps: retried when they are empty
         self.pending_changes: list[str] = []
         self.reconfigure(config)
@@ -184,6 +186,7 @@ class QueueTree:
             created = Queue(name, parent, is_leaf=is_leaf, dynamic=dynamic)
             parent.children[name] = created
             self.queues[name] = created
+            self.kinds[name] = "leaf" if is_leaf else "parent"
             self._configure(created)
             parent = created
         return created
@@ -245,6 +248,7 @@ class QueueTree:
         if q.parent is not None:
             q.parent.children.pop(q.name, None)
         self.queues.pop(q.name, None)
+        self.kinds.pop(q.name, None)
 
     def remove_empty_dynamic(self) -> list[str]:
         """Remove dynamic queues with no apps (and dynamic parents left empty); their names."""

@@ -50,7 +50,8 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from corescheduler.core.model import (
@@ -150,9 +151,9 @@ class ResourceScheduler:
         self._rebuild_orders()  # policies may have changed: no order may mix two policies' keys
         self._release_waiting(list(self.tree.walk()), math.inf, now=self.owner.now)  # updateRunnabilityOnReload
 
-    def live_queues(self) -> dict[str, str]:
-        """Every queue now, full name → ``"leaf"`` or ``"parent"`` (for the PoolResolvers)."""
-        return {q.name: "leaf" if q.is_leaf else "parent" for q in self.tree.queues.values()}
+    def live_queues(self) -> Mapping[str, str]:
+        """Every queue now, full name → ``"leaf"`` or ``"parent"`` (for the PoolResolvers; a read-only view)."""
+        return MappingProxyType(self.tree.kinds)
 
     # ================================================================== submission
     def submit(self, job: Job, now: float) -> None:
