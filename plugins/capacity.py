@@ -69,6 +69,7 @@ from corescheduler.core.model import (
     KINDS,
     MAP,
     REDUCE,
+    RESOURCES,
     RUNNING,
     Job,
     JobSpec,
@@ -80,6 +81,7 @@ from corescheduler.core.model import (
     Task,
 )
 from corescheduler.hookspecs import hookimpl
+from corescheduler.resources import Resources
 from corescheduler.settings import Settings
 
 NAME = "capacity"
@@ -337,6 +339,12 @@ class CapacityScheduler:
         self.config = read_config(settings, base)
         scheduler = getattr(config, "scheduler", None)
         self.preemption = bool(getattr(scheduler, "preemption", True))
+        #: resource mode (``[scheduler] mode = "resources"``): capacities are of memory, queues are
+        #: ``root.NAME``, user limits count memory (YARN's CapacityScheduler ``LeafQueue``)
+        self.resource_mode = getattr(scheduler, "mode", "slots") == "resources"
+        self._mem_by_user: dict[str, Counter[Any]] = {}  # queue -> user -> memory of running containers
+        self._queue_mem: Counter[str] = Counter()  # queue -> memory of running containers
+        self._cluster_memory = 0
         self._kinds: dict[str, _KindState] = {k: _KindState() for k in KINDS}
         self._pools: dict[str, Pool] = {}
         self._jobs_by_user: dict[str, Counter[Any]] = {}
@@ -410,10 +418,12 @@ class CapacityScheduler:
     # ------------------------------------------------------------------ SharePolicy
     @hookimpl
     def cs_compute_shares(
-        self, schedulables: Sequence[Schedulable], capacity: float, kind: str
-    ) -> list[float | None]:
+        self, schedulables: Sequence[Schedulable], capacity: Any, kind: str, steady: bool
+    ) -> list[Any]:
         if not schedulables:
             return []
+        if kind == RESOURCES:
+            return self._resource_shares(schedulables, capacity, steady)
         if not schedulables[0].is_pool:
             return [None] * len(schedulables)  # jobs in a queue are served in order; no share of their own
         st = self._capacities(kind, capacity)
@@ -424,6 +434,8 @@ class CapacityScheduler:
     @hookimpl
     def cs_order_key(self, schedulable: Schedulable) -> tuple[Any, ...]:
         s = schedulable
+        if s.kind == RESOURCES:
+            return self._resource_key(s)
         if not s.is_pool:
             # 0.19 getTaskFromQueue: the queue's running jobs (a task launched) before
             # its waiting ones, each by priority (if the queue supports it) then start
@@ -461,6 +473,8 @@ class CapacityScheduler:
 
     @hookimpl
     def cs_admit_job(self, job: Job, kind: str) -> bool | Rejection | None:
+        if kind == RESOURCES:
+            return self._admit_resources(job)
         pool = self._pools.get(job.pool)
         if pool is None:
             return None
@@ -575,14 +589,97 @@ class CapacityScheduler:
                 wanted -= len(chosen)
         return victims
 
+    # ------------------------------------------------------------------ resource mode
+    @staticmethod
+    def _queue(name: str) -> str:
+        """A queue's configured name: ``root.NAME`` → ``NAME`` (resource mode's full names)."""
+        return name[5:] if name.startswith("root.") else name
+
+    def _memory_guarantee(self, queue: str, total: int) -> int:
+        conf = self.config.queues.get(self._queue(queue))
+        return slots_of(conf.capacity(MAP), total) if conf is not None else 0
+
+    def _memory_maximum(self, queue: str, total: int) -> float:
+        conf = self.config.queues.get(self._queue(queue))
+        if conf is None or conf.maximum_capacity is None:
+            return math.inf
+        return float(slots_of(conf.maximum_capacity, total))
+
+    def _resource_shares(self, schedulables: Sequence[Schedulable], capacity: Any, steady: bool) -> list[Any]:
+        """Resource mode: a queue's share of its parent's memory — its guarantee (capacity % of
+        it), and what queues with nothing to run leave lent in the ratio of the guarantees, up
+        to their maximum capacity (apps in a queue are served in order: no share of their own)."""
+        if isinstance(schedulables[0].owner, Job):
+            return [None] * len(schedulables)
+        total = capacity.memory
+        self._cluster_memory = schedulables[0].cluster.memory if schedulables[0].cluster is not None else total
+        guarantees = [float(self._memory_guarantee(s.name, total)) for s in schedulables]
+        caps = [
+            min(float(s.max_share.memory), self._memory_maximum(s.name, total),
+                math.inf if steady else float(s.demand.memory) if s.active else 0.0)
+            for s in schedulables
+        ]
+        shares = allocate(guarantees, caps, float(total))
+        return [Resources._make(int(share + _EPS), 0) for share in shares]
+
+    def _resource_key(self, s: Schedulable) -> tuple[Any, ...]:
+        owner = s.owner
+        if isinstance(owner, Job):  # running apps before waiting ones, priority if supported, start, name
+            queue = self.config.queues.get(self._queue(owner.pool))
+            priority = s.priority if queue is not None and queue.supports_priority else 0
+            return (0 if owner.first_launch is not None else 1, priority, s.start_time, s.name)
+        total = s.cluster.memory if s.cluster is not None else self._cluster_memory
+        guarantee = self._memory_guarantee(s.name, total)
+        used = s.running.memory
+        if used >= self._memory_maximum(s.name, total):
+            tier = 2
+        elif guarantee > 0:
+            tier = 0
+        else:
+            tier = 1
+        return (tier, used / guarantee if guarantee > 0 else float(used), s.name)
+
+    def _admit_resources(self, job: Job) -> bool | Rejection | None:
+        """YARN ``LeafQueue.computeUserLimit`` / ``canAssignToUser`` in memory: the queue's current
+        capacity is its guarantee while it uses less, else what it uses plus the request; a user's
+        limit is max(⌈current / active users⌉, ⌈minimum_user_limit_percent × current / 100⌉), at most
+        ``user_limit_factor`` × the guarantee; a user at or over it waits for the others."""
+        queue = self._queue(job.pool)
+        total = self._cluster_memory
+        if total <= 0:
+            return None
+        guarantee = self._memory_guarantee(queue, total)
+        conf = self.config.queues.get(queue)
+        if conf is None:
+            return None
+        used = self._queue_mem.get(queue, 0)
+        if guarantee <= 0:
+            return Rejection(f"queue {queue!r} has no guaranteed capacity")
+        if used >= self._memory_maximum(queue, total):
+            return Rejection(f"queue {queue!r} is at its maximum capacity")
+        size = job.spec.task_resources
+        if size is None:
+            sizes = [ts.resources for ts in (*job.spec.tasks, *job.spec.maps) if ts.resources is not None]
+            size = sizes[0] if sizes else None
+        required = size.memory if size is not None else 0
+        current = guarantee if used < guarantee else used + required
+        users = len(self._jobs_by_user.get(queue) or ()) or 1
+        limit = max(math.ceil(current / users), math.ceil(conf.minimum_user_limit_percent * current / 100.0 - _EPS))
+        if conf.user_limit_factor is not None:
+            limit = min(limit, int(conf.user_limit_factor * guarantee))
+        mine = self._mem_by_user.get(queue, {}).get(job.user, 0)
+        if mine >= limit:
+            return DEFER
+        return None
+
     # ------------------------------------------------------------------ notifications
     @hookimpl
     def cs_job_added(self, job: Job) -> None:
-        self._jobs_by_user.setdefault(job.pool, Counter())[job.user] += 1
+        self._jobs_by_user.setdefault(self._queue(job.pool), Counter())[job.user] += 1
 
     @hookimpl
     def cs_job_removed(self, job: Job) -> None:
-        users = self._jobs_by_user.get(job.pool)
+        users = self._jobs_by_user.get(self._queue(job.pool))
         if users is not None and users.get(job.user, 0) > 0:
             users[job.user] -= 1
             if users[job.user] <= 0:
@@ -590,6 +687,8 @@ class CapacityScheduler:
 
     @hookimpl
     def cs_update(self, pools: Sequence[Pool], now: float) -> None:
+        if self.resource_mode:
+            return  # counts are kept by the notifications; reclaim is the scheduler's YARN preemption
         self._pools = {p.name: p for p in pools}
         jobs_by_user: dict[str, Counter[Any]] = {}
         user_running: dict[tuple[str, str], Counter[Any]] = {}
@@ -614,12 +713,20 @@ class CapacityScheduler:
 
     def _count(self, task: Task, delta: int) -> None:
         job = task.job
+        if self.resource_mode:
+            memory = (task.resources.memory if task.resources is not None else 0) * delta
+            queue = self._queue(job.pool)
+            self._mem_by_user.setdefault(queue, Counter())[job.user] += memory
+            self._queue_mem[queue] += memory
+            return
         counts = self._user_running.setdefault((job.pool, task.kind), Counter())
         counts[job.user] += delta
 
     @hookimpl
     def cs_task_started(self, task: Task) -> None:
         self._count(task, +1)
+        if self.resource_mode:
+            return
         st = self._kinds[task.kind]
         owed = st.waiting.get(task.job.pool)
         if owed:  # Hadoop updateReclaimedResources: the oldest request gets one slot back

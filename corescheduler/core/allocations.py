@@ -161,7 +161,7 @@ class Allocations:
                 full,
                 max_running_apps=None if limit is None else limit,
                 weight=pool.weight,
-                scheduling_policy=self.scheduling_mode(name),  # MR1 modes apply inside pools; root is fair
+                scheduling_policy=pool.scheduling_mode,
                 min_share_preemption_timeout=pool.min_share_preemption_timeout,
                 line=pool.line,
             )
@@ -178,6 +178,8 @@ class Allocations:
             queue_max_apps_default=count(self.pool_max_jobs_default),
             default_min_share_preemption_timeout=self.default_min_share_preemption_timeout,
             default_fair_share_preemption_timeout=self.fair_share_preemption_timeout,
+            default_queue_scheduling_policy=self.default_pool_scheduling_mode if self.default_mode_given else "fair",
+            default_policy_given=self.default_mode_given,
         )
         self._derived.append(derived)
         return derived

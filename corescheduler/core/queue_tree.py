@@ -23,7 +23,7 @@ dynamic, and settings are re-read.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from corescheduler.core.model import RESOURCES, Job, Schedulable
@@ -123,9 +123,15 @@ class Queue:
 class QueueTree:
     """The live queues of resource mode (YARN ``QueueManager``)."""
 
-    def __init__(self, config: QueueConfig, cluster: Resources) -> None:
+    def __init__(
+        self, config: QueueConfig, cluster: Resources, fallback_policy: str | None = None, known: Iterable[str] = ()
+    ) -> None:
         self.config = config
         self.cluster = cluster
+        #: the policy of a queue the allocation file gives none (the scheduler's ``share_policy``)
+        self.fallback_policy = fallback_policy
+        #: leaves a PoolResolver configures itself (``cs_known_pools``): they always exist
+        self.known: tuple[str, ...] = tuple(known)
         self.root = Queue(ROOT, None, is_leaf=False, dynamic=False)
         self.queues: dict[str, Queue] = {ROOT: self.root}
         #: every queue's type, ``"leaf"`` or ``"parent"``, kept with ``queues`` (what placement reads)
@@ -180,7 +186,7 @@ class QueueTree:
         created = None
         for i, name in enumerate(reversed(missing)):
             is_leaf = leaf and i == len(missing) - 1
-            policy = self.config.scheduling_policy(name)
+            policy = self.config.scheduling_policy(name, self.fallback_policy)
             if not _child_policy_allowed(parent.policy, policy) or (not is_leaf and policy == "fifo"):
                 return None
             created = Queue(name, parent, is_leaf=is_leaf, dynamic=dynamic)
@@ -191,9 +197,13 @@ class QueueTree:
             parent = created
         return created
 
-    def reconfigure(self, config: QueueConfig, cluster: Resources | None = None) -> None:
+    def reconfigure(
+        self, config: QueueConfig, cluster: Resources | None = None, known: Iterable[str] | None = None
+    ) -> None:
         """Put a (re)loaded allocation file in force (``QueueManager.updateAllocationConfiguration``)."""
         self.config = config
+        if known is not None:
+            self.known = tuple(known)
         if cluster is not None:
             self.cluster = cluster
         for q in self.queues.values():  # policies first: they decide which children may be created
@@ -215,13 +225,15 @@ class QueueTree:
                 if existing is None:
                     continue
             existing.dynamic = False
+        keep = {f"{ROOT}.default", *map(full_queue_name, self.known)}
         for q in list(self.queues.values()):
-            if q is not self.root and q.name not in wanted and q.name != f"{ROOT}.default":
+            if q is not self.root and q.name not in wanted and q.name not in keep:
                 q.dynamic = True
-        if f"{ROOT}.default" not in self.queues:
-            self._create(f"{ROOT}.default", leaf=True, dynamic=False)
-        else:
-            self.queues[f"{ROOT}.default"].dynamic = False
+        for name in (f"{ROOT}.default", *map(full_queue_name, self.known)):
+            if name not in self.queues:
+                self._create(name, leaf=True, dynamic=False)
+            else:
+                self.queues[name].dynamic = False
         for q in self.queues.values():
             self._configure(q)
 
@@ -229,7 +241,7 @@ class QueueTree:
         """A queue's effective settings (``AllocationConfiguration.initFSQueue``)."""
         config = self.config
         s = q.sched
-        q.policy = config.scheduling_policy(q.name)
+        q.policy = config.scheduling_policy(q.name, self.fallback_policy)
         s.weight = config.weight(q.name)
         s.min_share = config.min_resources(q.name)
         maximum = config.max_resources(q.name, self.cluster)

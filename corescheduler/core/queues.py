@@ -232,6 +232,9 @@ class QueueConfig:
     default_fair_share_preemption_threshold: float = 0.5
     default_queue_scheduling_policy: str = "fair"
     placement: tuple[PlacementRuleSpec, ...] | None = None
+    #: whether the file set ``defaultQueueSchedulingPolicy`` (else a queue without its own
+    #: policy follows the scheduler's ``share_policy``, see :meth:`scheduling_policy`)
+    default_policy_given: bool = False
 
     def __attrs_post_init__(self) -> None:
         if ROOT not in self.queues:
@@ -314,10 +317,16 @@ class QueueConfig:
         value = self.spec(name).max_am_share
         return self.queue_max_am_share_default if value is None else value
 
-    def scheduling_policy(self, name: str) -> str:
-        """The queue's ``schedulingPolicy``, else ``defaultQueueSchedulingPolicy`` (not the parent's)."""
+    def scheduling_policy(self, name: str, fallback: str | None = None) -> str:
+        """The queue's ``schedulingPolicy``, else ``defaultQueueSchedulingPolicy`` (not the
+        parent's); when the file sets neither, ``fallback`` if given (the scheduler's
+        ``share_policy``: ``capacity`` runs capacity queues), else ``fair``."""
         value = self.spec(name).scheduling_policy
-        return self.default_queue_scheduling_policy if value is None else value
+        if value is not None:
+            return value
+        if fallback is not None and not self.default_policy_given:
+            return fallback
+        return self.default_queue_scheduling_policy
 
     def _inherited(self, name: str, attr: str, root_default: float) -> float:
         for current in (full_queue_name(name), *self.ancestors(name)):

@@ -108,7 +108,9 @@ class ResourceScheduler:
         self.owner = owner
         self.settings = owner.settings
         self.cluster_total = self._cluster_total()
-        self.tree = QueueTree(owner.allocations.queue_config(), self.cluster_total)
+        self.tree = QueueTree(owner.allocations.queue_config(), self.cluster_total,
+                              fallback_policy=owner.settings.share_policy,
+                              known=owner._known_pools(owner.allocations))
         self.user_runnable: dict[Any, int] = {}
         self.user_waiting: dict[Any, list[Job]] = {}
         #: app id -> node name -> rack, of the nodes the app holds reservations on
@@ -117,6 +119,7 @@ class ResourceScheduler:
         self._steady_dirty = True
         self._threshold = self.settings.reservation_threshold
         self._key_fns: dict[str, Any] = {}
+        self._admit_fns: dict[str, Any] = {}
         #: app id -> when preemption last ran for it (``waitTimeBeforeNextStarvationCheck``)
         self._preempted_at: dict[str, float] = {}
         #: apps with no containers: they finish as soon as they may run
@@ -145,9 +148,11 @@ class ResourceScheduler:
 
     def reconfigure(self) -> None:
         """New allocations are in force."""
-        self.tree.reconfigure(self.owner.allocations.queue_config(), self.cluster_total)
+        self.tree.reconfigure(self.owner.allocations.queue_config(), self.cluster_total,
+                              known=self.owner._known_pools(self.owner.allocations))
         self._steady_dirty = True
         self._key_fns.clear()
+        self._admit_fns.clear()
         self._rebuild_orders()  # policies may have changed: no order may mix two policies' keys
         self._release_waiting(list(self.tree.walk()), math.inf, now=self.owner.now)  # updateRunnabilityOnReload
 
@@ -446,6 +451,12 @@ class ResourceScheduler:
                 s._ordered = True
             q = parent
 
+    def _admit_fn(self, q: Queue) -> Any:
+        """The leaf's policy's ``cs_admit_job`` (None if it has none)."""
+        if q.policy not in self._admit_fns:
+            self._admit_fns[q.policy] = self.owner.plugins.share_policy(q.policy).admit_job
+        return self._admit_fns[q.policy]
+
     def _key_fn(self, q: Queue) -> Any:
         """The queue's policy's order key (``cs_order_key``), remembered per policy name."""
         fn = self._key_fns.get(q.policy)
@@ -590,8 +601,27 @@ class ResourceScheduler:
         if node.reserved is not None or not q.sched.running.fits_in(q.sched.max_share):
             return None
         if q.is_leaf:
-            for js in q.order:
-                result = self._assign_app(q, js.owner, node, now, out)
+            admit = self._admit_fn(q)
+            if admit is None:
+                for js in q.order:
+                    result = self._assign_app(q, js.owner, node, now, out)
+                    if result is not None:
+                        return result
+                return None
+            deferred: list[Job] = []  # cs_admit_job: False = after the others (a user over its limit)
+            for js in list(q.order):
+                job = js.owner
+                verdict = admit(job, RESOURCES, now)
+                if verdict is False:
+                    deferred.append(job)
+                    continue
+                if isinstance(verdict, Rejection):
+                    continue
+                result = self._assign_app(q, job, node, now, out)
+                if result is not None:
+                    return result
+            for job in deferred:
+                result = self._assign_app(q, job, node, now, out)
                 if result is not None:
                     return result
             return None

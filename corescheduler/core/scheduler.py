@@ -349,7 +349,7 @@ class Scheduler:
         """Resource mode: every policy the queue tree names must load, then the tree is re-read."""
         queues = allocations.queue_config()
         for _, spec in queues.walk():
-            policy = queues.scheduling_policy(spec.name)
+            policy = queues.scheduling_policy(spec.name, self.settings.share_policy)
             try:
                 self.plugins.share_policy(policy)
             except CoreSchedulerError as exc:
@@ -357,6 +357,7 @@ class Scheduler:
                     f"queue {spec.name!r} schedulingPolicy {policy!r}: {exc}", allocations.source or "<allocations>",
                     spec.line,
                 ) from exc
+        self._known_pools(allocations)  # a bad answer raises before anything changes
         self.allocations = allocations
         if self._rs is not None:
             self._rs.reconfigure()

@@ -491,6 +491,7 @@ def parse_queue_config(root: etree._Element, source: str) -> tuple[QueueConfig, 
             value = _scalar(p, child, "", _policy)
             if value is not None:
                 default_policy = top["default_queue_scheduling_policy"] = value
+                top["default_policy_given"] = True
         elif tag == "queuePlacementPolicy":
             placement_elem = child
         elif tag in _RESERVATION_SYSTEM:
