@@ -59,7 +59,20 @@ def queue_rows(config: Any) -> dict[str, Any]:
     queues = allocations.queue_config() if allocations is not None else _empty()
     cluster = config.cluster.total_resources()
     extra = [] if f"{ROOT}.default" in queues.queues else [f"{ROOT}.default"]  # YARN always has root.default
-    steady = steady_fair_shares(queues, cluster, extra)
+    fallback = config.scheduler.share_policy
+    if config.scheduler.mode == "resources":
+        # the scheduler itself, with the configured policies' own maths (capacity, third-party)
+        from corescheduler.core.model import Cluster
+        from corescheduler.core.scheduler import Scheduler
+
+        cc = config.cluster
+        scheduler = Scheduler(config, Cluster.build(cc.racks, cc.nodes_per_rack, 0, 0), allocations)
+        scheduler.update(0.0)
+        tree = scheduler._rs.tree  # type: ignore[union-attr]
+        steady = {q.name: q.sched.steady_share for q in tree.walk()}
+        extra = [q.name for q in tree.walk() if q.name not in queues.queues and q.name != ROOT]
+    else:
+        steady = steady_fair_shares(queues, cluster, extra)
     rows = []
     names = [s.name for _, s in queues.walk()] + [n for n in extra if n not in queues.queues]
     depth_of = {s.name: d for d, s in queues.walk()}
@@ -72,7 +85,7 @@ def queue_rows(config: Any) -> dict[str, Any]:
                 "depth": depth_of.get(name, name.count(".")),
                 "type": kind,
                 "configured": name in queues.queues,
-                "policy": queues.scheduling_policy(name),
+                "policy": queues.scheduling_policy(name, fallback),
                 "weight": queues.weight(name),
                 "min_resources": _resources_json(queues.min_resources(name)),
                 "max_resources": _resources_json(queues.max_resources(name, cluster)),

@@ -378,3 +378,18 @@ def test_group_only_acl_is_not_shown_as_a_user(setup) -> None:
     )
     queues = by_name(queues_json(setup(xml, "acl.xml")))
     assert queues["root.g"]["acl_submit_apps"] != queues["root.u"]["acl_submit_apps"]
+
+
+def test_capacity_queues_show_their_memory_guarantees(tmp_path: Path) -> None:
+    """Resource mode with ``share_policy = "capacity"``: the steady shares come from the plugin's
+    own maths (capacity % of the cluster's memory), the queues from its configuration."""
+    config = tmp_path / "cap.toml"
+    config.write_text(
+        '[scheduler]\nmode = "resources"\nshare_policy = "capacity"\npool_resolver = "capacity"\n'
+        "[plugins.capacity.queues.prod]\ncapacity = 70\n[plugins.capacity.queues.dev]\ncapacity = 30\n"
+        '[cluster]\nracks = 1\nnodes_per_rack = 10\nnode_resources = "10240 mb, 10 vcores"\n'
+    )
+    queues = by_name(queues_json(config))
+    assert queues["root.prod"]["steady_fair_share"]["memory"] == 71680
+    assert queues["root.dev"]["steady_fair_share"]["memory"] == 30720
+    assert queues["root.prod"]["policy"] == "capacity"
