@@ -91,3 +91,18 @@ def test_an_sls_trace_runs_with_its_container_and_am_sizes(tmp_path) -> None:
     starts = [e for e in result.event_list if e["type"] == "task_start"]
     assert sum(e["kind"] == "am" for e in starts) == 3
     assert {e["resources"]["memory"] for e in starts if e["kind"] == "reduce"} == {2048}
+
+
+def test_the_bundled_yarn_example_runs() -> None:
+    """examples/yarn.toml with examples/fair-scheduler.xml and examples/yarn-workload.json."""
+    from paths import REPO
+
+    from corescheduler.sim.simulator import load_allocations
+
+    config = Config.from_file(REPO / "examples" / "yarn.toml")
+    workload = load_workload(REPO / "examples" / "yarn-workload.json", config=config, seed=0)
+    result = Simulation(config, workload, 0, allocations=load_allocations(config)).run()
+    s = result.metrics["summary"]
+    assert s["finished_jobs"] == len(workload.jobs) and s["rejected_jobs"] == 0
+    assert {j["pool"] for j in result.metrics["jobs"]} == {
+        "root.engineering.builds", "root.engineering.tests", "root.analytics.etl", "root.analytics.adhoc"}
