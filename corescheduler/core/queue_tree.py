@@ -24,7 +24,6 @@ dynamic, and settings are re-read.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from corescheduler.core.model import RESOURCES, Job, Schedulable
 from corescheduler.core.order import KeyedOrder
@@ -288,23 +287,3 @@ def _child_policy_allowed(parent: str, child: str) -> bool:
     if parent == "fifo":
         return False
     return not (parent == "fair" and child == "drf")
-
-
-def describe(tree: QueueTree) -> list[dict[str, Any]]:
-    """Each queue's name, type, policy and shares (JSON-ready; for reports)."""
-    out = []
-    for q in tree.walk():
-        s = q.sched
-        out.append(
-            {
-                "name": q.name,
-                "leaf": q.is_leaf,
-                "dynamic": q.dynamic,
-                "policy": q.policy,
-                "fair": s.fair_share.as_dict() if s.fair_share is not None else None,
-                "steady": s.steady_share.as_dict(),
-                "usage": s.running.as_dict(),
-                "demand": s.demand.as_dict(),
-            }
-        )
-    return out

@@ -71,7 +71,7 @@ from corescheduler.core.model import (
     Task,
 )
 from corescheduler.core.queue_tree import Queue, QueueTree, valid_queue_name
-from corescheduler.core.queues import ROOT, full_queue_name
+from corescheduler.core.queues import full_queue_name
 from corescheduler.errors import SchedulerStateError
 from corescheduler.resources import Resources
 
@@ -593,9 +593,6 @@ class ResourceScheduler:
                 break
         return out
 
-    def _key(self, policy_name: str, s: Schedulable) -> Any:
-        return self.owner.plugins.share_policy(policy_name).order_key(s)
-
     def _assign_queue(self, q: Queue, node: Node, now: float, out: list[Assignment]) -> Resources | _Reserved | None:
         """``FSParentQueue`` / ``FSLeafQueue.assignContainer``."""
         if node.reserved is not None or not q.sched.running.fits_in(q.sched.max_share):
@@ -873,7 +870,8 @@ class ResourceScheduler:
             policy = leaf.policy
             threshold = config.fair_share_preemption_threshold(leaf.name)
             fair_timeout = config.fair_share_preemption_timeout(leaf.name)
-            apps = sorted(leaf.runnable_apps, key=lambda j: self._key(policy, j.sched[RESOURCES]))
+            key = self._key_fn(leaf)
+            apps = sorted(leaf.runnable_apps, key=lambda j: key(j.sched[RESOURCES]))
             for job in apps:
                 js = job.sched[RESOURCES]
                 fair = (js.fair_share or _NONE).multiply_and_round_down(threshold)
@@ -1105,10 +1103,3 @@ class ResourceScheduler:
                 "demand": js.demand.as_dict(),
             }
         return {"queues": queues, "jobs": jobs}
-
-
-def rejection_reason(answer: Any) -> str | None:
-    return answer.reason if isinstance(answer, Rejection) else None
-
-
-ROOT_NAME = ROOT
