@@ -182,14 +182,19 @@ class ResourceScheduler:
             raise owner.rejected(problem)
         job.pool = leaf.name
         job.queue = leaf.name
-        if am is not None:  # FairScheduler.addApplication: an AM asking for what the queue has none of
-            maximum = leaf.sched.max_share
-            zero = [n for n, v in am.items() if v > 0 and maximum.get(n) == 0]
+        maximum = leaf.sched.max_share
+        spec = job.spec
+        sizes = [("AM", am)] if am is not None else []
+        sizes += [("task", ts.resources or spec.task_resources) for ts in (*spec.maps, *spec.reduces, *spec.tasks)]
+        for what, size in sizes:
+            # FairScheduler.addApplication for the AM; here for every request (beyond YARN, where
+            # a task asking for a type the queue has none of waits forever)
+            zero = [n for n, v in size.items() if v > 0 and maximum.get(n) == 0] if size is not None else []
             if zero:
                 self.tree.remove_empty_dynamic()
                 raise owner.rejected(
                     f"Cannot submit application {job.id} to queue {leaf.name} because it has zero amount of "
-                    f"resource for a requested resource! Invalid requested AM resources: {', '.join(zero)}, "
+                    f"resource for a requested resource! Invalid requested {what} resources: {', '.join(zero)}, "
                     f"maximum queue resources: {maximum}"
                 )
         s = Schedulable(
@@ -954,7 +959,8 @@ class ResourceScheduler:
                 freed = freed + (task.resources or _NONE)
             node.preempted_for = [*(node.preempted_for or []), (job, freed)]
             for task in tasks:
-                killed.append(self.owner.kill(task.id, now, reason="preempted"))
+                if task.state == RUNNING and task.id in self.owner._running_tasks:  # (an AM's end took its app's)
+                    killed.append(self.owner.kill(task.id, now, reason="preempted"))
         if killed:
             self.update(now)
         return killed
@@ -1070,10 +1076,11 @@ class ResourceScheduler:
     def remove_node(self, node: Node, now: float) -> list[Task]:
         """A node leaves: its reservation is dropped and its containers are lost (they run again)."""
         self._unreserve(node)
-        lost = []
-        for task in list(node.tasks.values()):
-            lost.append(self.owner.kill(task.id, now, reason="node lost"))
-        return lost
+        on_node = list(node.tasks.values())
+        for task in on_node:
+            if task.state == RUNNING and task.id in self.owner._running_tasks:  # (an AM's end took its app's)
+                self.owner.kill(task.id, now, reason="node lost")
+        return on_node
 
     # ================================================================== reports
     def shares(self) -> dict[str, Any]:

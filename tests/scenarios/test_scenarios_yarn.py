@@ -745,3 +745,25 @@ def test_killing_an_am_fails_the_attempt_and_its_containers() -> None:
     h.kill(am)
     assert h.running(app) == 0 and app.pending["task"] == 2
     assert [a.kind for a in h.heartbeat("n0000")] == ["am"]
+
+
+def test_losing_a_node_with_an_am_and_its_containers() -> None:
+    """A node leaving takes an app's AM and its containers: the attempt fails once, no error."""
+    h = _one_node()
+    app = h.submit(queue="q", tasks=2, resources="1024 mb, 1 vcores", am_resources="1024 mb, 1 vcores")
+    for _ in range(3):
+        h.heartbeat("n0000")
+    h.add_node("n0001", resources="8192 mb, 8 vcores")
+    lost = h.remove_node("n0000")
+    assert {t.kind for t in lost} == {"am", "task"} and h.running(app) == 0
+    assert [a.kind for a in h.heartbeat("n0001")] == ["am"]
+
+
+def test_a_task_asking_for_a_type_the_queue_has_none_of_is_rejected() -> None:
+    """Beyond YARN (which checks the AM only): such a task could never run."""
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="memory-mb=8192, vcores=8, gpu=4",
+                       config={"scheduler": {"mode": "resources"}},
+                       allocations="<allocations><queue name='q'><maxResources>4096 mb, 4 vcores</maxResources>"
+                                   "</queue></allocations>")
+    with pytest.raises(SubmissionRejected, match=r"zero amount of resource.*gpu"):
+        h.submit(queue="q", tasks=1, resources="memory-mb=1024, vcores=1, gpu=1")
