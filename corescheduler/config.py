@@ -83,6 +83,9 @@ class SchedulerConfig:
     #: resource mode: the smallest request that may reserve a node (YARN: increment allocation
     #: 1024 MB / 1 vcore × yarn.scheduler.reservation-threshold.increment-multiple 2.0)
     reservation_threshold: Resources = field(factory=lambda: Resources(2048, 2))
+    #: resource mode: the size of a task its workload gives none (MapReduce's defaults,
+    #: mapreduce.map.memory.mb / mapreduce.map.cpu.vcores: 1024 MB, 1 vcore)
+    task_resources: Resources = field(factory=lambda: Resources(1024, 1))
     #: resource mode: preempt only while the cluster is used above this fraction (max over
     #: memory and vcores; yarn.scheduler.fair.preemption.cluster-utilization-threshold)
     preemption_utilization_threshold: float = 0.8
@@ -105,6 +108,7 @@ class SchedulerConfig:
             dynamic_max_assign=s.boolean("dynamic_max_assign", d.dynamic_max_assign),
             max_assign=s.number("max_assign", d.max_assign, minimum=-1, integer=True),
             reservation_threshold=_resources(s, "reservation_threshold", d.reservation_threshold),
+            task_resources=_resources(s, "task_resources", d.task_resources),
             preemption_utilization_threshold=float(
                 s.number("preemption_utilization_threshold", d.preemption_utilization_threshold, minimum=0, maximum=1)
             ),

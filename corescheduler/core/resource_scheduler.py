@@ -207,10 +207,13 @@ class ResourceScheduler:
         s.steady_share = _NONE
         job.sched[RESOURCES] = s
         job._initialize(owner._rack_of)
+        default = self.settings.task_resources
         for kind, tasks in job.tasks.items():
             total = _NONE
             for task in tasks:
-                total = total + self._size(task)
+                if task.resources is None:  # neither the task nor the job gives a size
+                    task.resources = default
+                total = total + task.resources
             job._pending_resources[kind] = total
         if am is not None:
             am_task = Task(f"{job.id}_am_000000", job, AM, 0)
@@ -232,10 +235,7 @@ class ResourceScheduler:
         sizes = {ts.resources for ts in (*spec.maps, *spec.reduces, *spec.tasks)}
         if None in sizes:
             sizes.discard(None)
-            if spec.task_resources is None:
-                return (f"job {job.id}: a task has no resources; in resource mode every task needs a size "
-                        "(its own \"resources\" or the job's \"task_resources\")")
-            sizes.add(spec.task_resources)
+            sizes.add(spec.task_resources or self.settings.task_resources)
         labelled = [("AM", spec.am_resources)] if spec.am_resources is not None else []
         labelled += [("task", s) for s in sizes]
         limit = self.tree.config.max_container_allocation(leaf.name)

@@ -408,6 +408,7 @@ class Simulation:
         self._wheel_due = {MAP: 0.0, REDUCE: 0.0}  # when the node a wheel armed ticks
         #: resource mode: every node with room beats at every tick (skipping is by slots)
         self._resource_mode = self.scheduler.resource_mode
+        self._resting: set[_NodeState] = set()  # resource mode: nodes waiting for requests
         self._skip_idle = self.options.skip_idle_heartbeats and not self._resource_mode
         #: the pending IDLE_BEAT: (time, generation); a newer generation voids older events
         self._idle_beat: tuple[float, int] | None = None
@@ -489,8 +490,9 @@ class Simulation:
         system or still to come? — it beats then.)"""
         running = ns.node.running
         slots = ns.capacity
-        if self._resource_mode:  # room for some container while apps are in the system or to come
-            return ns.node.available.any_positive() and (bool(self.scheduler.jobs) or self._next_job < len(self._jobs))
+        if self._resource_mode:  # room for some container while some app has a request to offer
+            rs = self.scheduler._rs
+            return bool(rs.tree.root.order) and ns.node.available.any_positive()  # type: ignore[union-attr]
         if not self._skip_idle:
             return (running[MAP] < slots[MAP] or running[REDUCE] < slots[REDUCE]) and (
                 bool(self.scheduler.jobs) or self._next_job < len(self._jobs)
@@ -643,6 +645,8 @@ class Simulation:
             if self._useful(ns):
                 ns.armed = True
                 self._push(self._next_tick(ns, t), HEARTBEAT, ns)
+            elif self._resource_mode:
+                self._resting.add(ns)
             return
         # _useful and has_free_slot inlined: this runs for every tick of the run
         running = ns.node.running
@@ -682,6 +686,9 @@ class Simulation:
 
     def _rest(self, ns: _NodeState, t: float) -> None:
         """The node stops its periodic heartbeats: idle per kind where it has a free slot."""
+        if self._resource_mode:
+            self._resting.add(ns)  # it beats again when some app has a request (_wake) or a container ends
+            return
         if not self._skip_idle:
             return  # it beats again once a slot frees (_settle)
         running = ns.node.running
@@ -702,7 +709,15 @@ class Simulation:
         self._rest(ns, t)
 
     def _wake(self, t: float) -> None:
-        """Start the idle-node wheel of each kind that has pending work."""
+        """Start the idle-node wheel of each kind that has pending work (resource mode: arm the
+        resting nodes once some app has a request)."""
+        if self._resource_mode:
+            if self._resting and self.scheduler._rs.tree.root.order:  # type: ignore[union-attr]
+                resting, self._resting = self._resting, set()
+                for ns in sorted(resting, key=lambda n: n.rank):
+                    if not ns.armed:
+                        self._settle(ns, t)
+            return
         for kind in KINDS:
             if not self._wheel[kind] and self._idle[kind] and self.scheduler.pending_work(kind) > 0:
                 position = bisect.bisect_right(self._phases, t % self.heartbeat_interval)

@@ -106,3 +106,18 @@ def test_the_bundled_yarn_example_runs() -> None:
     assert s["finished_jobs"] == len(workload.jobs) and s["rejected_jobs"] == 0
     assert {j["pool"] for j in result.metrics["jobs"]} == {
         "root.engineering.builds", "root.engineering.tests", "root.analytics.etl", "root.analytics.adhoc"}
+
+
+def test_a_swim_trace_runs_in_resource_mode_with_mapreduce_default_sizes() -> None:
+    """Tasks without sizes run in ``[scheduler] task_resources`` (1024 MB / 1 vcore); the
+    nodes rest while no app has a request, with the same events as beating every tick."""
+    from paths import DATA
+
+    config = Config.from_dict({"scheduler": {"mode": "resources"},
+                               "cluster": {"racks": 2, "nodes_per_rack": 5, "node_resources": "4096 mb, 4 vcores"}})
+    workload = load_workload(DATA / "workloads" / "swim-small.tsv", config=config, seed=0)
+    result = Simulation(config, workload, 0).run()
+    s = result.metrics["summary"]
+    assert s["finished_jobs"] == len(workload.jobs) and s["rejected_jobs"] == 0
+    starts = [e for e in result.event_list if e["type"] == "task_start"]
+    assert starts and all(e["resources"] == {"memory": 1024, "vcores": 1} for e in starts)
