@@ -23,7 +23,7 @@ from typing import Any
 
 from attrs import field, frozen
 
-from corescheduler.core.javamath import java_long
+from corescheduler.core.javamath import java_long, java_trim
 from corescheduler.errors import ResourceParseError
 
 #: YARN's names of the two standard resource types (``ResourceInformation.MEMORY_URI``, ``VCORES_URI``).
@@ -246,16 +246,6 @@ _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 _JAVA_LONG = re.compile(r"[+-]?[0-9]+", re.ASCII)
 
 
-def _trim(text: str) -> str:
-    """Java ``String.trim``: strip characters up to U+0020."""
-    start, end = 0, len(text)
-    while start < end and text[start] <= " ":
-        start += 1
-    while end > start and text[end - 1] <= " ":
-        end -= 1
-    return text[start:end]
-
-
 def _split(text: str, sep: str) -> list[str]:
     """Java ``String.split`` on a literal: trailing empty strings dropped."""
     parts = text.split(sep)
@@ -327,7 +317,7 @@ def parse_configurable(
     """
     if not isinstance(text, str):
         raise _error(f"a resource string was expected, got {text!r}")
-    if not _trim(text):
+    if not java_trim(text):
         raise _error("Error reading resource config--the resource string is empty.")
     if "=" in text:
         return _parse_new_style(text, missing, types)
@@ -355,7 +345,7 @@ def _find(values: list[str], unit: str) -> str:
     """``findResourceFromValues``: the first element containing ``unit``, trimmed."""
     for value in values:
         if unit in value:
-            return _trim(value)
+            return java_trim(value)
     raise _error(f"Missing resource: {unit}")
 
 
@@ -427,7 +417,7 @@ def _parse_new_style(text: str, missing: int, types: Iterable[str] | None) -> Co
         parts = _split(element, "=")
         if len(parts) != 2:
             raise _error(f"{_PREFIX}{text}. Every resource must be of the form: name=value.")
-        name, value = _trim(parts[0]), _trim(parts[1])
+        name, value = java_trim(parts[0]), java_trim(parts[1])
         if as_percent:
             match = re.fullmatch(_PERCENTAGE, value, re.ASCII)
             fraction = float(match.group(1)) / 100.0 if match is not None else -1.0

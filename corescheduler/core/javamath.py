@@ -60,4 +60,13 @@ def java_long(value: float) -> int:
     return int(value)
 
 
-__all__ = ["LONG_MAX", "ceil_float_times", "float_times", "java_float", "java_long", "java_round"]
+
+_TRIMMED = "".join(map(chr, range(33)))
+
+
+def java_trim(text: str) -> str:
+    """Java ``String.trim``: strip the characters up to U+0020 (not other Unicode space)."""
+    return text.strip(_TRIMMED)
+
+
+__all__ = ["LONG_MAX", "ceil_float_times", "float_times", "java_float", "java_long", "java_round", "java_trim"]

@@ -27,19 +27,16 @@ from collections.abc import Iterable, Iterator
 
 from corescheduler.core.model import RESOURCES, Job, Schedulable
 from corescheduler.core.order import KeyedOrder
-from corescheduler.core.queues import ROOT, QueueConfig, full_queue_name, parent_name
+from corescheduler.core.queues import ROOT, QueueConfig, full_queue_name, parent_name, trim_queue_name
 from corescheduler.resources import Resources
 
 __all__ = ["Queue", "QueueTree", "valid_queue_name"]
-
-_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
-    "\u2028\u2029\u202f\u205f\u3000"
 
 
 def valid_queue_name(name: str) -> str | None:
     """None if every part of ``name`` is valid (``QueueManager.isQueueNameValid``), else why not."""
     for offset, part in enumerate(name.split(".")):
-        if not part or part != part.strip(_WHITESPACE):
+        if not part or part != trim_queue_name(part):
             return f"Illegal node name at offset {offset} for queue name {name}"
     return None
 

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import attrs
 
+from corescheduler.core.javamath import java_trim
 from corescheduler.resources import ConfigurableResources, Resources
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "QueueConfig",
     "QueueSpec",
     "full_queue_name",
+    "trim_queue_name",
 ]
 
 ROOT = "root"
@@ -75,8 +77,16 @@ def parent_name(name: str) -> str | None:
 # --------------------------------------------------------------------------- ACLs
 
 
-def _java_trim(text: str) -> str:
-    return text.strip("".join(map(chr, range(33))))
+#: ``FairSchedulerUtilities.trimQueueName``'s white space (Guava's ``CharMatcher.whitespace``)
+QUEUE_NAME_WHITESPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def trim_queue_name(name: str) -> str:
+    """``FairSchedulerUtilities.trimQueueName``."""
+    return name.strip(QUEUE_NAME_WHITESPACE)
 
 
 @attrs.frozen
@@ -98,11 +108,11 @@ class AccessControlList:
     def parse(cls, text: str) -> AccessControlList:
         """Hadoop ``AccessControlList(String)``."""
         parts = text.split(" ", 1)
-        if any(_java_trim(p) == "*" for p in parts):
+        if any(java_trim(p) == "*" for p in parts):
             return cls(text, all_allowed=True)
 
         def names(part: str) -> frozenset[str]:
-            return frozenset(_java_trim(n) for n in part.split(",") if _java_trim(n))
+            return frozenset(java_trim(n) for n in part.split(",") if java_trim(n))
 
         return cls(text, users=names(parts[0]), groups=names(parts[1]) if len(parts) > 1 else frozenset())
 

@@ -129,6 +129,7 @@ class ResourceScheduler:
         self._at_fair_share: dict[str, float] = {}
         #: app id -> what it is starved for now (fair-share plus min-share starvation)
         self.starvation: dict[str, Resources] = {}
+        self._starvation_time = -math.inf
 
     # ================================================================== cluster
     def _cluster_total(self) -> Resources:
@@ -866,6 +867,7 @@ class ResourceScheduler:
         apps in policy order up to what each still asks for.  Only while the cluster is used
         above ``preemption_utilization_threshold`` (YARN's cluster-utilization-threshold)."""
         self.starvation = {}
+        self._starvation_time = now
         config = self.tree.config
         total = self.cluster_total
         used = self.tree.root.sched.running
@@ -929,7 +931,8 @@ class ResourceScheduler:
         (YARN warns them first and kills after ``waitTimeBeforeKill``, 15 s)."""
         if not self.settings.preemption:
             return []
-        self.update(now)
+        if self._starvation_time != now:  # an update at this instant has computed it already
+            self._update_starvation(now)
         killed: list[Task] = []
         chosen: dict[str, Resources] = {}
         taken: set[str] = set()

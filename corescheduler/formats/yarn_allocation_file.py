@@ -52,6 +52,7 @@ from corescheduler.core.queues import (
     PlacementRuleSpec,
     QueueConfig,
     QueueSpec,
+    trim_queue_name,
 )
 from corescheduler.errors import AllocationError, ResourceParseError
 from corescheduler.resources import ConfigurableResources, Resources, parse_configurable
@@ -95,9 +96,6 @@ _INT_RE = re.compile(r"\+?[0-9]+")
 _NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _BUILTIN_POLICIES = ("fair", "fifo", "drf")
 _POLICY_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
-_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
-    "\u2028\u2029\u202f\u205f\u3000"
-
 
 class _Problems:
     def __init__(self, source: str) -> None:
@@ -265,7 +263,7 @@ def _load_queue(
     if raw is None:
         p.error(elem, f'<{elem.tag}> needs a name attribute, e.g. <queue name="...">')
         return None
-    name = raw.strip(_WHITESPACE)
+    name = trim_queue_name(raw)
     if "." in name:
         p.error(elem, f"Bad fair scheduler config file: queue name ({name}) shouldn't contain period.")
         return None
