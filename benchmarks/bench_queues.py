@@ -5,9 +5,11 @@
     python benchmarks/bench_queues.py             # both
 
 ``shares``: a tree of 10 × 10 × 10 × 10 queues under root (fair at every
-level), one runnable app in every leaf; times ``Scheduler.update()`` (demands,
-then instantaneous fair shares top-down through the SharePolicy hooks) and
-the steady shares (every queue), median of 5.
+level), one runnable app in every leaf, once with equal weights and once with
+every queue's weight different; times ``Scheduler.update()`` and its parts:
+demands (bottom-up), instantaneous fair shares (top-down through the
+SharePolicy hooks), the assignment orders, and the steady shares (every
+queue); median of 7.
 
 ``heartbeat``: 10,000 nodes of 8192 MB / 8 vcores in racks of 40, 200 apps
 of 1024 MB / 1 vcore tasks in 20 queues, ``assign_multiple`` with YARN's
@@ -28,12 +30,17 @@ from corescheduler.formats.allocation_file import parse_allocations
 from corescheduler.resources import Resources
 
 
-def tree_xml(fanout: int, depth: int) -> str:
+def tree_xml(fanout: int, depth: int, weighted: bool = False) -> str:
+    """``weighted``: every queue a different weight (1 to 5), so no two parents divide alike."""
+    count = [0]
+
     def level(name: str, d: int) -> str:
+        count[0] += 1
+        weight = f"<weight>{1 + (count[0] * 7919 % 1000) / 250}</weight>" if weighted else ""
         if d == depth:
-            return f'<queue name="{name}"/>'
+            return f'<queue name="{name}">{weight}</queue>'
         inner = "".join(level(f"{name}x{i}", d + 1) for i in range(fanout))
-        return f'<queue name="{name}">{inner}</queue>'
+        return f'<queue name="{name}">{weight}{inner}</queue>'
 
     return "<allocations>" + "".join(level(f"q{i}", 1) for i in range(fanout)) + "</allocations>"
 
@@ -62,9 +69,9 @@ def scheduler(nodes: int, per_rack: int, xml: str | None, assign_multiple: bool 
     return Scheduler(config, cluster, allocations, history=False)
 
 
-def bench_shares() -> None:
+def bench_shares(weighted: bool = False) -> None:
     names = leaves(10, 4)
-    sched = scheduler(1000, 40, tree_xml(10, 4))
+    sched = scheduler(1000, 40, tree_xml(10, 4, weighted))
     size = Resources(1024, 1)
     started = time.perf_counter()
     for i, queue in enumerate(names):
@@ -73,17 +80,17 @@ def bench_shares() -> None:
     setup = time.perf_counter() - started
     sched.update(0.0)  # the first one also computes the steady shares
     rs = sched._rs
-    update_times, steady_times = [], []
-    for k in range(5):
-        t = time.perf_counter()
-        sched.update(float(k + 1))
-        update_times.append(time.perf_counter() - t)
-        t = time.perf_counter()
-        rs._steady(rs.tree.root)
-        steady_times.append(time.perf_counter() - t)
-    print(f"shares: {len(names)} leaf queues, 4 levels, {len(sched.jobs)} apps (submitted in {setup:.1f} s)")
-    print(f"  update (demands + fair shares), median of 5: {statistics.median(update_times) * 1000:.1f} ms")
-    print(f"  steady shares, median of 5:                   {statistics.median(steady_times) * 1000:.1f} ms")
+    parts: dict[str, list[float]] = {"update": [], "demands": [], "shares": [], "orders": [], "steady": []}
+    for k in range(7):
+        now = float(k + 1)
+        for name, run in (("update", lambda: sched.update(now)), ("demands", lambda: rs._demand(now)),  # noqa: B023
+                          ("shares", rs._shares), ("orders", rs._rebuild_orders), ("steady", rs._steady)):
+            t = time.perf_counter()
+            run()
+            parts[name].append(time.perf_counter() - t)
+    kind = "weighted" if weighted else "equal weights"
+    print(f"shares: {len(names)} leaf queues, 4 levels ({kind}), {len(sched.jobs)} apps (submitted in {setup:.1f} s)")
+    print("  median of 7: " + ", ".join(f"{name} {statistics.median(v) * 1000:.1f} ms" for name, v in parts.items()))
 
 
 def bench_heartbeat(nodes: int = 10_000, apps: int = 200, queues: int = 20, rounds: int = 3) -> None:
@@ -112,5 +119,6 @@ if __name__ == "__main__":
     which = sys.argv[1:] or ["shares", "heartbeat"]
     if "shares" in which:
         bench_shares()
+        bench_shares(weighted=True)
     if "heartbeat" in which:
         bench_heartbeat()

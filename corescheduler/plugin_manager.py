@@ -265,6 +265,7 @@ class SharePolicyCallers:
     plan_preemption: Callable[..., Any] | None
     admit_job: Callable[..., Any] | None = None
     next_kind: Callable[..., Any] | None = None
+    compute_shares_many: Callable[..., Any] | None = None
 
 
 class PluginSet:
@@ -444,7 +445,7 @@ class PluginSet:
         impls = self._impls[name]
         policy = SharePolicyCallers(
             name, compute, order, impls.get("cs_plan_preemption"), impls.get("cs_admit_job"),
-            impls.get("cs_next_kind"),
+            impls.get("cs_next_kind"), impls.get("cs_compute_shares_many"),
         )
         self._policies[name] = policy
         if fresh and hasattr(self, "_notify"):

@@ -27,7 +27,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from corescheduler_plugins.fair import FairSharePolicy, fair_order_key, resource_shares
+from corescheduler_plugins.fair import FairSharePolicy, fair_order_key, resource_shares, resource_shares_many
 
 from corescheduler.core.model import RESOURCES, Schedulable
 from corescheduler.hookspecs import hookimpl
@@ -78,6 +78,14 @@ class DominantResourceFairness:
         if kind == RESOURCES:
             return resource_shares(schedulables, capacity, steady, capacity.names)
         return FairSharePolicy().cs_compute_shares(schedulables, capacity, kind, steady)
+
+    @hookimpl
+    def cs_compute_shares_many(
+        self, groups: Sequence[tuple[Sequence[Schedulable], Any]], kind: str, steady: bool
+    ) -> list[list[Any]] | None:
+        if kind != RESOURCES:
+            return None
+        return resource_shares_many(groups, steady, None)
 
     @hookimpl
     def cs_order_key(self, schedulable: Schedulable) -> tuple[Any, ...]:

@@ -24,7 +24,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from corescheduler.core.fairshare import shares_from_columns, yarn_fair_shares
+from corescheduler.core.fairshare import shares_from_columns, yarn_fair_shares, yarn_fair_shares_many
 from corescheduler.core.model import RESOURCES, PreemptionPlan, Schedulable
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import MEMORY, VCORES, Resources
@@ -97,6 +97,67 @@ def resource_shares(
     ]
 
 
+def resource_shares_many(
+    groups: Sequence[tuple[Sequence[Schedulable], Resources]], steady: bool, types: Sequence[str] | None
+) -> list[list[Resources]]:
+    """:func:`resource_shares` for many groups (``cs_compute_shares_many``): each type's
+    column computed for every group at once by ``yarn_fair_shares_many``.  ``types``
+    None: every type of each group's total (DRF)."""
+    flat = [s for scheds, _ in groups for s in scheds]
+    sizes = [len(scheds) for scheds, _ in groups]
+    weights = [s.weight for s in flat]
+    active = None if steady else [s.active for s in flat]
+    if types is None:
+        names: list[str] = []
+        for _, total in groups:
+            for name in total.names:
+                if name not in names:
+                    names.append(name)
+        types = names
+    columns: dict[str, list[int]] = {}
+    for rtype in types:
+        if rtype == MEMORY:
+            mins = [s.min_share.memory for s in flat]
+            maxes = [s.max_share.memory for s in flat]
+            totals = [total.memory for _, total in groups]
+        elif rtype == VCORES:
+            mins = [s.min_share.vcores for s in flat]
+            maxes = [s.max_share.vcores for s in flat]
+            totals = [total.vcores for _, total in groups]
+        else:
+            mins = [s.min_share.get(rtype) for s in flat]
+            maxes = [s.max_share.get(rtype) for s in flat]
+            totals = [total.get(rtype) for _, total in groups]
+        columns[rtype] = yarn_fair_shares_many(weights, mins, maxes, active, sizes, totals)
+    zeros = [0] * len(flat)
+    memory = columns.get(MEMORY, zeros)
+    vcores = columns.get(VCORES, zeros)
+    if all(not total.extras for _, total in groups):
+        # equal shares are one (immutable) object: a level's shares take few distinct values
+        if VCORES in columns:
+            pairs = list(zip(memory, vcores))
+            made = {p: Resources._make(*p) for p in set(pairs)}
+            shares = list(map(made.__getitem__, pairs))
+        else:
+            made_m = {m: Resources._make(m, 0) for m in set(memory)}
+            shares = list(map(made_m.__getitem__, memory))
+    else:
+        shares = []
+        i = 0
+        for scheds, total in groups:
+            extras = [name for name, _ in total.extras]
+            for _ in range(len(scheds)):
+                extra = tuple((e, columns[e][i] if e in columns else 0) for e in extras)
+                shares.append(Resources._make(memory[i], vcores[i], extra))
+                i += 1
+    out: list[list[Resources]] = []
+    start = 0
+    for size in sizes:
+        out.append(shares[start:start + size])
+        start += size
+    return out
+
+
 def yarn_fair_order_key(s: Schedulable) -> tuple[Any, ...]:
     """YARN ``FairSharePolicy.FairShareComparator`` (memory only) as a sort key:
     a schedulable with no demand after those with some; then those below
@@ -130,6 +191,14 @@ class FairSharePolicy:
             [min(s.demand, s.max_share) for s in schedulables],
             capacity,
         )
+
+    @hookimpl
+    def cs_compute_shares_many(
+        self, groups: Sequence[tuple[Sequence[Schedulable], Any]], kind: str, steady: bool
+    ) -> list[list[Any]] | None:
+        if kind != RESOURCES:
+            return None
+        return resource_shares_many(groups, steady, (MEMORY,))
 
     @hookimpl
     def cs_order_key(self, schedulable: Schedulable) -> tuple[Any, ...]:

@@ -46,6 +46,8 @@ class Queue:
 
     __slots__ = (
         "am_usage",
+        "app_scheds",
+        "child_scheds",
         "children",
         "dynamic",
         "is_leaf",
@@ -66,6 +68,8 @@ class Queue:
         self.name = name
         self.parent = parent
         self.children: dict[str, Queue] = {}
+        #: the children's schedulables, in ``children``'s order (kept by the tree)
+        self.child_scheds: list[Schedulable] = []
         self.is_leaf = is_leaf
         self.dynamic = dynamic
         self.policy = "fair"
@@ -77,6 +81,8 @@ class Queue:
         self.sched.active = False
         #: leaf: runnable apps in the order they became runnable; waiting (not runnable) apps in start order
         self.runnable_apps: list[Job] = []
+        #: leaf: the runnable apps' schedulables, in ``runnable_apps``' order
+        self.app_scheds: list[Schedulable] = []
         self.waiting_apps: list[Job] = []
         #: runnable apps in this queue and below (a leaf: ``len(runnable_apps)``)
         self.num_runnable = 0
@@ -134,6 +140,8 @@ class QueueTree:
         self.kinds: dict[str, str] = {ROOT: "parent"}
         #: configured queues whose type changed while they had apps: retried when they are empty
         self.pending_changes: list[str] = []
+        #: counts changes to the tree: queues created or removed, settings (re)applied
+        self.version = 0
         self.reconfigure(config)
 
     # ------------------------------------------------------------------ lookups
@@ -187,6 +195,8 @@ class QueueTree:
                 return None
             created = Queue(name, parent, is_leaf=is_leaf, dynamic=dynamic)
             parent.children[name] = created
+            parent.child_scheds.append(created.sched)
+            self.version += 1
             self.queues[name] = created
             self.kinds[name] = "leaf" if is_leaf else "parent"
             self._configure(created)
@@ -232,6 +242,7 @@ class QueueTree:
                 self.queues[name].dynamic = False
         for q in self.queues.values():
             self._configure(q)
+        self.version += 1
 
     def _configure(self, q: Queue) -> None:
         """A queue's effective settings (``AllocationConfiguration.initFSQueue``)."""
@@ -255,6 +266,8 @@ class QueueTree:
             self._remove(child)
         if q.parent is not None:
             q.parent.children.pop(q.name, None)
+            q.parent.child_scheds = [c.sched for c in q.parent.children.values()]
+        self.version += 1
         self.queues.pop(q.name, None)
         self.kinds.pop(q.name, None)
 
@@ -277,6 +290,7 @@ class QueueTree:
         self.cluster = cluster
         for q in self.queues.values():
             self._configure(q)
+        self.version += 1
 
 
 def _child_policy_allowed(parent: str, child: str) -> bool:

@@ -51,6 +51,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Iterable, Mapping
+from itertools import chain
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -92,6 +93,8 @@ def _user(job: Job) -> str:
     a user counts as ``default``, SLS's default user)."""
     return job.user if job.user is not None else "default"
 _NONE = Resources()
+#: what a share policy may answer for one schedulable
+_SHARE_TYPES = {Resources, type(None)}
 
 
 class _Reserved:
@@ -117,6 +120,9 @@ class ResourceScheduler:
         self.reservations: dict[str, dict[str, str]] = {}
         self.am_tasks: dict[str, Task] = {}
         self._steady_dirty = True
+        self._levels_cache: list[list[Queue]] = []
+        self._share_plan: list[tuple[dict[str, Any], dict[str, list[Queue]]]] = []
+        self._levels_version = -1
         self._threshold = self.settings.reservation_threshold
         self._key_fns: dict[str, Any] = {}
         self._admit_fns: dict[str, Any] = {}
@@ -273,6 +279,7 @@ class ResourceScheduler:
     def _make_runnable(self, leaf: Queue, job: Job, now: float) -> None:
         """``trackRunnableApp`` and ``FSLeafQueue.addApp(app, true)``."""
         leaf.runnable_apps.append(job)
+        leaf.app_scheds.append(job.sched[RESOURCES])
         q: Queue | None = leaf
         while q is not None:
             q.num_runnable += 1
@@ -340,7 +347,9 @@ class ResourceScheduler:
             return
         if job not in leaf.runnable_apps:
             return
-        leaf.runnable_apps.remove(job)
+        at = leaf.runnable_apps.index(job)
+        del leaf.runnable_apps[at]
+        del leaf.app_scheds[at]
         self._reposition(job)  # out of the orders
         q: Queue | None = leaf
         while q is not None:
@@ -389,13 +398,13 @@ class ResourceScheduler:
             self._steady_dirty = True
             self._rebuild_orders()
         if self._steady_dirty:
-            self._steady(self.tree.root)
+            self._steady()
             self._steady_dirty = False
-        self._demand(self.tree.root, now)
+        self._demand(now)
         root = self.tree.root
         root.sched.fair_share = self.cluster_total
         root.sched.active = root.num_runnable > 0
-        self._shares(root)
+        self._shares()
         self._rebuild_orders()
         if self.settings.preemption:
             self._update_starvation(now)
@@ -483,69 +492,120 @@ class ResourceScheduler:
             demand = demand + amount
         return demand
 
-    def _demand(self, q: Queue, now: float) -> Resources:
-        s = q.sched
-        total = _NONE
-        if q.is_leaf:
-            adjusters = self.owner.plugins.weight_adjusters
-            for job in (*q.runnable_apps, *q.waiting_apps):
-                js = job.sched[RESOURCES]
-                demand = self._app_demand(job)
-                js.demand = demand
-                js.running = job.usage
-                js.active = job.runnable
-                weight = PRIORITY_WEIGHT[job.priority]
-                for adjust in adjusters:
-                    result = adjust(job, RESOURCES, weight, now)
-                    if result is not None:
-                        weight = float(result)
-                if not (weight >= 0 and math.isfinite(weight)):
-                    raise SchedulerStateError(f"job {job.id}: weight adjusters gave {weight}, expected ≥ 0")
-                js.weight = weight
-                total = total + demand
-        else:
-            for child in q.children.values():
-                total = total + self._demand(child, now)
-        s.demand = total.componentwise_min(s.max_share)
-        s.active = q.num_runnable > 0
-        return s.demand
+    def _demand(self, now: float) -> None:
+        """``updateDemand`` bottom-up, a tree level at a time: each app's demand and weight
+        (WeightAdjusters), each queue's demand the sum of its apps' or children's, capped
+        at its max share."""
+        adjusters = self.owner.plugins.weight_adjusters
+        total_of = Resources.total
+        app_demand = self._app_demand
+        for level in reversed(self._levels()):
+            for q in level:
+                s = q.sched
+                if q.is_leaf:
+                    demands = []
+                    for job in (*q.runnable_apps, *q.waiting_apps) if q.waiting_apps else q.runnable_apps:
+                        js = job.sched[RESOURCES]
+                        demand = app_demand(job)
+                        js.demand = demand
+                        js.running = job.usage
+                        js.active = job.runnable
+                        weight = PRIORITY_WEIGHT[job.priority]
+                        for adjust in adjusters:
+                            result = adjust(job, RESOURCES, weight, now)
+                            if result is not None:
+                                weight = float(result)
+                                if not (weight >= 0 and math.isfinite(weight)):
+                                    raise SchedulerStateError(
+                                        f"job {job.id}: weight adjusters gave {weight}, expected ≥ 0"
+                                    )
+                        js.weight = weight
+                        demands.append(demand)
+                    total = total_of(demands)
+                else:
+                    total = total_of([c.demand for c in q.child_scheds])
+                s.demand = total.componentwise_min(s.max_share)
+                s.active = q.num_runnable > 0
 
-    def _shares(self, q: Queue) -> None:
-        """``recomputeShares``: this queue's policy divides its fair share among its children or apps."""
-        policy = self.owner.plugins.share_policy(q.policy)
-        if q.is_leaf:
-            scheds = [j.sched[RESOURCES] for j in q.runnable_apps]
-            for job in q.waiting_apps:
-                job.sched[RESOURCES].fair_share = _NONE
-            if not scheds:
-                return
-        else:
-            scheds = [c.sched for c in q.children.values()]
-            if not scheds:
-                return
-        total = q.sched.fair_share if q.sched.fair_share is not None else _NONE
-        shares = policy.compute_shares(scheds, total, RESOURCES, False)
-        self._check(shares, scheds, q.policy)
-        for s, share in zip(scheds, shares):
-            s.fair_share = share
-        if not q.is_leaf:
-            for child in q.children.values():
-                self._shares(child)
+    def _levels(self) -> list[list[Queue]]:
+        """The tree's queues a depth at a time, root first (kept while the tree stands)."""
+        if self._levels_version != self.tree.version:
+            levels = [[self.tree.root]]
+            while True:
+                below = [c for q in levels[-1] for c in q.children.values()]
+                if not below:
+                    break
+                levels.append(below)
+            plan = []
+            for level in levels:  # a level's parents and leaves by policy
+                parents: dict[str, list[tuple[Schedulable, list[Schedulable]]]] = {}
+                leaves: dict[str, list[Queue]] = {}
+                for q in level:
+                    if q.is_leaf:
+                        leaves.setdefault(q.policy, []).append(q)
+                    elif q.children:
+                        parents.setdefault(q.policy, []).append((q.sched, q.child_scheds))
+                plan.append((parents, leaves))
+            self._levels_cache = levels
+            self._share_plan = plan
+            self._levels_version = self.tree.version
+        return self._levels_cache
 
-    def _steady(self, q: Queue) -> None:
+    def _shares(self, steady: bool = False) -> None:
+        """``recomputeShares`` (``steady``: ``recomputeSteadyShares``), top-down a level at a
+        time: each queue's policy divides its share among its children (a leaf's: its
+        runnable apps; steady shares stop at the leaves).  The parents of one level that
+        share a policy go to its ``cs_compute_shares_many`` together when it has one, so
+        ``fair`` and ``drf`` run YARN's search for a whole level in numpy."""
+        plugins = self.owner.plugins
+        self._levels()
+        for parents, leaves in self._share_plan:
+            batches: dict[str, list[tuple[list[Schedulable], Resources]]] = {}
+            if steady:
+                for name, entries in parents.items():
+                    batches[name] = [(scheds, ps.steady_share or _NONE) for ps, scheds in entries]
+            else:
+                for name, entries in parents.items():
+                    batches[name] = [(scheds, ps.fair_share or _NONE) for ps, scheds in entries]
+                for name, queues in leaves.items():
+                    for q in queues:
+                        if q.waiting_apps:
+                            for job in q.waiting_apps:
+                                job.sched[RESOURCES].fair_share = _NONE
+                    groups = [(q.app_scheds, q.sched.fair_share or _NONE) for q in queues if q.app_scheds]
+                    if groups:
+                        batches.setdefault(name, []).extend(groups)
+            for name, groups in batches.items():
+                policy = plugins.share_policy(name)
+                results = None
+                if policy.compute_shares_many is not None and len(groups) > 1:
+                    results = policy.compute_shares_many(groups, RESOURCES, steady)
+                    if results is not None and len(results) != len(groups):
+                        raise SchedulerStateError(
+                            f"share policy {name!r}: cs_compute_shares_many returned {len(results)} results "
+                            f"for {len(groups)} groups; expected one list of shares each"
+                        )
+                if results is None:
+                    results = [policy.compute_shares(sc, total, RESOURCES, steady) for sc, total in groups]
+                flat_scheds = []
+                for (scheds, _), shares in zip(groups, results):
+                    if shares is None or len(shares) != len(scheds):
+                        self._check(shares, scheds, name)
+                    flat_scheds += scheds
+                flat = list(chain.from_iterable(results))
+                if not set(map(type, flat)) <= _SHARE_TYPES:
+                    self._check(flat, flat_scheds, name)
+                if steady:
+                    for s, share in zip(flat_scheds, flat):
+                        s.steady_share = share if share is not None else _NONE
+                else:
+                    for s, share in zip(flat_scheds, flat):
+                        s.fair_share = share
+
+    def _steady(self) -> None:
         """``recomputeSteadyShares``: every queue counts, active or not."""
-        if q is self.tree.root:
-            q.sched.steady_share = self.cluster_total
-        if q.is_leaf or not q.children:
-            return
-        scheds = [c.sched for c in q.children.values()]
-        policy = self.owner.plugins.share_policy(q.policy)
-        shares = policy.compute_shares(scheds, q.sched.steady_share, RESOURCES, True)
-        self._check(shares, scheds, q.policy)
-        for s, share in zip(scheds, shares):
-            s.steady_share = share if share is not None else _NONE
-        for child in q.children.values():
-            self._steady(child)
+        self.tree.root.sched.steady_share = self.cluster_total
+        self._shares(steady=True)
 
     @staticmethod
     def _check(shares: Any, scheds: list[Schedulable], policy: str) -> None:

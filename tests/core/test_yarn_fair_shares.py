@@ -6,8 +6,10 @@ from __future__ import annotations
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from corescheduler.core.fairshare import LONG_MAX, java_long, yarn_fair_shares
+from corescheduler.core.fairshare import LONG_MAX, java_long, yarn_fair_shares, yarn_fair_shares_many
 
 INF = LONG_MAX
 
@@ -61,3 +63,48 @@ def test_java_long_cast() -> None:
     assert java_long(float("nan")) == 0
     assert java_long(1e300) == LONG_MAX and java_long(float(LONG_MAX)) == LONG_MAX
     assert java_long(-1e300) == -(2**63)
+
+
+# --------------------------------------------------------------------------- many groups at once
+_AMOUNTS = st.one_of(
+    st.integers(0, 60_000), st.sampled_from([0, 1024, 2**50, 2**52, LONG_MAX]), st.integers(0, 2**62)
+)
+_WEIGHTS = st.one_of(st.sampled_from([0.0, 0.5, 1.0, 2.5, 1e-7]), st.floats(0, 50, allow_nan=False))
+
+
+@st.composite
+def _groups(draw):
+    groups = draw(st.lists(st.tuples(
+        st.lists(st.tuples(_WEIGHTS, _AMOUNTS, _AMOUNTS, st.booleans()), min_size=1, max_size=9),
+        st.one_of(st.integers(0, 10**7), st.sampled_from([0, 7, 10240, 2**55])),
+    ), min_size=1, max_size=40))
+    return groups
+
+
+@given(_groups(), st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_many_groups_give_each_group_s_own_answer(groups, steady) -> None:
+    """``yarn_fair_shares_many`` (a tree level in numpy) equals ``yarn_fair_shares`` group by
+    group: the same search, the same truncation, the same fallback for huge amounts."""
+    weights = [w for items, _ in groups for w, _, _, _ in items]
+    mins = [lo if i % 3 == 0 else 0 for i, (_, lo, _, _) in enumerate(it for items, _ in groups for it in items)]
+    maxes = [hi for items, _ in groups for _, _, hi, _ in items]
+    active = None if steady else [a for items, _ in groups for _, _, _, a in items]
+    sizes = [len(items) for items, _ in groups]
+    totals = [total for _, total in groups]
+    expected, start = [], 0
+    for size, total in zip(sizes, totals):
+        end = start + size
+        expected += yarn_fair_shares(
+            weights[start:end], mins[start:end], maxes[start:end], total, None if active is None else active[start:end]
+        )
+        start = end
+    assert yarn_fair_shares_many(weights, mins, maxes, active, sizes, totals) == expected
+
+
+def test_many_groups_on_a_level_of_equal_queues() -> None:
+    """1,000 parents of three equal queues on 10240 MB each: YARN's 3414 everywhere (the
+    upper bracket), computed in one call."""
+    n = 1000
+    out = yarn_fair_shares_many([1.0] * 3 * n, [0] * 3 * n, [INF] * 3 * n, [True] * 3 * n, [3] * n, [10240] * n)
+    assert out == [3414] * 3 * n
