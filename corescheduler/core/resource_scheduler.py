@@ -436,35 +436,38 @@ class ResourceScheduler:
                         items.append(cs)
             q.order.update(items)
 
-    def _reposition(self, job: Job) -> None:
+    def _reposition(self, job: Job, leaf: Queue | None = None) -> None:
         """After the app's usage or pending asks changed: its place in its leaf's order,
         and its leaf's and every ancestor's in theirs (only these keys changed)."""
-        leaf = self.tree.queues.get(job.queue or "")
         if leaf is None:
-            return
+            leaf = self.tree.queues.get(job.queue or "")
+            if leaf is None:
+                return
         js = job.sched.get(RESOURCES)
         if js is None:
             return
+        key_fns = self._key_fns
         if js._ordered:
             leaf.order.remove(js)
             js._ordered = False
         js.running = job.usage
         if job.runnable and not job.is_finished and self._has_pending(job) and job in leaf.runnable_apps:
-            js._key = self._key_fn(leaf)(js)
+            js._key = (key_fns.get(leaf.policy) or self._key_fn(leaf))(js)
             leaf.order.add(js)
             js._ordered = True
         q = leaf
-        while q.parent is not None:
-            parent = q.parent
+        parent = q.parent
+        while parent is not None:
             s = q.sched
             if s._ordered:
                 parent.order.remove(s)
                 s._ordered = False
             if q.order:
-                s._key = self._key_fn(parent)(s)
+                s._key = (key_fns.get(parent.policy) or self._key_fn(parent))(s)
                 parent.order.add(s)
                 s._ordered = True
             q = parent
+            parent = q.parent
 
     def _admit_fn(self, q: Queue) -> Any:
         """The leaf's policy's ``cs_admit_job`` (None if it has none)."""
@@ -817,7 +820,7 @@ class ResourceScheduler:
             if kind == MAP:
                 event["locality"] = locality
             owner.on_event(event)
-        self._reposition(job)
+        self._reposition(job, leaf)
         for fn in owner._notify("cs_task_started"):
             fn(task, node, locality, now)
         out.append(Assignment(job.id, task.id, kind, node.name, locality, now, size))
