@@ -379,37 +379,44 @@ def yarn_fair_shares_many(
     run = exact & has_free
     idx = np.flatnonzero(free & run[seg])
     if len(idx):
-        gs = seg[idx]  # group of each searched item
-        ws, ls, hs = w[idx], lo[idx], hi[idx]
-        tgt = target
+        with np.errstate(over="ignore", invalid="ignore"):  # r may double to infinity, as in Java
+            gs = seg[idx]  # group of each searched item
+            ws, ls, hs = w[idx], lo[idx], hi[idx]
+            tgt = target
 
-        def used(r: Any) -> Any:
-            share = np.minimum(np.maximum(ws * r[gs], ls), hs)
-            return np.bincount(gs, weights=np.trunc(share), minlength=groups)
+            def long_shares(r: Any) -> Any:
+                # computeShare: (long) min(max(weight × r, min), max); a weight that is 0 as a float
+                # times an infinite r is NaN, and Java's (long) NaN is 0
+                share = np.trunc(np.minimum(np.maximum(ws * r[gs], ls), hs))
+                share[share != share] = 0.0
+                return share
 
-        r_max = np.ones(groups)
-        grow = run.copy()
-        while True:
-            u = used(r_max)
-            grow &= (u < tgt) & (r_max != np.inf)
-            if not grow.any():
-                break
-            r_max[grow] *= 2.0
-        left = np.zeros(groups)
-        right = r_max
-        searching = run.copy()
-        for _ in range(BISECTION_STEPS):
-            mid = (left + right) / 2.0
-            planned = used(mid)
-            hit = searching & (planned == tgt)
-            below = searching & (planned < tgt)
-            above = searching & (planned > tgt)
-            right = np.where(hit | above, mid, right)
-            left = np.where(below, mid, left)
-            searching &= ~hit
-            if not searching.any():
-                break
-        result[idx] = np.trunc(np.minimum(np.maximum(ws * right[gs], ls), hs))
+            def used(r: Any) -> Any:
+                return np.bincount(gs, weights=long_shares(r), minlength=groups)
+
+            r_max = np.ones(groups)
+            grow = run.copy()
+            while True:
+                u = used(r_max)
+                grow &= (u < tgt) & (r_max != np.inf)
+                if not grow.any():
+                    break
+                r_max[grow] *= 2.0
+            left = np.zeros(groups)
+            right = r_max
+            searching = run.copy()
+            for _ in range(BISECTION_STEPS):
+                mid = (left + right) / 2.0
+                planned = used(mid)
+                hit = searching & (planned == tgt)
+                below = searching & (planned < tgt)
+                above = searching & (planned > tgt)
+                right = np.where(hit | above, mid, right)
+                left = np.where(below, mid, left)
+                searching &= ~hit
+                if not searching.any():
+                    break
+            result[idx] = long_shares(right)
     result[~exact[seg]] = 0.0  # replaced below
     out = result.astype(np.int64).tolist()
     # groups outside the exact range: the scalar search (saturating Java arithmetic)
