@@ -164,19 +164,29 @@ class Resources:
     def __add__(self, other: Resources) -> Resources:
         if type(other) is not Resources:
             return NotImplemented
-        if not self.extras and not other.extras:
-            return Resources._make(self.memory + other.memory, self.vcores + other.vcores)
+        if not self.extras and not other.extras:  # _make, inline: the heartbeat's hottest arithmetic
+            obj = _new(Resources)
+            _set_memory(obj, self.memory + other.memory)
+            _set_vcores(obj, self.vcores + other.vcores)
+            _set_extras(obj, ())
+            return obj
         return self._combine(other, int.__add__)
 
     def __sub__(self, other: Resources) -> Resources:
         if type(other) is not Resources:
             return NotImplemented
         if not self.extras and not other.extras:
-            return Resources._make(self.memory - other.memory, self.vcores - other.vcores)
+            obj = _new(Resources)
+            _set_memory(obj, self.memory - other.memory)
+            _set_vcores(obj, self.vcores - other.vcores)
+            _set_extras(obj, ())
+            return obj
         return self._combine(other, int.__sub__)
 
     def multiply_and_round_down(self, factor: float) -> Resources:
         """Each amount times ``factor``, truncated (``Resources.multiplyAndRoundDown``)."""
+        if not self.extras:
+            return Resources._make(int(self.memory * factor), int(self.vcores * factor))
         return Resources(
             int(self.memory * factor), int(self.vcores * factor), {n: int(v * factor) for n, v in self.extras}
         )

@@ -703,9 +703,11 @@ class ResourceScheduler:
         pending = job.pending
         return bool(pending[MAP] or (pending[REDUCE] and job.reduces_schedulable) or pending.get(TASK, 0))
 
-    def _choose(self, job: Job, node: Node, now: float) -> Task | None:
-        """The request to serve: the AM first; then the TaskSelector's map, reduce or task."""
-        am = self.am_tasks.get(job.id)
+    def _choose(self, job: Job, node: Node, now: float, am: Task | bool | None = False) -> Task | None:
+        """The request to serve: the AM first; then the TaskSelector's map, reduce or task
+        (``am``: the app's AM task or None, when the caller has looked it up)."""
+        if am is False:
+            am = self.am_tasks.get(job.id)
         if am is not None and not job.am_running:
             return am if am.state == PENDING else None
         select = self.owner.plugins.select_task
@@ -760,10 +762,12 @@ class ResourceScheduler:
         am = self.am_tasks.get(job.id)
         if am is not None and not job.am_running and not self._can_run_am(leaf, am.resources):  # type: ignore[arg-type]
             return None  # isOverAMShareLimit
-        task = self._choose(job, node, now)
+        task = self._choose(job, node, now, am)
         if task is None:
             return None
-        size = self._size(task)
+        size = task.resources
+        if size is None:
+            size = self._size(task)  # the error
         if node.capacity is None or not size.fits_in(node.capacity) or not self._fits_queues(leaf, size):
             return None  # hasContainerForNode: never on this node, or over a max share
         fits = self.owner.plugins.fits
