@@ -379,44 +379,9 @@ def yarn_fair_shares_many(
     run = exact & has_free
     idx = np.flatnonzero(free & run[seg])
     if len(idx):
-        with np.errstate(over="ignore", invalid="ignore"):  # r may double to infinity, as in Java
-            gs = seg[idx]  # group of each searched item
-            ws, ls, hs = w[idx], lo[idx], hi[idx]
-            tgt = target
-
-            def long_shares(r: Any) -> Any:
-                # computeShare: (long) min(max(weight × r, min), max); a weight that is 0 as a float
-                # times an infinite r is NaN, and Java's (long) NaN is 0
-                share = np.trunc(np.minimum(np.maximum(ws * r[gs], ls), hs))
-                share[share != share] = 0.0
-                return share
-
-            def used(r: Any) -> Any:
-                return np.bincount(gs, weights=long_shares(r), minlength=groups)
-
-            r_max = np.ones(groups)
-            grow = run.copy()
-            while True:
-                u = used(r_max)
-                grow &= (u < tgt) & (r_max != np.inf)
-                if not grow.any():
-                    break
-                r_max[grow] *= 2.0
-            left = np.zeros(groups)
-            right = r_max
-            searching = run.copy()
-            for _ in range(BISECTION_STEPS):
-                mid = (left + right) / 2.0
-                planned = used(mid)
-                hit = searching & (planned == tgt)
-                below = searching & (planned < tgt)
-                above = searching & (planned > tgt)
-                right = np.where(hit | above, mid, right)
-                left = np.where(below, mid, left)
-                searching &= ~hit
-                if not searching.any():
-                    break
-            result[idx] = long_shares(right)
+        with np.errstate(over="ignore", invalid="ignore"):  # r may reach infinity, as in Java
+            right = _lockstep_search(w[idx], lo[idx], hi[idx], seg[idx], target, run)
+            result[idx] = _long_shares(w[idx], lo[idx], hi[idx], right[seg[idx]], True, True)
     result[~exact[seg]] = 0.0  # replaced below
     out = result.astype(np.int64).tolist()
     # groups outside the exact range: the scalar search (saturating Java arithmetic)
@@ -429,3 +394,75 @@ def yarn_fair_shares_many(
                 weights[a:b], mins[a:b], maxes[a:b], totals[g], None if active is None else active[a:b]
             )
     return out
+
+
+def _long_shares(w: Any, lo: Any, hi: Any, r: Any, clip_lo: bool, clip_hi: bool) -> Any:
+    """``ComputeFairShares.computeShare`` per item: ``(long) min(max(w × r, min), max)`` as
+    doubles (a weight that is 0 as a float times an infinite r is NaN: Java's (long) is 0).
+    ``clip_lo`` / ``clip_hi`` false skip a bound the caller knows cannot matter."""
+    import numpy as np
+
+    share = w * r
+    if clip_lo:
+        share = np.maximum(share, lo)
+    if clip_hi:
+        share = np.minimum(share, hi)
+    share = np.trunc(share)
+    share[share != share] = 0.0
+    return share
+
+
+def _lockstep_search(w: Any, lo: Any, hi: Any, seg: Any, target: Any, run: Any) -> Any:
+    """YARN's ratio search for every group in ``run`` at once (items ``w``, ``lo``, ``hi`` of
+    group ``seg``): the final ``right`` of ``computeSharesInternal`` per group.
+
+    The doubling ``rMax = 1, 2, 4, …`` stops at the first power of two whose shares reach the
+    target (or at infinity); the shares grow with r, so that power is found by bisecting the
+    exponent — the same ``rMax`` in a dozen passes instead of one per doubling.  Then the 25
+    bisection steps, a group leaving the lockstep on an exact hit; the items of groups still
+    searching are narrowed as groups leave."""
+    import numpy as np
+
+    groups = len(run)
+    clip_lo = bool((lo > 0).any())
+    # every share the search compares is below max(2 × target + 2, min) < 2**51 or beyond the
+    # target anyway, so a max share from 2**52 on never changes a comparison
+    clip_hi = bool((hi < 2.0**52).any())
+
+    def used(r_items: Any, ws: Any, ls: Any, hs: Any, gs: Any) -> Any:
+        return np.bincount(gs, weights=_long_shares(ws, ls, hs, r_items, clip_lo, clip_hi), minlength=groups)
+
+    # rMax: the least k in [0, 1024] with used(2**k) >= target (2**1024 is infinity: Java's
+    # loop would never end there; the scalar search stops)
+    k_lo = np.zeros(groups, dtype=np.int64)
+    k_hi = np.full(groups, 1024, dtype=np.int64)
+    k_lo[~run] = k_hi[~run] = 0
+    while True:
+        open_ = k_lo < k_hi
+        if not open_.any():
+            break
+        k_mid = (k_lo + k_hi) // 2
+        reached = used(np.ldexp(1.0, k_mid)[seg], w, lo, hi, seg) >= target
+        k_hi = np.where(open_ & reached, k_mid, k_hi)
+        k_lo = np.where(open_ & ~reached, k_mid + 1, k_lo)
+    right = np.ldexp(1.0, k_lo)  # 2.0 ** 1024 overflows to inf, as Java's doubling does
+    left = np.zeros(groups)
+    searching = run.copy()
+    items = np.arange(len(w))
+    ws, ls, hs, gs = w, lo, hi, seg
+    for _ in range(BISECTION_STEPS):
+        mid = (left + right) / 2.0
+        planned = used(mid[gs], ws, ls, hs, gs)
+        hit = searching & (planned == target)
+        below = searching & (planned < target)
+        right = np.where(searching & ~below, mid, right)
+        left = np.where(below, mid, left)
+        searching &= ~hit
+        if not searching.any():
+            break
+        if hit.any():
+            keep = searching[gs]
+            if keep.mean() < 0.75:  # narrow to the groups still searching
+                items = items[keep]
+                ws, ls, hs, gs = w[items], lo[items], hi[items], seg[items]
+    return right

@@ -411,30 +411,37 @@ class ResourceScheduler:
 
     # ------------------------------------------------------------------ orders
     def _rebuild_orders(self) -> None:
-        """Every queue's assignment order from scratch (after demands and shares changed)."""
-        plugins = self.owner.plugins
-        for q in reversed(list(self.tree.walk())):  # children before their parent
-            key = plugins.share_policy(q.policy).order_key
-            q.order.clear()
-            items = []
-            if q.is_leaf:
-                for job in q.runnable_apps:
-                    js = job.sched[RESOURCES]
-                    js.running = job.usage
-                    js._ordered = False
-                    if self._has_pending(job):
-                        js._key = key(js)
-                        js._ordered = True
-                        items.append(js)
-            else:
-                for child in q.children.values():
-                    cs = child.sched
-                    cs._ordered = False
-                    if child.order:
-                        cs._key = key(cs)
-                        cs._ordered = True
-                        items.append(cs)
-            q.order.update(items)
+        """Every queue's assignment order from scratch (after demands and shares changed),
+        children before their parent.  A key equal to the one before is kept (the same
+        object: fewer new objects for the garbage collector to age)."""
+        has_pending = self._has_pending
+        for level in reversed(self._levels()):
+            for q in level:
+                key = self._key_fn(q)
+                q.order.clear()
+                items = []
+                if q.is_leaf:
+                    for job in q.runnable_apps:
+                        js = job.sched[RESOURCES]
+                        js.running = job.usage
+                        js._ordered = False
+                        if has_pending(job):
+                            k = key(js)
+                            if k != js._key:
+                                js._key = k
+                            js._ordered = True
+                            items.append(js)
+                else:
+                    for cs in q.child_scheds:
+                        cs._ordered = False
+                        if cs.owner.order:
+                            k = key(cs)
+                            if k != cs._key:
+                                cs._key = k
+                            cs._ordered = True
+                            items.append(cs)
+                if items:
+                    q.order.update(items)
 
     def _reposition(self, job: Job, leaf: Queue | None = None) -> None:
         """After the app's usage or pending asks changed: its place in its leaf's order,
@@ -498,20 +505,48 @@ class ResourceScheduler:
     def _demand(self, now: float) -> None:
         """``updateDemand`` bottom-up, a tree level at a time: each app's demand and weight
         (WeightAdjusters), each queue's demand the sum of its apps' or children's, capped
-        at its max share."""
+        at its max share.  Sums run on the amounts (the general arithmetic only for values
+        with extra resource types), and a value equal to the one before keeps its object:
+        a quiet update leaves nothing new for the garbage collector to age."""
         adjusters = self.owner.plugins.weight_adjusters
-        total_of = Resources.total
-        app_demand = self._app_demand
+        am_tasks = self.am_tasks
         for level in reversed(self._levels()):
             for q in level:
                 s = q.sched
+                memory = vcores = 0
+                extras: list[Resources] = []  # values with extra resource types, summed apart
                 if q.is_leaf:
-                    demands = []
                     for job in (*q.runnable_apps, *q.waiting_apps) if q.waiting_apps else q.runnable_apps:
                         js = job.sched[RESOURCES]
-                        demand = app_demand(job)
-                        js.demand = demand
-                        js.running = job.usage
+                        usage = job.usage
+                        before = js.demand
+                        plain = not usage.extras
+                        m, v = usage.memory, usage.vcores
+                        am = am_tasks.get(job.id) if am_tasks else None
+                        if am is not None and not job.am_running:
+                            asks: Iterable[Resources] = (am.resources,)  # type: ignore[assignment]
+                        elif job.reduces_schedulable:
+                            asks = job._pending_resources.values()
+                        else:
+                            asks = [a for k, a in job._pending_resources.items() if k != REDUCE]
+                        if plain:
+                            for ask in asks:  # FSAppAttempt.updateDemand: usage plus pending asks
+                                if ask.extras:
+                                    plain = False
+                                    break
+                                m += ask.memory
+                                v += ask.vcores
+                        if plain:
+                            if before is None or before.memory != m or before.vcores != v or before.extras:
+                                js.demand = Resources._make(m, v)
+                            memory += m
+                            vcores += v
+                        else:
+                            demand = self._app_demand(job)
+                            if demand != before:
+                                js.demand = demand
+                            extras.append(demand)
+                        js.running = usage
                         js.active = job.runnable
                         weight = PRIORITY_WEIGHT[job.priority]
                         for adjust in adjusters:
@@ -523,11 +558,27 @@ class ResourceScheduler:
                                         f"job {job.id}: weight adjusters gave {weight}, expected ≥ 0"
                                     )
                         js.weight = weight
-                        demands.append(demand)
-                    total = total_of(demands)
                 else:
-                    total = total_of([c.demand for c in q.child_scheds])
-                s.demand = total.componentwise_min(s.max_share)
+                    for c in q.child_scheds:
+                        d = c.demand
+                        if d.extras:
+                            extras.append(d)
+                        else:
+                            memory += d.memory
+                            vcores += d.vcores
+                cap = s.max_share
+                before = s.demand
+                if not extras and not cap.extras:
+                    if memory > cap.memory:
+                        memory = cap.memory
+                    if vcores > cap.vcores:
+                        vcores = cap.vcores
+                    if before is None or before.memory != memory or before.vcores != vcores or before.extras:
+                        s.demand = Resources._make(memory, vcores)
+                else:
+                    total = (Resources._make(memory, vcores) + Resources.total(extras)).componentwise_min(cap)
+                    if total != before:
+                        s.demand = total
                 s.active = q.num_runnable > 0
 
     def _levels(self) -> list[list[Queue]]:
