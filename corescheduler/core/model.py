@@ -50,6 +50,8 @@ PRIORITY_WEIGHT: dict[str, float] = {"VERY_HIGH": 4.0, "HIGH": 2.0, "NORMAL": 1.
 PENDING = "pending"
 RUNNING = "running"
 COMPLETE = "complete"
+#: a task whose job was killed or failed while it ran
+KILLED = "killed"
 
 
 def check_priority(value: str) -> str:
@@ -274,6 +276,8 @@ class Task:
     resources: Resources | None = None
     #: resource mode: this task's container is the application master
     is_am: bool = False
+    #: attempts that failed (raised), as opposed to killed (``Scheduler.fail``)
+    failures: int = 0
 
     def locality(self, node: Node) -> str:
         """``node``, ``rack`` or ``off`` for running this task on ``node``."""
@@ -285,6 +289,7 @@ class Task:
 
 
 _NO_RACKS: frozenset[str] = frozenset()
+_ENDED = frozenset({"finished", "killed", "failed"})
 
 
 def _task_id(job_id: str, kind: str, index: int) -> str:
@@ -391,7 +396,8 @@ class Job:
 
     @property
     def is_finished(self) -> bool:
-        return self.state == "finished"
+        """The job has ended: finished, or killed or failed (:meth:`Scheduler.end_job`)."""
+        return self.state in _ENDED
 
     def demand(self, kind: str) -> int:
         """Slots wanted now: running plus pending tasks (Hadoop's JobSchedulable

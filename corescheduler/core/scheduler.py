@@ -49,6 +49,7 @@ from corescheduler.config import Config
 from corescheduler.core.allocations import Allocations
 from corescheduler.core.model import (
     COMPLETE,
+    KILLED,
     KINDS,
     MAP,
     PENDING,
@@ -996,8 +997,8 @@ class Scheduler:
             self._rs.changed(job)  # type: ignore[union-attr]
         return task
 
-    def _finish_job(self, job: Job, now: float, update: bool = True) -> None:
-        job.state = "finished"
+    def _finish_job(self, job: Job, now: float, update: bool = True, state: str = "finished", reason: str = "") -> None:
+        job.state = state
         job.finish_time = now
         job.runnable = False
         if self._rs is not None:
@@ -1016,7 +1017,11 @@ class Scheduler:
         del self.jobs[job.id]
         if self.history:
             self.finished[job.id] = job
-        self._emit({"time": now, "type": "job_finish", "job": job.id, "pool": job.pool})
+        if state == "finished":
+            self._emit({"time": now, "type": "job_finish", "job": job.id, "pool": job.pool})
+        else:
+            self._emit({"time": now, "type": "job_end", "job": job.id, "pool": job.pool, "state": state,
+                        "reason": reason})
         for fn in self._notify("cs_job_removed"):
             fn(job, now)
         if not self.history:
@@ -1080,6 +1085,48 @@ class Scheduler:
             for fn in self._notify("cs_task_preempted"):
                 fn(task, node, now)
         return task
+
+    @_plugin_errors
+    def fail(self, task_id: str, now: float | None = None, reason: str = "failed") -> Task:
+        """A running task's attempt failed (it raised, or its process died): free its slot and
+        count the failure; the task is pending again, to be retried.  Hadoop's
+        ``JobInProgress.failedTask``: it is the caller that fails the job once a task has
+        failed ``mapred.map.max.attempts`` times (:meth:`end_job` with ``state="failed"``)."""
+        task = self.kill(task_id, now, reason=reason)
+        task.failures += 1
+        if self.history and self.killed and self.killed[-1] is task:
+            self.killed.pop()  # not a preemption
+        return task
+
+    @_plugin_errors
+    def end_job(self, job_id: str, now: float | None = None, state: str = "killed", reason: str = "") -> list[Task]:
+        """Kill a job (a user or an admin asked) or fail it (a task used up its attempts):
+        its running tasks stop and it leaves its pool (Hadoop ``JobInProgress.kill`` /
+        ``fail``).  Returns the tasks that were running, for the caller to stop on the
+        engine.  ``state`` is the job's final state, ``"killed"`` or ``"failed"``."""
+        if state not in ("killed", "failed"):
+            raise SchedulerStateError(f"end_job: state must be 'killed' or 'failed', got {state!r}")
+        now = self._tick(now)
+        job = self.job(job_id)
+        if job.is_finished:
+            raise SchedulerStateError(f"job {job_id} has already ended ({job.state})")
+        running = [t for t in self._running_tasks.values() if t.job is job]
+        running.sort(key=lambda t: t.is_am)  # an AM last: its end takes the app with it
+        for task in running:
+            if self._rs is not None:
+                if task.is_am:
+                    continue  # released with the app (finish_job)
+                self._running_tasks.pop(task.id, None)
+                node_name = task.node
+                self._rs.release(task)
+                self._changes += 1
+            else:
+                node_name = self._release(task).name
+            task.state = KILLED
+            self._emit({"time": now, "type": "task_preempt", "job": job.id, "task": task.id, "kind": task.kind,
+                        "node": node_name, "reason": f"job {state}"})
+        self._finish_job(job, now, state=state, reason=reason)
+        return running
 
     # ================================================================== preemption
     @_plugin_errors

@@ -280,3 +280,54 @@ def test_order_key_failing_mid_heartbeat_leaves_a_consistent_scheduler():
     h.finish(a.task)
     h.update()
     assert len(h.heartbeat("n0000")) == 1
+
+
+# --------------------------------------------------------------------------- failed attempts, killed and failed jobs
+def test_a_failed_attempt_frees_the_slot_and_runs_again():
+    h = ClusterHarness(nodes_per_rack=1, map_slots=1, reduce_slots=0)
+    job = h.submit(1, 0)
+    (a,) = h.heartbeat("n0000")
+    task = h.scheduler.fail(a.task, h.clock)
+    assert (task.state, task.failures, task.attempts) == ("pending", 1, 1)
+    assert h.killed == []  # a failure is not a preemption
+    h.update()
+    (b,) = h.heartbeat("n0000")
+    assert b.task == a.task and h.task(a.task).attempts == 2
+    h.finish(b)
+    assert h.job(job).state == "finished"
+
+
+@pytest.mark.parametrize("state", ["killed", "failed"])
+def test_ending_a_job_stops_its_tasks_and_frees_its_slots_for_others(state):
+    h = ClusterHarness(nodes_per_rack=1, map_slots=2, reduce_slots=0)
+    first = h.submit(4, 0, pool="a")
+    h.heartbeat("n0000")
+    h.heartbeat("n0000")
+    assert h.running(first)["map"] == 2
+    other = h.submit(2, 0, pool="b")
+    stopped = h.scheduler.end_job(first.id, h.clock, state=state, reason="asked")
+    assert sorted(t.state for t in stopped) == ["killed", "killed"]
+    assert first.state == state and first.is_finished and first.id not in h.scheduler.jobs
+    assert h.scheduler.node("n0000").running["map"] == 0
+    h.update()
+    assert [a.job for a in h.heartbeat("n0000") + h.heartbeat("n0000")] == [other.id, other.id]
+    with pytest.raises(SchedulerStateError, match="has already ended"):
+        h.scheduler.end_job(first.id, h.clock)
+    with pytest.raises(SchedulerStateError, match="must be 'killed' or 'failed'"):
+        h.scheduler.end_job(other.id, h.clock, state="done")
+
+
+def test_ending_a_job_in_resource_mode_releases_its_containers_and_its_am():
+    h = ClusterHarness(nodes_per_rack=1, node_resources="8192 mb, 8 vcores",
+                       config={"scheduler": {"mode": "resources", "assign_multiple": True}})
+    app = h.submit(queue="root.a", tasks=6, resources="1024 mb, 1 vcores", am_resources="1024 mb, 1 vcores")
+    for _ in range(8):
+        h.heartbeat("n0000")
+    node = h.scheduler.node("n0000")
+    assert node.used.memory == 7 * 1024
+    waiting = h.submit(queue="root.b", tasks=2, resources="2048 mb, 1 vcores")
+    h.scheduler.end_job(app.id, h.clock, state="killed")
+    assert node.used.memory == 0 and app.state == "killed"
+    h.update()
+    got = h.heartbeat("n0000") + h.heartbeat("n0000")
+    assert [a.job for a in got] == [waiting.id, waiting.id]
