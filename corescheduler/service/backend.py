@@ -1,0 +1,111 @@
+"""The engine: Dask distributed runs what the scheduler grants (``design/dask-backend.md``).
+
+Client-side gating: the service keeps every job's tasks in its own queues and
+submits one Dask task per granted slot, pinned to that worker
+(``workers=[addr]``, ``allow_other_workers=False``, a unique key per attempt,
+``pure=False``, no Dask retries).  Dask only executes.  Workers are found by
+polling the scheduler's identity (``scheduler.identity(n_workers=-1)``: on an
+asynchronous client ``scheduler_info()`` has no per-worker entries).  A
+running attempt is stopped by killing its process on the worker
+(:func:`~corescheduler.service.runner.kill_attempt`), not by
+``Future.cancel``, which leaves the thread running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from attrs import frozen
+
+from corescheduler.service.runner import kill_attempt, run_attempt
+
+log = logging.getLogger("corescheduler.service")
+
+
+@frozen
+class WorkerInfo:
+    """One Dask worker as the scheduler sees it."""
+
+    address: str
+    host: str
+    name: str
+    nthreads: int
+    memory_limit: int
+    resources: Mapping[str, float]
+
+
+class DaskBackend:
+    """One asynchronous ``distributed.Client``; an embedded ``LocalCluster`` when no address
+    is given (``workers`` processes of ``threads`` threads each, on 127.0.0.1)."""
+
+    def __init__(self, address: str | None = None, workers: int = 2, threads: int = 2,
+                 memory_limit: str | int = "auto") -> None:
+        self.address = address
+        self.n_workers = workers
+        self.threads = threads
+        self.memory_limit = memory_limit
+        self.cluster: Any = None
+        self.client: Any = None
+
+    async def start(self, timeout: float = 60.0) -> None:
+        from distributed import Client, LocalCluster
+
+        if self.address is None:
+            self.cluster = await LocalCluster(
+                n_workers=self.n_workers, threads_per_worker=self.threads, processes=True,
+                host="127.0.0.1", dashboard_address=None, asynchronous=True, memory_limit=self.memory_limit,
+            )
+            address = self.cluster.scheduler_address
+        else:
+            address = self.address
+        self.client = await asyncio.wait_for(Client(address, asynchronous=True), timeout)
+
+    async def close(self) -> None:
+        if self.client is not None:
+            await self.client.close()
+            self.client = None
+        if self.cluster is not None:
+            await self.cluster.close()
+            self.cluster = None
+
+    @property
+    def up(self) -> bool:
+        return self.client is not None and self.client.status == "running"
+
+    async def workers(self) -> dict[str, WorkerInfo]:
+        """The live workers by address."""
+        info = await self.client.scheduler.identity(n_workers=-1)
+        out = {}
+        for address, w in info.get("workers", {}).items():
+            if w.get("status", "running") not in ("running", "paused"):
+                continue
+            out[address] = WorkerInfo(
+                address=address, host=str(w.get("host", "")), name=str(w.get("name", address)),
+                nthreads=int(w.get("nthreads", 1)), memory_limit=int(w.get("memory_limit") or 0),
+                resources=dict(w.get("resources") or {}),
+            )
+        return out
+
+    def submit(self, attempt: str, payload: Mapping[str, Any], worker: str, priority: int = 0) -> Any:
+        """Start an attempt on ``worker``; the returned future ends with its result or error."""
+        return self.client.submit(
+            run_attempt, attempt, dict(payload), key=attempt, workers=[worker],
+            allow_other_workers=False, pure=False, retries=0, priority=priority,
+        )
+
+    async def kill(self, attempt: str, worker: str | None, future: Any = None) -> bool:
+        """Stop ``attempt``: its process on ``worker`` is killed (if it started) and the future
+        cancelled (if it had not).  True if a running process was killed."""
+        killed = False
+        if worker is not None:
+            try:
+                answers = await self.client.run(kill_attempt, attempt, workers=[worker], on_error="return")
+                killed = any(v is True for v in answers.values())
+            except Exception as exc:  # the worker may be gone: nothing left to stop there
+                log.info("kill %s on %s: %s", attempt, worker, exc)
+        if future is not None and not future.done():
+            await future.cancel(reason="corescheduler: attempt stopped")
+        return killed

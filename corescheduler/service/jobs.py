@@ -1,0 +1,208 @@
+"""The live service's job format (SPEC §8): JSON in, a checked :class:`JobRequest` out.
+
+A job names its ``pool`` (or ``queue``), ``priority``, an optional ``name`` and
+its ``maps``: each either a Python call ``{"call": "package.module:function",
+"args": [...], "kwargs": {...}}`` or a command ``{"command": ["argv", ...]}``,
+with optional ``input_nodes`` (workers or hosts holding its input: delay
+scheduling prefers them).  Optional ``reduces`` have the same shape; each is
+called with the list of every map's result as its first argument (a command
+gets them as JSON on its standard input).  In resource mode a task may give
+``resources`` (``"2048 mb, 1 vcores"``) and the job ``task_resources``.
+
+The user is the token's, never the job's.  Every problem is reported as a
+:class:`JobFormatError` naming the field (``maps[2].call``) and what was
+expected; nothing is stored for a job that has one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from attrs import field, frozen
+
+from corescheduler.core.model import PRIORITY_WEIGHT, JobSpec, TaskSpec
+from corescheduler.errors import CoreSchedulerError, ResourceParseError
+from corescheduler.resources import Resources, parse_resources
+
+#: the keys a job may have (``user`` is accepted only to say it comes from the token)
+JOB_KEYS = ("name", "pool", "queue", "priority", "maps", "reduces", "task_resources", "properties")
+TASK_KEYS = ("call", "args", "kwargs", "command", "input_nodes", "resources", "env", "cwd")
+_CALL = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+#: the most tasks one job may have (a request this large is a mistake, not a job)
+MAX_TASKS = 100_000
+
+
+class JobFormatError(CoreSchedulerError):
+    """A submitted job is malformed: ``field`` names where, the message what was expected."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+@frozen
+class TaskRequest:
+    """One map or reduce as submitted: what to run on the worker."""
+
+    call: str | None = None
+    args: tuple[Any, ...] = ()
+    kwargs: Mapping[str, Any] = field(factory=dict)
+    command: tuple[str, ...] | None = None
+    input_nodes: tuple[str, ...] = ()
+    resources: Resources | None = None
+    env: Mapping[str, str] = field(factory=dict)
+    cwd: str | None = None
+
+    def payload(self) -> dict[str, Any]:
+        """What the worker-side runner gets (plain data, no service objects)."""
+        if self.command is not None:
+            return {"command": list(self.command), "env": dict(self.env), "cwd": self.cwd}
+        return {"call": self.call, "args": list(self.args), "kwargs": dict(self.kwargs),
+                "env": dict(self.env), "cwd": self.cwd}
+
+
+@frozen
+class JobRequest:
+    """A checked job, before the scheduler places it."""
+
+    name: str
+    pool: str | None
+    priority: str
+    maps: tuple[TaskRequest, ...]
+    reduces: tuple[TaskRequest, ...] = ()
+    task_resources: Resources | None = None
+    properties: Mapping[str, Any] = field(factory=dict)
+    #: the job exactly as submitted (what the store keeps, to rebuild it after a restart)
+    document: Mapping[str, Any] = field(factory=dict)
+
+    def spec(self, user: str | None, groups: Sequence[str], job_id: str | None, nodes: Mapping[str, str]) -> JobSpec:
+        """The core's :class:`JobSpec`; ``nodes`` maps a worker address, name or host to the
+        scheduler's node names (input nodes it does not know are dropped: no preference)."""
+
+        def task(t: TaskRequest) -> TaskSpec:
+            located = tuple(dict.fromkeys(n for name in t.input_nodes for n in _nodes_for(name, nodes)))
+            return TaskSpec(input_nodes=located, resources=t.resources)
+
+        return JobSpec(
+            maps=[task(t) for t in self.maps],
+            reduces=[task(t) for t in self.reduces],
+            user=user,
+            pool=self.pool,
+            priority=self.priority,
+            properties={**self.properties, "mapred.job.name": self.name},
+            groups=tuple(groups),
+            id=job_id,
+            task_resources=self.task_resources,
+        )
+
+
+def _nodes_for(name: str, nodes: Mapping[str, str]) -> list[str]:
+    found = nodes.get(name)
+    if found is not None:
+        return [found]
+    return [node for key, node in nodes.items() if key.startswith(f"host:{name}")]
+
+
+def parse_job(doc: Any) -> JobRequest:
+    """Check a submitted job document; raises :class:`JobFormatError` on the first problem."""
+    if not isinstance(doc, Mapping):
+        raise JobFormatError(f"a job must be a JSON object, got {_kind(doc)}", None)
+    if "user" in doc:
+        raise JobFormatError("the user comes from the token; do not give one", "user")
+    unknown = [k for k in doc if k not in JOB_KEYS]
+    if unknown:
+        raise JobFormatError(f"unknown field {unknown[0]!r}; a job has {', '.join(JOB_KEYS)}", unknown[0])
+    name = doc.get("name", "")
+    if not isinstance(name, str) or len(name) > 200:
+        raise JobFormatError("expected a string of at most 200 characters", "name")
+    pool = doc.get("pool", doc.get("queue"))
+    where = "pool" if "pool" in doc else "queue"
+    if "pool" in doc and "queue" in doc and doc["pool"] != doc["queue"]:
+        raise JobFormatError("give pool or queue, not two different ones", "queue")
+    if pool is not None and (not isinstance(pool, str) or not pool.strip() or len(pool) > 200):
+        raise JobFormatError("expected a pool name (a non-empty string)", where)
+    priority = doc.get("priority", "NORMAL")
+    if not isinstance(priority, str) or priority.upper() not in PRIORITY_WEIGHT:
+        raise JobFormatError(f"expected one of {', '.join(PRIORITY_WEIGHT)}", "priority")
+    maps = _tasks(doc.get("maps"), "maps", required=True)
+    reduces = _tasks(doc.get("reduces", []), "reduces", required=False)
+    if len(maps) + len(reduces) > MAX_TASKS:
+        raise JobFormatError(f"at most {MAX_TASKS} tasks a job", "maps")
+    task_resources = None
+    if doc.get("task_resources") is not None:
+        task_resources = _resources(doc["task_resources"], "task_resources")
+    properties = doc.get("properties", {})
+    if not isinstance(properties, Mapping) or not all(isinstance(k, str) for k in properties):
+        raise JobFormatError("expected an object of job properties", "properties")
+    return JobRequest(
+        name=name or "job", pool=pool.strip() if isinstance(pool, str) else None, priority=priority.upper(),
+        maps=tuple(maps), reduces=tuple(reduces), task_resources=task_resources, properties=dict(properties),
+        document=dict(doc),
+    )
+
+
+def _tasks(value: Any, where: str, required: bool) -> list[TaskRequest]:
+    if not isinstance(value, list):
+        raise JobFormatError(f"expected a list of tasks, got {_kind(value)}", where)
+    if required and not value:
+        raise JobFormatError("a job needs at least one map", where)
+    return [_task(t, f"{where}[{i}]") for i, t in enumerate(value)]
+
+
+def _task(doc: Any, where: str) -> TaskRequest:
+    if not isinstance(doc, Mapping):
+        raise JobFormatError(f"expected an object with \"call\" or \"command\", got {_kind(doc)}", where)
+    unknown = [k for k in doc if k not in TASK_KEYS]
+    if unknown:
+        raise JobFormatError(f"unknown field {unknown[0]!r}; a task has {', '.join(TASK_KEYS)}",
+                             f"{where}.{unknown[0]}")
+    if ("call" in doc) == ("command" in doc):
+        raise JobFormatError("give exactly one of \"call\" or \"command\"", where)
+    call = command = None
+    if "call" in doc:
+        call = doc["call"]
+        if not isinstance(call, str) or not _CALL.match(call):
+            raise JobFormatError("expected \"package.module:function\"", f"{where}.call")
+        for key in ("args", "kwargs"):
+            if key in doc and not isinstance(doc[key], list if key == "args" else Mapping):
+                raise JobFormatError(f"expected a JSON {'array' if key == 'args' else 'object'}", f"{where}.{key}")
+    else:
+        command = doc["command"]
+        if not isinstance(command, list) or not command or not all(isinstance(a, str) for a in command):
+            raise JobFormatError("expected a non-empty list of strings (argv)", f"{where}.command")
+        for key in ("args", "kwargs"):
+            if key in doc:
+                raise JobFormatError("a command takes no args or kwargs (put them in its argv)", f"{where}.{key}")
+    nodes = doc.get("input_nodes", [])
+    if not isinstance(nodes, list) or not all(isinstance(n, str) and n for n in nodes):
+        raise JobFormatError("expected a list of worker addresses or host names", f"{where}.input_nodes")
+    env = doc.get("env", {})
+    if not isinstance(env, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+        raise JobFormatError("expected an object of strings", f"{where}.env")
+    cwd = doc.get("cwd")
+    if cwd is not None and not isinstance(cwd, str):
+        raise JobFormatError("expected a directory path", f"{where}.cwd")
+    resources = _resources(doc["resources"], f"{where}.resources") if doc.get("resources") is not None else None
+    return TaskRequest(
+        call=call, args=tuple(doc.get("args", ())), kwargs=dict(doc.get("kwargs", {})),
+        command=tuple(command) if command is not None else None, input_nodes=tuple(nodes),
+        resources=resources, env=dict(env), cwd=cwd,
+    )
+
+
+def _resources(value: Any, where: str) -> Resources:
+    if not isinstance(value, str):
+        raise JobFormatError("expected a resource string such as \"2048 mb, 1 vcores\"", where)
+    try:
+        return parse_resources(value)
+    except ResourceParseError as exc:
+        raise JobFormatError(str(exc), where) from None
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number" if isinstance(value, int | float) else type(value).__name__
+    )

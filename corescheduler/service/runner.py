@@ -1,0 +1,128 @@
+"""What runs on a Dask worker for one task attempt, and how it is stopped.
+
+Dask cannot stop a running thread (``Future.cancel`` leaves it running:
+``../shared/design/dask-backend.md`` §2.3), so every attempt runs in a child
+process of its own, in a new session: a command as its argv, a Python call in
+``python -m corescheduler.service.callproc``.  The worker thread waits for the
+child; :func:`kill_attempt` (run on the worker through ``Client.run``) kills
+the child's whole process group with SIGKILL, the thread returns at once and
+the slot is really free — Hadoop's "kill task attempt", not a cancel that keeps
+running.
+
+A reduce receives the results of all the job's maps: a call as its first
+argument, a command as JSON on its standard input.
+A command's result is ``{"returncode": 0, "stdout": ...}``; a non-zero exit, a
+raised exception or a signal is a failed attempt, reported with the tail of
+the child's standard error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+#: attempt key -> the child process running it (on this worker)
+_RUNNING: dict[str, subprocess.Popen[bytes]] = {}
+#: attempts killed on purpose (their child's death is not a failure)
+_KILLED: set[str] = set()
+_LOCK = threading.Lock()
+#: the most of a command's standard output kept as its result
+STDOUT_LIMIT = 1 << 20
+_STDERR_TAIL = 4000
+
+
+class AttemptKilled(Exception):
+    """The attempt was killed on purpose (preemption or a job kill)."""
+
+
+class AttemptFailed(Exception):
+    """The task failed: it raised, exited non-zero or died of a signal."""
+
+
+def run_attempt(attempt: str, payload: Mapping[str, Any]) -> Any:
+    """Run one attempt of a task in a child process and return its result.
+
+    ``payload`` is :meth:`TaskRequest.payload`; a reduce's has ``inputs``, the
+    job's map results in map order.  Raises :class:`AttemptKilled` if
+    :func:`kill_attempt` stopped it, :class:`AttemptFailed` if it failed."""
+    with _LOCK:
+        if attempt in _KILLED:
+            raise AttemptKilled(attempt)
+    env = {**os.environ, **payload.get("env", {})}
+    cwd = payload.get("cwd") or None
+    with tempfile.TemporaryDirectory(prefix="corescheduler-") as tmp:
+        work = Path(tmp)
+        stdin_data: bytes | None = None
+        reduce_input = payload.get("inputs")  # a reduce: every map's result, in map order
+        if payload.get("command") is not None:
+            argv = list(payload["command"])
+            if reduce_input is not None:
+                stdin_data = json.dumps(list(reduce_input), default=repr).encode()
+        else:
+            with open(work / "in.pkl", "wb") as f:
+                args = [list(reduce_input)] if reduce_input is not None else []
+                pickle.dump({"call": payload["call"], "args": [*args, *payload.get("args", [])],
+                             "kwargs": payload.get("kwargs", {})}, f)
+            argv = [sys.executable, "-m", "corescheduler.service.callproc", str(work)]
+        try:
+            proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd, start_new_session=True,
+            )
+        except OSError as exc:
+            raise AttemptFailed(f"cannot start {argv[0]!r}: {exc}") from None
+        with _LOCK:
+            _RUNNING[attempt] = proc
+        try:
+            out, err = proc.communicate(stdin_data)
+        finally:
+            with _LOCK:
+                _RUNNING.pop(attempt, None)
+                killed = attempt in _KILLED
+        if killed:
+            raise AttemptKilled(attempt)
+        tail = err[-_STDERR_TAIL:].decode(errors="replace").strip()
+        if proc.returncode != 0:
+            if proc.returncode < 0:
+                what = f"killed by signal {signal.Signals(-proc.returncode).name}"
+            else:
+                what = f"exit status {proc.returncode}"
+            raise AttemptFailed(f"{what}" + (f": {tail}" if tail else ""))
+        if payload.get("command") is not None:
+            return {"returncode": 0, "stdout": out[:STDOUT_LIMIT].decode(errors="replace")}
+        try:
+            with open(work / "out.pkl", "rb") as f:
+                return pickle.load(f)
+        except (OSError, EOFError, pickle.UnpicklingError) as exc:
+            raise AttemptFailed(f"the call left no result ({exc})" + (f": {tail}" if tail else "")) from None
+
+
+def kill_attempt(attempt: str) -> bool:
+    """Stop ``attempt`` on this worker: SIGKILL to its child's process group (it and
+    anything it started).  True if it was running here; an attempt that has not started
+    yet will not start."""
+    with _LOCK:
+        _KILLED.add(attempt)
+        proc = _RUNNING.get(attempt)
+    if proc is None:
+        return False
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def running_attempts() -> dict[str, int]:
+    """The attempts running on this worker and their child's pid."""
+    with _LOCK:
+        return {key: proc.pid for key, proc in _RUNNING.items()}

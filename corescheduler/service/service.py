@@ -1,0 +1,547 @@
+"""The live service: one :class:`~corescheduler.core.scheduler.Scheduler` on a real clock,
+its grants run on Dask, its ledger in SQLite.
+
+Heartbeats come from the engine, as a TaskTracker's did in Hadoop: a task
+attempt ending (its worker beats at once), a worker joining, and a periodic
+tick (``[service] tick``, default 0.5 s, which also runs the update and the
+preemption check).  Each assignment becomes one Dask task pinned to the
+node's worker.  A killed or preempted attempt's process is killed on the
+worker and the task is pending again (Hadoop re-runs it); an attempt that
+fails is retried until ``[service] max_attempts`` (Hadoop's
+``mapred.map.max.attempts``, 4), then its job fails with the error.  A worker
+that leaves loses its attempts, which run again elsewhere.
+
+Nodes are the Dask workers, named by address, racked by host.  Slot mode: a
+worker offers ``map_slots`` and ``reduce_slots`` from its Dask resources of
+those names, else its thread count of each.  Resource mode: its memory limit
+(MB) and threads (vcores), plus its other Dask resources as extras.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from attrs import define, field
+
+from corescheduler.config import Config
+from corescheduler.core.allocations import Allocations
+from corescheduler.core.model import MAP, REDUCE, RUNNING, Assignment, Cluster, Job, Task
+from corescheduler.core.scheduler import JobRejectedError, Scheduler
+from corescheduler.errors import CoreSchedulerError, SchedulerStateError
+from corescheduler.formats.allocation_file import AllocationFileLoader
+from corescheduler.resources import Resources
+from corescheduler.service.backend import DaskBackend, WorkerInfo
+from corescheduler.service.jobs import JobFormatError, JobRequest, parse_job
+from corescheduler.service.runner import AttemptFailed, AttemptKilled
+from corescheduler.service.store import Store
+
+log = logging.getLogger("corescheduler.service")
+
+
+class ServiceError(CoreSchedulerError):
+    """A request the service refuses: ``status`` is the HTTP status, ``field`` what was wrong."""
+
+    def __init__(self, message: str, status: int = 400, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.field = field
+
+
+@define
+class Grant:
+    """One attempt of a task on the engine."""
+
+    attempt: str
+    worker: str
+    future: Any
+    job: str
+    kind: str
+    index: int
+
+
+@define
+class LiveJob:
+    """What the service keeps of a job beside the scheduler's :class:`Job`."""
+
+    request: JobRequest
+    #: the scheduler's task index -> the submitted task's index (a job restored after a
+    #: restart runs only what it had not finished)
+    index: dict[str, list[int]] = field(factory=dict)
+    #: map results by submitted index (the reduces' input)
+    map_results: dict[int, Any] = field(factory=dict)
+    reduce_results: dict[int, Any] = field(factory=dict)
+
+
+@define
+class ServiceSettings:
+    """``[service]`` settings."""
+
+    tick: float = 0.5
+    max_attempts: int = 4
+    workers: int | None = None
+    threads: int | None = None
+
+    @classmethod
+    def from_config(cls, config: Config) -> ServiceSettings:
+        raw: Mapping[str, Any] = config.service
+        known = {"tick", "max_attempts", "workers", "threads"}
+        unknown = sorted(set(raw) - known)
+        if unknown:
+            raise ServiceError(f"[service] {unknown[0]}: unknown setting; expected one of {', '.join(sorted(known))}")
+        out = cls()
+        for key in ("tick",):
+            if key in raw:
+                value = raw[key]
+                if not isinstance(value, int | float) or isinstance(value, bool) or not (0 < value <= 60):
+                    raise ServiceError(f"[service] {key}: expected seconds in (0, 60], got {value!r}")
+                setattr(out, key, float(value))
+        for key in ("max_attempts", "workers", "threads"):
+            if key in raw:
+                value = raw[key]
+                if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                    raise ServiceError(f"[service] {key}: expected a whole number ≥ 1, got {value!r}")
+                setattr(out, key, value)
+        return out
+
+
+class Service:
+    """The scheduler, the engine and the ledger, driven by one asyncio loop."""
+
+    def __init__(self, config: Config, *, dask: str | None = None, state: str | None = None,
+                 backend: DaskBackend | None = None) -> None:
+        self.config = config
+        self.settings = ServiceSettings.from_config(config)
+        self._loader: AllocationFileLoader | None = None
+        allocations: Allocations | None = None
+        path = config.allocation_path()
+        if path is not None:
+            self._loader = AllocationFileLoader(path)
+            allocations = self._loader.current
+        self.scheduler = Scheduler(config, Cluster(), allocations, history=False)
+        self.resource_mode = self.scheduler.resource_mode
+        cc = config.cluster
+        self.backend = backend or DaskBackend(
+            dask, workers=self.settings.workers or cc.nodes,
+            threads=self.settings.threads or max(1, cc.map_slots + cc.reduce_slots),
+        )
+        self.store = Store(state)
+        self.jobs: dict[str, LiveJob] = {}
+        self.grants: dict[str, Grant] = {}  # the scheduler's task id -> its attempt on the engine
+        self.workers: dict[str, WorkerInfo] = {}
+        self.ended: dict[str, dict[str, Any]] = {}  # job id -> its end (state, error), while in memory
+        self._t0 = time.monotonic()
+        self._lock = asyncio.Lock()
+        self._wake = asyncio.Event()
+        self._beat: set[str] = set()  # workers to heartbeat at the next turn
+        self._loop_task: asyncio.Task[None] | None = None
+        self._watchers: set[asyncio.Task[None]] = set()
+        self._stopping = False
+        self.engine_error: str | None = None
+        self.last_turn = 0.0
+        self.preemptions = 0
+
+    # ------------------------------------------------------------------ clock
+    def now(self) -> float:
+        """Seconds since the service started (the scheduler's clock)."""
+        return time.monotonic() - self._t0
+
+    # ------------------------------------------------------------------ life
+    async def start(self) -> None:
+        await self.backend.start()
+        async with self._lock:
+            await self._sync_workers()
+            self._restore()
+        self._loop_task = asyncio.create_task(self._run(), name="corescheduler-loop")
+
+    async def stop(self) -> None:
+        self._stopping = True
+        self._wake.set()
+        if self._loop_task is not None:
+            self._loop_task.cancel()
+            try:
+                await self._loop_task
+            except (asyncio.CancelledError, Exception):
+                pass
+        for grant in list(self.grants.values()):
+            await self.backend.kill(grant.attempt, grant.worker, grant.future)
+        for task in list(self._watchers):
+            task.cancel()
+        await self.backend.close()
+        self.store.close()
+
+    def healthy(self) -> tuple[bool, str]:
+        if not self.backend.up:
+            return False, "the Dask engine is unreachable" + (f": {self.engine_error}" if self.engine_error else "")
+        if self._loop_task is None or self._loop_task.done():
+            return False, "the scheduler loop is not running"
+        if self.now() - self.last_turn > max(10.0, 20 * self.settings.tick):
+            return False, f"the scheduler loop has not turned for {self.now() - self.last_turn:.0f} s"
+        return True, "ok"
+
+    # ------------------------------------------------------------------ the loop
+    async def _run(self) -> None:
+        last_sync = -math.inf
+        while not self._stopping:
+            try:
+                await asyncio.wait_for(self._wake.wait(), self.settings.tick)
+            except TimeoutError:
+                pass
+            self._wake.clear()
+            try:
+                async with self._lock:
+                    now = self.now()
+                    if now - last_sync >= 1.0:
+                        await self._sync_workers()
+                        last_sync = now
+                    await self._turn(now)
+                self.engine_error = None
+            except Exception as exc:  # the engine unreachable: say so in /healthz, keep the jobs, retry
+                self.engine_error = f"{type(exc).__name__}: {exc}"
+                log.exception("scheduler loop turn failed")
+            self.last_turn = self.now()
+
+    async def _turn(self, now: float) -> None:
+        sched = self.scheduler
+        if self._loader is not None and self._loader.reload_if_necessary(time.time()):
+            sched.set_allocations(self._loader.current, update=False)
+        sched.update(now)
+        for task in sched.preempt(now):
+            self.preemptions += 1
+            await self._stop(task, "preempted")
+        beat = self._beat or set(sched.cluster.nodes)
+        self._beat = set()
+        for name in list(beat):
+            if name in sched.cluster.nodes:
+                for assignment in sched.heartbeat(name, now):
+                    self._grant(assignment)
+
+    def kick(self, *workers: str) -> None:
+        """Heartbeat these workers (all, if none named) at the next turn."""
+        if workers:
+            self._beat.update(workers)
+        else:
+            self._beat.update(self.scheduler.cluster.nodes)
+        self._wake.set()
+
+    # ------------------------------------------------------------------ workers
+    async def _sync_workers(self) -> None:
+        try:
+            live = await self.backend.workers()
+        except Exception as exc:
+            self.engine_error = f"{type(exc).__name__}: {exc}"
+            raise
+        sched = self.scheduler
+        now = self.now()
+        for address in [a for a in self.workers if a not in live]:
+            del self.workers[address]
+            if address in sched.cluster.nodes:
+                lost = sched.remove_node(address, now)
+                for task in lost:
+                    grant = self.grants.pop(task.id, None)
+                    if grant is not None:
+                        self.store.task_ended(grant.job, grant.kind, grant.index, "pending", error="worker lost")
+                log.info("worker %s left; %d attempts to run again", address, len(lost))
+        for address, info in live.items():
+            if address in self.workers:
+                continue
+            self.workers[address] = info
+            rack = info.host or "default-rack"
+            if self.resource_mode:
+                extras = {k: int(v) for k, v in info.resources.items() if k not in ("map_slots", "reduce_slots")}
+                memory = info.memory_limit // (1024 * 1024) if info.memory_limit else 8192
+                sched.add_node(address, rack, resources=Resources(memory, info.nthreads, extras))
+            else:
+                maps = int(info.resources.get("map_slots", info.nthreads))
+                reduces = int(info.resources.get("reduce_slots", info.nthreads))
+                sched.add_node(address, rack, maps, reduces)
+            self._beat.add(address)
+            log.info("worker %s joined (%d threads)", address, info.nthreads)
+
+    def node_names(self) -> dict[str, str]:
+        """Worker address, name and ``host:`` keys -> node names (for a job's input_nodes)."""
+        out: dict[str, str] = {}
+        for address, info in self.workers.items():
+            out[address] = address
+            out[info.name] = address
+            out[f"host:{info.host}:{address}"] = address
+        return out
+
+    # ------------------------------------------------------------------ jobs
+    async def submit(self, document: Any, user: str | None, groups: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
+        """Accept a job: checked, placed by the scheduler, written to the ledger — then answered."""
+        try:
+            request = parse_job(document)
+        except JobFormatError as exc:
+            raise ServiceError(exc.message, 400, exc.field) from None
+        async with self._lock:
+            seq = self.store.next_seq()
+            job_id = f"job_{seq:04d}"
+            spec = request.spec(user, list(groups), job_id, self.node_names())
+            try:
+                job = self.scheduler.submit(spec, self.now())
+            except JobRejectedError as exc:
+                raise ServiceError(str(exc), 403 if "acl" in str(exc).lower() or "not allowed" in str(exc).lower()
+                                   else 400, "pool") from None
+            except SchedulerStateError as exc:
+                raise ServiceError(str(exc), 400, None) from None
+            try:
+                self.store.add_job(job_id, seq, user, list(groups), dict(request.document), request.name,
+                                   job.pool, request.priority, len(request.maps), len(request.reduces))
+            except Exception:
+                self.scheduler.end_job(job_id, self.now(), state="failed", reason="could not be stored")
+                raise
+            self.jobs[job_id] = LiveJob(request, {MAP: list(range(len(request.maps))),
+                                                  REDUCE: list(range(len(request.reduces)))})
+            self._job_started(job)
+            self.kick()
+            return self.describe(job_id)
+
+    def _job_started(self, job: Job) -> None:
+        if job.initialized:
+            self.store.job_started(job.id, job.pool)
+
+    def _restore(self) -> None:
+        """After a restart: every accepted job that had not ended runs again, with what it
+        had completed kept — except a job with reduces still to run, whose maps run again
+        (their results lived in the engine's memory, gone with the old service, as a lost
+        TaskTracker's map outputs were in Hadoop)."""
+        count = 0
+        for row in self.store.unfinished():
+            request = parse_job(row["document"])
+            done = {(t["kind"], t["idx"]): t for t in row["tasks"] if t["state"] == "complete"}
+            reduces_left = [i for i in range(len(request.reduces)) if (REDUCE, i) not in done]
+            if reduces_left:
+                maps_left = list(range(len(request.maps)))
+            else:
+                maps_left = [i for i in range(len(request.maps)) if (MAP, i) not in done]
+            live = LiveJob(request, {MAP: maps_left, REDUCE: reduces_left})
+            for (kind, idx), t in done.items():
+                if t["result"] is not None:
+                    import json
+
+                    (live.map_results if kind == MAP else live.reduce_results)[idx] = json.loads(t["result"])
+            spec = request.spec(row["user"], row["groups"], row["id"], self.node_names())
+            spec = spec.__class__(
+                maps=[spec.maps[i] for i in maps_left], reduces=[spec.reduces[i] for i in reduces_left],
+                user=spec.user, pool=row["pool"] or spec.pool, priority=row["priority"], properties=spec.properties,
+                groups=spec.groups, id=row["id"], task_resources=spec.task_resources,
+            )
+            try:
+                job = self.scheduler.submit(spec, self.now(), update=False)
+            except CoreSchedulerError as exc:
+                self.store.job_ended(row["id"], "failed", error=f"could not be restored: {exc}")
+                continue
+            self.jobs[row["id"]] = live
+            for kind in (MAP, REDUCE):
+                for t in row["tasks"]:
+                    if t["kind"] == kind and t["state"] == "running":
+                        self.store.task_ended(row["id"], kind, t["idx"], "pending", error="service restarted")
+            count += 1
+            if not maps_left and not reduces_left:
+                self._finish(job.id)
+        self.scheduler.update(self.now())
+        if count:
+            log.info("restored %d unfinished jobs", count)
+
+    async def kill_job(self, job_id: str, reason: str = "killed by request") -> dict[str, Any]:
+        async with self._lock:
+            job = self.scheduler.jobs.get(job_id)
+            if job is None:
+                row = self.store.job(job_id)
+                if row is None:
+                    raise ServiceError(f"no job {job_id!r}", 404, "id")
+                raise ServiceError(f"job {job_id} has already ended ({row['state']})", 409, "id")
+            stopped = self.scheduler.end_job(job_id, self.now(), state="killed", reason=reason)
+            for task in stopped:
+                await self._stop_grant(task.id)
+            self.store.job_ended(job_id, "killed", error=reason)
+            self._forget(job_id, "killed", reason)
+            self.kick()
+            return self.describe(job_id)
+
+    async def move(self, job_id: str, pool: str) -> dict[str, Any]:
+        async with self._lock:
+            self._live(job_id)
+            try:
+                self.scheduler.move(job_id, pool, self.now())
+            except SchedulerStateError as exc:
+                raise ServiceError(str(exc), 400, "pool") from None
+            self.store.set_job(job_id, pool=self.scheduler.jobs[job_id].pool)
+            self.kick()
+            return self.describe(job_id)
+
+    async def set_priority(self, job_id: str, priority: str) -> dict[str, Any]:
+        async with self._lock:
+            self._live(job_id)
+            try:
+                self.scheduler.set_priority(job_id, priority.upper(), self.now())
+            except (SchedulerStateError, ValueError) as exc:
+                raise ServiceError(str(exc), 400, "priority") from None
+            self.store.set_job(job_id, priority=priority.upper())
+            self.kick()
+            return self.describe(job_id)
+
+    def _live(self, job_id: str) -> Job:
+        job = self.scheduler.jobs.get(job_id)
+        if job is None:
+            row = self.store.job(job_id)
+            if row is None:
+                raise ServiceError(f"no job {job_id!r}", 404, "id")
+            raise ServiceError(f"job {job_id} has already ended ({row['state']})", 409, "id")
+        return job
+
+    # ------------------------------------------------------------------ grants
+    def _grant(self, a: Assignment) -> None:
+        job = self.scheduler.jobs[a.job]
+        task = self.scheduler.task(a.task)
+        live = self.jobs[a.job]
+        self._job_started(job)
+        index = live.index[a.kind][task.index]
+        request = live.request
+        payload = (request.maps if a.kind == MAP else request.reduces)[index].payload()
+        if a.kind == REDUCE:
+            payload = {**payload, "inputs": [live.map_results.get(i) for i in range(len(request.maps))]}
+        attempt = f"{a.job}/{a.kind}{index}/a{task.attempts}-{time.time_ns() % 10**9}"
+        future = self.backend.submit(attempt, payload, a.node, priority=0)
+        grant = Grant(attempt, a.node, future, a.job, a.kind, index)
+        self.grants[a.task] = grant
+        self.store.task_started(a.job, a.kind, index, a.node)
+        watcher = asyncio.ensure_future(self._watch(a.task, grant))
+        self._watchers.add(watcher)
+        watcher.add_done_callback(self._watchers.discard)
+
+    async def _watch(self, task_id: str, grant: Grant) -> None:
+        try:
+            result = await grant.future
+            outcome, detail = "ok", result
+        except AttemptKilled:
+            outcome, detail = "killed", None
+        except AttemptFailed as exc:
+            outcome, detail = "failed", str(exc)
+        except asyncio.CancelledError:
+            if self._stopping:
+                return
+            outcome, detail = "killed", None
+        except Exception as exc:  # the engine lost it (worker died, KilledWorker, ...)
+            outcome, detail = "lost", f"{type(exc).__name__}: {exc}"
+        if self._stopping:
+            return
+        async with self._lock:
+            if self.grants.get(task_id) is not grant:
+                return  # stopped or re-granted meanwhile
+            del self.grants[task_id]
+            await self._ended(task_id, grant, outcome, detail)
+            self.kick(grant.worker)
+
+    async def _ended(self, task_id: str, grant: Grant, outcome: str, detail: Any) -> None:
+        sched = self.scheduler
+        now = self.now()
+        try:
+            task = sched.task(task_id)
+        except SchedulerStateError:
+            return
+        if task.state != RUNNING:
+            return
+        live = self.jobs.get(grant.job)
+        if outcome == "ok":
+            if live is not None:
+                (live.map_results if grant.kind == MAP else live.reduce_results)[grant.index] = detail
+            final = grant.kind == REDUCE or not (live and live.request.reduces)
+            self.store.task_ended(grant.job, grant.kind, grant.index, "complete", result=detail if final else None)
+            sched.finish(task_id, now)
+            if task.job.is_finished:
+                self._finish(grant.job)
+            return
+        if outcome == "killed":  # stopped on purpose elsewhere (that path has told the scheduler)
+            return
+        # failed, or lost by the engine: the attempt failed; retry until max_attempts
+        sched.fail(task_id, now, reason=str(detail)[:200])
+        self.store.task_ended(grant.job, grant.kind, grant.index, "pending", error=str(detail), failed=True)
+        if task.failures >= self.settings.max_attempts:
+            reason = (f"{grant.kind} {grant.index} failed {task.failures} times; last error: {detail}")
+            stopped = sched.end_job(grant.job, now, state="failed", reason=reason)
+            for other in stopped:
+                await self._stop_grant(other.id)
+            self.store.job_ended(grant.job, "failed", error=reason)
+            self._forget(grant.job, "failed", reason)
+
+    def _finish(self, job_id: str) -> None:
+        live = self.jobs.get(job_id)
+        result = None
+        if live is not None:
+            source = live.reduce_results if live.request.reduces else live.map_results
+            result = [source.get(i) for i in range(len(live.request.reduces or live.request.maps))]
+        self.store.job_ended(job_id, "finished", result=result)
+        self._forget(job_id, "finished", None)
+
+    def _forget(self, job_id: str, state: str, error: str | None) -> None:
+        self.jobs.pop(job_id, None)
+        self.ended[job_id] = {"state": state, "error": error}
+        if len(self.ended) > 10_000:
+            self.ended.pop(next(iter(self.ended)))
+
+    async def _stop(self, task: Task, reason: str) -> None:
+        """The scheduler killed ``task`` (it is pending again): stop its attempt for real."""
+        grant = self.grants.get(task.id)
+        if grant is not None:
+            self.store.task_ended(grant.job, grant.kind, grant.index, "pending", error=reason)
+        await self._stop_grant(task.id)
+
+    async def _stop_grant(self, task_id: str) -> None:
+        grant = self.grants.pop(task_id, None)
+        if grant is not None:
+            await self.backend.kill(grant.attempt, grant.worker, grant.future)
+
+    # ------------------------------------------------------------------ reading
+    def describe(self, job_id: str) -> dict[str, Any]:
+        """A job as the API shows it."""
+        row = self.store.job(job_id)
+        if row is None:
+            raise ServiceError(f"no job {job_id!r}", 404, "id")
+        tasks = self.store.tasks(job_id)
+        counts: dict[str, dict[str, int]] = {MAP: {}, REDUCE: {}}
+        for t in tasks:
+            state = t["state"]
+            counts[t["kind"]][state] = counts[t["kind"]].get(state, 0) + 1
+        out: dict[str, Any] = {
+            "id": job_id, "name": row["name"], "user": row["user"], "pool": row["pool"],
+            "priority": row["priority"], "state": row["state"], "submitted": row["submitted"],
+            "started": row["started"], "ended": row["ended"], "error": row["error"],
+            "maps": _counts(counts[MAP]), "reduces": _counts(counts[REDUCE]),
+            "failed_attempts": sum(t["failures"] for t in tasks),
+        }
+        job = self.scheduler.jobs.get(job_id)
+        if job is not None:
+            out["pool"] = job.pool
+            out["priority"] = job.priority
+            out["fair_share"] = self._job_share(job)
+            out["running"] = dict(job.running)
+        errors = [t["error"] for t in tasks if t["error"]]
+        if errors and not out["error"]:
+            out["last_task_error"] = errors[-1]
+        return out
+
+    def _job_share(self, job: Job) -> Any:
+        if self.resource_mode:
+            share = job.sched.get("resources")
+            return share.fair_share.as_dict() if share is not None and share.fair_share is not None else None
+        return {kind: job.sched[kind].fair_share for kind in (MAP, REDUCE)}
+
+    def result(self, job_id: str) -> Any:
+        row = self.store.job(job_id)
+        if row is None:
+            raise ServiceError(f"no job {job_id!r}", 404, "id")
+        if row["state"] != "finished":
+            raise ServiceError(f"job {job_id} is {row['state']}: no result yet", 409, "id")
+        return row["result"]
+
+
+def _counts(c: dict[str, int]) -> dict[str, int]:
+    return {"total": sum(c.values()), "pending": c.get("pending", 0), "running": c.get("running", 0),
+            "finished": c.get("complete", 0), "killed": c.get("killed", 0)}
