@@ -60,9 +60,13 @@ LAZY_COMMANDS: dict[str, str] = {
     "check": "corescheduler.cli.check:check",
     "compare": "corescheduler.cli.simulate:compare",
     "plugins": "corescheduler.cli.plugins:plugins",
+    "kill": "corescheduler.cli.serve:kill",
     "queues": "corescheduler.cli.queues:queues",
+    "serve": "corescheduler.cli.serve:serve",
     "shares": "corescheduler.cli.shares:shares",
     "simulate": "corescheduler.cli.simulate:simulate",
+    "status": "corescheduler.cli.serve:status",
+    "submit": "corescheduler.cli.serve:submit",
 }
 
 

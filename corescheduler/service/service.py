@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import os
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -126,8 +127,8 @@ class Service:
         self.scheduler = Scheduler(config, Cluster(), allocations, history=False)
         self.resource_mode = self.scheduler.resource_mode
         cc = config.cluster
-        self.backend = backend or DaskBackend(
-            dask, workers=self.settings.workers or cc.nodes,
+        self.backend = backend or DaskBackend(  # no more worker processes than cores, unless [service] says
+            dask, workers=self.settings.workers or max(1, min(cc.nodes, os.cpu_count() or 1)),
             threads=self.settings.threads or max(1, cc.map_slots + cc.reduce_slots),
         )
         self.store = Store(state)
@@ -532,6 +533,46 @@ class Service:
             share = job.sched.get("resources")
             return share.fair_share.as_dict() if share is not None and share.fair_share is not None else None
         return {kind: job.sched[kind].fair_share for kind in (MAP, REDUCE)}
+
+    def pools(self) -> list[dict[str, Any]]:
+        """Per pool (queue): running, demand, min share, fair share, weight, policy."""
+        sched = self.scheduler
+        out = []
+        if self.resource_mode:
+            shares = sched.shares()["queues"]
+            tree = sched._rs.tree  # type: ignore[union-attr]
+            for name, q in tree.queues.items():
+                s = q.sched
+                out.append({"name": name, "policy": q.policy, "weight": s.weight, "leaf": q.is_leaf,
+                            "running": shares[name]["usage"], "demand": shares[name]["demand"],
+                            "min_share": s.min_share.as_dict(), "fair_share": shares[name]["fair"],
+                            "steady_share": shares[name]["steady"], "apps": len(q.runnable_apps) + len(q.waiting_apps)})
+            return out
+        for name, pool in sched.pools.items():
+            entry: dict[str, Any] = {"name": name, "policy": pool.policy, "jobs": len(pool.jobs)}
+            for kind in (MAP, REDUCE):
+                s = pool.sched[kind]
+                entry[kind] = {"running": s.running, "demand": s.demand, "min_share": s.min_share,
+                               "fair_share": s.fair_share, "weight": s.weight}
+            out.append(entry)
+        return out
+
+    def nodes(self) -> list[dict[str, Any]]:
+        """Each worker: slots or resources, running tasks."""
+        out = []
+        for name, node in self.scheduler.cluster.nodes.items():
+            info = self.workers.get(name)
+            entry: dict[str, Any] = {"name": name, "host": info.host if info else None,
+                                     "threads": info.nthreads if info else None, "alive": info is not None,
+                                     "running": sorted(node.tasks)}
+            if self.resource_mode:
+                entry["capacity"] = node.capacity.as_dict() if node.capacity else None
+                entry["used"] = node.used.as_dict()
+            else:
+                entry["slots"] = dict(node.slots)
+                entry["busy"] = dict(node.running)
+            out.append(entry)
+        return out
 
     def result(self, job_id: str) -> Any:
         row = self.store.job(job_id)

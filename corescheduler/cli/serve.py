@@ -1,0 +1,110 @@
+"""``corescheduler serve`` (the live service) and its clients ``submit``, ``status``, ``kill``."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import click
+
+from corescheduler.cli.common import config_option, json_option, load_config, print_json, print_table
+from corescheduler.errors import ConfigError
+
+url_option = click.option("--url", default=lambda: os.environ.get("CORESCHEDULER_URL", "http://127.0.0.1:8088"),
+                          show_default="$CORESCHEDULER_URL or http://127.0.0.1:8088", help="The service.")
+token_option = click.option("--token", default=lambda: os.environ.get("CORESCHEDULER_TOKEN"),
+                            help="Bearer token (default $CORESCHEDULER_TOKEN).")
+
+
+@click.command()
+@config_option
+@click.option("--dask", "dask", default=None, metavar="ADDR",
+              help="An existing Dask scheduler (tcp://host:8786); default: a local cluster sized by [cluster].")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8088, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--state", default=None, metavar="DIR",
+              help="Keep the job ledger (SQLite) here; default: in memory.")
+@click.option("--tokens", default=None, metavar="FILE", help="Tokens file (TOML); without it the API is open.")
+def serve(
+    config_path: str | None, dask: str | None, host: str, port: int, state: str | None, tokens: str | None
+) -> None:
+    """Run the scheduler for real: a REST API and /scheduler page; Dask runs the tasks."""
+    try:
+        import uvicorn
+
+        from corescheduler.service.api import create_app, load_tokens
+        from corescheduler.service.service import Service
+    except ImportError as exc:
+        raise ConfigError(f"serve needs the service extra: pip install 'corescheduler[service]' ({exc})") from None
+    cfg = load_config(config_path)
+    principals = load_tokens(tokens) if tokens else None
+    service = Service(cfg, dask=dask, state=state)
+    app = create_app(service, principals)
+    uvicorn.run(app, host=host, port=port, log_level="info", lifespan="on")
+
+
+def _client(url: str, token: str | None) -> Any:
+    from corescheduler.client import Client
+
+    return Client(url, token)
+
+
+@click.command()
+@click.argument("job_file", type=click.Path(dir_okay=False))
+@url_option
+@token_option
+@click.option("--wait", is_flag=True, help="Wait until the job ends; exit 1 unless it finished.")
+@json_option
+def submit(job_file: str, url: str, token: str | None, wait: bool, as_json: bool) -> None:
+    """Submit a job (JSON or TOML) to the service."""
+    path = Path(job_file)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ConfigError(f"{path}: {exc.strerror}") from None
+    try:
+        doc = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid {'TOML' if path.suffix == '.toml' else 'JSON'}: {exc}") from None
+    with _client(url, token) as client:
+        job = client.submit(doc)
+        if wait:
+            job = client.wait(job["id"])
+    if as_json:
+        print_json(job)
+    else:
+        click.echo(f"{job['id']} {job['state']} (pool {job['pool']})")
+    if wait and job["state"] != "finished":
+        raise ConfigError(f"job {job['id']} {job['state']}: {job.get('error') or ''}".rstrip(": "))
+
+
+@click.command()
+@click.argument("job_id", required=False)
+@url_option
+@token_option
+@json_option
+def status(job_id: str | None, url: str, token: str | None, as_json: bool) -> None:
+    """One job's state, or every job's."""
+    with _client(url, token) as client:
+        jobs = [client.job(job_id)] if job_id else client.jobs()
+    if as_json:
+        print_json(jobs[0] if job_id else jobs)
+        return
+    rows = [[j["id"], j["user"] or "-", j["pool"] or "-", j["state"],
+             f"{j['maps']['finished']}/{j['maps']['total']}", f"{j['reduces']['finished']}/{j['reduces']['total']}",
+             j.get("error") or ""] for j in jobs]
+    print_table(["job", "user", "pool", "state", "maps", "reduces", "error"], rows)
+
+
+@click.command()
+@click.argument("job_id")
+@url_option
+@token_option
+def kill(job_id: str, url: str, token: str | None) -> None:
+    """Kill a job: its running tasks are stopped on the workers."""
+    with _client(url, token) as client:
+        job = client.kill(job_id)
+    click.echo(f"{job['id']} {job['state']}")

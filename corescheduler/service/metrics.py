@@ -1,0 +1,45 @@
+"""``GET /metrics``: Prometheus text (``prometheus_client``), one registry per request.
+
+Per pool: running and pending tasks, fair share; the service: jobs by state,
+preemptions, attempts running, workers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from prometheus_client import CollectorRegistry, Gauge, generate_latest
+
+from corescheduler.core.model import KINDS
+
+if TYPE_CHECKING:
+    from corescheduler.service.service import Service
+
+
+def render(service: Service) -> str:
+    registry = CollectorRegistry()
+    running = Gauge("corescheduler_pool_running_tasks", "Tasks running in the pool", ["pool", "kind"],
+                    registry=registry)
+    pending = Gauge("corescheduler_pool_demand_tasks", "Tasks the pool's jobs still want (running + pending)",
+                    ["pool", "kind"], registry=registry)
+    fair = Gauge("corescheduler_pool_fair_share", "The pool's fair share", ["pool", "kind"], registry=registry)
+    sched = service.scheduler
+    if service.resource_mode:
+        for name, entry in sched.shares()["queues"].items():
+            for resource in ("memory", "vcores"):
+                running.labels(name, resource).set(entry["usage"].get(resource, 0))
+                pending.labels(name, resource).set(entry["demand"].get(resource, 0))
+                fair.labels(name, resource).set(entry["fair"].get(resource, 0))
+    else:
+        for name, pool in sched.pools.items():
+            for kind in KINDS:
+                s = pool.sched[kind]
+                running.labels(name, kind).set(s.running)
+                pending.labels(name, kind).set(s.demand)
+                fair.labels(name, kind).set(s.fair_share or 0.0)
+    Gauge("corescheduler_jobs_live", "Jobs accepted and not ended", registry=registry).set(len(sched.jobs))
+    Gauge("corescheduler_attempts_running", "Task attempts on the engine", registry=registry).set(len(service.grants))
+    Gauge("corescheduler_workers", "Live Dask workers", registry=registry).set(len(service.workers))
+    Gauge("corescheduler_preemptions", "Tasks preempted since the service started",
+          registry=registry).set(service.preemptions)
+    return generate_latest(registry).decode()
