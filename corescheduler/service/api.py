@@ -18,13 +18,15 @@ from typing import Any
 from attrs import frozen
 from fastapi import Body, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from corescheduler.errors import ConfigError
 from corescheduler.service.service import Service, ServiceError
 
 API = "/api/v1"
+#: the cookie that keeps the page's token
+COOKIE = "corescheduler_token"
 #: the largest request body accepted (a job document)
 MAX_BODY = 4 << 20
 
@@ -184,6 +186,90 @@ def create_app(service: Service, tokens: Mapping[str, Principal] | None = None, 
     @app.get(f"{API}/nodes")
     async def nodes() -> dict[str, Any]:
         return {"nodes": service.nodes()}
+
+    @app.put(f"{API}/admin/scheduling-mode")
+    async def scheduling_mode(request: Request, pool: str = Body(...), mode: str = Body(...)) -> dict[str, Any]:
+        """Switch a pool between fifo and fair (admins)."""
+        who = principal(request, mutating=True)
+        if not who.admin:
+            raise ServiceError("only an admin may change the scheduling mode", 403, "mode")
+        return await service.set_mode(pool, mode)
+
+    @app.post(f"{API}/admin/reload")
+    async def reload(request: Request) -> dict[str, Any]:
+        """Reload the allocation file now (admins)."""
+        who = principal(request, mutating=True)
+        if not who.admin:
+            raise ServiceError("only an admin may reload the allocations", 403, None)
+        return await service.reload()
+
+    # ------------------------------------------------------------------ the /scheduler page
+    def page_principal(request: Request) -> Principal | None:
+        """The page's user: the Authorization header, else the token cookie; None if none valid."""
+        if tokens is None:
+            return Principal("anonymous", admin=True)
+        header = request.headers.get("authorization", "")
+        secret = header[7:].strip() if header.lower().startswith("bearer ") else request.cookies.get(COOKIE)
+        return tokens.get(secret or "")
+
+    def back(request: Request, message: str | None = None) -> Any:
+        from urllib.parse import quote
+
+        target = "/scheduler" + ("?advanced" if "advanced" in request.query_params else "")
+        if message:
+            target += ("&" if "?" in target else "?") + "message=" + quote(message)
+        return RedirectResponse(target, status_code=303)
+
+    async def form(request: Request) -> dict[str, str]:
+        from urllib.parse import parse_qs
+
+        raw = await request.body()
+        if len(raw) > 65536:
+            raise ServiceError("form too large", 413)
+        return {k: v[0] for k, v in parse_qs(raw.decode(errors="replace")).items()}
+
+    @app.get("/scheduler", response_class=HTMLResponse)
+    async def scheduler_page(request: Request) -> Any:
+        from corescheduler.service.page import render
+
+        token = request.query_params.get("token")
+        if token is not None and tokens is not None:
+            response = back(request, None if token in tokens else "unknown token")
+            if token in tokens:
+                response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+            return response
+        who = page_principal(request)
+        return HTMLResponse(render(service, service.history, "advanced" in request.query_params,
+                                   request.query_params.get("message"), token_ok=who is not None))
+
+    async def page_action(request: Request, job_id: str | None, action: Any) -> Any:
+        who = page_principal(request)
+        if who is None:
+            return back(request, "a token is needed: open /scheduler?token=… first")
+        try:
+            if job_id is not None:
+                owner_or_admin(who, job_id)
+            await action(who, await form(request))
+        except ServiceError as exc:
+            return back(request, exc.message)
+        return back(request)
+
+    @app.post("/scheduler/jobs/{job_id}/pool", include_in_schema=False)
+    async def page_move(job_id: str, request: Request) -> Any:
+        return await page_action(request, job_id, lambda who, f: service.move(job_id, f.get("pool", "")))
+
+    @app.post("/scheduler/jobs/{job_id}/priority", include_in_schema=False)
+    async def page_priority(job_id: str, request: Request) -> Any:
+        return await page_action(request, job_id, lambda who, f: service.set_priority(job_id, f.get("priority", "")))
+
+    @app.post("/scheduler/pools/{pool}/mode", include_in_schema=False)
+    async def page_mode(pool: str, request: Request) -> Any:
+        async def act(who: Principal, f: dict[str, str]) -> Any:
+            if not who.admin:
+                raise ServiceError("only an admin may change the scheduling mode", 403)
+            return await service.set_mode(pool, f.get("mode", ""))
+
+        return await page_action(request, None, act)
 
     @app.get("/healthz")
     async def healthz() -> JSONResponse:

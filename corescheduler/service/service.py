@@ -38,6 +38,7 @@ from corescheduler.formats.allocation_file import AllocationFileLoader
 from corescheduler.resources import Resources
 from corescheduler.service.backend import DaskBackend, WorkerInfo
 from corescheduler.service.jobs import JobFormatError, JobRequest, parse_job
+from corescheduler.service.page import History
 from corescheduler.service.runner import AttemptFailed, AttemptKilled
 from corescheduler.service.store import Store
 
@@ -146,6 +147,9 @@ class Service:
         self.engine_error: str | None = None
         self.last_turn = 0.0
         self.preemptions = 0
+        self.history = History()
+        #: pool -> scheduling mode set at run time (kept across allocation reloads)
+        self.mode_overrides: dict[str, str] = {}
 
     # ------------------------------------------------------------------ clock
     def now(self) -> float:
@@ -201,6 +205,7 @@ class Service:
                         await self._sync_workers()
                         last_sync = now
                     await self._turn(now)
+                    self.history.sample(self)
                 self.engine_error = None
             except Exception as exc:  # the engine unreachable: say so in /healthz, keep the jobs, retry
                 self.engine_error = f"{type(exc).__name__}: {exc}"
@@ -210,7 +215,7 @@ class Service:
     async def _turn(self, now: float) -> None:
         sched = self.scheduler
         if self._loader is not None and self._loader.reload_if_necessary(time.time()):
-            sched.set_allocations(self._loader.current, update=False)
+            sched.set_allocations(self._with_overrides(self._loader.current), update=False)
         sched.update(now)
         for task in sched.preempt(now):
             self.preemptions += 1
@@ -387,6 +392,49 @@ class Service:
             self.store.set_job(job_id, priority=priority.upper())
             self.kick()
             return self.describe(job_id)
+
+    async def set_mode(self, pool: str, mode: str) -> dict[str, Any]:
+        """Switch a pool between fifo and fair (Hadoop's page switched the whole scheduler;
+        SPEC §8 per pool).  Kept across allocation reloads until switched back."""
+        if mode not in ("fifo", "fair"):
+            raise ServiceError("expected \"fifo\" or \"fair\"", 400, "mode")
+        if self.resource_mode:
+            raise ServiceError("in resource mode a queue's policy is its schedulingPolicy in the allocation file",
+                               400, "mode")
+        async with self._lock:
+            if pool not in self.scheduler.pools and pool not in self.scheduler.allocations.pools:
+                raise ServiceError(f"no pool {pool!r}", 404, "pool")
+            self.mode_overrides[pool] = mode
+            try:
+                self.scheduler.set_allocations(self._with_overrides(self.scheduler.allocations), update=True)
+            except CoreSchedulerError as exc:
+                del self.mode_overrides[pool]
+                raise ServiceError(str(exc), 400, "mode") from None
+            self.kick()
+            return {"pool": pool, "mode": mode}
+
+    def _with_overrides(self, allocations: Allocations) -> Allocations:
+        if not self.mode_overrides:
+            return allocations
+        import attrs
+
+        pools = dict(allocations.pools)
+        for name, mode in self.mode_overrides.items():
+            pools[name] = attrs.evolve(allocations.pool(name), scheduling_mode=mode)
+        return attrs.evolve(allocations, pools=pools)
+
+    async def reload(self) -> dict[str, Any]:
+        """Reload the allocation file now (``POST /admin/reload``); a bad file keeps the last good one."""
+        if self._loader is None:
+            raise ServiceError("the config names no allocation file", 400, "allocation_file")
+        async with self._lock:
+            try:
+                allocations = self._loader.force_reload()
+            except CoreSchedulerError as exc:
+                raise ServiceError(str(exc), 400, "allocation_file") from None
+            self.scheduler.set_allocations(self._with_overrides(allocations), update=True)
+            self.kick()
+            return {"reloaded": self._loader.path}
 
     def _live(self, job_id: str) -> Job:
         job = self.scheduler.jobs.get(job_id)

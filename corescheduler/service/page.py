@@ -1,0 +1,214 @@
+"""``GET /scheduler``: the page Hadoop users know (``FairSchedulerServlet``), server-rendered.
+
+Hadoop 1's ``/scheduler`` shows the pools (running jobs, min maps/reduces,
+running maps/reduces) and the running jobs (submitted, id, user, name, the pool
+and the priority as selects that move the job or change its priority at once,
+maps and reduces finished/total, running, fair share); ``?advanced`` adds each
+job's weight, deficit and min share; a form switches the scheduling mode.
+Here the switch is per pool (fifo/fair, SPEC §8), the pools also show demand
+and fair share, and a small chart plots each pool's running tasks against its
+fair share over the last minutes.  The page refreshes itself every
+``REFRESH`` seconds.  Actions are HTML forms posting to ``/scheduler/…`` and
+redirecting back (POST, not Hadoop's GET, so a reload never repeats one); with
+a tokens file they need the token, given once as ``/scheduler?token=…`` (kept
+in a cookie) or in the ``Authorization`` header.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from corescheduler.core.model import MAP, PRIORITY_WEIGHT, REDUCE
+
+if TYPE_CHECKING:
+    from corescheduler.service.service import Service
+
+REFRESH = 10
+#: chart samples kept per pool (one a second at most)
+HISTORY = 300
+
+_STYLE = """
+body { font-family: sans-serif; margin: 1.5em; color: #222; }
+table { border-collapse: collapse; margin-bottom: 1.5em; }
+th, td { border: 1px solid #999; padding: 3px 8px; text-align: right; }
+th { background: #eee; } td.l { text-align: left; }
+.err { color: #a00; } .muted { color: #777; } form { display: inline; }
+"""
+_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
+
+
+class History:
+    """Per pool: (time, running tasks, fair share) samples for the chart."""
+
+    def __init__(self) -> None:
+        self.samples: dict[str, deque[tuple[float, float, float]]] = {}
+        self._last = -1.0
+
+    def sample(self, service: Service) -> None:
+        now = time.time()
+        if now - self._last < 1.0:
+            return
+        self._last = now
+        for name, running, fair in _pool_totals(service):
+            self.samples.setdefault(name, deque(maxlen=HISTORY)).append((now, running, fair))
+
+
+def _pool_totals(service: Service) -> list[tuple[str, float, float]]:
+    sched = service.scheduler
+    out = []
+    if service.resource_mode:
+        tree = sched._rs.tree  # type: ignore[union-attr]
+        for q in tree.queues.values():
+            if q.is_leaf:
+                out.append((q.name, float(len(_running_tasks(service, q.name))),
+                            float(q.sched.fair_share.memory if q.sched.fair_share else 0) /
+                            max(1, service.scheduler.config.scheduler.task_resources.memory)))
+        return out
+    for name, pool in sched.pools.items():
+        running = pool.sched[MAP].running + pool.sched[REDUCE].running
+        fair = (pool.sched[MAP].fair_share or 0.0) + (pool.sched[REDUCE].fair_share or 0.0)
+        out.append((name, float(running), float(fair)))
+    return out
+
+
+def _running_tasks(service: Service, pool: str) -> list[str]:
+    return [tid for tid, g in service.grants.items() if service.scheduler.jobs.get(g.job) is not None
+            and service.scheduler.jobs[g.job].pool == pool]
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _num(value: Any) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return "∞" if value == float("inf") else f"{value:.1f}"
+    return str(value)
+
+
+def render(service: Service, history: History, advanced: bool = False, message: str | None = None,
+           token_ok: bool = True) -> str:
+    """The whole page."""
+    sched = service.scheduler
+    q = "?advanced" if advanced else ""
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'>",
+        f"<meta http-equiv='refresh' content='{REFRESH}'>",
+        "<title>corescheduler Job Scheduler Administration</title>",
+        f"<style>{_STYLE}</style></head><body>",
+        "<h1>corescheduler Job Scheduler Administration</h1>",
+    ]
+    if message:
+        parts.append(f"<p class='err' id='message'>{_e(message)}</p>")
+    ok, why = service.healthy()
+    parts.append(f"<p class='muted'>{len(service.workers)} workers, {len(service.grants)} tasks running, "
+                 f"{len(sched.jobs)} jobs; {'healthy' if ok else _e(why)}.</p>")
+    # ------------------------------------------------------------------ pools
+    parts.append("<h2>Pools</h2><table id='pools'><tr><th>Pool</th><th>Running Jobs</th>"
+                 "<th>Min Maps</th><th>Min Reduces</th><th>Running Maps</th><th>Running Reduces</th>"
+                 "<th>Map Demand</th><th>Reduce Demand</th><th>Map Fair Share</th><th>Reduce Fair Share</th>"
+                 + ("<th>Weight</th>" if advanced else "") + "<th>Scheduling Mode</th></tr>")
+    if service.resource_mode:
+        for entry in service.pools():
+            if not entry["leaf"]:
+                continue
+            parts.append(f"<tr data-pool='{_e(entry['name'])}'><td class='l'>{_e(entry['name'])}</td>"
+                         f"<td>{entry['apps']}</td><td colspan=2>{_e(entry['min_share'])}</td>"
+                         f"<td colspan=2>{_e(entry['running'])}</td><td colspan=2>{_e(entry['demand'])}</td>"
+                         f"<td colspan=2>{_e(entry['fair_share'])}</td>"
+                         + (f"<td>{_num(entry['weight'])}</td>" if advanced else "")
+                         + f"<td>{_e(entry['policy'])}</td></tr>")
+    else:
+        allocs = sched.allocations
+        names = sorted(sched.pools, key=lambda n: (n == "default", n))
+        for name in names:
+            pool = sched.pools[name]
+            m, r = pool.sched[MAP], pool.sched[REDUCE]
+            mode = pool.policy
+            other = "fair" if mode == "fifo" else "fifo"
+            parts.append(
+                f"<tr data-pool='{_e(name)}'><td class='l'>{_e(name)}</td><td>{len(pool.jobs)}</td>"
+                f"<td>{allocs.pool(name).min_maps}</td><td>{allocs.pool(name).min_reduces}</td>"
+                f"<td>{m.running}</td><td>{r.running}</td><td>{m.demand}</td><td>{r.demand}</td>"
+                f"<td>{_num(m.fair_share)}</td><td>{_num(r.fair_share)}</td>"
+                + (f"<td>{_num(m.weight)}</td>" if advanced else "")
+                + f"<td class='l'>{_e(mode)} <form method='post' action='/scheduler/pools/{_e(name)}/mode{q}'>"
+                f"<input type='hidden' name='mode' value='{other}'>"
+                f"<button type='submit' id='mode-{_e(name)}'>Switch to {other}</button></form></td></tr>")
+    parts.append("</table>")
+    parts.append(_chart(history))
+    # ------------------------------------------------------------------ jobs
+    cols = 6 if advanced else 3
+    parts.append("<h2>Running Jobs</h2><table id='jobs'><tr><th rowspan=2>Submitted</th><th rowspan=2>JobID</th>"
+                 "<th rowspan=2>User</th><th rowspan=2>Name</th><th rowspan=2>Pool</th><th rowspan=2>Priority</th>"
+                 f"<th colspan={cols}>Maps</th><th colspan={cols}>Reduces</th></tr><tr>")
+    extra = "<th>Weight</th><th>Deficit</th><th>Min Share</th>" if advanced else ""
+    parts.append(f"<th>Finished</th><th>Running</th><th>Fair Share</th>{extra}" * 2 + "</tr>")
+    pool_names = sorted(set(sched.pools) | set(sched.allocations.pool_names())) if not service.resource_mode \
+        else sorted(n for n, q2 in sched._rs.tree.queues.items() if q2.is_leaf)  # type: ignore[union-attr]
+    for job in sorted(sched.jobs.values(), key=lambda j: (j.submit_time, j.id)):
+        row = service.store.job(job.id) or {}
+        submitted = time.strftime("%b %d, %H:%M:%S", time.localtime(row.get("submitted") or time.time()))
+        name = row.get("name", "")
+        parts.append(f"<tr data-job='{_e(job.id)}'><td>{submitted}</td><td class='l'>"
+                     f"<a href='/api/v1/jobs/{_e(job.id)}'>{_e(job.id)}</a></td><td class='l'>{_e(job.user)}</td>"
+                     f"<td class='l'>{_e(name)}</td>")
+        parts.append(_select(f"/scheduler/jobs/{job.id}/pool{q}", "pool", pool_names, job.pool,
+                             f"pool-{job.id}"))
+        parts.append(_select(f"/scheduler/jobs/{job.id}/priority{q}", "priority", list(PRIORITY_WEIGHT),
+                             job.priority, f"priority-{job.id}"))
+        for kind in (MAP, REDUCE):
+            total = job.num_maps if kind == MAP else job.num_reduces
+            done = job.complete[kind] if hasattr(job, "complete") else 0
+            s = job.sched.get(kind)
+            share = s.fair_share if s is not None else None
+            parts.append(f"<td>{done} / {total}</td><td>{job.running.get(kind, 0)}</td><td>{_num(share)}</td>")
+            if advanced:
+                parts.append(f"<td>{_num(s.weight if s else None)}</td><td>--</td>"
+                             f"<td>{_num(s.min_share if s else None)}</td>")
+        parts.append("</tr>")
+    parts.append("</table>")
+    if not token_ok:
+        parts.append("<p class='muted'>Actions need a token: open /scheduler?token=… once.</p>")
+    parts.append("</body></html>")
+    return "".join(parts)
+
+
+def _select(action: str, name: str, choices: list[str], selected: str | None, element_id: str) -> str:
+    options = "".join(f"<option value='{_e(c)}'{' selected' if c == selected else ''}>{_e(c)}</option>"
+                      for c in choices)
+    return (f"<td><form method='post' action='{_e(action)}'><select id='{_e(element_id)}' name='{name}' "
+            f"onchange='this.form.submit()'>{options}</select></form></td>")
+
+
+def _chart(history: History, width: int = 640, height: int = 180) -> str:
+    """Running tasks (solid) against fair share (dashed) per pool, as inline SVG."""
+    series = {name: list(s) for name, s in history.samples.items() if s}
+    if not series:
+        return "<svg id='chart' width='0' height='0'></svg>"
+    t0 = min(s[0][0] for s in series.values())
+    t1 = max(s[-1][0] for s in series.values())
+    top = max(1.0, max(max(r, f) for s in series.values() for _, r, f in s))
+    span = max(1.0, t1 - t0)
+
+    def xy(t: float, v: float) -> str:
+        return f"{40 + (t - t0) / span * (width - 50):.1f},{height - 20 - v / top * (height - 30):.1f}"
+
+    out = [f"<h2>Running tasks and fair share</h2><svg id='chart' width='{width}' height='{height + 20}' "
+           f"role='img' aria-label='running tasks per pool against fair share'>",
+           f"<text x='2' y='14' font-size='11'>{top:.0f}</text><text x='2' y='{height - 20}' font-size='11'>0</text>"]
+    for i, (name, samples) in enumerate(sorted(series.items())):
+        colour = _COLOURS[i % len(_COLOURS)]
+        running = " ".join(xy(t, r) for t, r, _ in samples)
+        fair = " ".join(xy(t, f) for t, _, f in samples)
+        out.append(f"<polyline fill='none' stroke='{colour}' stroke-width='2' points='{running}'/>")
+        out.append(f"<polyline fill='none' stroke='{colour}' stroke-dasharray='4 3' points='{fair}'/>")
+        out.append(f"<text x='{50 + 110 * i}' y='{height + 12}' font-size='11' fill='{colour}'>{_e(name)}</text>")
+    out.append("</svg><p class='muted'>solid: running tasks; dashed: fair share (the last "
+               f"{max(1, int(span))} s).</p>")
+    return "".join(out)

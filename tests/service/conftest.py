@@ -1,0 +1,62 @@
+"""A live service on 127.0.0.1 for the service tests: uvicorn in a thread of its own, a real
+local Dask cluster, stopped and cleaned up after the test (bounded waits everywhere)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LiveService:
+    """``url``, ``service``; ``stop()`` ends the server, the service and the Dask cluster."""
+
+    def __init__(self, config: dict[str, Any], tokens: dict[str, Any] | None = None, state: str | None = None):
+        import uvicorn
+
+        from corescheduler.config import Config
+        from corescheduler.service.api import create_app
+        from corescheduler.service.service import Service
+
+        self.service = Service(Config.from_dict(config), state=state)
+        self.app = create_app(self.service, tokens)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
+                                                    lifespan="on"))
+        self.thread = threading.Thread(target=self.server.run, name="live-service", daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 90
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                self.stop()
+                raise RuntimeError("the live service did not start within 90 s")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=60)
+
+
+@pytest.fixture
+def live_service() -> Iterator[Any]:
+    started: list[LiveService] = []
+
+    def start(config: dict[str, Any], tokens: dict[str, Any] | None = None, state: str | None = None) -> LiveService:
+        svc = LiveService(config, tokens, state)
+        started.append(svc)
+        return svc
+
+    yield start
+    for svc in started:
+        svc.stop()

@@ -1,0 +1,56 @@
+"""The /scheduler page in a real headless browser (Debian's chromium driven by Playwright):
+load it, move a job with its pool select, see it move; switch a pool to fifo."""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+import pytest
+
+pytest.importorskip("distributed")
+httpx = pytest.importorskip("httpx")
+sync_api = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
+                                                   "(.ci/run installs it: apt-get install chromium)")]
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def test_move_a_job_with_the_pool_select_and_switch_a_pool_to_fifo(live_service, tmp_path) -> None:
+    live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 1, "reduce_slots": 1},
+                         "service": {"tick": 0.2}, "scheduler": {"task_selector": "locality"}})
+    with httpx.Client(base_url=live.url, timeout=30) as client:
+        long = {"maps": [{"command": ["sleep", "60"]}] * 3}
+        a = client.post("/api/v1/jobs", json={**long, "pool": "alpha", "name": "long-a"}).json()
+        b = client.post("/api/v1/jobs", json={**long, "pool": "beta", "name": "long-b"}).json()
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            try:
+                page = browser.new_page()
+                page.goto(f"{live.url}/scheduler", timeout=30_000)
+                assert page.title() == "corescheduler Job Scheduler Administration"
+                assert page.locator(f"tr[data-job='{a['id']}']").count() == 1
+                assert page.locator("tr[data-pool='alpha']").count() == 1
+                select = page.locator(f"#pool-{a['id']}")
+                assert select.input_value() == "alpha"
+                with page.expect_navigation(timeout=30_000):
+                    select.select_option("beta")
+                assert page.locator(f"#pool-{a['id']}").input_value() == "beta"
+                assert client.get(f"/api/v1/jobs/{a['id']}").json()["pool"] == "beta"
+                with page.expect_navigation(timeout=30_000):
+                    page.locator(f"#priority-{b['id']}").select_option("HIGH")
+                assert client.get(f"/api/v1/jobs/{b['id']}").json()["priority"] == "HIGH"
+                page.on("dialog", lambda d: d.accept())
+                with page.expect_navigation(timeout=30_000):
+                    page.locator("#mode-beta").click()
+                row = page.locator("tr[data-pool='beta']").inner_text()
+                assert "fifo" in row and "Switch to fair" in row
+                assert page.locator("#message").count() == 0
+            finally:
+                browser.close()
+        for job in (a, b):
+            client.delete(f"/api/v1/jobs/{job['id']}")
+    time.sleep(0.1)
