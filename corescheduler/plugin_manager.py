@@ -32,7 +32,7 @@ import operator
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from types import CodeType, FunctionType
+from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
 import pluggy
@@ -229,6 +229,21 @@ def _adapt(impl: Any, spec_args: tuple[str, ...]) -> Callable[..., Any]:
         return lambda *args: fn(args[i])
     pick = operator.itemgetter(*index)  # hot path: no per-call list
     return lambda *args: fn(*pick(args))
+
+
+def _same_definer(obj: Any, first: str, second: str) -> bool:
+    """Whether the class that defines ``first`` for ``obj`` also defines ``second`` (or
+    ``obj`` is not an instance of a class: a module's functions stand together)."""
+    if obj is None or isinstance(obj, ModuleType):
+        return True
+
+    def definer(attr: str) -> type | None:
+        for klass in type(obj).__mro__:
+            if attr in vars(klass):
+                return klass
+        return None
+
+    return definer(first) is definer(second)
 
 
 def _code_of(fn: Any) -> CodeType | None:
@@ -443,9 +458,13 @@ class PluginSet:
         compute = self._caller("SharePolicy", name, key) if key else self._policy_hook(name, "cs_compute_shares")
         order = self._policy_hook(name, "cs_order_key")
         impls = self._impls[name]
+        many = impls.get("cs_compute_shares_many")
+        if many is not None and not _same_definer(self.instances.get(name), "cs_compute_shares",
+                                                  "cs_compute_shares_many"):
+            many = None  # a subclass changed cs_compute_shares only: its inherited batch would bypass it
         policy = SharePolicyCallers(
             name, compute, order, impls.get("cs_plan_preemption"), impls.get("cs_admit_job"),
-            impls.get("cs_next_kind"), impls.get("cs_compute_shares_many"),
+            impls.get("cs_next_kind"), many,
         )
         self._policies[name] = policy
         if fresh and hasattr(self, "_notify"):

@@ -354,7 +354,8 @@ def yarn_fair_shares_many(
     groups = len(sizes_a)
     seg = np.repeat(np.arange(groups), sizes_a)
     raw_w = np.asarray(weights, dtype=np.float64)
-    w = raw_w.astype(np.float32).astype(np.float64)  # FSQueue.getWeight: a float
+    with np.errstate(over="ignore"):  # beyond the float range a weight is infinite, as in Java
+        w = raw_w.astype(np.float32).astype(np.float64)  # FSQueue.getWeight: a float
     lo = np.asarray(mins, dtype=np.float64)
     hi = np.asarray(maxes, dtype=np.float64)
     total = np.asarray(totals, dtype=np.float64)
@@ -383,7 +384,13 @@ def yarn_fair_shares_many(
             right = _lockstep_search(w[idx], lo[idx], hi[idx], seg[idx], target, run)
             result[idx] = _long_shares(w[idx], lo[idx], hi[idx], right[seg[idx]], True, True)
     result[~exact[seg]] = 0.0  # replaced below
+    # Java's (long) saturates: a share of 2**63 or more (a huge weight under an unbounded
+    # max share) is Long.MAX_VALUE, where numpy's conversion would wrap
+    saturated = np.flatnonzero(result >= 2.0**63)
+    result[saturated] = 0.0
     out = result.astype(np.int64).tolist()
+    for i in saturated.tolist():
+        out[i] = LONG_MAX
     # groups outside the exact range: the scalar search (saturating Java arithmetic)
     slow = np.flatnonzero(~exact)
     if len(slow):

@@ -549,14 +549,15 @@ class ResourceScheduler:
                         js.running = usage
                         js.active = job.runnable
                         weight = PRIORITY_WEIGHT[job.priority]
-                        for adjust in adjusters:
-                            result = adjust(job, RESOURCES, weight, now)
-                            if result is not None:
-                                weight = float(result)
-                                if not (weight >= 0 and math.isfinite(weight)):
-                                    raise SchedulerStateError(
-                                        f"job {job.id}: weight adjusters gave {weight}, expected ≥ 0"
-                                    )
+                        if adjusters:
+                            for adjust in adjusters:  # chained: only the last answer must be a weight
+                                result = adjust(job, RESOURCES, weight, now)
+                                if result is not None:
+                                    weight = float(result)
+                            if not (weight >= 0 and math.isfinite(weight)):
+                                raise SchedulerStateError(
+                                    f"job {job.id}: weight adjusters gave {weight}, expected ≥ 0"
+                                )
                         js.weight = weight
                 else:
                     for c in q.child_scheds:

@@ -13,7 +13,9 @@ that leaves loses its attempts, which run again elsewhere.
 
 Nodes are the Dask workers, named by address, racked by host.  Slot mode: a
 worker offers ``map_slots`` and ``reduce_slots`` from its Dask resources of
-those names, else its thread count of each.  Resource mode: its memory limit
+those names; else the embedded cluster's workers offer ``[cluster]``'s slots
+(and have that many threads), an external cluster's workers their thread
+count of each.  Resource mode: its memory limit
 (MB) and threads (vcores), plus its other Dask resources as extras.
 """
 
@@ -132,6 +134,8 @@ class Service:
             dask, workers=self.settings.workers or max(1, min(cc.nodes, os.cpu_count() or 1)),
             threads=self.settings.threads or max(1, cc.map_slots + cc.reduce_slots),
         )
+        #: the engine is a LocalCluster this service started (no --dask)
+        self.embedded = dask is None and backend is None
         self.store = Store(state)
         self.jobs: dict[str, LiveJob] = {}
         self.grants: dict[str, Grant] = {}  # the scheduler's task id -> its attempt on the engine
@@ -263,8 +267,12 @@ class Service:
                 memory = info.memory_limit // (1024 * 1024) if info.memory_limit else 8192
                 sched.add_node(address, rack, resources=Resources(memory, info.nthreads, extras))
             else:
-                maps = int(info.resources.get("map_slots", info.nthreads))
-                reduces = int(info.resources.get("reduce_slots", info.nthreads))
+                if self.embedded:  # the local cluster is sized by [cluster]: its slots per node
+                    default_maps, default_reduces = self.config.cluster.map_slots, self.config.cluster.reduce_slots
+                else:
+                    default_maps = default_reduces = info.nthreads
+                maps = int(info.resources.get("map_slots", default_maps))
+                reduces = int(info.resources.get("reduce_slots", default_reduces))
                 sched.add_node(address, rack, maps, reduces)
             self._beat.add(address)
             log.info("worker %s joined (%d threads)", address, info.nthreads)

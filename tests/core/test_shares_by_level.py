@@ -86,3 +86,28 @@ def test_a_policy_answering_for_the_wrong_number_of_groups_is_named() -> None:
     plugins._policies["fair"] = attrs.evolve(policy, compute_shares_many=lambda groups, kind, steady: [])
     with pytest.raises(SchedulerStateError, match="share policy 'fair': cs_compute_shares_many returned 0"):
         sched.update(0.0)
+
+
+def test_a_subclass_overriding_only_the_one_group_hook_is_not_bypassed() -> None:
+    """A plugin that subclasses ``fair`` and overrides ``cs_compute_shares`` inherits
+    ``cs_compute_shares_many``, which knows nothing of the override: the scheduler calls
+    the override for every group (found in review)."""
+    from corescheduler_plugins.fair import FairSharePolicy
+
+    from corescheduler.hookspecs import hookimpl
+
+    class Thirds(FairSharePolicy):
+        @hookimpl
+        def cs_compute_shares(self, schedulables, capacity, kind, steady):
+            return [Resources(capacity.memory // 3, 0) for _ in schedulables]
+
+    xml = ("<allocations>" + "".join(f'<queue name="p{i}"><queue name="a"/><queue name="b"/></queue>'
+                                     for i in range(3)) + "</allocations>")
+    config = Config.from_dict({"scheduler": {"mode": "resources", "share_policy": "thirds"},
+                               "cluster": {"node_resources": "8192 mb, 8 vcores"}})
+    sched = Scheduler(config, Cluster.build(1, 1, 0, 0), parse_allocations(xml, "<test>"), history=False,
+                      extra_plugins={"thirds": Thirds})
+    sched.update(0.0)
+    tree = sched._rs.tree
+    assert tree.queues["root.p0"].sched.steady_share.memory == 8192 // 3
+    assert tree.queues["root.p0.a"].sched.steady_share.memory == (8192 // 3) // 3

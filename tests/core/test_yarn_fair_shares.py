@@ -69,7 +69,8 @@ def test_java_long_cast() -> None:
 _AMOUNTS = st.one_of(
     st.integers(0, 60_000), st.sampled_from([0, 1024, 2**50, 2**52, LONG_MAX]), st.integers(0, 2**62)
 )
-_WEIGHTS = st.one_of(st.sampled_from([0.0, 0.5, 1.0, 2.5, 1e-7]), st.floats(0, 50, allow_nan=False))
+_WEIGHTS = st.one_of(st.sampled_from([0.0, 0.5, 1.0, 2.5, 1e-7, 1e30, 3.5e38, 1e-46]),
+                     st.floats(0, 50, allow_nan=False), st.floats(0, 1e300, allow_nan=False))
 
 
 @st.composite
@@ -108,3 +109,11 @@ def test_many_groups_on_a_level_of_equal_queues() -> None:
     n = 1000
     out = yarn_fair_shares_many([1.0] * 3 * n, [0] * 3 * n, [INF] * 3 * n, [True] * 3 * n, [3] * n, [10240] * n)
     assert out == [3414] * 3 * n
+
+
+def test_a_huge_weight_under_an_unbounded_max_saturates_as_java_does() -> None:
+    """(long) of a share of 2**63 or more is Long.MAX_VALUE in Java; numpy would wrap to
+    Long.MIN_VALUE (found in review: weight 1e30, no max share, 64 groups)."""
+    n = 64
+    out = yarn_fair_shares_many([1e30] * n, [0] * n, [INF] * n, [True] * n, [1] * n, [10] * n)
+    assert out == yarn_fair_shares([1e30], [0], [INF], 10) * n == [INF] * n
