@@ -20,7 +20,7 @@ from typing import Any
 
 from attrs import frozen
 
-from corescheduler.service.runner import kill_attempt, run_attempt
+from corescheduler.service.runner import kill_all, kill_attempt, run_attempt
 
 log = logging.getLogger("corescheduler.service")
 
@@ -95,6 +95,11 @@ class DaskBackend:
             run_attempt, attempt, dict(payload), key=attempt, workers=[worker],
             allow_other_workers=False, pure=False, retries=0, priority=priority,
         )
+
+    async def kill_orphans(self) -> int:
+        """Kill every attempt running on any worker (left by a service that died)."""
+        answers = await self.client.run(kill_all, on_error="return")
+        return sum(v for v in answers.values() if isinstance(v, int))
 
     async def kill(self, attempt: str, worker: str | None, future: Any = None) -> bool:
         """Stop ``attempt``: its process on ``worker`` is killed (if it started) and the future

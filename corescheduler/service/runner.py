@@ -11,6 +11,10 @@ running.
 
 A reduce receives the results of all the job's maps: a call as its first
 argument, a command as JSON on its standard input.
+On Linux the child also gets ``PR_SET_PDEATHSIG = SIGKILL`` (util-linux
+``setpriv``): if the worker process dies, its attempts die with it rather than
+run on unseen while the service runs them again elsewhere.
+
 A command's result is ``{"returncode": 0, "stdout": ...}``; a non-zero exit, a
 raised exception or a signal is a failed attempt, reported with the tail of
 the child's standard error.
@@ -21,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import shutil
 import signal
 import subprocess
 import sys
@@ -37,6 +42,9 @@ _KILLED: set[str] = set()
 _LOCK = threading.Lock()
 #: the most of a command's standard output kept as its result
 STDOUT_LIMIT = 1 << 20
+#: util-linux's setpriv: runs the child with PR_SET_PDEATHSIG = SIGKILL, so that a worker that dies
+#: (SIGKILL, OOM) takes its attempts with it instead of leaving them running unseen
+_SETPRIV = shutil.which("setpriv") if sys.platform.startswith("linux") else None
 _STDERR_TAIL = 4000
 
 
@@ -73,6 +81,8 @@ def run_attempt(attempt: str, payload: Mapping[str, Any]) -> Any:
                 pickle.dump({"call": payload["call"], "args": [*args, *payload.get("args", [])],
                              "kwargs": payload.get("kwargs", {})}, f)
             argv = [sys.executable, "-m", "corescheduler.service.callproc", str(work)]
+        if _SETPRIV is not None:  # the child dies with its worker (Linux): no orphan keeps running
+            argv = [_SETPRIV, "--pdeathsig", "KILL", "--", *argv]
         try:
             proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
@@ -126,3 +136,19 @@ def running_attempts() -> dict[str, int]:
     """The attempts running on this worker and their child's pid."""
     with _LOCK:
         return {key: proc.pid for key, proc in _RUNNING.items()}
+
+
+def kill_all() -> int:
+    """Kill every attempt running on this worker (a restarted service's first act: the
+    attempts of the service that died are no one's now, and run again under the new one)."""
+    with _LOCK:
+        running = list(_RUNNING.items())
+        _KILLED.update(key for key, _ in running)
+    count = 0
+    for _, proc in running:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+            count += 1
+        except ProcessLookupError:
+            pass
+    return count

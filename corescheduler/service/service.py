@@ -163,6 +163,10 @@ class Service:
     # ------------------------------------------------------------------ life
     async def start(self) -> None:
         await self.backend.start()
+        if not self.embedded:
+            orphans = await self.backend.kill_orphans()
+            if orphans:
+                log.info("killed %d attempts left running by a previous service", orphans)
         async with self._lock:
             await self._sync_workers()
             self._restore()
@@ -254,8 +258,10 @@ class Service:
                 lost = sched.remove_node(address, now)
                 for task in lost:
                     grant = self.grants.pop(task.id, None)
-                    if grant is not None:
+                    if grant is not None:  # pinned to a worker that is gone: Dask would hold it forever
                         self.store.task_ended(grant.job, grant.kind, grant.index, "pending", error="worker lost")
+                        if not grant.future.done():
+                            await grant.future.cancel(reason="corescheduler: worker lost")
                 log.info("worker %s left; %d attempts to run again", address, len(lost))
         for address, info in live.items():
             if address in self.workers:
@@ -515,7 +521,11 @@ class Service:
             if task.job.is_finished:
                 self._finish(grant.job)
             return
-        if outcome == "killed":  # stopped on purpose elsewhere (that path has told the scheduler)
+        if outcome == "killed":
+            # our own stops take the grant away first, so this attempt was stopped by someone else
+            # (the engine lost it, e.g. its scheduler restarted): it runs again, not a failure
+            sched.kill(task_id, now, reason="attempt lost by the engine")
+            self.store.task_ended(grant.job, grant.kind, grant.index, "pending", error="attempt lost by the engine")
             return
         # failed, or lost by the engine: the attempt failed; retry until max_attempts
         sched.fail(task_id, now, reason=str(detail)[:200])
