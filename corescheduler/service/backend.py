@@ -109,6 +109,12 @@ class DaskBackend:
             try:
                 answers = await self.client.run(kill_attempt, attempt, workers=[worker], on_error="return")
                 killed = any(v is True for v in answers.values())
+                if any(v == "thread" for v in answers.values()):
+                    # a call running in a worker thread: Dask cannot stop a thread, so the worker
+                    # restarts (its other attempts are lost and run again, as on a lost tracker)
+                    log.info("restarting worker %s to stop %s", worker, attempt)
+                    await self.client.restart_workers([worker], timeout=30, raise_for_error=False)
+                    killed = True
             except Exception as exc:  # the worker may be gone: nothing left to stop there
                 log.info("kill %s on %s: %s", attempt, worker, exc)
         if future is not None and not future.done():

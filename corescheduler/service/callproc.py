@@ -1,4 +1,7 @@
-"""``python -m corescheduler.service.callproc DIR``: run one Python call of a task.
+"""``python .../corescheduler/service/callproc.py DIR``: run one Python call of a task.
+
+It runs as a script and imports only the standard library (and the task's module), so a
+call's process starts as fast as Python does.
 
 Reads ``DIR/in.pkl`` (``{"call": "pkg.mod:func", "args": [...], "kwargs": {...}}``),
 imports the function, calls it and writes its result to ``DIR/out.pkl``.  An

@@ -3,7 +3,7 @@
 Dask cannot stop a running thread (``Future.cancel`` leaves it running:
 ``../shared/design/dask-backend.md`` §2.3), so every attempt runs in a child
 process of its own, in a new session: a command as its argv, a Python call in
-``python -m corescheduler.service.callproc``.  The worker thread waits for the
+``corescheduler/service/callproc.py`` (run as a script).  The worker thread waits for the
 child; :func:`kill_attempt` (run on the worker through ``Client.run``) kills
 the child's whole process group with SIGKILL, the thread returns at once and
 the slot is really free — Hadoop's "kill task attempt", not a cancel that keeps
@@ -39,12 +39,17 @@ from typing import Any
 _RUNNING: dict[str, subprocess.Popen[bytes]] = {}
 #: attempts killed on purpose (their child's death is not a failure)
 _KILLED: set[str] = set()
+#: attempts running as a call in a worker thread (``isolation = "thread"``)
+_IN_THREAD: set[str] = set()
 _LOCK = threading.Lock()
 #: the most of a command's standard output kept as its result
 STDOUT_LIMIT = 1 << 20
 #: util-linux's setpriv: runs the child with PR_SET_PDEATHSIG = SIGKILL, so that a worker that dies
 #: (SIGKILL, OOM) takes its attempts with it instead of leaving them running unseen
 _SETPRIV = shutil.which("setpriv") if sys.platform.startswith("linux") else None
+#: run as a script, not ``-m``: the child then imports only the standard library and the task's
+#: own module, not this package (70 ms less per attempt)
+_CALLPROC = str(Path(__file__).with_name("callproc.py"))
 _STDERR_TAIL = 4000
 
 
@@ -65,6 +70,8 @@ def run_attempt(attempt: str, payload: Mapping[str, Any]) -> Any:
     with _LOCK:
         if attempt in _KILLED:
             raise AttemptKilled(attempt)
+    if payload.get("isolation") == "thread" and payload.get("call") is not None:
+        return _run_in_thread(attempt, payload)
     env = {**os.environ, **payload.get("env", {})}
     cwd = payload.get("cwd") or None
     with tempfile.TemporaryDirectory(prefix="corescheduler-") as tmp:
@@ -80,7 +87,7 @@ def run_attempt(attempt: str, payload: Mapping[str, Any]) -> Any:
                 args = [list(reduce_input)] if reduce_input is not None else []
                 pickle.dump({"call": payload["call"], "args": [*args, *payload.get("args", [])],
                              "kwargs": payload.get("kwargs", {})}, f)
-            argv = [sys.executable, "-m", "corescheduler.service.callproc", str(work)]
+            argv = [sys.executable, _CALLPROC, str(work)]
         if _SETPRIV is not None:  # the child dies with its worker (Linux): no orphan keeps running
             argv = [_SETPRIV, "--pdeathsig", "KILL", "--", *argv]
         try:
@@ -116,13 +123,36 @@ def run_attempt(attempt: str, payload: Mapping[str, Any]) -> Any:
             raise AttemptFailed(f"the call left no result ({exc})" + (f": {tail}" if tail else "")) from None
 
 
-def kill_attempt(attempt: str) -> bool:
+def _run_in_thread(attempt: str, payload: Mapping[str, Any]) -> Any:
+    """``[service] isolation = "thread"``: the call runs in this worker thread (no process to
+    start: for short tasks); it can only be stopped by restarting the worker."""
+    from corescheduler.service.callproc import resolve
+
+    reduce_input = payload.get("inputs")
+    args = [list(reduce_input)] if reduce_input is not None else []
+    with _LOCK:
+        _IN_THREAD.add(attempt)
+    try:
+        fn = resolve(payload["call"])
+        return fn(*args, *payload.get("args", []), **payload.get("kwargs", {}))
+    except Exception as exc:
+        raise AttemptFailed(f"{type(exc).__name__}: {exc}") from None
+    finally:
+        with _LOCK:
+            _IN_THREAD.discard(attempt)
+
+
+def kill_attempt(attempt: str) -> bool | str:
     """Stop ``attempt`` on this worker: SIGKILL to its child's process group (it and
-    anything it started).  True if it was running here; an attempt that has not started
-    yet will not start."""
+    anything it started).  True if it was running here; ``"thread"`` if it runs in a worker
+    thread (only a restart of the worker stops it); an attempt that has not started yet
+    will not start."""
     with _LOCK:
         _KILLED.add(attempt)
         proc = _RUNNING.get(attempt)
+        in_thread = attempt in _IN_THREAD
+    if in_thread:
+        return "thread"
     if proc is None:
         return False
     try:

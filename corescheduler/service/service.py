@@ -90,11 +90,18 @@ class ServiceSettings:
     max_attempts: int = 4
     workers: int | None = None
     threads: int | None = None
+    #: "process": every attempt its own process (killed exactly); "thread": a Python call runs in
+    #: the worker's thread (no process start: for short tasks; stopping it restarts the worker)
+    isolation: str = "process"
+    #: grants a worker may hold per slot: above 1, a worker gets its next tasks before its slots
+    #: free, hiding the grant round trip (design/dask-backend.md: 1.5 for 50 ms tasks); the
+    #: scheduler then counts backlog × slots per node
+    backlog: float = 1.0
 
     @classmethod
     def from_config(cls, config: Config) -> ServiceSettings:
         raw: Mapping[str, Any] = config.service
-        known = {"tick", "max_attempts", "workers", "threads"}
+        known = {"tick", "max_attempts", "workers", "threads", "isolation", "backlog"}
         unknown = sorted(set(raw) - known)
         if unknown:
             raise ServiceError(f"[service] {unknown[0]}: unknown setting; expected one of {', '.join(sorted(known))}")
@@ -105,6 +112,15 @@ class ServiceSettings:
                 if not isinstance(value, int | float) or isinstance(value, bool) or not (0 < value <= 60):
                     raise ServiceError(f"[service] {key}: expected seconds in (0, 60], got {value!r}")
                 setattr(out, key, float(value))
+        if "isolation" in raw:
+            if raw["isolation"] not in ("process", "thread"):
+                raise ServiceError(f"[service] isolation: expected \"process\" or \"thread\", got {raw['isolation']!r}")
+            out.isolation = raw["isolation"]
+        if "backlog" in raw:
+            value = raw["backlog"]
+            if not isinstance(value, int | float) or isinstance(value, bool) or not (1 <= value <= 10):
+                raise ServiceError(f"[service] backlog: expected a factor from 1 to 10, got {value!r}")
+            out.backlog = float(value)
         for key in ("max_attempts", "workers", "threads"):
             if key in raw:
                 value = raw[key]
@@ -213,6 +229,7 @@ class Service:
                         await self._sync_workers()
                         last_sync = now
                     await self._turn(now)
+                    self.store.flush()
                     self.history.sample(self)
                 self.engine_error = None
             except Exception as exc:  # the engine unreachable: say so in /healthz, keep the jobs, retry
@@ -277,8 +294,9 @@ class Service:
                     default_maps, default_reduces = self.config.cluster.map_slots, self.config.cluster.reduce_slots
                 else:
                     default_maps = default_reduces = info.nthreads
-                maps = int(info.resources.get("map_slots", default_maps))
-                reduces = int(info.resources.get("reduce_slots", default_reduces))
+                backlog = self.settings.backlog
+                maps = math.ceil(int(info.resources.get("map_slots", default_maps)) * backlog)
+                reduces = math.ceil(int(info.resources.get("reduce_slots", default_reduces)) * backlog)
                 sched.add_node(address, rack, maps, reduces)
             self._beat.add(address)
             log.info("worker %s joined (%d threads)", address, info.nthreads)
@@ -303,8 +321,8 @@ class Service:
             seq = self.store.next_seq()
             job_id = f"job_{seq:04d}"
             spec = request.spec(user, list(groups), job_id, self.node_names())
-            try:
-                job = self.scheduler.submit(spec, self.now())
+            try:  # placed now (a rejection is answered now); the loop's next turn runs the update
+                job = self.scheduler.submit(spec, self.now(), update=False)
             except JobRejectedError as exc:
                 raise ServiceError(str(exc), 403 if "acl" in str(exc).lower() or "not allowed" in str(exc).lower()
                                    else 400, "pool") from None
@@ -470,6 +488,8 @@ class Service:
         payload = (request.maps if a.kind == MAP else request.reduces)[index].payload()
         if a.kind == REDUCE:
             payload = {**payload, "inputs": [live.map_results.get(i) for i in range(len(request.maps))]}
+        if self.settings.isolation != "process":
+            payload = {**payload, "isolation": self.settings.isolation}
         attempt = f"{a.job}/{a.kind}{index}/a{task.attempts}-{time.time_ns() % 10**9}"
         future = self.backend.submit(attempt, payload, a.node, priority=0)
         grant = Grant(attempt, a.node, future, a.job, a.kind, index)

@@ -71,12 +71,31 @@ class Store:
         self._db.execute("PRAGMA synchronous = NORMAL")
         self._db.execute("PRAGMA busy_timeout = 5000")
         self._db.executescript(SCHEMA)
+        self._pending: list[tuple[str, tuple[Any, ...]]] = []
 
     def close(self) -> None:
+        self.flush()
         with self._lock:
             self._db.close()
 
+    def defer(self, sql: str, args: tuple[Any, ...]) -> None:
+        """A task state change, written with the next :meth:`flush` (the service flushes once a
+        loop turn and before any job-level write): a crash loses at most the last turn's task
+        changes, and a task not recorded complete simply runs again."""
+        with self._lock:
+            self._pending.append((sql, args))
+
+    def flush(self) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, []
+        if pending:
+            self._tx(pending)
+
     def _tx(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
+        if self._pending and statements and statements is not self._pending:
+            with self._lock:
+                pending, self._pending = self._pending, []
+            statements = pending + statements  # task changes go first, in their order
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -122,8 +141,8 @@ class Store:
                        (*(values[k] for k in sets), job_id))])
 
     def task_started(self, job_id: str, kind: str, idx: int, node: str) -> None:
-        self._tx([("UPDATE tasks SET state = 'running', attempts = attempts + 1, node = ? "
-                   "WHERE job = ? AND kind = ? AND idx = ?", (node, job_id, kind, idx))])
+        self.defer(*[("UPDATE tasks SET state = 'running', attempts = attempts + 1, node = ? "
+                   "WHERE job = ? AND kind = ? AND idx = ?", (node, job_id, kind, idx))][0])
 
     def task_ended(self, job_id: str, kind: str, idx: int, state: str, error: str | None = None,
                    result: Any = None, failed: bool = False) -> None:
@@ -134,9 +153,9 @@ class Store:
                 text = json.dumps(result)
             except (TypeError, ValueError):
                 text = None
-        self._tx([("UPDATE tasks SET state = ?, error = COALESCE(?, error), result = ?, "
+        self.defer("UPDATE tasks SET state = ?, error = COALESCE(?, error), result = ?, "
                    "failures = failures + ? WHERE job = ? AND kind = ? AND idx = ?",
-                   (state, error, text, 1 if failed else 0, job_id, kind, idx))])
+                   (state, error, text, 1 if failed else 0, job_id, kind, idx))
 
     def job_ended(self, job_id: str, state: str, error: str | None = None, result: Any = None) -> None:
         text = None
@@ -152,6 +171,8 @@ class Store:
 
     # ------------------------------------------------------------------ reads
     def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        if self._pending:
+            self.flush()
         with self._lock:
             cur = self._db.execute(sql, args)
             names = [d[0] for d in cur.description]

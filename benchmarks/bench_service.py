@@ -1,0 +1,142 @@
+"""The live service on Dask: makespan overhead against raw Dask, grant latency, submit latency.
+
+    python benchmarks/bench_service.py makespan   # 2,000 tasks of 50 ms: raw client.map vs the service
+    python benchmarks/bench_service.py load       # 20 clients submit 500 jobs over HTTP: submit latency
+    python benchmarks/bench_service.py            # both
+
+``makespan``: one local cluster (2 worker processes × 2 threads, 127.0.0.1) for
+the whole run.  First raw Dask — ``client.map(time.sleep, [0.05] * 2000,
+pure=False)`` and wait — then the service on the same cluster (``--dask``
+mode: its own client, the fair scheduler, one job of 2,000 maps calling
+``corescheduler.service.probe:stamp_sleep``), from the submission to the job's
+end, for each setting of ``[service] isolation`` / ``backlog``; ideal = 2,000 ×
+50 ms / 4 slots = 25 s.  Grant latency: from a task's assignment (the
+scheduler's heartbeat) to its start on the worker (the task's own clock),
+p50/p99; with a backlog it includes the wait for a free thread.
+
+``load``: a service with its embedded cluster behind uvicorn on 127.0.0.1;
+20 concurrent HTTP clients post 500 one-map jobs in all; p50/p99/max submit
+latency (request sent to 201 received).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+
+TASKS = 2000
+SECONDS = 0.05
+SETTINGS = [("thread", 1.0), ("thread", 1.5), ("process", 1.5)]
+
+
+def _pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+async def _service_run(address: str, isolation: str, backlog: float) -> tuple[float, list[float]]:
+    from corescheduler.config import Config
+    from corescheduler.service.service import Service
+
+    config = Config.from_dict({"scheduler": {"task_selector": "locality"},
+                               "service": {"tick": 0.05, "isolation": isolation, "backlog": backlog}})
+    service = Service(config, dask=address)
+    await service.start()
+    try:
+        grants: dict[str, float] = {}
+        original = service._grant
+
+        def timed(assignment):
+            grants[assignment.task] = time.time()
+            return original(assignment)
+
+        service._grant = timed  # type: ignore[method-assign]
+        started = time.perf_counter()
+        job = await service.submit({"maps": [{"call": "corescheduler.service.probe:stamp_sleep",
+                                               "args": [SECONDS]}] * TASKS}, "bench")
+        for _ in range(1_000_000):
+            if job["id"] not in service.scheduler.jobs:  # ended (a cheap test: no ledger read)
+                break
+            await asyncio.sleep(0.005)
+        makespan = time.perf_counter() - started
+        starts = service.result(job["id"])
+        granted = [grants[f"{job['id']}_m_{i:06d}"] for i in range(TASKS)]
+        return makespan, [s - g for s, g in zip(starts, granted)]
+    finally:
+        await service.stop()
+
+
+def bench_makespan() -> None:
+    from distributed import Client, LocalCluster, wait
+
+    with LocalCluster(n_workers=2, threads_per_worker=2, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        client.run(lambda: None)
+        t = time.perf_counter()
+        futures = client.map(time.sleep, [SECONDS] * TASKS, pure=False)
+        wait(futures)
+        raw = time.perf_counter() - t
+        del futures
+        ideal = TASKS * SECONDS / 4
+        print(f"makespan: {TASKS} tasks of {SECONDS * 1000:.0f} ms on 4 slots (ideal {ideal:.1f} s)")
+        print(f"  raw client.map:                   {raw:6.2f} s ({(raw / ideal - 1) * 100:+.1f} % over ideal)")
+        for isolation, backlog in SETTINGS:
+            makespan, latency = asyncio.run(_service_run(cluster.scheduler_address, isolation, backlog))
+            print(f"  service, isolation={isolation:7s} backlog={backlog}: {makespan:6.2f} s "
+                  f"({(makespan / raw - 1) * 100:+.1f} % over raw Dask); grant to start p50 "
+                  f"{statistics.median(latency) * 1000:.0f} ms, p99 {_pct(latency, 99) * 1000:.0f} ms")
+
+
+def bench_load(clients: int = 20, jobs: int = 500) -> None:
+    import threading
+
+    import httpx
+    import uvicorn
+
+    from corescheduler.config import Config
+    from corescheduler.service.api import create_app
+    from corescheduler.service.service import Service
+
+    service = Service(Config.from_dict({"cluster": {"racks": 1, "nodes_per_rack": 2, "map_slots": 2,
+                                                    "reduce_slots": 1}, "service": {"workers": 2, "tick": 0.1}}))
+    server = uvicorn.Server(uvicorn.Config(create_app(service), host="127.0.0.1", port=8097, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(900):
+        if server.started:
+            break
+        time.sleep(0.1)
+    latencies: list[float] = []
+
+    async def client(k: int) -> None:
+        async with httpx.AsyncClient(base_url="http://127.0.0.1:8097", timeout=60) as c:
+            for _ in range(jobs // clients):
+                t = time.perf_counter()
+                r = await c.post("/api/v1/jobs", json={"pool": f"team{k % 4}", "maps": [{"command": ["true"]}]})
+                latencies.append(time.perf_counter() - t)
+                assert r.status_code == 201, r.text
+
+    try:
+        t = time.perf_counter()
+        asyncio.run(_gather(client, clients))
+        total = time.perf_counter() - t
+    finally:
+        server.should_exit = True
+        thread.join(60)
+    print(f"load: {clients} clients, {jobs} jobs in {total:.1f} s; submit latency "
+          f"p50 {statistics.median(latencies) * 1000:.1f} ms, p99 {_pct(latencies, 99) * 1000:.1f} ms, "
+          f"max {max(latencies) * 1000:.1f} ms")
+
+
+async def _gather(client, clients: int) -> None:
+    await asyncio.gather(*(client(k) for k in range(clients)))
+
+
+if __name__ == "__main__":
+    which = sys.argv[1:] or ["makespan", "load"]
+    if "makespan" in which:
+        bench_makespan()
+    if "load" in which:
+        bench_load()
