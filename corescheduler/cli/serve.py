@@ -28,8 +28,10 @@ token_option = click.option("--token", default=lambda: os.environ.get("CORESCHED
 @click.option("--state", default=None, metavar="DIR",
               help="Keep the job ledger (SQLite) here; default: in memory.")
 @click.option("--tokens", default=None, metavar="FILE", help="Tokens file (TOML); without it the API is open.")
+@click.option("--log-json", is_flag=True, help="Structured logs: one JSON object a line on stderr.")
 def serve(
-    config_path: str | None, dask: str | None, host: str, port: int, state: str | None, tokens: str | None
+    config_path: str | None, dask: str | None, host: str, port: int, state: str | None, tokens: str | None,
+    log_json: bool,
 ) -> None:
     """Run the scheduler for real: a REST API and /scheduler page; Dask runs the tasks."""
     try:
@@ -43,7 +45,9 @@ def serve(
     principals = load_tokens(tokens) if tokens else None
     service = Service(cfg, dask=dask, state=state)
     app = create_app(service, principals)
-    uvicorn.run(app, host=host, port=port, log_level="info", lifespan="on")
+    from corescheduler.service.logs import configure
+
+    uvicorn.run(app, host=host, port=port, lifespan="on", log_config=configure(log_json))
 
 
 def _client(url: str, token: str | None) -> Any:

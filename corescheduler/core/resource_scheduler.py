@@ -181,7 +181,8 @@ class ResourceScheduler:
         config = self.tree.config
         if not config.can_submit(leaf.name, job.user, job.spec.groups):
             self.tree.remove_empty_dynamic()
-            raise owner.rejected(f"User {job.user} does not have permission to submit {job.id} to queue {leaf.name}")
+            raise owner.rejected(f"User {job.user} does not have permission to submit {job.id} to queue {leaf.name}",
+                                 access=True)
         am = job.spec.am_resources
         problem = self._size_problem(job, leaf)
         if problem is not None:

@@ -113,6 +113,10 @@ class JobRejectedError(SchedulerStateError):
     """A PoolResolver rejected the job."""
 
 
+class AccessDeniedError(JobRejectedError):
+    """The queue's ACLs refuse the submitting user (``aclSubmitApps`` / ``aclAdministerApps``)."""
+
+
 class Scheduler:
     """One scheduler over one cluster.
 
@@ -365,9 +369,9 @@ class Scheduler:
             if update:
                 self.update(self.now)
 
-    def rejected(self, reason: str) -> JobRejectedError:
-        """The error for a submission that is refused (placement, ACL, queue type)."""
-        return JobRejectedError(reason)
+    def rejected(self, reason: str, access: bool = False) -> JobRejectedError:
+        """The error for a submission that is refused (placement, queue type; ``access``: an ACL)."""
+        return AccessDeniedError(reason) if access else JobRejectedError(reason)
 
     def remove_node(self, name: str, now: float | None = None) -> list[Task]:
         """A node leaves the cluster: its running tasks are lost and run again; returns them."""

@@ -34,7 +34,7 @@ from attrs import define, field
 from corescheduler.config import Config
 from corescheduler.core.allocations import Allocations
 from corescheduler.core.model import MAP, REDUCE, RUNNING, Assignment, Cluster, Job, Task
-from corescheduler.core.scheduler import JobRejectedError, Scheduler
+from corescheduler.core.scheduler import AccessDeniedError, JobRejectedError, Scheduler
 from corescheduler.errors import CoreSchedulerError, SchedulerStateError
 from corescheduler.formats.allocation_file import AllocationFileLoader
 from corescheduler.resources import Resources
@@ -323,9 +323,10 @@ class Service:
             spec = request.spec(user, list(groups), job_id, self.node_names())
             try:  # placed now (a rejection is answered now); the loop's next turn runs the update
                 job = self.scheduler.submit(spec, self.now(), update=False)
+            except AccessDeniedError as exc:  # the queue's submit ACL
+                raise ServiceError(str(exc), 403, "pool") from None
             except JobRejectedError as exc:
-                raise ServiceError(str(exc), 403 if "acl" in str(exc).lower() or "not allowed" in str(exc).lower()
-                                   else 400, "pool") from None
+                raise ServiceError(str(exc), 400, "pool") from None
             except SchedulerStateError as exc:
                 raise ServiceError(str(exc), 400, None) from None
             try:
