@@ -56,7 +56,7 @@ class DaskBackend:
         if self.address is None:
             self.cluster = await LocalCluster(
                 n_workers=self.n_workers, threads_per_worker=self.threads, processes=True,
-                host="127.0.0.1", dashboard_address=None, asynchronous=True, memory_limit=self.memory_limit,
+                host="127.0.0.1", dashboard_address="127.0.0.1:0", asynchronous=True, memory_limit=self.memory_limit,
             )
             address = self.cluster.scheduler_address
         else:
