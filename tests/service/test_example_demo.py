@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("distributed")
 pytest.importorskip("httpx")
 
-from corescheduler.client import Client  # noqa: E402
-from corescheduler.config import Config  # noqa: E402
+from corescheduler.client import Client
+from corescheduler.config import Config
 
 pytestmark = pytest.mark.slow
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "service"
