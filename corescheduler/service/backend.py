@@ -61,7 +61,27 @@ class DaskBackend:
             address = self.cluster.scheduler_address
         else:
             address = self.address
-        self.client = await asyncio.wait_for(Client(address, asynchronous=True), timeout)
+        self.client = await asyncio.wait_for(Client(address, asynchronous=True, timeout=min(timeout, 10)), timeout)
+
+    async def reconnect(self, timeout: float = 5.0) -> bool:
+        """A new client for the same scheduler, after the old one gave up (its scheduler went
+        away for longer than its own reconnection window).  True when connected."""
+        from distributed import Client
+
+        address = self.cluster.scheduler_address if self.cluster is not None else self.address
+        if self.client is not None:
+            try:
+                await self.client.close(timeout=1)
+            except Exception:  # it is already broken; a new one replaces it
+                pass
+            self.client = None
+        try:
+            self.client = await asyncio.wait_for(Client(address, asynchronous=True, timeout=timeout), timeout + 1)
+        except Exception as exc:
+            log.info("engine at %s still unreachable: %s", address, exc)
+            self.client = None
+            return False
+        return True
 
     async def close(self) -> None:
         if self.client is not None:
@@ -73,7 +93,13 @@ class DaskBackend:
 
     @property
     def up(self) -> bool:
+        """The client is connected to the scheduler."""
         return self.client is not None and self.client.status == "running"
+
+    @property
+    def gone(self) -> bool:
+        """The client has given up (closed): only a new one can reach the engine again."""
+        return self.client is None or self.client.status in ("closed", "closing", "failed")
 
     async def workers(self) -> dict[str, WorkerInfo]:
         """The live workers by address."""

@@ -165,6 +165,7 @@ class Service:
         self._watchers: set[asyncio.Task[None]] = set()
         self._stopping = False
         self.engine_error: str | None = None
+        self._last_reconnect = -math.inf
         self.last_turn = 0.0
         self.preemptions = 0
         self.history = History()
@@ -178,13 +179,22 @@ class Service:
 
     # ------------------------------------------------------------------ life
     async def start(self) -> None:
-        await self.backend.start()
-        if not self.embedded:
+        try:
+            await self.backend.start()
+        except Exception as exc:
+            if self.embedded:
+                raise
+            # an external engine that is down: serve anyway, accept jobs, connect when it is up
+            self.engine_error = f"cannot reach the Dask scheduler: {type(exc).__name__}: {exc}"
+            self._last_reconnect = self.now()
+            log.warning("%s; retrying", self.engine_error)
+        if self.backend.up and not self.embedded:
             orphans = await self.backend.kill_orphans()
             if orphans:
                 log.info("killed %d attempts left running by a previous service", orphans)
         async with self._lock:
-            await self._sync_workers()
+            if self.backend.up:
+                await self._sync_workers()
             self._restore()
         self._loop_task = asyncio.create_task(self._run(), name="corescheduler-loop")
 
@@ -223,6 +233,11 @@ class Service:
                 pass
             self._wake.clear()
             try:
+                if not self.backend.up:
+                    await self._engine_down()
+                    if not self.backend.up:
+                        continue
+                    last_sync = -math.inf
                 async with self._lock:
                     now = self.now()
                     if now - last_sync >= 1.0:
@@ -236,6 +251,38 @@ class Service:
                 self.engine_error = f"{type(exc).__name__}: {exc}"
                 log.exception("scheduler loop turn failed")
             self.last_turn = self.now()
+
+    async def _engine_down(self) -> None:
+        """The engine is unreachable: nothing is granted; what ran there runs again once it is
+        back (its futures are gone with the connection); accepted jobs wait, none is lost.
+        A client that gave up is replaced every few seconds until one connects."""
+        if self.engine_error is None:
+            self.engine_error = "lost the connection to the Dask scheduler"
+            log.warning("engine unreachable: %s", self.engine_error)
+        async with self._lock:
+            now = self.now()
+            for task_id, grant in list(self.grants.items()):
+                del self.grants[task_id]
+                task = self.scheduler.task(task_id)
+                if task.state == RUNNING:
+                    self.scheduler.kill(task_id, now, reason="engine unreachable")
+                self.store.task_ended(grant.job, grant.kind, grant.index, "pending", error="engine unreachable")
+            for address in list(self.workers):  # their slots are not ours until we see them again
+                del self.workers[address]
+                if address in self.scheduler.cluster.nodes:
+                    self.scheduler.remove_node(address, now)
+            self.store.flush()
+        if self.backend.gone and self.now() - self._last_reconnect >= 2.0:
+            self._last_reconnect = self.now()
+            if await self.backend.reconnect():
+                log.info("engine reachable again")
+                try:
+                    await self.backend.kill_orphans()
+                except Exception as exc:
+                    log.info("could not clear old attempts: %s", exc)
+                self.engine_error = None
+        else:
+            await asyncio.sleep(min(1.0, self.settings.tick))
 
     async def _turn(self, now: float) -> None:
         sched = self.scheduler

@@ -21,14 +21,15 @@ def free_port() -> int:
 class LiveService:
     """``url``, ``service``; ``stop()`` ends the server, the service and the Dask cluster."""
 
-    def __init__(self, config: dict[str, Any], tokens: dict[str, Any] | None = None, state: str | None = None):
+    def __init__(self, config: dict[str, Any], tokens: dict[str, Any] | None = None, state: str | None = None,
+                 dask: str | None = None):
         import uvicorn
 
         from corescheduler.config import Config
         from corescheduler.service.api import create_app
         from corescheduler.service.service import Service
 
-        self.service = Service(Config.from_dict(config), state=state)
+        self.service = Service(Config.from_dict(config), state=state, dask=dask)
         self.app = create_app(self.service, tokens)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -52,8 +53,9 @@ class LiveService:
 def live_service() -> Iterator[Any]:
     started: list[LiveService] = []
 
-    def start(config: dict[str, Any], tokens: dict[str, Any] | None = None, state: str | None = None) -> LiveService:
-        svc = LiveService(config, tokens, state)
+    def start(config: dict[str, Any], tokens: dict[str, Any] | None = None, state: str | None = None,
+              dask: str | None = None) -> LiveService:
+        svc = LiveService(config, tokens, state, dask)
         started.append(svc)
         return svc
 

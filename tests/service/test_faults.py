@@ -119,3 +119,45 @@ def test_the_service_killed_and_restarted_loses_no_job_and_runs_none_twice(tmp_p
         rows = db.execute("SELECT id, state, ended FROM jobs ORDER BY id").fetchall()
         assert [r[0] for r in rows] == ids and all(r[1] == "finished" for r in rows)
         assert json.dumps(rows)  # each job ended once: one row, one end time
+
+
+def test_the_engine_unreachable_jobs_wait_and_none_is_lost(live_service, tmp_path) -> None:
+    """The Dask scheduler dies: /healthz says so (503), submissions are still accepted; when a
+    scheduler is back at the address, every accepted job runs and finishes."""
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    procs: list[subprocess.Popen] = []
+    log = open(tmp_path / "dask.log", "ab")
+
+    def engine() -> None:
+        procs.append(subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port",
+                                       str(port), "--no-dashboard"], stdout=log, stderr=log))
+        procs.append(subprocess.Popen([sys.executable, "-m", "dask", "worker", address, "--nthreads", "2",
+                                       "--no-dashboard", "--host", "127.0.0.1"], stdout=log, stderr=log))
+
+    try:
+        engine()
+        time.sleep(3)
+        live = live_service({"scheduler": {"task_selector": "locality"}, "service": {"tick": 0.1}}, dask=address)
+        with httpx.Client(base_url=live.url, timeout=30) as c:
+            first = c.post("/api/v1/jobs", json={"maps": [{"command": ["sleep", "2"]}] * 2}).json()
+            assert _wait_for(lambda: c.get(f"/api/v1/jobs/{first['id']}").json()["maps"]["running"] > 0, 30)
+            for p in procs:
+                p.send_signal(signal.SIGKILL)
+            for p in procs:
+                p.wait(30)
+            procs.clear()
+            assert _wait_for(lambda: c.get("/healthz").status_code == 503, 30)
+            assert "unreachable" in c.get("/healthz").json()["status"]
+            second = c.post("/api/v1/jobs", json={"maps": [{"command": ["true"]}]})
+            assert second.status_code == 201
+            engine()
+            ids = [first["id"], second.json()["id"]]
+            done = _wait_for(lambda: all(c.get(f"/api/v1/jobs/{i}").json()["state"] == "finished" for i in ids), 120)
+            assert done, [c.get(f"/api/v1/jobs/{i}").json() for i in ids]
+            assert _wait_for(lambda: c.get("/healthz").status_code == 200, 30)
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait(30)
+        log.close()
