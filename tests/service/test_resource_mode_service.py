@@ -20,6 +20,10 @@ XML = """<?xml version="1.0"?>
     <queue name="prod"><aclSubmitApps>alice</aclSubmitApps></queue>
     <queue name="dev"><aclSubmitApps>*</aclSubmitApps></queue>
   </queue>
+  <queuePlacementPolicy>
+    <rule name="specified" create="false"/>
+    <rule name="reject"/>
+  </queuePlacementPolicy>
 </allocations>
 """
 
@@ -40,6 +44,9 @@ def test_resource_mode_jobs_run_and_acls_refuse(live_service, tmp_path) -> None:
         assert nodes and all(n["capacity"]["vcores"] >= 1 and n["capacity"]["memory"] > 0 for n in nodes)
         r = c.post("/api/v1/jobs", json={"queue": "root.prod", "maps": [{"command": ["true"]}]}, headers=carol)
         assert r.status_code == 403 and "does not have permission" in r.json()["error"]
+        assert c.get("/api/v1/jobs").json()["jobs"] == []
+        r = c.post("/api/v1/jobs", json={"queue": "root.nope", "maps": [{"command": ["true"]}]}, headers=alice)
+        assert r.status_code == 400 and r.json()["field"] == "pool" and "reject" in r.json()["error"], r.text
         assert c.get("/api/v1/jobs").json()["jobs"] == []
         r = c.post("/api/v1/jobs", headers=alice, json={
             "queue": "root.prod", "task_resources": "256 mb, 1 vcores",
