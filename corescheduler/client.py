@@ -31,6 +31,13 @@ class ServiceRequestError(CoreSchedulerError):
         self.message = message
 
 
+def _q(job_id: str) -> str:
+    """A job id as one path segment (an id with "/" or ".." cannot reach another path)."""
+    from urllib.parse import quote
+
+    return quote(str(job_id), safe="")
+
+
 class Client:
     """A blocking client of one service."""
 
@@ -62,6 +69,8 @@ class Client:
         except ValueError:
             body = {"error": response.text[:500]}
         if response.status_code >= 400:
+            if not isinstance(body, dict):
+                body = {"error": str(body)}
             raise ServiceRequestError(str(body.get("error", body)), response.status_code, body.get("field"))
         return body
 
@@ -70,22 +79,22 @@ class Client:
         return self._call("POST", "/jobs", json=job)
 
     def job(self, job_id: str) -> dict[str, Any]:
-        return self._call("GET", f"/jobs/{job_id}")
+        return self._call("GET", f"/jobs/{_q(job_id)}")
 
     def jobs(self, state: str | None = None) -> list[dict[str, Any]]:
         return self._call("GET", "/jobs", params={"state": state} if state else None)["jobs"]
 
     def result(self, job_id: str) -> Any:
-        return self._call("GET", f"/jobs/{job_id}/result")["result"]
+        return self._call("GET", f"/jobs/{_q(job_id)}/result")["result"]
 
     def kill(self, job_id: str) -> dict[str, Any]:
-        return self._call("DELETE", f"/jobs/{job_id}")
+        return self._call("DELETE", f"/jobs/{_q(job_id)}")
 
     def move(self, job_id: str, pool: str) -> dict[str, Any]:
-        return self._call("PUT", f"/jobs/{job_id}/pool", json={"pool": pool})
+        return self._call("PUT", f"/jobs/{_q(job_id)}/pool", json={"pool": pool})
 
     def set_priority(self, job_id: str, priority: str) -> dict[str, Any]:
-        return self._call("PUT", f"/jobs/{job_id}/priority", json={"priority": priority})
+        return self._call("PUT", f"/jobs/{_q(job_id)}/priority", json={"priority": priority})
 
     def pools(self) -> list[dict[str, Any]]:
         return self._call("GET", "/pools")["pools"]

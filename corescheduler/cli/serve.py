@@ -73,6 +73,10 @@ def submit(job_file: str, url: str, token: str | None, wait: bool, as_json: bool
         doc = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
     except (ValueError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: not valid {'TOML' if path.suffix == '.toml' else 'JSON'}: {exc}") from None
+    try:
+        json.dumps(doc, allow_nan=False)
+    except (TypeError, ValueError) as exc:  # TOML dates and times have no JSON form
+        raise ConfigError(f"{path}: a value has no JSON form ({exc}); give dates and times as strings") from None
     with _client(url, token) as client:
         job = client.submit(doc)
         if wait:

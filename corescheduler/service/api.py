@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from attrs import frozen
-from fastapi import Body, FastAPI, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -120,14 +120,37 @@ def create_app(service: Service, tokens: Mapping[str, Principal] | None = None, 
             raise ServiceError("unknown token", 401, "Authorization")
         return who
 
+    async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
+        """The body, refused (413) as soon as it passes ``limit`` bytes: never held whole."""
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise ServiceError(f"the request body is over {limit} bytes", 413, "body")
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise ServiceError(f"the request body is over {limit} bytes", 413, "body")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
     async def body_json(request: Request) -> Any:
-        raw = await request.body()
-        if len(raw) > MAX_BODY:
-            raise ServiceError(f"the request body is over {MAX_BODY} bytes", 413)
+        raw = await read_body(request)
         try:
             return json.loads(raw)
+        except RecursionError:
+            raise ServiceError("the body nests too deep", 400, "body") from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise ServiceError(f"the body is not valid JSON: {exc}", 400, "body") from None
+
+    async def body_field(request: Request, name: str) -> str:
+        """A one-field JSON body ``{"name": "..."}``: its string, or a 400 naming it."""
+        doc = await body_json(request)
+        if not isinstance(doc, dict) or set(doc) != {name}:
+            raise ServiceError(f"expected {{\"{name}\": \"...\"}}", 400, name)
+        value = doc[name]
+        if not isinstance(value, str):
+            raise ServiceError("expected a string", 400, name)
+        return value
 
     def owner_or_admin(who: Principal, job_id: str) -> None:
         row = service.store.job(job_id)
@@ -166,17 +189,23 @@ def create_app(service: Service, tokens: Mapping[str, Principal] | None = None, 
         owner_or_admin(who, job_id)
         return await service.kill_job(job_id, f"killed by {who.user}")
 
-    @app.put(API + "/jobs/{job_id}/pool")
-    async def move(job_id: str, request: Request, pool: str = Body(..., embed=True)) -> dict[str, Any]:
-        who = principal(request, mutating=True)
-        owner_or_admin(who, job_id)
-        return await service.move(job_id, pool)
+    def _one(name: str) -> dict[str, Any]:
+        return {"requestBody": {"required": True, "content": {"application/json": {"schema": {
+            "type": "object", "properties": {name: {"type": "string"}}, "required": [name]}}}}}
 
-    @app.put(API + "/jobs/{job_id}/priority")
-    async def priority(job_id: str, request: Request, priority: str = Body(..., embed=True)) -> dict[str, Any]:
+    @app.put(API + "/jobs/{job_id}/pool", openapi_extra=_one("pool"))
+    async def move(job_id: str, request: Request) -> dict[str, Any]:
+        """Move a job to another pool (its owner or an admin)."""
         who = principal(request, mutating=True)
         owner_or_admin(who, job_id)
-        return await service.set_priority(job_id, priority)
+        return await service.move(job_id, await body_field(request, "pool"))
+
+    @app.put(API + "/jobs/{job_id}/priority", openapi_extra=_one("priority"))
+    async def priority(job_id: str, request: Request) -> dict[str, Any]:
+        """Change a job's priority (its owner or an admin)."""
+        who = principal(request, mutating=True)
+        owner_or_admin(who, job_id)
+        return await service.set_priority(job_id, await body_field(request, "priority"))
 
     @app.get(f"{API}/pools")
     @app.get(f"{API}/queues")
@@ -187,13 +216,21 @@ def create_app(service: Service, tokens: Mapping[str, Principal] | None = None, 
     async def nodes() -> dict[str, Any]:
         return {"nodes": service.nodes()}
 
-    @app.put(f"{API}/admin/scheduling-mode")
-    async def scheduling_mode(request: Request, pool: str = Body(...), mode: str = Body(...)) -> dict[str, Any]:
+    @app.put(f"{API}/admin/scheduling-mode", openapi_extra={"requestBody": {"required": True, "content": {
+        "application/json": {"schema": {"type": "object", "required": ["pool", "mode"], "properties": {
+            "pool": {"type": "string"}, "mode": {"type": "string", "enum": ["fifo", "fair"]}}}}}}})
+    async def scheduling_mode(request: Request) -> dict[str, Any]:
         """Switch a pool between fifo and fair (admins)."""
         who = principal(request, mutating=True)
         if not who.admin:
             raise ServiceError("only an admin may change the scheduling mode", 403, "mode")
-        return await service.set_mode(pool, mode)
+        doc = await body_json(request)
+        if not isinstance(doc, dict) or set(doc) != {"pool", "mode"}:
+            raise ServiceError("expected {\"pool\": \"...\", \"mode\": \"fifo\" | \"fair\"}", 400, "body")
+        for key in ("pool", "mode"):
+            if not isinstance(doc[key], str):
+                raise ServiceError("expected a string", 400, key)
+        return await service.set_mode(doc["pool"], doc["mode"])
 
     @app.post(f"{API}/admin/reload")
     async def reload(request: Request) -> dict[str, Any]:
@@ -223,9 +260,7 @@ def create_app(service: Service, tokens: Mapping[str, Principal] | None = None, 
     async def form(request: Request) -> dict[str, str]:
         from urllib.parse import parse_qs
 
-        raw = await request.body()
-        if len(raw) > 65536:
-            raise ServiceError("form too large", 413)
+        raw = await read_body(request, 65536)
         return {k: v[0] for k, v in parse_qs(raw.decode(errors="replace")).items()}
 
     @app.get("/scheduler", response_class=HTMLResponse)
@@ -262,7 +297,7 @@ def create_app(service: Service, tokens: Mapping[str, Principal] | None = None, 
     async def page_priority(job_id: str, request: Request) -> Any:
         return await page_action(request, job_id, lambda who, f: service.set_priority(job_id, f.get("priority", "")))
 
-    @app.post("/scheduler/pools/{pool}/mode", include_in_schema=False)
+    @app.post("/scheduler/pools/{pool:path}/mode", include_in_schema=False)
     async def page_mode(pool: str, request: Request) -> Any:
         async def act(who: Principal, f: dict[str, str]) -> Any:
             if not who.admin:

@@ -57,6 +57,7 @@ class DaskBackend:
             self.cluster = await LocalCluster(
                 n_workers=self.n_workers, threads_per_worker=self.threads, processes=True,
                 host="127.0.0.1", dashboard_address="127.0.0.1:0", asynchronous=True, memory_limit=self.memory_limit,
+                silence_logs=False,  # its default silences the handlers it shares with ours
             )
             address = self.cluster.scheduler_address
         else:

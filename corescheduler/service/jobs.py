@@ -32,6 +32,8 @@ TASK_KEYS = ("call", "args", "kwargs", "command", "input_nodes", "resources", "e
 _CALL = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 #: the most tasks one job may have (a request this large is a mistake, not a job)
 MAX_TASKS = 100_000
+#: how deep a call's args and kwargs may nest
+MAX_DEPTH = 64
 
 
 class JobFormatError(CoreSchedulerError):
@@ -169,10 +171,15 @@ def _task(doc: Any, where: str) -> TaskRequest:
         for key in ("args", "kwargs"):
             if key in doc and not isinstance(doc[key], list if key == "args" else Mapping):
                 raise JobFormatError(f"expected a JSON {'array' if key == 'args' else 'object'}", f"{where}.{key}")
+        for key in ("args", "kwargs"):
+            if key in doc and _depth(doc[key]) > MAX_DEPTH:
+                raise JobFormatError(f"nested more than {MAX_DEPTH} deep", f"{where}.{key}")
     else:
         command = doc["command"]
         if not isinstance(command, list) or not command or not all(isinstance(a, str) for a in command):
             raise JobFormatError("expected a non-empty list of strings (argv)", f"{where}.command")
+        if any("\0" in a for a in command):
+            raise JobFormatError("an argument contains a NUL character", f"{where}.command")
         for key in ("args", "kwargs"):
             if key in doc:
                 raise JobFormatError("a command takes no args or kwargs (put them in its argv)", f"{where}.{key}")
@@ -182,8 +189,12 @@ def _task(doc: Any, where: str) -> TaskRequest:
     env = doc.get("env", {})
     if not isinstance(env, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
         raise JobFormatError("expected an object of strings", f"{where}.env")
+    for k, v in env.items():
+        if not k or "=" in k or "\0" in k or "\0" in v:
+            raise JobFormatError(f"{k!r}: a variable name is non-empty without '=' or NUL, and a value has no NUL",
+                                 f"{where}.env")
     cwd = doc.get("cwd")
-    if cwd is not None and not isinstance(cwd, str):
+    if cwd is not None and (not isinstance(cwd, str) or not cwd or "\0" in cwd):
         raise JobFormatError("expected a directory path", f"{where}.cwd")
     resources = _resources(doc["resources"], f"{where}.resources") if doc.get("resources") is not None else None
     return TaskRequest(
@@ -206,3 +217,19 @@ def _kind(value: Any) -> str:
     return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
         type(value), "a number" if isinstance(value, int | float) else type(value).__name__
     )
+
+
+def _depth(value: Any, limit: int = MAX_DEPTH + 1) -> int:
+    """How deep ``value`` nests (lists and objects), counted up to ``limit``."""
+    depth = 0
+    level = [value]
+    while level and depth < limit:
+        depth += 1
+        nxt = []
+        for v in level:
+            if isinstance(v, Mapping):
+                nxt.extend(v.values())
+            elif isinstance(v, list | tuple):
+                nxt.extend(v)
+        level = nxt
+    return depth - 1 if not level else depth

@@ -83,6 +83,13 @@ def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
+def _u(value: Any) -> str:
+    """A path segment: URL-quoted (a pool may be named "a/b"), then HTML-escaped."""
+    from urllib.parse import quote
+
+    return _e(quote(str(value), safe=""))
+
+
 def _num(value: Any) -> str:
     if value is None:
         return "n/a"
@@ -137,7 +144,7 @@ def render(service: Service, history: History, advanced: bool = False, message: 
                 f"<td>{m.running}</td><td>{r.running}</td><td>{m.demand}</td><td>{r.demand}</td>"
                 f"<td>{_num(m.fair_share)}</td><td>{_num(r.fair_share)}</td>"
                 + (f"<td>{_num(m.weight)}</td>" if advanced else "")
-                + f"<td class='l'>{_e(mode)} <form method='post' action='/scheduler/pools/{_e(name)}/mode{q}'>"
+                + f"<td class='l'>{_e(mode)} <form method='post' action='/scheduler/pools/{_u(name)}/mode{q}'>"
                 f"<input type='hidden' name='mode' value='{other}'>"
                 f"<button type='submit' id='mode-{_e(name)}'>Switch to {other}</button></form></td></tr>")
     parts.append("</table>")
@@ -158,9 +165,9 @@ def render(service: Service, history: History, advanced: bool = False, message: 
         parts.append(f"<tr data-job='{_e(job.id)}'><td>{submitted}</td><td class='l'>"
                      f"<a href='/api/v1/jobs/{_e(job.id)}'>{_e(job.id)}</a></td><td class='l'>{_e(job.user)}</td>"
                      f"<td class='l'>{_e(name)}</td>")
-        parts.append(_select(f"/scheduler/jobs/{job.id}/pool{q}", "pool", pool_names, job.pool,
+        parts.append(_select(f"/scheduler/jobs/{_u(job.id)}/pool{q}", "pool", pool_names, job.pool,
                              f"pool-{job.id}"))
-        parts.append(_select(f"/scheduler/jobs/{job.id}/priority{q}", "priority", list(PRIORITY_WEIGHT),
+        parts.append(_select(f"/scheduler/jobs/{_u(job.id)}/priority{q}", "priority", list(PRIORITY_WEIGHT),
                              job.priority, f"priority-{job.id}"))
         for kind in (MAP, REDUCE):
             total = job.num_maps if kind == MAP else job.num_reduces

@@ -99,6 +99,9 @@ def run_attempt(attempt: str, payload: Mapping[str, Any]) -> Any:
             raise AttemptFailed(f"cannot start {argv[0]!r}: {exc}") from None
         with _LOCK:
             _RUNNING[attempt] = proc
+            early = attempt in _KILLED  # a kill that came while the process was starting
+        if early:
+            _kill_tree(proc.pid)
         try:
             out, err = proc.communicate(stdin_data)
         finally:
@@ -131,6 +134,8 @@ def _run_in_thread(attempt: str, payload: Mapping[str, Any]) -> Any:
     reduce_input = payload.get("inputs")
     args = [list(reduce_input)] if reduce_input is not None else []
     with _LOCK:
+        if attempt in _KILLED:
+            raise AttemptKilled(attempt)
         _IN_THREAD.add(attempt)
     try:
         fn = resolve(payload["call"])
@@ -155,11 +160,31 @@ def kill_attempt(attempt: str) -> bool | str:
         return "thread"
     if proc is None:
         return False
+    return _kill_tree(proc.pid)
+
+
+def _kill_tree(pid: int) -> bool:
+    """SIGKILL the attempt's child, its process group and every descendant found (one that
+    left the group with ``setsid`` too), descendants first seen, then all killed at once."""
+    found = False
+    descendants = []
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
+        import psutil  # a dependency of distributed
+
+        descendants = psutil.Process(pid).children(recursive=True)
+    except Exception:  # gone already, or no psutil: the process group still goes
+        pass
+    try:
+        os.killpg(pid, signal.SIGKILL)
+        found = True
     except ProcessLookupError:
-        return False
-    return True
+        pass
+    for child in descendants:
+        try:
+            child.kill()
+        except Exception:
+            pass
+    return found
 
 
 def running_attempts() -> dict[str, int]:
@@ -174,11 +199,4 @@ def kill_all() -> int:
     with _LOCK:
         running = list(_RUNNING.items())
         _KILLED.update(key for key, _ in running)
-    count = 0
-    for _, proc in running:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-            count += 1
-        except ProcessLookupError:
-            pass
-    return count
+    return sum(1 for _, proc in running if _kill_tree(proc.pid))

@@ -135,6 +135,12 @@ class Service:
 
     def __init__(self, config: Config, *, dask: str | None = None, state: str | None = None,
                  backend: DaskBackend | None = None) -> None:
+        # a reduce is handed every map's result when it starts (there is no shuffle to copy
+        # map outputs as they appear), so reduces start once every map has finished: Hadoop's
+        # mapred.reduce.slowstart.completed.maps = 1.0
+        import attrs
+
+        config = attrs.evolve(config, scheduler=attrs.evolve(config.scheduler, reduce_slowstart=1.0))
         self.config = config
         self.settings = ServiceSettings.from_config(config)
         self._loader: AllocationFileLoader | None = None
@@ -294,10 +300,16 @@ class Service:
             await self._stop(task, "preempted")
         beat = self._beat or set(sched.cluster.nodes)
         self._beat = set()
+        failed: list[tuple[Assignment, Exception]] = []
         for name in list(beat):
             if name in sched.cluster.nodes:
                 for assignment in sched.heartbeat(name, now):
-                    self._grant(assignment)
+                    try:
+                        self._grant(assignment)
+                    except Exception as exc:  # the engine would not take it: a failed attempt
+                        failed.append((assignment, exc))
+        for assignment, exc in failed:
+            await self._grant_failed(assignment, exc)
 
     def kick(self, *workers: str) -> None:
         """Heartbeat these workers (all, if none named) at the next turn."""
@@ -364,6 +376,16 @@ class Service:
             request = parse_job(document)
         except JobFormatError as exc:
             raise ServiceError(exc.message, 400, exc.field) from None
+        except RecursionError:
+            raise ServiceError("the job nests too deep", 400, None) from None
+        if not self.resource_mode:
+            sized = [f"{kind}[{i}].resources" for kind, tasks in (("maps", request.maps), ("reduces", request.reduces))
+                     for i, t in enumerate(tasks) if t.resources is not None]
+            if request.task_resources is not None:
+                sized.insert(0, "task_resources")
+            if sized:
+                raise ServiceError("task sizes need [scheduler] mode = \"resources\"; this service schedules slots",
+                                   400, sized[0])
         async with self._lock:
             seq = self.store.next_seq()
             job_id = f"job_{seq:04d}"
@@ -452,6 +474,9 @@ class Service:
             return self.describe(job_id)
 
     async def move(self, job_id: str, pool: str) -> dict[str, Any]:
+        pool = pool.strip() if isinstance(pool, str) else pool
+        if not isinstance(pool, str) or not pool or len(pool) > 200:
+            raise ServiceError("expected a pool name (a non-empty string of at most 200 characters)", 400, "pool")
         async with self._lock:
             self._live(job_id)
             try:
@@ -547,6 +572,16 @@ class Service:
         self._watchers.add(watcher)
         watcher.add_done_callback(self._watchers.discard)
 
+    async def _grant_failed(self, a: Assignment, exc: Exception) -> None:
+        """An assignment the engine refused (``client.submit`` raised): the attempt failed."""
+        log.warning("could not start %s on %s: %s", a.task, a.node, exc)
+        live = self.jobs.get(a.job)
+        task = self.scheduler.task(a.task)
+        index = live.index[a.kind][task.index] if live is not None else task.index
+        grant = Grant("", a.node, None, a.job, a.kind, index)
+        self.grants.pop(a.task, None)
+        await self._ended(a.task, grant, "failed", f"could not be started: {type(exc).__name__}: {exc}"[:2000])
+
     async def _watch(self, task_id: str, grant: Grant) -> None:
         try:
             result = await grant.future
@@ -584,7 +619,8 @@ class Service:
             if live is not None:
                 (live.map_results if grant.kind == MAP else live.reduce_results)[grant.index] = detail
             final = grant.kind == REDUCE or not (live and live.request.reduces)
-            self.store.task_ended(grant.job, grant.kind, grant.index, "complete", result=detail if final else None)
+            self.store.task_ended(grant.job, grant.kind, grant.index, "complete",
+                                  result=jsonable(detail) if final else None)
             sched.finish(task_id, now)
             if task.job.is_finished:
                 self._finish(grant.job)
@@ -611,7 +647,7 @@ class Service:
         result = None
         if live is not None:
             source = live.reduce_results if live.request.reduces else live.map_results
-            result = [source.get(i) for i in range(len(live.request.reduces or live.request.maps))]
+            result = [jsonable(source.get(i)) for i in range(len(live.request.reduces or live.request.maps))]
         self.store.job_ended(job_id, "finished", result=result)
         self._forget(job_id, "finished", None)
 
@@ -715,6 +751,18 @@ class Service:
         if row["state"] != "finished":
             raise ServiceError(f"job {job_id} is {row['state']}: no result yet", 409, "id")
         return row["result"]
+
+
+def jsonable(value: Any) -> Any:
+    """A task's result as the API returns it: itself if it is JSON (no NaN or infinity), else
+    ``{"repr": …, "type": …}`` — one result that is not JSON does not hide the others."""
+    import json
+
+    try:
+        json.dumps(value, allow_nan=False)
+        return value
+    except (TypeError, ValueError, RecursionError):
+        return {"repr": repr(value)[:2000], "type": type(value).__name__}
 
 
 def _counts(c: dict[str, int]) -> dict[str, int]:
