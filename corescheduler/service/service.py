@@ -459,12 +459,7 @@ class Service:
 
     async def kill_job(self, job_id: str, reason: str = "killed by request") -> dict[str, Any]:
         async with self._lock:
-            job = self.scheduler.jobs.get(job_id)
-            if job is None:
-                row = self.store.job(job_id)
-                if row is None:
-                    raise ServiceError(f"no job {job_id!r}", 404, "id")
-                raise ServiceError(f"job {job_id} has already ended ({row['state']})", 409, "id")
+            self._live(job_id)
             stopped = self.scheduler.end_job(job_id, self.now(), state="killed", reason=reason)
             for task in stopped:
                 await self._stop_grant(task.id)

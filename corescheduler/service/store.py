@@ -141,29 +141,19 @@ class Store:
                        (*(values[k] for k in sets), job_id))])
 
     def task_started(self, job_id: str, kind: str, idx: int, node: str) -> None:
-        self.defer(*[("UPDATE tasks SET state = 'running', attempts = attempts + 1, node = ? "
-                   "WHERE job = ? AND kind = ? AND idx = ?", (node, job_id, kind, idx))][0])
+        self.defer("UPDATE tasks SET state = 'running', attempts = attempts + 1, node = ? "
+                   "WHERE job = ? AND kind = ? AND idx = ?", (node, job_id, kind, idx))
 
     def task_ended(self, job_id: str, kind: str, idx: int, state: str, error: str | None = None,
                    result: Any = None, failed: bool = False) -> None:
         """``state``: ``complete``, or ``pending`` again (killed or failed: it will re-run)."""
-        text = None
-        if result is not None:
-            try:
-                text = json.dumps(result)
-            except (TypeError, ValueError):
-                text = None
+        text = _json(result)
         self.defer("UPDATE tasks SET state = ?, error = COALESCE(?, error), result = ?, "
                    "failures = failures + ? WHERE job = ? AND kind = ? AND idx = ?",
                    (state, error, text, 1 if failed else 0, job_id, kind, idx))
 
     def job_ended(self, job_id: str, state: str, error: str | None = None, result: Any = None) -> None:
-        text = None
-        if result is not None:
-            try:
-                text = json.dumps(result)
-            except (TypeError, ValueError):
-                text = None
+        text = _json(result)
         self._tx([("UPDATE jobs SET state = ?, ended = ?, error = ?, result = ? WHERE id = ? "
                    "AND state NOT IN ('finished', 'killed', 'failed')", (state, time.time(), error, text, job_id)),
                   ("UPDATE tasks SET state = CASE WHEN state = 'complete' THEN 'complete' ELSE ? END "
@@ -199,6 +189,17 @@ class Store:
             job = _job_row(row)
             job["tasks"] = self.tasks(job["id"])
             yield job
+
+
+def _json(value: Any) -> str | None:
+    """``value`` as JSON text; None for None or a value with no JSON form (the service hands
+    the store results already made JSON: ``service.jsonable``)."""
+    if value is None:
+        return None
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 def _job_row(row: Any) -> dict[str, Any]:
