@@ -1,0 +1,53 @@
+"""Network distance, TND and WTND (CoGRS, IEEE CLOUD 2012), on the paper's Figure 7 and on
+hand-made cases whose sums are worked out here."""
+
+from __future__ import annotations
+
+import pytest
+
+from corescheduler.core.shuffle import (
+    centers_of_gravity,
+    network_distance,
+    total_network_distance,
+    weighted_total_network_distance,
+)
+
+#: Figure 7: two racks of three TaskTrackers
+FIG7 = {"TT1": "r1", "TT2": "r1", "TT3": "r1", "TT4": "r2", "TT5": "r2", "TT6": "r2"}
+
+
+def test_network_distance_is_0_same_node_2_same_rack_4_across() -> None:
+    assert network_distance("TT1", "TT1", FIG7) == 0
+    assert network_distance("TT1", "TT3", FIG7) == 2
+    assert network_distance("TT1", "TT4", FIG7) == 4
+    assert network_distance("x", "y", {}) == 4  # no rack known: a rack of its own
+    assert network_distance("TT1", "TT4", FIG7, (0, 1, 10)) == 10
+
+
+def test_figure_7_tnd_on_a_feeding_node_and_across_the_racks() -> None:
+    """Feeding TT1 and TT2: the reduce on TT4 has TND 8; on TT1 or TT2, 2."""
+    feeding = ["TT1", "TT2"]
+    assert total_network_distance("TT4", feeding, FIG7) == 8
+    assert total_network_distance("TT1", feeding, FIG7) == 2
+    assert total_network_distance("TT2", feeding, FIG7) == 2
+    assert total_network_distance("TT3", feeding, FIG7) == 4
+
+
+def test_wtnd_weighs_each_node_by_its_share_of_the_input() -> None:
+    # 75 % of the input on TT1, 25 % on TT4: on TT1 → 0×.75 + 4×.25 = 1; on TT4 → 4×.75 = 3;
+    # on TT2 → 2×.75 + 4×.25 = 2.5; on TT5 → 4×.75 + 2×.25 = 3.5
+    parts = {"TT1": 300.0, "TT4": 100.0}
+    assert weighted_total_network_distance("TT1", parts, FIG7) == pytest.approx(1.0)
+    assert weighted_total_network_distance("TT4", parts, FIG7) == pytest.approx(3.0)
+    assert weighted_total_network_distance("TT2", parts, FIG7) == pytest.approx(2.5)
+    assert weighted_total_network_distance("TT5", parts, FIG7) == pytest.approx(3.5)
+    assert centers_of_gravity(parts, FIG7) == ["TT1"]
+    assert centers_of_gravity(parts, FIG7, candidates=["TT5", "TT2"]) == ["TT2"]
+    assert weighted_total_network_distance("TT1", {}, FIG7) == 0.0
+    assert centers_of_gravity({}, FIG7) == []
+
+
+def test_skew_moves_the_center_where_tnd_alone_cannot_decide() -> None:
+    # TND ties (one feeding node a rack): equal sizes tie the centers too; skew breaks the tie
+    assert centers_of_gravity({"TT1": 1.0, "TT4": 1.0}, FIG7) == ["TT1", "TT4"]
+    assert centers_of_gravity({"TT1": 1.0, "TT4": 9.0}, FIG7) == ["TT4"]
