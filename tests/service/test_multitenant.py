@@ -72,7 +72,6 @@ def test_running_tasks_follow_fair_shares_and_short_jobs_finish_first(live_servi
         assert short_done_at is not None, "the short jobs did not finish"
         assert long_done_at - short_done_at > 5, "the short jobs should finish long before the long one"
         assert all(gaps.values()), gaps
-        print({k: (len(v), statistics.median(v)) for k, v in gaps.items()}, long_done_at - short_done_at)
         for name, values in gaps.items():  # within one task of the fair share, as a rule
             assert statistics.median(values) <= 1.0, (name, values)
 
