@@ -43,11 +43,30 @@ def serve(
         raise ConfigError(f"serve needs the service extra: pip install 'corescheduler[service]' ({exc})") from None
     cfg = load_config(config_path)
     principals = load_tokens(tokens) if tokens else None
+    _check_port(host, port)
     service = Service(cfg, dask=dask, state=state)
     app = create_app(service, principals)
     from corescheduler.service.logs import configure
 
     uvicorn.run(app, host=host, port=port, lifespan="on", log_config=configure(log_json))
+
+
+def _check_port(host: str, port: int) -> None:
+    """A user error (exit 1) before anything starts, rather than uvicorn's failure after the
+    engine has started: the address must be free to listen on."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise ConfigError(f"--host {host}: {exc}") from None
+    family, _, _, _, address = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
 
 
 def _client(url: str, token: str | None) -> Any:
