@@ -63,3 +63,43 @@ def centers_of_gravity(partitions: Mapping[str, float], rack_of: Mapping[str, st
     scored = [(weighted_total_network_distance(n, partitions, rack_of, distances), n) for n in nodes]
     best = min(score for score, _ in scored)
     return [n for score, n in scored if score <= best + 1e-12]
+
+
+# --------------------------------------------------------------------------- partition sizes
+def reduce_shares(n_reduces: int, skew: float = 0.0) -> list[float]:
+    """Each reduce's share of every map's output: equal (``skew`` 0, a uniform partitioner on
+    well-spread keys) or Zipf (reduce ``r`` ∝ ``1 / (r + 1) ** skew``: a few hot keys make a
+    few big partitions, as in WordCount).  The shares sum to 1."""
+    if n_reduces <= 0:
+        return []
+    if skew < 0 or skew != skew:
+        raise ValueError(f"skew must be ≥ 0, got {skew}")
+    weights = [1.0 / (r + 1) ** skew for r in range(n_reduces)]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def partition_matrix(map_output_bytes: list[float], n_reduces: int, skew: float = 0.0) -> list[list[float]]:
+    """Bytes of each map's partition for each reduce: map ``m``'s output split by
+    :func:`reduce_shares` (``[m][r]``)."""
+    shares = reduce_shares(n_reduces, skew)
+    return [[out * s for s in shares] for out in map_output_bytes]
+
+
+def reduce_input_by_node(map_nodes: dict[int, str], matrix_row_of: dict[int, list[float]] | None,
+                         reduce_index: int, shares: list[float] | None = None,
+                         map_output_bytes: dict[int, float] | None = None) -> dict[str, float]:
+    """Where reduce ``reduce_index``'s input lies so far: node → bytes, summed over the
+    finished maps (``map_nodes``: map index → the node it ran on).  Sizes come from explicit
+    matrix rows (``matrix_row_of``) or from ``shares`` × each map's output bytes."""
+    out: dict[str, float] = {}
+    for m, node in map_nodes.items():
+        if matrix_row_of is not None:
+            size = matrix_row_of[m][reduce_index]
+        else:
+            if shares is None or map_output_bytes is None:
+                raise ValueError("give matrix rows, or shares and map output sizes")
+            size = map_output_bytes[m] * shares[reduce_index]
+        if size > 0:
+            out[node] = out.get(node, 0.0) + size
+    return out

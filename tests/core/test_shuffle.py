@@ -51,3 +51,33 @@ def test_skew_moves_the_center_where_tnd_alone_cannot_decide() -> None:
     # TND ties (one feeding node a rack): equal sizes tie the centers too; skew breaks the tie
     assert centers_of_gravity({"TT1": 1.0, "TT4": 1.0}, FIG7) == ["TT1", "TT4"]
     assert centers_of_gravity({"TT1": 1.0, "TT4": 9.0}, FIG7) == ["TT4"]
+
+
+def test_reduce_shares_uniform_and_zipf() -> None:
+    from corescheduler.core.shuffle import reduce_shares
+
+    assert reduce_shares(4) == [0.25] * 4
+    zipf = reduce_shares(3, skew=1.0)  # 1, 1/2, 1/3 over 11/6
+    assert zipf == pytest.approx([6 / 11, 3 / 11, 2 / 11])
+    assert sum(reduce_shares(50, skew=1.5)) == pytest.approx(1.0)
+    assert reduce_shares(0) == []
+    with pytest.raises(ValueError, match="skew"):
+        reduce_shares(3, skew=-1)
+
+
+def test_a_reduce_s_input_by_node_feeds_its_center_of_gravity() -> None:
+    from corescheduler.core.shuffle import partition_matrix, reduce_input_by_node, reduce_shares
+
+    # three maps of 100, 100 and 400 bytes ran on TT1, TT1 and TT4; two reduces, Zipf skew 1
+    outputs = {0: 100.0, 1: 100.0, 2: 400.0}
+    nodes = {0: "TT1", 1: "TT1", 2: "TT4"}
+    shares = reduce_shares(2, skew=1.0)  # 2/3, 1/3
+    r0 = reduce_input_by_node(nodes, None, 0, shares, outputs)
+    assert r0 == pytest.approx({"TT1": 200 * 2 / 3, "TT4": 400 * 2 / 3})
+    assert centers_of_gravity(r0, FIG7) == ["TT4"]  # 2/3 of R0's input is on TT4
+    matrix = partition_matrix([100.0, 100.0, 400.0], 2, skew=1.0)
+    rows = dict(enumerate(matrix))
+    assert reduce_input_by_node(nodes, rows, 1) == pytest.approx({"TT1": 200 / 3, "TT4": 400 / 3})
+    assert reduce_input_by_node({}, rows, 1) == {}
+    with pytest.raises(ValueError, match="give matrix rows"):
+        reduce_input_by_node(nodes, None, 0)
