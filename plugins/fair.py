@@ -24,7 +24,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from corescheduler.core.fairshare import shares_from_columns, yarn_fair_shares, yarn_fair_shares_many
+from corescheduler.core.fairshare import shares_from_columns, yarn_fair_shares_many
 from corescheduler.core.model import RESOURCES, PreemptionPlan, Schedulable
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import MEMORY, VCORES, Resources
@@ -69,32 +69,9 @@ def resource_shares(
 ) -> list[Resources]:
     """YARN ``ComputeFairShares`` for each of ``types`` in turn (``yarn_fair_shares``):
     fair computes memory only (``FairSharePolicy.computeShares``), DRF every type;
-    a type not computed is 0.  Instantaneous shares count active schedulables only."""
-    active = None if steady else [s.active for s in schedulables]
-    weights = [s.weight for s in schedulables]
-    columns: dict[str, list[int]] = {}
-    for rtype in types:
-        if rtype == MEMORY:  # the attribute itself: this runs for every queue on every update
-            mins = [s.min_share.memory for s in schedulables]
-            maxes = [s.max_share.memory for s in schedulables]
-        elif rtype == VCORES:
-            mins = [s.min_share.vcores for s in schedulables]
-            maxes = [s.max_share.vcores for s in schedulables]
-        else:
-            mins = [s.min_share.get(rtype) for s in schedulables]
-            maxes = [s.max_share.get(rtype) for s in schedulables]
-        columns[rtype] = yarn_fair_shares(weights, mins, maxes, total.get(rtype), active)
-    n = len(schedulables)
-    zeros = [0] * n
-    memory = columns.get(MEMORY, zeros)
-    vcores = columns.get(VCORES, zeros)
-    extras = [name for name, _ in total.extras]
-    if not extras:
-        return [Resources._make(memory[i], vcores[i]) for i in range(n)]
-    return [
-        Resources._make(memory[i], vcores[i], tuple((e, columns[e][i] if e in columns else 0) for e in extras))
-        for i in range(n)
-    ]
+    a type not computed is 0.  Instantaneous shares count active schedulables only.
+    One group of :func:`resource_shares_many`."""
+    return resource_shares_many([(schedulables, total)], steady, types)[0]
 
 
 def resource_shares_many(

@@ -60,23 +60,23 @@ def _pool_totals(service: Service) -> list[tuple[str, float, float]]:
     sched = service.scheduler
     out = []
     if service.resource_mode:
+        running_in: dict[str, int] = {}  # tasks on the engine per queue, counted once
+        for grant in service.grants.values():
+            job = sched.jobs.get(grant.job)
+            if job is not None:
+                running_in[job.pool] = running_in.get(job.pool, 0) + 1
+        size = max(1, sched.config.scheduler.task_resources.memory)
         tree = sched._rs.tree  # type: ignore[union-attr]
         for q in tree.queues.values():
             if q.is_leaf:
-                out.append((q.name, float(len(_running_tasks(service, q.name))),
-                            float(q.sched.fair_share.memory if q.sched.fair_share else 0) /
-                            max(1, service.scheduler.config.scheduler.task_resources.memory)))
+                fair = q.sched.fair_share.memory if q.sched.fair_share else 0
+                out.append((q.name, float(running_in.get(q.name, 0)), float(fair) / size))
         return out
     for name, pool in sched.pools.items():
         running = pool.sched[MAP].running + pool.sched[REDUCE].running
         fair = (pool.sched[MAP].fair_share or 0.0) + (pool.sched[REDUCE].fair_share or 0.0)
         out.append((name, float(running), float(fair)))
     return out
-
-
-def _running_tasks(service: Service, pool: str) -> list[str]:
-    return [tid for tid, g in service.grants.items() if service.scheduler.jobs.get(g.job) is not None
-            and service.scheduler.jobs[g.job].pool == pool]
 
 
 def _e(value: Any) -> str:

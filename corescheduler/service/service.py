@@ -22,6 +22,7 @@ count of each.  Resource mode: its memory limit
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import math
 import os
@@ -29,6 +30,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+import attrs
 from attrs import define, field
 
 from corescheduler.config import Config
@@ -138,8 +140,6 @@ class Service:
         # a reduce is handed every map's result when it starts (there is no shuffle to copy
         # map outputs as they appear), so reduces start once every map has finished: Hadoop's
         # mapred.reduce.slowstart.completed.maps = 1.0
-        import attrs
-
         config = attrs.evolve(config, scheduler=attrs.evolve(config.scheduler, reduce_slowstart=1.0))
         self.config = config
         self.settings = ServiceSettings.from_config(config)
@@ -431,15 +431,11 @@ class Service:
             live = LiveJob(request, {MAP: maps_left, REDUCE: reduces_left})
             for (kind, idx), t in done.items():
                 if t["result"] is not None:
-                    import json
-
                     (live.map_results if kind == MAP else live.reduce_results)[idx] = json.loads(t["result"])
             spec = request.spec(row["user"], row["groups"], row["id"], self.node_names())
-            spec = spec.__class__(
-                maps=[spec.maps[i] for i in maps_left], reduces=[spec.reduces[i] for i in reduces_left],
-                user=spec.user, pool=row["pool"] or spec.pool, priority=row["priority"], properties=spec.properties,
-                groups=spec.groups, id=row["id"], task_resources=spec.task_resources,
-            )
+            spec = attrs.evolve(spec, maps=[spec.maps[i] for i in maps_left],
+                                reduces=[spec.reduces[i] for i in reduces_left],
+                                pool=row["pool"] or spec.pool, priority=row["priority"])
             try:
                 job = self.scheduler.submit(spec, self.now(), update=False)
             except CoreSchedulerError as exc:
@@ -516,8 +512,6 @@ class Service:
     def _with_overrides(self, allocations: Allocations) -> Allocations:
         if not self.mode_overrides:
             return allocations
-        import attrs
-
         pools = dict(allocations.pools)
         for name, mode in self.mode_overrides.items():
             pools[name] = attrs.evolve(allocations.pool(name), scheduling_mode=mode)
@@ -751,8 +745,6 @@ class Service:
 def jsonable(value: Any) -> Any:
     """A task's result as the API returns it: itself if it is JSON (no NaN or infinity), else
     ``{"repr": …, "type": …}`` — one result that is not JSON does not hide the others."""
-    import json
-
     try:
         json.dumps(value, allow_nan=False)
         return value
