@@ -163,6 +163,16 @@ class ClusterConfig:
     heartbeats_per_second: float = 0.0
     #: resource mode: what each node offers (YARN's NodeManager defaults: 8192 MB, 8 vcores)
     node_resources: Resources = field(factory=lambda: Resources(8192, 8))
+    #: network distance (same node, same rack, other rack): hop counts of a two-level tree,
+    #: CoGRS's values and Hadoop's ``NetworkTopology.getDistance``'s
+    network_distances: tuple[float, float, float] = (0.0, 2.0, 4.0)
+    #: bytes/s a reduce fetches map output on its own node (a local disk's sequential read)
+    disk_bandwidth: float = 100e6
+    #: bytes/s a reduce fetches from another node of its rack (a 1 Gbit/s Ethernet link)
+    rack_bandwidth: float = 125e6
+    #: bytes/s a reduce fetches from another rack (the same link behind a 5:1
+    #: oversubscribed rack uplink; conventional tree data-centre networks are 1:5 or worse)
+    core_bandwidth: float = 25e6
 
     @property
     def nodes(self) -> int:
@@ -198,7 +208,14 @@ class ClusterConfig:
             ),
             heartbeats_per_second=float(s.number("heartbeats_per_second", d.heartbeats_per_second, minimum=0)),
             node_resources=_resources(s, "node_resources", d.node_resources),
+            network_distances=s.numbers(  # type: ignore[arg-type]
+                "network_distances", d.network_distances, count=3, minimum=0, ascending=True,
+                example=" ([same node, same rack, other rack], like [0, 2, 4])"),
+            disk_bandwidth=float(s.number("disk_bandwidth", d.disk_bandwidth, minimum=0, exclusive_minimum=True)),
+            rack_bandwidth=float(s.number("rack_bandwidth", d.rack_bandwidth, minimum=0, exclusive_minimum=True)),
+            core_bandwidth=float(s.number("core_bandwidth", d.core_bandwidth, minimum=0, exclusive_minimum=True)),
         )
+
 
 
 def _resources(s: Settings, key: str, default: Resources) -> Resources:

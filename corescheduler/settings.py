@@ -19,6 +19,7 @@ saying what was expected.  The plugin manager adds the file and line.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -136,6 +137,24 @@ class Settings:
             self.problem(key, f"expected a name or a list of names, got {_show(value)}")
             return tuple(default)
         return tuple(value)
+
+    def numbers(self, key: str, default: tuple[float, ...], *, count: int, minimum: float | None = None,
+                ascending: bool = False, example: str = "") -> tuple[float, ...]:
+        """A list of ``count`` finite numbers (each ≥ ``minimum``; not decreasing with
+        ``ascending``)."""
+        value = self._get(key)
+        if value is _MISSING:
+            return default
+        ok = (isinstance(value, list) and len(value) == count
+              and all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+                      and (minimum is None or v >= minimum) for v in value)
+              and (not ascending or all(a <= b for a, b in itertools.pairwise(value))))
+        if not ok:
+            bound = f", each ≥ {minimum:g}" if minimum is not None else ""
+            order = " and not decreasing" if ascending else ""
+            self.problem(key, f"expected a list of {count} numbers{bound}{order}{example}, got {_show(value)}")
+            return default
+        return tuple(float(v) for v in value)
 
     def table_(self, key: str) -> Mapping[str, Any]:
         """A sub-table (``{}`` when absent)."""

@@ -40,6 +40,7 @@ from typing import Any
 from corescheduler.config import Config, SchedulerConfig
 from corescheduler.core.model import KINDS, Assignment, Cluster, Job, JobSpec, Task, TaskSpec
 from corescheduler.core.scheduler import JobRejectedError, Scheduler
+from corescheduler.core.shuffle import ShuffleSpec
 from corescheduler.errors import SchedulerStateError
 from corescheduler.formats.allocation_file import parse_allocations
 from corescheduler.resources import Resources, parse_resources
@@ -193,8 +194,12 @@ class ClusterHarness:
         tasks: int | None = None,
         resources: str | Resources | None = None,
         am_resources: str | Resources | None = None,
+        shuffle: ShuffleSpec | None = None,
     ) -> Job:
         """Submit a job of ``maps`` maps (default 1) and ``reduces`` reduces now (runs an update).
+
+        ``shuffle`` describes its map output (:class:`~corescheduler.core.shuffle.ShuffleSpec`):
+        the sizes ``job.map_outputs`` reports as its maps finish.
 
         ``map_locations[i]`` lists the nodes holding map i's input; without it
         the job has no locality preference.
@@ -241,6 +246,7 @@ class ClusterHarness:
             priority=priority,
             properties=dict(properties or {}),
             groups=tuple(groups),
+            shuffle=shuffle,
         )
         return self.scheduler.submit(spec, self.clock)
 
@@ -297,9 +303,10 @@ class ClusterHarness:
         found = self.job(job)
         return found.queue or found.pool
 
-    def finish(self, task: Task | Assignment | str) -> Task:
-        """The task completes and frees its slot."""
-        return self.scheduler.finish(_id(task), self.clock)
+    def finish(self, task: Task | Assignment | str, output_bytes: float | None = None) -> Task:
+        """The task completes and frees its slot (a map's output, of ``output_bytes`` if given,
+        stays on its node: ``job.map_outputs``)."""
+        return self.scheduler.finish(_id(task), self.clock, output_bytes)
 
     def copy_done(self, task: Task | Assignment | str) -> bool:
         """A reduce finished copying its input: start computing if the

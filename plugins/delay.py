@@ -86,21 +86,26 @@ class LocalityState:
 class DelayScheduling:
     """Wait a little for a local slot before running a map elsewhere."""
 
+    #: the name its settings are read under (``[plugins.<name>]``)
+    NAME = "delay"
+
     def __init__(self, settings: Mapping[str, Any], context: Any = None) -> None:
         self._interval = getattr(context, "heartbeat_interval", None) or (lambda: 3.0)
         default = auto_delay(float(self._interval()))
-        s = Settings(settings, plugin="delay")
+        s = Settings(settings, plugin=self.NAME)
         node = s.number("node_locality_delay", None, minimum=0)
         rack = s.number("rack_locality_delay", None, minimum=0)
         self.starvation = s.string("starvation", "hadoop", choices=STARVATION_MODES)
+        self._read_settings(s, default)
         s.finish()
         #: both delays computed from the heartbeat interval (FairScheduler.start:
         #: when either is unset, both are)
         self.auto = node is None or rack is None
         if self.auto and (node is not None or rack is not None):
             log.warning(
-                "[plugins.delay] sets only %s: as in Hadoop, both delays are then computed from the "
+                "[plugins.%s] sets only %s: as in Hadoop, both delays are then computed from the "
                 "heartbeat interval (min(15 s, 1.5 × interval)); set both to choose them",
+                self.NAME,
                 "node_locality_delay" if node is not None else "rack_locality_delay",
             )
         self.node_delay = default if self.auto else float(node)  # type: ignore[arg-type]
@@ -112,6 +117,9 @@ class DelayScheduling:
         self._map_sides: dict[str, Schedulable] = {}
         #: pool -> (last time at min share, last time at half fair share), starvation = "measured"
         self._measured: dict[str, list[float]] = {}
+
+    def _read_settings(self, s: Settings, auto: float) -> None:
+        """A subclass reads its own settings here (``auto``: the auto-computed delay)."""
 
     # ------------------------------------------------------------------ state
     def state(self, job_id: str) -> LocalityState:

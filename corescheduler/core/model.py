@@ -23,6 +23,7 @@ from typing import Any
 from attrs import define, field, frozen
 
 from corescheduler.core.javamath import ceil_float_times
+from corescheduler.core.shuffle import MapOutputs, ShuffleSpec
 from corescheduler.resources import Resources
 
 MAP = "map"
@@ -104,6 +105,9 @@ class JobSpec:
     #: resource mode: the application master's container, counted against the queue's
     #: ``maxAMShare`` (None: no AM, as in YARN's unit tests)
     am_resources: Resources | None = None
+    #: its intermediate data (map output sizes and how they split across reduces), or None;
+    #: with one, the simulator's reduces fetch their input over the network model
+    shuffle: ShuffleSpec | None = None
 
     def property(self, name: str) -> Any:
         """A job property by Hadoop name: ``queue.name`` is :attr:`pool`,
@@ -347,6 +351,10 @@ class Job:
     _located_maps: list[int] | None = field(default=None, repr=False)
     _node_heaps: dict[str, list[int]] = field(factory=dict, repr=False)
     _rack_heaps: dict[str, list[int]] = field(factory=dict, repr=False)
+    #: where its finished maps' outputs are (kept by ``Scheduler.finish``; None until a map of a
+    #: job with reduces finishes): what a reduce TaskSelector reads to place reduces near
+    #: their input
+    map_outputs: MapOutputs | None = field(default=None, repr=False)
 
     def __attrs_post_init__(self) -> None:
         self.slowstart_maps = ceil_float_times(self.reduce_slowstart, len(self.spec.maps))
@@ -425,6 +433,13 @@ class Job:
         if kind == REDUCE and not self.reduces_schedulable:
             return None
         return self._first(self._heaps[kind], kind)
+
+    def pending_tasks(self, kind: str) -> list[Task]:
+        """Every pending task of ``kind``, lowest index first (none for reduces before slow
+        start).  O(tasks of the kind): for selectors that choose among all of them."""
+        if kind == REDUCE and not self.reduces_schedulable:
+            return []
+        return [t for t in self.tasks[kind] if t.state == PENDING]
 
     def pending_map_on_node(self, node: str) -> Task | None:
         """The lowest-index pending map with input on ``node``."""

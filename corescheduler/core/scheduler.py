@@ -74,6 +74,7 @@ from corescheduler.core.model import (
 )
 from corescheduler.core.order import KeyedOrder
 from corescheduler.core.resource_scheduler import ResourceScheduler
+from corescheduler.core.shuffle import MapOutputs
 from corescheduler.errors import AllocationError, CoreSchedulerError, SchedulerStateError
 from corescheduler.plugin_manager import PluginSet, SharePolicyCallers
 from corescheduler.resources import Resources
@@ -957,16 +958,23 @@ class Scheduler:
 
     # ================================================================== task lifecycle
     @_plugin_errors
-    def finish(self, task_id: str, now: float | None = None) -> Task:
-        """A running task completed: free its slot; the job finishes with its last task."""
+    def finish(self, task_id: str, now: float | None = None, output_bytes: float | None = None) -> Task:
+        """A running task completed: free its slot; the job finishes with its last task.
+
+        A finished map of a job with reduces leaves its output on its node
+        (``job.map_outputs``, what a reduce TaskSelector reads); ``output_bytes`` is its
+        size when the caller measured it (else the job's ``shuffle`` description gives it).
+        """
         now = self._tick(now)
         task = self.task(task_id)
         if self._rs is not None:
-            return self._finish_resource_task(task, now)
+            return self._finish_resource_task(task, now, output_bytes)
         node = self._release(task)
         task.state = COMPLETE
         job = task.job
         job.complete[task.kind] += 1
+        if task.kind == MAP and job.spec.reduces:
+            self._record_output(job, task.index, node.name, node.rack, output_bytes)
         if task.kind == MAP and job.runnable and job.complete[MAP] == job.slowstart_maps:
             self._pending_work[REDUCE] += job.pending[REDUCE]  # reduce slow start reached
             if job.pending[REDUCE]:
@@ -979,7 +987,14 @@ class Scheduler:
             self._finish_job(job, now)
         return task
 
-    def _finish_resource_task(self, task: Task, now: float) -> Task:
+    def _record_output(self, job: Job, index: int, node: str, rack: str, output_bytes: float | None) -> None:
+        outputs = job.map_outputs
+        if outputs is None:
+            outputs = job.map_outputs = MapOutputs(job.num_maps, job.num_reduces, job.spec.shuffle,
+                                                   self.config.cluster.network_distances)
+        outputs.record(index, node, rack, output_bytes)
+
+    def _finish_resource_task(self, task: Task, now: float, output_bytes: float | None = None) -> Task:
         if task.is_am or self._running_tasks.pop(task.id, None) is None or task.state != RUNNING:
             raise SchedulerStateError(f"task {task.id} is not running" + (" (an AM ends with its app)"
                                                                           if task.is_am else ""))
@@ -989,6 +1004,9 @@ class Scheduler:
         task.state = COMPLETE
         job = task.job
         job.complete[task.kind] += 1
+        if task.kind == MAP and job.spec.reduces and node_name in self.cluster.nodes:
+            self._record_output(job, task.index, node_name, self.cluster.nodes[node_name].rack,  # type: ignore[index]
+                                output_bytes)
         self._emit({"time": now, "type": "task_finish", "job": job.id, "task": task.id, "kind": task.kind,
                     "node": node_name})
         node = self.cluster.nodes.get(node_name or "")

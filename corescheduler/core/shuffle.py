@@ -19,6 +19,9 @@ simulator's shuffle metrics and a reduce TaskSelector compute them the same way.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any
+
+from attrs import field, frozen
 
 #: (same node, same rack, other rack): the paper's network distances
 DISTANCES: tuple[float, float, float] = (0.0, 2.0, 4.0)
@@ -103,3 +106,186 @@ def reduce_input_by_node(map_nodes: dict[int, str], matrix_row_of: dict[int, lis
         if size > 0:
             out[node] = out.get(node, 0.0) + size
     return out
+
+
+# --------------------------------------------------------------------------- a job's shuffle
+@frozen
+class ShuffleSpec:
+    """A job's intermediate data, as a workload describes it.
+
+    ``bytes``: the job's total map output (SWIM's shuffle bytes), split equally among its
+    maps; each map's output goes to the reduces by :func:`reduce_shares` with Zipf
+    exponent ``skew`` (0: uniform).  Or ``matrix``: bytes of each map's partition for each
+    reduce (``[map][reduce]``), in which case ``bytes`` is its sum.
+    """
+
+    bytes: float = 0.0
+    skew: float = 0.0
+    matrix: tuple[tuple[float, ...], ...] | None = field(default=None, repr=False)
+
+    def map_output(self, index: int, n_maps: int) -> float:
+        """Bytes of map ``index``'s output (all its partitions)."""
+        if self.matrix is not None:
+            return float(sum(self.matrix[index]))
+        return self.bytes / n_maps if n_maps else 0.0
+
+    def shares(self, n_reduces: int) -> list[float]:
+        """Each reduce's share of a map's output (not used with a matrix)."""
+        return reduce_shares(n_reduces, self.skew)
+
+    def partition(self, map_index: int, reduce_index: int, n_maps: int, n_reduces: int) -> float:
+        """Bytes map ``map_index`` produces for reduce ``reduce_index``."""
+        if self.matrix is not None:
+            return float(self.matrix[map_index][reduce_index])
+        return self.map_output(map_index, n_maps) * reduce_shares(n_reduces, self.skew)[reduce_index]
+
+    def problem(self, n_maps: int, n_reduces: int) -> str | None:
+        """Why this description does not fit a job of ``n_maps`` × ``n_reduces``, or None."""
+        if self.matrix is None:
+            return None
+        if len(self.matrix) != n_maps:
+            return f"the matrix has {len(self.matrix)} rows; expected one per map ({n_maps})"
+        for m, row in enumerate(self.matrix):
+            if len(row) != n_reduces:
+                return f"row {m} of the matrix has {len(row)} sizes; expected one per reduce ({n_reduces})"
+        return None
+
+
+class MapOutputs:
+    """Where a job's finished maps left their output: the view a reduce TaskSelector reads
+    (``job.map_outputs``), kept by the core as maps finish
+    (:meth:`~corescheduler.core.scheduler.Scheduler.finish`).
+
+    Sizes come from the job's :class:`ShuffleSpec`, from the size a caller measured
+    (``Scheduler.finish(..., output_bytes=)``, e.g. the live service's Dask result sizes),
+    or, when neither is known, one unit per map, so that weighted distances count maps
+    (WTND is then TND divided by the number of feeding maps).
+
+    Byte totals are kept per node and per rack, so the WTND of one node is O(1):
+    ``WTND(n) = d₀·Wₙ + d₁·(W_rack(n) − Wₙ) + d₂·(1 − W_rack(n))`` with ``W`` the fraction
+    of the reduce's input on the node and its rack.
+    """
+
+    __slots__ = ("_best", "_matrix", "_node_maps", "_node_out", "_out", "_rack_out", "_spec", "_sum", "distances",
+                 "n_maps", "n_reduces", "nodes", "rack_of", "shares", "version")
+
+    def __init__(self, n_maps: int, n_reduces: int, spec: ShuffleSpec | None = None,
+                 distances: tuple[float, float, float] = DISTANCES) -> None:
+        self.n_maps = n_maps
+        self.n_reduces = n_reduces
+        self.distances = distances
+        self._matrix = spec.matrix if spec is not None else None
+        self.shares: list[float] | None = None if self._matrix is not None else (
+            spec.shares(n_reduces) if spec is not None else reduce_shares(n_reduces))
+        self._spec = spec
+        #: map index -> the node its output is on
+        self.nodes: dict[int, str] = {}
+        #: node -> rack, for every node holding output
+        self.rack_of: dict[str, str] = {}
+        self._out: dict[int, float] = {}  # map index -> its output bytes (shares mode)
+        self._node_out: dict[str, Any] = {}  # node -> bytes (a float, or a per-reduce list with a matrix)
+        self._rack_out: dict[str, Any] = {}
+        self._node_maps: dict[str, int] = {}
+        self._sum: Any = 0.0 if self._matrix is None else [0.0] * n_reduces  # all output so far
+        #: changes with every recorded or forgotten output (a cache key for selectors)
+        self.version = 0
+        self._best: dict[int, tuple[int, float]] = {}
+
+    def record(self, index: int, node: str, rack: str, output_bytes: float | None = None) -> None:
+        """Map ``index`` finished on ``node``: its output lives there now.  ``output_bytes``:
+        its measured size (ignored when the workload gives a matrix)."""
+        if index in self.nodes:
+            self.forget(index)
+        self.nodes[index] = node
+        self.rack_of[node] = rack
+        self._node_maps[node] = self._node_maps.get(node, 0) + 1
+        self.version += 1
+        if self._matrix is not None:  # the workload's sizes (a measured total cannot split a matrix)
+            row = self._matrix[index]
+            for table, key in ((self._node_out, node), (self._rack_out, rack)):
+                acc = table.get(key)
+                table[key] = list(row) if acc is None else [a + b for a, b in zip(acc, row)]
+            self._sum = [a + b for a, b in zip(self._sum, row)]
+            return
+        if output_bytes is None:
+            output_bytes = self._spec.map_output(index, self.n_maps) if self._spec is not None else 1.0
+        self._out[index] = output_bytes
+        self._sum += output_bytes
+        self._node_out[node] = self._node_out.get(node, 0.0) + output_bytes
+        self._rack_out[rack] = self._rack_out.get(rack, 0.0) + output_bytes
+
+    def forget(self, index: int) -> None:
+        """Map ``index``'s output is gone (its node was lost): it no longer feeds anything."""
+        node = self.nodes.pop(index, None)
+        if node is None:
+            return
+        rack = self.rack_of[node]
+        self.version += 1
+        self._node_maps[node] -= 1
+        if self._matrix is not None:
+            row = self._matrix[index]
+            for table, key in ((self._node_out, node), (self._rack_out, rack)):
+                table[key] = [a - b for a, b in zip(table[key], row)]
+            self._sum = [a - b for a, b in zip(self._sum, row)]
+        else:
+            out = self._out.pop(index)
+            self._sum -= out
+            self._node_out[node] -= out
+            self._rack_out[rack] -= out
+        if not self._node_maps[node]:
+            del self._node_maps[node], self._node_out[node]
+
+    # ------------------------------------------------------------------ queries
+    def _size(self, value: Any, reduce_index: int) -> float:
+        if self.shares is not None:
+            return value * self.shares[reduce_index]
+        return value[reduce_index]
+
+    def input_by_node(self, reduce_index: int) -> dict[str, float]:
+        """Reduce ``reduce_index``'s input so far: node → bytes (nodes with none left out)."""
+        out = {}
+        for node, value in self._node_out.items():
+            size = self._size(value, reduce_index)
+            if size > 0:
+                out[node] = size
+        return out
+
+    def input_by_rack(self, reduce_index: int) -> dict[str, float]:
+        """Reduce ``reduce_index``'s input so far: rack → bytes."""
+        return {rack: size for rack, value in self._rack_out.items()
+                if (size := self._size(value, reduce_index)) > 0}
+
+    def total(self, reduce_index: int) -> float:
+        """Bytes of reduce ``reduce_index``'s input so far."""
+        return self._size(self._sum, reduce_index)
+
+    def wtnd(self, reduce_index: int, node: str, rack: str | None) -> float:
+        """WTND of placing reduce ``reduce_index`` on ``node`` (in ``rack``), by the input so
+        far; 0 when it has none yet."""
+        total = self.total(reduce_index)
+        if total <= 0:
+            return 0.0
+        d0, d1, d2 = self.distances
+        on_node = self._node_out.get(node)
+        w_node = self._size(on_node, reduce_index) / total if on_node is not None else 0.0
+        on_rack = self._rack_out.get(rack) if rack is not None else None
+        w_rack = self._size(on_rack, reduce_index) / total if on_rack is not None else w_node
+        return d0 * w_node + d1 * (w_rack - w_node) + d2 * (1.0 - w_rack)
+
+    def best_wtnd(self, reduce_index: int) -> float:
+        """The least WTND over the feeding nodes (the center of gravity's), cached per
+        :attr:`version`; with shares (uniform or Zipf) every reduce has the same."""
+        key = -1 if self.shares is not None else reduce_index
+        cached = self._best.get(key)
+        if cached is not None and cached[0] == self.version:
+            return cached[1]
+        best = min((self.wtnd(reduce_index, n, self.rack_of[n]) for n in self._node_out
+                    if self._size(self._node_out[n], reduce_index) > 0), default=0.0)
+        self._best[key] = (self.version, best)
+        return best
+
+    def centers_of_gravity(self, reduce_index: int) -> list[str]:
+        """The feeding nodes with the least WTND for reduce ``reduce_index`` (ties kept)."""
+        best = self.best_wtnd(reduce_index)
+        return [n for n, v in self._node_out.items() if self._size(v, reduce_index) > 0
+                and self.wtnd(reduce_index, n, self.rack_of[n]) <= best + 1e-12]

@@ -31,6 +31,14 @@ Definitions (seconds; "map launches" count re-runs after preemption too):
   seconds those killed attempts had run (a reduce's copy phase included: its
   fetched data is lost too).  Per pool, ``slot_seconds_map`` and
   ``slot_seconds_reduce`` count as ``utilization`` does.
+* ``shuffle`` (runs where some job's reduces fetched over the network model,
+  ``docs/simulator.md``) — in the summary: bytes fetched by locality (``node``,
+  ``rack``, ``off_rack``), ``off_rack_fraction``, the total TND (network
+  distance summed over each reduce's feeding maps), the mean WTND per reduce,
+  the seconds reduces spent copying, and the reduces counted (each reduce's
+  last attempt, the one that finished copying).  Per job the same under
+  ``shuffle``, with a row per reduce (``task``, ``node``, ``bytes``, ``tnd``,
+  ``wtnd``, ``copy_seconds``).
 * ``timeline`` — samples every ``interval`` seconds of each pool's running
   tasks and fair share per kind and of the cluster's utilisation per kind
   (the interval doubles whenever more than ``max_samples`` pile up).
@@ -67,7 +75,8 @@ def _r(value: float | None, digits: int = 3) -> float | None:
 
 
 class _JobRecord:
-    __slots__ = ("finish", "id", "locality", "maps", "pool", "reduces", "size_bin", "start", "submit", "user")
+    __slots__ = ("finish", "id", "locality", "maps", "pool", "reduces", "shuffle", "size_bin", "start", "submit",
+                 "user")
 
     def __init__(self, job_id: str) -> None:
         self.id = job_id
@@ -80,6 +89,7 @@ class _JobRecord:
         self.maps = 0
         self.reduces = 0
         self.locality = [0, 0, 0]  # node, rack, off
+        self.shuffle: dict[str, tuple[Any, ...]] | None = None  # reduce -> its copy's shuffle row
 
 
 _LOCALITY_INDEX = {"node": 0, "rack": 1, "off": 2}
@@ -174,6 +184,18 @@ class MetricsCollector:
         for event in events:
             self.feed(event)
         return self
+
+    def shuffle(self, job_id: str, task_id: str, node: str, by_locality: Sequence[float], tnd: float, wtnd: float,
+                seconds: float) -> None:
+        """A reduce finished fetching its input: bytes by locality (node, rack, off-rack), its
+        TND and WTND, and the seconds it copied.  A later attempt of the same reduce
+        replaces an earlier one's row."""
+        rec = self.jobs.get(job_id)
+        if rec is None:
+            rec = self.jobs[job_id] = _JobRecord(job_id)
+        if rec.shuffle is None:
+            rec.shuffle = {}
+        rec.shuffle[task_id] = (node, tuple(float(b) for b in by_locality), float(tnd), float(wtnd), float(seconds))
 
     def reduce_phase(self, task_id: str, time: float) -> None:
         """A reduce finished its copy phase and starts computing."""
@@ -322,6 +344,8 @@ class MetricsCollector:
     def result(self, end: float | None = None, unfinished: Iterable[str] = ()) -> dict[str, Any]:
         """The ``metrics.json`` dict."""
         jobs_out = []
+        shuffle_total = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]  # node, rack, off bytes, tnd, wtnd sum, copy seconds
+        shuffle_reduces = 0
         responses: list[float] = []
         by_pool: dict[str, list[float]] = {}
         by_pool_jobs: dict[str, int] = {}
@@ -355,6 +379,18 @@ class MetricsCollector:
                     "locality": {"node": rec.locality[0], "rack": rec.locality[1], "off": rec.locality[2]},
                 }
             )
+            if rec.shuffle:
+                job_sums = [0.0] * 6
+                rows = []
+                for task_id, (node, by, tnd, wtnd, seconds) in sorted(rec.shuffle.items()):
+                    for i, value in enumerate((*by, tnd, wtnd, seconds)):
+                        job_sums[i] += value
+                    rows.append({"task": task_id, "node": node, "bytes": _bytes(by), "tnd": _r(tnd, 4),
+                                 "wtnd": _r(wtnd, 4), "copy_seconds": _r(seconds)})
+                for i in range(6):
+                    shuffle_total[i] += job_sums[i]
+                shuffle_reduces += len(rows)
+                jobs_out[-1]["shuffle"] = _shuffle_summary(job_sums, len(rows)) | {"reduces": rows}
         first = self.first_submit if self.first_submit is not None else 0.0
         last = self.last_finish if self.last_finish is not None else (end if end is not None else first)
         makespan = max(0.0, last - first)
@@ -393,6 +429,8 @@ class MetricsCollector:
             "reduce_slots": slots[REDUCE],
             "end_time": _r(end),
         }
+        if shuffle_reduces:
+            summary["shuffle"] = _shuffle_summary(shuffle_total, shuffle_reduces)
         if self.resources is not None:  # resource mode: utilisation per resource type
             per_type = {
                 name: (_r(self.resource_seconds[name] / (total * makespan), 4) if total and makespan > 0 else None)
@@ -458,6 +496,23 @@ class MetricsCollector:
         if self.rejected:
             out["rejected"] = dict(self.rejected)
         return out
+
+
+def _bytes(by: Sequence[float]) -> dict[str, float]:
+    return {"node": round(by[0]), "rack": round(by[1]), "off_rack": round(by[2])}
+
+
+def _shuffle_summary(sums: Sequence[float], reduces: int) -> dict[str, Any]:
+    """Bytes by locality, off-rack fraction, total TND, mean WTND, copy seconds, reduces."""
+    total = sums[0] + sums[1] + sums[2]
+    return {
+        "bytes": _bytes(sums[:3]),
+        "off_rack_fraction": _r(sums[2] / total, 4) if total > 0 else None,
+        "tnd": _r(sums[3], 4),
+        "wtnd_mean": _r(sums[4] / reduces, 4) if reduces else None,
+        "copy_seconds": _r(sums[5]),
+        "reduces": reduces,
+    }
 
 
 def metrics_from_events(

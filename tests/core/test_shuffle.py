@@ -81,3 +81,77 @@ def test_a_reduce_s_input_by_node_feeds_its_center_of_gravity() -> None:
     assert reduce_input_by_node({}, rows, 1) == {}
     with pytest.raises(ValueError, match="give matrix rows"):
         reduce_input_by_node(nodes, None, 0)
+
+
+# --------------------------------------------------------------------------- MapOutputs (the core's view)
+def _outputs(spec=None, n_maps=4, n_reduces=2):
+    from corescheduler.core.shuffle import MapOutputs
+
+    return MapOutputs(n_maps, n_reduces, spec)
+
+
+def test_map_outputs_sum_bytes_per_node_and_rack_and_give_exact_wtnd() -> None:
+    from corescheduler.core.shuffle import ShuffleSpec
+
+    out = _outputs(ShuffleSpec(bytes=400.0), n_maps=4, n_reduces=2)  # 100 bytes a map, 50 per reduce
+    out.record(0, "TT1", "r1")
+    out.record(1, "TT1", "r1")
+    out.record(2, "TT2", "r1")
+    out.record(3, "TT4", "r2")
+    assert out.input_by_node(0) == {"TT1": 100.0, "TT2": 50.0, "TT4": 50.0}
+    assert out.input_by_rack(1) == {"r1": 150.0, "r2": 50.0}
+    assert out.total(0) == 200.0
+    # on TT1: 0×.5 + 2×.25 + 4×.25 = 1.5; on TT4: 4×.75 = 3; on TT3 (r1, no input): 2×.75 + 4×.25 = 2.5
+    assert out.wtnd(0, "TT1", "r1") == pytest.approx(1.5)
+    assert out.wtnd(0, "TT4", "r2") == pytest.approx(3.0)
+    assert out.wtnd(0, "TT3", "r1") == pytest.approx(2.5)
+    assert out.wtnd(0, "TT6", "r3") == pytest.approx(4.0)
+    assert out.best_wtnd(1) == pytest.approx(1.5)
+    assert out.centers_of_gravity(0) == ["TT1"]
+    for node, rack in (("TT1", "r1"), ("TT4", "r2"), ("TT3", "r1")):  # the same sums as the plain function
+        assert out.wtnd(0, node, rack) == pytest.approx(
+            weighted_total_network_distance(node, out.input_by_node(0), {**FIG7, "TT3": "r1"}))
+
+
+def test_map_outputs_matrix_gives_each_reduce_its_own_center() -> None:
+    from corescheduler.core.shuffle import ShuffleSpec
+
+    # reduce 0 is fed mostly by map 0 (on TT1), reduce 1 by map 1 (on TT4): partitioning skew
+    spec = ShuffleSpec(matrix=((90.0, 10.0), (10.0, 90.0)))
+    out = _outputs(spec, n_maps=2, n_reduces=2)
+    out.record(0, "TT1", "r1")
+    out.record(1, "TT4", "r2")
+    assert out.centers_of_gravity(0) == ["TT1"]
+    assert out.centers_of_gravity(1) == ["TT4"]
+    assert out.wtnd(0, "TT1", "r1") == pytest.approx(0.4)  # 4 × 10/100
+    assert out.wtnd(1, "TT1", "r1") == pytest.approx(3.6)
+    out.forget(1)  # TT4's output lost: reduce 1 is fed by TT1 only
+    assert out.input_by_node(1) == {"TT1": 10.0}
+    assert out.wtnd(1, "TT1", "r1") == 0.0
+    assert out.centers_of_gravity(1) == ["TT1"]
+
+
+def test_map_outputs_without_sizes_count_maps_and_measured_sizes_override() -> None:
+    out = _outputs(None, n_maps=3, n_reduces=1)
+    out.record(0, "TT1", "r1")
+    out.record(1, "TT4", "r2")
+    out.record(2, "TT5", "r2")
+    # one unit a map: WTND = TND / maps (Figure 7's distances)
+    assert out.wtnd(0, "TT4", "r2") == pytest.approx(total_network_distance("TT4", ["TT1", "TT4", "TT5"], FIG7) / 3)
+    out.record(0, "TT1", "r1", output_bytes=8.0)  # re-recorded with a measured size
+    assert out.input_by_node(0) == {"TT1": 8.0, "TT4": 1.0, "TT5": 1.0}
+    assert out.centers_of_gravity(0) == ["TT1"]
+
+
+def test_shuffle_spec_sizes_and_shape_check() -> None:
+    from corescheduler.core.shuffle import ShuffleSpec
+
+    zipf = ShuffleSpec(bytes=300.0, skew=1.0)
+    assert zipf.map_output(0, 3) == 100.0
+    # shares 1 : 1/2 : 1/3 of 11/6
+    assert zipf.partition(0, 0, 3, 3) == pytest.approx(100 * 6 / 11)
+    assert zipf.partition(0, 2, 3, 3) == pytest.approx(100 * 2 / 11)
+    matrix = ShuffleSpec(matrix=((1.0, 2.0), (3.0, 4.0)))
+    assert matrix.problem(2, 2) is None
+    assert "rows" in matrix.problem(3, 2)
+    assert "row 0" in matrix.problem(2, 3)

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from corescheduler.core.model import PRIORITIES, PRIORITY_RANK, JobSpec, TaskSpec
+from corescheduler.core.shuffle import ShuffleSpec
 from corescheduler.errors import ResourceParseError
 from corescheduler.formats.workloads.problems import _count, _number, _Problems, _show, _TaskCache, _unknown_key
 from corescheduler.resources import Resources, parse_configurable
@@ -34,7 +35,10 @@ _JOB_KEYS = (
     "task_duration",
     "task_resources",
     "am_resources",
+    "shuffle",
 )
+_SHUFFLE_KEYS = ("bytes", "partition")
+_SHUFFLE_HINT = '"uniform", {"zipf": s} with s ≥ 0, or a matrix [[bytes for each reduce] for each map]'
 _MAP_KEYS = ("duration", "input_nodes", "resources")
 _REDUCE_KEYS = ("duration", "copy_duration", "resources")
 _TASK_KEYS = ("duration", "resources")
@@ -143,9 +147,11 @@ class _JsonJobs(_JobsReader):
         tasks = self.side(obj, path, label, "task") if plain else ()
         if maps is not None and reduces is not None and tasks is not None and not (maps or reduces or tasks):
             p.add(path, f"{label}: a job needs at least one task (maps, reduces or tasks)")
+        shuffle = self.shuffle(obj["shuffle"], (*path, "shuffle"), label, maps, reduces) if "shuffle" in obj else None
         if p.count > before:
             return None
         return JobSpec(
+            shuffle=shuffle,
             maps=maps,
             reduces=reduces,
             tasks=tasks,
@@ -159,6 +165,68 @@ class _JsonJobs(_JobsReader):
             id=jid,
             submit=float(submit),  # type: ignore[arg-type]
         )
+
+    def shuffle(self, obj: Any, path: tuple[Any, ...], label: str, maps: tuple[TaskSpec, ...] | None,
+                reduces: tuple[TaskSpec, ...] | None) -> ShuffleSpec | None:
+        """``"shuffle": {"bytes": B, "partition": "uniform" | {"zipf": s} | [[...], ...]}``."""
+        p = self.p
+        where = f"{label}.shuffle"
+        if not isinstance(obj, dict):
+            p.add(path, f"{where}: expected an object with bytes and partition, got {_show(obj)}")
+            return None
+        for key in obj:
+            if key not in _SHUFFLE_KEYS:
+                p.add((*path, key), f"{where}: {_unknown_key(key, _SHUFFLE_KEYS, 'a shuffle')}")
+        if reduces is not None and not reduces:
+            p.add(path, f"{where}: the job has no reduces, so nothing is shuffled; remove shuffle or add reduces")
+            return None
+        partition = obj.get("partition", "uniform")
+        skew = 0.0
+        matrix = None
+        if isinstance(partition, list):
+            rows = []
+            for m, row in enumerate(partition):
+                if not isinstance(row, list) or not all(
+                    (v := _number(x)) is not None and v >= 0 for x in row
+                ):
+                    p.add((*path, "partition", m), f"{where}.partition[{m}]: expected a list of bytes ≥ 0 (one "
+                          f"per reduce), got {_show(row)}")
+                    return None
+                rows.append(tuple(float(x) for x in row))
+            matrix = tuple(rows)
+            if "bytes" in obj:
+                p.add((*path, "bytes"), f"{where}.bytes: a matrix gives the sizes; leave bytes out")
+                return None
+        elif partition == "uniform":
+            pass
+        elif isinstance(partition, dict) and set(partition) == {"zipf"}:
+            value = _number(partition["zipf"])
+            if value is None or value < 0:
+                p.add((*path, "partition", "zipf"), f"{where}.partition.zipf: expected a skew ≥ 0, got "
+                      f"{_show(partition['zipf'])}")
+                return None
+            skew = float(value)
+        else:
+            p.add((*path, "partition"), f"{where}.partition: expected {_SHUFFLE_HINT}, got {_show(partition)}")
+            return None
+        total = 0.0
+        if matrix is None:
+            value = _number(obj.get("bytes"))
+            if "bytes" not in obj or value is None or value < 0:
+                p.add((*path, "bytes") if "bytes" in obj else path,
+                      f"{where}.bytes: expected the job's map output in bytes (a number ≥ 0), got "
+                      f"{_show(obj.get('bytes')) if 'bytes' in obj else 'nothing'}")
+                return None
+            total = float(value)
+        else:
+            total = float(sum(sum(row) for row in matrix))
+        spec = ShuffleSpec(bytes=total, skew=skew, matrix=matrix)
+        if maps is not None and reduces is not None:
+            problem = spec.problem(len(maps), len(reduces))
+            if problem is not None:
+                p.add((*path, "partition"), f"{where}.partition: {problem}")
+                return None
+        return spec
 
     def side(
         self, obj: dict[str, Any], path: tuple[Any, ...], label: str, kind: str, required: bool = True

@@ -8,6 +8,7 @@ import random
 from typing import Any
 
 from corescheduler.core.model import JobSpec, TaskSpec
+from corescheduler.core.shuffle import ShuffleSpec
 from corescheduler.errors import WorkloadError
 from corescheduler.formats.workloads.problems import _Problems, _TaskCache
 from corescheduler.formats.workloads.workload import MIN_DURATION, WorkloadSettings
@@ -66,8 +67,10 @@ def swim_tasks(
     map_spec = cache.get(max(MIN_DURATION, round(map_seconds, 3)))
     if n_reduces == 0:
         return (map_spec,) * n_maps, ()
-    copy = (shuffle_bytes / n_reduces) / s.shuffle_rate
     compute = (output_bytes / n_reduces) / s.reduce_rate
+    if s.shuffle == "network":  # the copy phase is the network model's: the duration is the rest
+        return (map_spec,) * n_maps, (cache.get(max(MIN_DURATION, round(s.task_overhead + compute, 3))),) * n_reduces
+    copy = (shuffle_bytes / n_reduces) / s.shuffle_rate
     duration = max(MIN_DURATION, round(s.task_overhead + copy + compute, 3))
     reduce_spec = cache.get(duration, (), min(round(copy, 3), duration))
     return (map_spec,) * n_maps, (reduce_spec,) * n_reduces
@@ -136,6 +139,8 @@ def _load_swim(text: str, source: str, settings: WorkloadSettings, rng: random.R
             properties["swim.input_path"] = input_path
         jobs.append(
             JobSpec(
+                shuffle=ShuffleSpec(bytes=shuffle_bytes, skew=settings.shuffle_skew)
+                if reduces and settings.shuffle == "network" else None,
                 maps=maps,
                 reduces=reduces,
                 user=users[k],

@@ -87,7 +87,12 @@ WORKLOAD_KEYS: tuple[str, ...] = (
     "max_reduces",
     "pools",
     "users",
+    "shuffle",
+    "shuffle_skew",
 )
+
+#: ``[simulation] shuffle``: which jobs' reduces fetch their input over the network model
+SHUFFLE_MODES: tuple[str, ...] = ("auto", "network", "off")
 
 
 @frozen
@@ -117,6 +122,12 @@ class WorkloadSettings:
     pools: int = 10
     #: users user00…, drawn Zipf-like per job
     users: int = 50
+    #: "auto": jobs that describe their shuffle (JSON ``shuffle``) fetch over the network
+    #: model and SWIM reduces copy at ``shuffle_rate`` as before; "network": SWIM jobs too
+    #: (their shuffle bytes, split by ``shuffle_skew``); "off": no job does
+    shuffle: str = "auto"
+    #: SWIM jobs under ``shuffle = "network"``: the Zipf exponent of their partitions (0: uniform)
+    shuffle_skew: float = 0.0
 
     @classmethod
     def from_settings(cls, s: Settings) -> WorkloadSettings:
@@ -138,6 +149,8 @@ class WorkloadSettings:
             max_reduces=s.number("max_reduces", d.max_reduces, minimum=0, integer=True),
             pools=s.number("pools", d.pools, minimum=0, integer=True),
             users=s.number("users", d.users, minimum=1, integer=True),
+            shuffle=s.string("shuffle", d.shuffle, choices=SHUFFLE_MODES),
+            shuffle_skew=float(s.number("shuffle_skew", d.shuffle_skew, minimum=0)),
         )
 
     @classmethod
