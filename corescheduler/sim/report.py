@@ -55,6 +55,8 @@ def _fmt(value: Any, kind: str = "num") -> str:
         return f"{100 * value:.1f}%"
     if kind == "int":
         return f"{int(value):,}"
+    if kind == "bytes":
+        return f"{value / 1e9:,.2f} GB"
     if isinstance(value, float):
         return f"{value:,.1f}" if abs(value) >= 100 else f"{value:.2f}"
     return str(value)
@@ -78,6 +80,18 @@ def summary_rows(runs: Sequence[Run]) -> list[list[str]]:
         at = spec.index(("utilisation", "utilization", "pct")) + 1
         spec[at:at] = [("memory in use", "memory_utilization", "pct"), ("vcores in use", "vcores_utilization", "pct")]
     rows = [[label, *(_fmt(m["summary"].get(key), kind) for _, m in runs)] for label, key, kind in spec]
+    if any("shuffle" in m["summary"] for _, m in runs):  # the network model's shuffle (docs/simulator.md)
+        for label, get, kind in (
+            ("shuffle bytes node-local", lambda sh: sh["bytes"]["node"], "bytes"),
+            ("shuffle bytes rack-local", lambda sh: sh["bytes"]["rack"], "bytes"),
+            ("shuffle bytes off-rack", lambda sh: sh["bytes"]["off_rack"], "bytes"),
+            ("off-rack share of shuffle", lambda sh: sh["off_rack_fraction"], "pct"),
+            ("mean WTND per reduce", lambda sh: sh["wtnd_mean"], "num"),
+            ("total TND", lambda sh: sh["tnd"], "num"),
+            ("reduce copy time (s)", lambda sh: sh["copy_seconds"], "num"),
+        ):
+            rows.append([label, *(_fmt(get(m["summary"]["shuffle"]) if "shuffle" in m["summary"] else None, kind)
+                                  for _, m in runs)])
     for name in _bins(runs):
         for label, key, kind in (
             ("mean response (s)", "mean_response_time", "num"),

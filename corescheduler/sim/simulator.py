@@ -921,35 +921,37 @@ class Simulation:
         partition is fetched no earlier than its map finished.  That is a queue:
         ``end = max(t0 + Σₖ fₖ, maxₖ≥p0 (tₖ + Σⱼ≥ₖ fⱼ))``.  Pushes FETCHED with the shuffle row
         (bytes by locality, TND, WTND)."""
-        r = task.index
         node = self._node_ix[task.node]  # type: ignore[index]
         rack = self._rack_ix[node]
-        inv = self._inv_bw
-        d = self._distances
-        times = nj.times
-        n = len(times)
-        if n > _NUMPY_FETCH:
-            end, by, tnd, wsum = self._fetch_numpy(nj, r, node, rack, t0, p0)
-        else:
-            share = nj.shares[r] if nj.shares is not None else None
-            matrix = nj.matrix
-            by = [0.0, 0.0, 0.0]
-            tnd = wsum = 0.0
-            end = t0
-            nodes, racks, out, maps = nj.nodes, nj.racks, nj.out, nj.maps
-            for k in range(n):
-                size = out[k] * share if share is not None else matrix[maps[k]][r]  # type: ignore[index]
-                c = 0 if nodes[k] == node else (1 if racks[k] == rack else 2)
-                by[c] += size
-                if size > 0:
-                    tnd += d[c]
-                    wsum += d[c] * size
-                if k >= p0 and times[k] > end:
-                    end = times[k]
-                end += size * inv[c]
+        fetch = self._fetch_numpy if len(nj.times) > _NUMPY_FETCH else self._fetch_python
+        end, by, tnd, wsum = fetch(nj, task.index, node, rack, t0, p0)
         total = by[0] + by[1] + by[2]
         row = (by, tnd, wsum / total if total > 0 else 0.0)
         self._push(end, FETCHED, (task, attempt, float(task.duration), row, t0))  # type: ignore[arg-type]
+
+    def _fetch_python(self, nj: _NetJob, r: int, node: int, rack: int, t0: float,
+                      p0: int) -> tuple[float, list[float], float, float]:
+        """:meth:`_fetch_end`'s queue and sums, one map at a time: (end, bytes by locality,
+        TND, Σ distance × bytes)."""
+        inv = self._inv_bw
+        d = self._distances
+        share = nj.shares[r] if nj.shares is not None else None
+        matrix = nj.matrix
+        by = [0.0, 0.0, 0.0]
+        tnd = wsum = 0.0
+        end = t0
+        times, nodes, racks, out, maps = nj.times, nj.nodes, nj.racks, nj.out, nj.maps
+        for k in range(len(times)):
+            size = out[k] * share if share is not None else matrix[maps[k]][r]  # type: ignore[index]
+            c = 0 if nodes[k] == node else (1 if racks[k] == rack else 2)
+            by[c] += size
+            if size > 0:
+                tnd += d[c]
+                wsum += d[c] * size
+            if k >= p0 and times[k] > end:
+                end = times[k]
+            end += size * inv[c]
+        return end, by, tnd, wsum
 
     def _fetch_numpy(self, nj: _NetJob, r: int, node: int, rack: int, t0: float,
                      p0: int) -> tuple[float, list[float], float, float]:
