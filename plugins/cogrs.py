@@ -20,9 +20,10 @@ On a heartbeat of node ``n``, for a job whose turn it is:
   (``job.map_outputs``: where each finished map ran and its partition sizes,
   kept by the core).  If none qualifies the job is skipped, and once its
   reduces have been refused for ``wait`` seconds (since the first refusal after
-  its last reduce launch) the next node that asks gets the lowest-index pending
-  reduce, as native Hadoop would -- the bounded wait of delay scheduling,
-  applied to reduces.
+  its last reduce launched at its center) any node that asks gets the
+  lowest-index pending reduce, as native Hadoop would, until a reduce of the job
+  launches at its center again -- the bounded wait of delay scheduling, whose
+  level stays ANY after an off-rack launch until a local one, applied to reduces.
 
 Settings (``[plugins.cogrs]``): ``tolerance`` (network-distance units, ≥ 0;
 default 0: the center itself, ties kept), ``wait`` (seconds; default Hadoop's auto locality delay,
@@ -66,8 +67,9 @@ class CenterOfGravity(DelayScheduling):
         self.auto_wait = wait is None
         self.wait = auto if wait is None else float(wait)
         self.slowstart = float(s.number("slowstart", DEFAULT_SLOWSTART, minimum=0, maximum=1))
-        #: job -> when its reduces were first refused since its last reduce launch
+        #: job -> when its reduces were first refused since its last reduce launched at its center
         self.refused_since: dict[str, float] = {}
+        self._fitted: Task | None = None  # the reduce just chosen because the node is its center
 
     # ------------------------------------------------------------------ the choice
     def reduce_fits(self, job: Job, task: Task, node: Node) -> bool:
@@ -92,6 +94,7 @@ class CenterOfGravity(DelayScheduling):
             candidates = job.pending_tasks(REDUCE)
         for task in candidates:
             if self.reduce_fits(job, task, node):
+                self._fitted = task
                 return task
         since = self.refused_since.setdefault(job.id, now)
         if now - since >= self.wait:
@@ -108,7 +111,9 @@ class CenterOfGravity(DelayScheduling):
     @hookimpl
     def cs_task_started(self, task: Task, locality: str | None) -> None:
         if task.kind == REDUCE:
-            self.refused_since.pop(task.job.id, None)
+            if task is self._fitted:  # placed at its center: the job waits again for the next one
+                self.refused_since.pop(task.job.id, None)
+            self._fitted = None
         else:
             DelayScheduling.cs_task_started(self, task, locality)
 

@@ -145,3 +145,15 @@ def test_bad_settings_name_the_key(settings: dict, key: str) -> None:
     with pytest.raises(ConfigError) as err:
         ClusterHarness(config={"scheduler": {"task_selector": "cogrs"}, "plugins": {"cogrs": settings}})
     assert key in str(err.value)
+
+
+def test_after_the_wait_the_job_takes_any_node_until_a_reduce_lands_at_its_center() -> None:
+    h = ClusterHarness(racks=2, nodes_per_rack=3, map_slots=1, reduce_slots=1, config=config("cogrs", wait=10.0))
+    job = run_maps(h, [1, 2], 4)
+    assert h.heartbeat(node(4)) == []
+    h.clock_only(10.0)
+    assert [a.node for a in h.heartbeat(node(5))] == [node(5)]  # the wait is over ...
+    assert [a.node for a in h.heartbeat(node(6))] == [node(6)]  # ... and stays over
+    (a,) = h.heartbeat(node(1))  # a reduce at its center: the job waits again for the next
+    assert a.task == job.tasks[REDUCE][2].id
+    assert h.heartbeat(node(4)) == []
