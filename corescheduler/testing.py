@@ -308,6 +308,11 @@ class ClusterHarness:
         stays on its node: ``job.map_outputs``)."""
         return self.scheduler.finish(_id(task), self.clock, output_bytes)
 
+    def lose_output(self, task: Task | Assignment | str) -> Task:
+        """A finished map's output is lost with its node: the map runs again
+        (``Scheduler.lose_output``)."""
+        return self.scheduler.lose_output(_id(task), self.clock)
+
     def copy_done(self, task: Task | Assignment | str) -> bool:
         """A reduce finished copying its input: start computing if the
         LoadManager allows (``False``: it waits; call again later)."""

@@ -1109,6 +1109,47 @@ class Scheduler:
         return task
 
     @_plugin_errors
+    def lose_output(self, task_id: str, now: float | None = None, reason: str = "map output lost") -> Task:
+        """A finished map's output is gone (it lived on a node that was lost) while its job
+        still has reduces to run: the map is pending again and runs again, and
+        ``job.map_outputs`` forgets it.  Hadoop 1.x ``JobTracker.lostTaskTracker`` does this
+        for the completed maps of running jobs whose reduces are not all done
+        (``JobInProgress.failedTask`` on a complete map, "Lost task tracker").  Its reduces
+        stop being offered if the job falls back below its reduce slow start.  Emits
+        ``task_lost``."""
+        now = self._tick(now)
+        task = self.task(task_id)
+        job = task.job
+        if task.kind != MAP or task.state != COMPLETE:
+            raise SchedulerStateError(f"task {task_id} is not a finished map")
+        if job.is_finished:
+            raise SchedulerStateError(f"job {job.id} has finished: its maps' outputs are no longer needed")
+        started = job.reduces_schedulable
+        node = task.node
+        job.complete[MAP] -= 1
+        task.state = PENDING
+        task.node = None
+        job.pending[MAP] += 1
+        if not task.locations:
+            job.unlocated_pending += 1
+        job._index_pending(task, push_all=True)
+        if job.map_outputs is not None:
+            job.map_outputs.forget(task.index)
+        if self._rs is not None:
+            self._rs.requeue(task)
+            self._changes += 1
+        elif job.runnable:
+            self._pending_work[MAP] += 1
+            if started and not job.reduces_schedulable:  # its pending reduces wait for slow start again
+                self._pending_work[REDUCE] -= job.pending[REDUCE]
+            if not job.sched[MAP]._ordered:
+                self._job_running(job, MAP, 0)  # it has a map to offer again
+        self._dirty = True
+        self._emit({"time": now, "type": "task_lost", "job": job.id, "task": task.id, "kind": MAP, "node": node,
+                    "reason": reason})
+        return task
+
+    @_plugin_errors
     def fail(self, task_id: str, now: float | None = None, reason: str = "failed") -> Task:
         """A running task's attempt failed (it raised, or its process died): free its slot and
         count the failure; the task is pending again, to be retried.  Hadoop's

@@ -331,3 +331,28 @@ def test_ending_a_job_in_resource_mode_releases_its_containers_and_its_am():
     h.update()
     got = h.heartbeat("n0000") + h.heartbeat("n0000")
     assert [a.job for a in got] == [waiting.id, waiting.id]
+
+
+def test_a_lost_map_output_runs_the_map_again_and_holds_the_reduces_back() -> None:
+    """Hadoop's lost TaskTracker: its completed maps of running jobs run again."""
+    h = ClusterHarness(racks=1, nodes_per_rack=2, map_slots=1, reduce_slots=1,
+                       config={"scheduler": {"reduce_slowstart": 1.0, "task_selector": "locality"}})
+    job = h.submit(maps=2, reduces=1)
+    m0, m1 = job.tasks["map"]
+    h.heartbeat("n0000"), h.heartbeat("n0001")
+    h.finish(m0), h.finish(m1)
+    assert set(job.map_outputs.nodes.values()) == {"n0000", "n0001"}
+    h.lose_output(m0)
+    h.update()
+    assert m0.state == "pending" and job.complete["map"] == 1 and job.pending["map"] == 1
+    assert 0 not in job.map_outputs.nodes
+    assert h.events[-1]["type"] == "task_lost"
+    (a,) = h.heartbeat("n0001")  # the map again, not the reduce: slow start is not reached
+    assert a.task == m0.id
+    assert h.heartbeat("n0000") == []
+    h.finish(m0)
+    h.update()
+    (b,) = h.heartbeat("n0000")
+    assert b.kind == "reduce"
+    with pytest.raises(SchedulerStateError):
+        h.lose_output(b.task)  # a running reduce is not a finished map
