@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from attrs import frozen
@@ -23,6 +23,14 @@ from attrs import frozen
 from corescheduler.service.runner import kill_all, kill_attempt, run_attempt
 
 log = logging.getLogger("corescheduler.service")
+
+
+async def wait_futures(futures: Sequence[Any]) -> None:
+    """Until every future is done (finished, failed, cancelled or lost), without fetching
+    their results (``distributed.wait`` on an asynchronous client)."""
+    from distributed import wait
+
+    await wait(list(futures))
 
 
 @frozen
@@ -116,12 +124,28 @@ class DaskBackend:
             )
         return out
 
-    def submit(self, attempt: str, payload: Mapping[str, Any], worker: str, priority: int = 0) -> Any:
-        """Start an attempt on ``worker``; the returned future ends with its result or error."""
+    def submit(self, attempt: str, payload: Mapping[str, Any], worker: str, priority: int = 0,
+               inputs: Sequence[Any] = ()) -> Any:
+        """Start an attempt on ``worker``; the returned future ends with its result or error.
+        ``inputs``: futures of results it reads (a reduce's maps'), which Dask moves to
+        ``worker`` from where they are."""
         return self.client.submit(
-            run_attempt, attempt, dict(payload), key=attempt, workers=[worker],
+            run_attempt, attempt, dict(payload), *inputs, key=attempt, workers=[worker],
             allow_other_workers=False, pure=False, retries=0, priority=priority,
         )
+
+    async def sizes(self, futures: Sequence[Any]) -> dict[str, int]:
+        """Bytes of each finished future's result, by key, as the workers holding them measure."""
+        if not futures:
+            return {}
+        return dict(await self.client.nbytes([f.key for f in futures], summary=False))
+
+    async def holders(self, futures: Sequence[Any]) -> dict[str, list[str]]:
+        """The workers holding each future's result, by key (an empty list: lost)."""
+        if not futures:
+            return {}
+        answer = await self.client.who_has(list(futures))
+        return {key: list(workers) for key, workers in dict(answer).items()}
 
     async def kill_orphans(self) -> int:
         """Kill every attempt running on any worker (left by a service that died)."""

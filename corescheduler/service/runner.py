@@ -61,12 +61,16 @@ class AttemptFailed(Exception):
     """The task failed: it raised, exited non-zero or died of a signal."""
 
 
-def run_attempt(attempt: str, payload: Mapping[str, Any]) -> Any:
+def run_attempt(attempt: str, payload: Mapping[str, Any], *inputs: Any) -> Any:
     """Run one attempt of a task in a child process and return its result.
 
-    ``payload`` is :meth:`TaskRequest.payload`; a reduce's has ``inputs``, the
-    job's map results in map order.  Raises :class:`AttemptKilled` if
-    :func:`kill_attempt` stopped it, :class:`AttemptFailed` if it failed."""
+    ``payload`` is :meth:`TaskRequest.payload`.  A reduce's ``inputs`` are the job's map
+    results in map order: Dask hands them over (the service submits the reduce with the
+    maps' futures, so each result comes from the worker that holds it, never through the
+    service).  Raises :class:`AttemptKilled` if :func:`kill_attempt` stopped it,
+    :class:`AttemptFailed` if it failed."""
+    if inputs:
+        payload = {**payload, "inputs": list(inputs)}
     with _LOCK:
         if attempt in _KILLED:
             raise AttemptKilled(attempt)

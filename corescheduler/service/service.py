@@ -35,12 +35,12 @@ from attrs import define, field
 
 from corescheduler.config import Config
 from corescheduler.core.allocations import Allocations
-from corescheduler.core.model import MAP, REDUCE, RUNNING, Assignment, Cluster, Job, Task
+from corescheduler.core.model import COMPLETE, MAP, REDUCE, RUNNING, Assignment, Cluster, Job, Task
 from corescheduler.core.scheduler import AccessDeniedError, JobRejectedError, Scheduler
 from corescheduler.errors import CoreSchedulerError, SchedulerStateError
 from corescheduler.formats.allocation_file import AllocationFileLoader
 from corescheduler.resources import Resources
-from corescheduler.service.backend import DaskBackend, WorkerInfo
+from corescheduler.service.backend import DaskBackend, WorkerInfo, wait_futures
 from corescheduler.service.jobs import JobFormatError, JobRequest, parse_job
 from corescheduler.service.page import History
 from corescheduler.service.runner import AttemptFailed, AttemptKilled
@@ -79,9 +79,13 @@ class LiveJob:
     #: the scheduler's task index -> the submitted task's index (a job restored after a
     #: restart runs only what it had not finished)
     index: dict[str, list[int]] = field(factory=dict)
-    #: map results by submitted index (the reduces' input)
+    #: map results by submitted index, of a map-only job (its result) or restored from the ledger
     map_results: dict[int, Any] = field(factory=dict)
     reduce_results: dict[int, Any] = field(factory=dict)
+    #: a job with reduces: its finished maps' results stay on the workers that made them;
+    #: the Dask futures holding them, by submitted index (handed to the reduces, so Dask moves
+    #: each result from its worker to the reduce's, never through the service)
+    map_futures: dict[int, Any] = field(factory=dict)
 
 
 @define
@@ -339,6 +343,7 @@ class Service:
                         if not grant.future.done():
                             await grant.future.cancel(reason="corescheduler: worker lost")
                 log.info("worker %s left; %d attempts to run again", address, len(lost))
+                await self._lost_outputs(now)
         for address, info in live.items():
             if address in self.workers:
                 continue
@@ -359,6 +364,33 @@ class Service:
                 sched.add_node(address, rack, maps, reduces)
             self._beat.add(address)
             log.info("worker %s joined (%d threads)", address, info.nthreads)
+
+    async def _lost_outputs(self, now: float) -> None:
+        """Workers left: the map results no worker holds any more are lost, and their maps run
+        again (``Scheduler.lose_output``: Hadoop re-ran a lost TaskTracker's completed maps of
+        jobs with reduces to run).  The job's reduces in flight are stopped and run again
+        later too: one waiting for a lost result would wait for ever."""
+        sched = self.scheduler
+        for job_id, live in list(self.jobs.items()):
+            if not live.map_futures or job_id not in sched.jobs:
+                continue
+            holders = await self.backend.holders(list(live.map_futures.values()))
+            lost = [i for i, f in live.map_futures.items() if not holders.get(f.key)]
+            if not lost:
+                continue
+            job = sched.jobs[job_id]
+            by_index = {submitted: job.tasks[MAP][k] for k, submitted in enumerate(live.index[MAP])}
+            for i in lost:
+                del live.map_futures[i]
+                task = by_index.get(i)
+                if task is not None and task.state == COMPLETE:
+                    sched.lose_output(task.id, now, reason="map output lost with its worker")
+                    self.store.task_ended(job_id, MAP, i, "pending", error="map output lost with its worker")
+            for task in list(job.tasks[REDUCE]):
+                if task.state == RUNNING and task.id in self.grants:
+                    sched.kill(task.id, now, reason="a map output it reads was lost")
+                    await self._stop(task, "a map output it reads was lost")
+            log.info("job %s: %d map outputs lost with their worker; those maps run again", job_id, len(lost))
 
     def node_names(self) -> dict[str, str]:
         """Worker address, name and ``host:`` keys -> node names (for a job's input_nodes)."""
@@ -548,12 +580,13 @@ class Service:
         index = live.index[a.kind][task.index]
         request = live.request
         payload = (request.maps if a.kind == MAP else request.reduces)[index].payload()
-        if a.kind == REDUCE:
-            payload = {**payload, "inputs": [live.map_results.get(i) for i in range(len(request.maps))]}
+        inputs: list[Any] = []
+        if a.kind == REDUCE:  # the maps' results, where they are (a value only if restored from the ledger)
+            inputs = [live.map_futures.get(i, live.map_results.get(i)) for i in range(len(request.maps))]
         if self.settings.isolation != "process":
             payload = {**payload, "isolation": self.settings.isolation}
         attempt = f"{a.job}/{a.kind}{index}/a{task.attempts}-{time.time_ns() % 10**9}"
-        future = self.backend.submit(attempt, payload, a.node, priority=0)
+        future = self.backend.submit(attempt, payload, a.node, priority=0, inputs=inputs)
         grant = Grant(attempt, a.node, future, a.job, a.kind, index)
         self.grants[a.task] = grant
         self.store.task_started(a.job, a.kind, index, a.node)
@@ -572,9 +605,22 @@ class Service:
         await self._ended(a.task, grant, "failed", f"could not be started: {type(exc).__name__}: {exc}"[:2000])
 
     async def _watch(self, task_id: str, grant: Grant) -> None:
+        live = self.jobs.get(grant.job)
+        hold = grant.kind == MAP and live is not None and bool(live.request.reduces)
         try:
-            result = await grant.future
-            outcome, detail = "ok", result
+            if hold:  # the result stays on its worker: wait for it without fetching it
+                await wait_futures([grant.future])
+                if grant.future.status == "error":
+                    raise await grant.future.exception()
+                if grant.future.status == "cancelled":
+                    raise asyncio.CancelledError
+                if grant.future.status != "finished":
+                    raise RuntimeError(f"the engine reports the attempt {grant.future.status}")
+                size = (await self.backend.sizes([grant.future])).get(grant.future.key)
+                outcome, detail = "ok", (grant.future, size)
+            else:
+                result = await grant.future
+                outcome, detail = "ok", result
         except AttemptKilled:
             outcome, detail = "killed", None
         except AttemptFailed as exc:
@@ -605,12 +651,18 @@ class Service:
             return
         live = self.jobs.get(grant.job)
         if outcome == "ok":
-            if live is not None:
-                (live.map_results if grant.kind == MAP else live.reduce_results)[grant.index] = detail
             final = grant.kind == REDUCE or not (live and live.request.reduces)
+            size = None
+            if not final:  # a map of a job with reduces: (its future, its result's size)
+                future, size = detail
+                if live is not None:
+                    live.map_futures[grant.index] = future
+                detail = None
+            elif live is not None:
+                (live.map_results if grant.kind == MAP else live.reduce_results)[grant.index] = detail
             self.store.task_ended(grant.job, grant.kind, grant.index, "complete",
                                   result=jsonable(detail) if final else None)
-            sched.finish(task_id, now)
+            sched.finish(task_id, now, output_bytes=size)  # where the output is: job.map_outputs
             if task.job.is_finished:
                 self._finish(grant.job)
             return

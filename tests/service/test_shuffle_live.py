@@ -1,0 +1,100 @@
+"""The shuffle in the live service (issue 14): map results stay on the Dask workers that made
+them and Dask hands them to the reduces; the core learns where each is and how big
+(``job.map_outputs``), so ``cogrs`` places reduces next to them; a result lost with its worker
+makes its map run again (Hadoop's lost TaskTracker).  Real processes on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+pytest.importorskip("distributed")
+httpx = pytest.importorskip("httpx")
+
+pytestmark = pytest.mark.slow
+
+PROBE = "corescheduler.service.probe"
+
+
+def _wait_for(predicate, timeout: float, step: float = 0.1):
+    deadline = time.monotonic() + timeout
+    for _ in range(int(timeout / step) + 1):
+        value = predicate()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(step)
+    return predicate()
+
+
+def _finished(c, job_id: str, timeout: float = 90) -> dict:
+    _wait_for(lambda: c.get(f"/api/v1/jobs/{job_id}").json()["state"] in ("finished", "failed"), timeout)
+    return c.get(f"/api/v1/jobs/{job_id}").json()
+
+
+def test_cogrs_runs_the_reduce_where_most_map_output_is(live_service) -> None:
+    live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 2, "map_slots": 2, "reduce_slots": 1},
+                         "scheduler": {"task_selector": "cogrs"}, "plugins": {"cogrs": {"wait": 60.0}},
+                         "service": {"tick": 0.1, "workers": 2}})
+    with httpx.Client(base_url=live.url, timeout=30) as c:
+        a, b = sorted(n["name"] for n in c.get("/api/v1/nodes").json()["nodes"])
+        for heavy, light in ((a, b), (b, a)):  # whichever worker holds more, the reduce goes there
+            maps = [{"call": f"{PROBE}:output", "args": [2_000_000], "input_nodes": [heavy]},
+                    {"call": f"{PROBE}:output", "args": [1_000], "input_nodes": [light]},
+                    {"call": f"{PROBE}:output", "args": [1_000], "input_nodes": [light]}]
+            job = c.post("/api/v1/jobs", json={"maps": maps,
+                                               "reduces": [{"call": f"{PROBE}:total_size"}]}).json()
+            final = _finished(c, job["id"])
+            assert final["state"] == "finished", final
+            assert c.get(f"/api/v1/jobs/{job['id']}/result").json()["result"] == [2_002_000]
+            placed = {(t["kind"], t["idx"]): t["node"] for t in live.service.store.tasks(job["id"])}
+            assert placed[("map", 0)] == heavy and placed[("map", 1)] == light
+            assert placed[("reduce", 0)] == heavy
+
+
+def test_the_core_sees_each_map_output_where_dask_holds_it(live_service) -> None:
+    live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 2, "map_slots": 2, "reduce_slots": 1},
+                         "service": {"tick": 0.1, "workers": 2}})
+    with httpx.Client(base_url=live.url, timeout=30) as c:
+        a, _ = sorted(n["name"] for n in c.get("/api/v1/nodes").json()["nodes"])
+        maps = [{"call": f"{PROBE}:output", "args": [300_000], "input_nodes": [a]}] * 2
+        job = c.post("/api/v1/jobs", json={"maps": maps,
+                                           "reduces": [{"call": f"{PROBE}:total_size", "args": [3.0]}]}).json()
+        sched = live.service.scheduler
+
+        def outputs():
+            j = sched.jobs.get(job["id"])
+            return j.map_outputs.input_by_node(0) if j is not None and j.map_outputs is not None else {}
+
+        seen = _wait_for(lambda: sum(outputs().values()) >= 600_000, 60)
+        assert seen, outputs()
+        assert set(outputs()) == {a}  # both results on the worker that ran the maps
+        assert all(v < 700_000 for v in outputs().values())  # sizes as Dask measures them (≈ len)
+        assert _finished(c, job["id"])["state"] == "finished"
+        assert c.get(f"/api/v1/jobs/{job['id']}/result").json()["result"] == [600_000]
+
+
+def test_a_map_output_lost_with_its_worker_is_made_again(live_service, tmp_path) -> None:
+    live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 2, "map_slots": 2, "reduce_slots": 1},
+                         "scheduler": {"task_selector": "locality"}, "service": {"tick": 0.1, "workers": 2}})
+    marks = tmp_path / "runs"
+    marks.mkdir()
+    with httpx.Client(base_url=live.url, timeout=30) as c:
+        a, b = sorted(n["name"] for n in c.get("/api/v1/nodes").json()["nodes"])
+        quick = f"echo $PPID > {marks}/quick-$$.pid; echo quick"  # its parent is the worker (setpriv execs)
+        slow = f"touch {marks}/slow-$$; sleep 4; echo slow"
+        job = c.post("/api/v1/jobs", json={
+            "maps": [{"command": ["sh", "-c", quick], "input_nodes": [a]},
+                     {"command": ["sh", "-c", slow], "input_nodes": [b]}],
+            "reduces": [{"call": "builtins:len"}]}).json()
+        assert _wait_for(lambda: list(marks.glob("quick-*.pid")) and list(marks.glob("slow-*")), 30)
+        assert _wait_for(lambda: any(t["kind"] == "map" and t["idx"] == 0 and t["state"] == "complete"
+                                     for t in live.service.store.tasks(job["id"])), 30)
+        worker_pid = int(next(marks.glob("quick-*.pid")).read_text())
+        os.kill(worker_pid, signal.SIGKILL)  # map 0's result dies with its worker, before the reduce ran
+        final = _finished(c, job["id"])
+        assert final["state"] == "finished", final
+        assert c.get(f"/api/v1/jobs/{job['id']}/result").json()["result"] == [2]
+        assert len(list(marks.glob("quick-*.pid"))) == 2, "map 0 ran again: its output was lost"
