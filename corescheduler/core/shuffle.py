@@ -166,8 +166,8 @@ class MapOutputs:
     of the reduce's input on the node and its rack.
     """
 
-    __slots__ = ("_best", "_matrix", "_node_maps", "_node_out", "_out", "_rack_out", "_spec", "_sum", "distances",
-                 "n_maps", "n_reduces", "nodes", "rack_of", "shares", "version")
+    __slots__ = ("_best", "_matrix", "_node_maps", "_node_out", "_out", "_rack_max", "_rack_out", "_spec", "_sum",
+                 "distances", "n_maps", "n_reduces", "nodes", "rack_of", "shares", "version")
 
     def __init__(self, n_maps: int, n_reduces: int, spec: ShuffleSpec | None = None,
                  distances: tuple[float, float, float] = DISTANCES) -> None:
@@ -187,6 +187,7 @@ class MapOutputs:
         self._rack_out: dict[str, Any] = {}
         self._node_maps: dict[str, int] = {}
         self._sum: Any = 0.0 if self._matrix is None else [0.0] * n_reduces  # all output so far
+        self._rack_max: dict[str, float] = {}  # rack -> its fullest node's bytes (shares mode)
         #: changes with every recorded or forgotten output (a cache key for selectors)
         self.version = 0
         self._best: dict[int, tuple[int, float]] = {}
@@ -211,8 +212,10 @@ class MapOutputs:
             output_bytes = self._spec.map_output(index, self.n_maps) if self._spec is not None else 1.0
         self._out[index] = output_bytes
         self._sum += output_bytes
-        self._node_out[node] = self._node_out.get(node, 0.0) + output_bytes
+        on_node = self._node_out[node] = self._node_out.get(node, 0.0) + output_bytes
         self._rack_out[rack] = self._rack_out.get(rack, 0.0) + output_bytes
+        if on_node > self._rack_max.get(rack, 0.0):
+            self._rack_max[rack] = on_node
 
     def forget(self, index: int) -> None:
         """Map ``index``'s output is gone (its node was lost): it no longer feeds anything."""
@@ -234,6 +237,9 @@ class MapOutputs:
             self._rack_out[rack] -= out
         if not self._node_maps[node]:
             del self._node_maps[node], self._node_out[node]
+        if self._matrix is None:  # the rack's fullest node may have shrunk
+            self._rack_max[rack] = max((v for n, v in self._node_out.items() if self.rack_of[n] == rack),
+                                       default=0.0)
 
     # ------------------------------------------------------------------ queries
     def _size(self, value: Any, reduce_index: int) -> float:
@@ -261,26 +267,47 @@ class MapOutputs:
 
     def wtnd(self, reduce_index: int, node: str, rack: str | None) -> float:
         """WTND of placing reduce ``reduce_index`` on ``node`` (in ``rack``), by the input so
-        far; 0 when it has none yet."""
-        total = self.total(reduce_index)
+        far; 0 when it has none yet.  Computed as ``d₂ − ((d₂−d₁)·B_rack + (d₁−d₀)·B_node) / B``
+        (bytes on the node, on its rack, in all), the same sum rearranged."""
+        if self.shares is not None:  # every reduce has the same weights: no per-reduce scaling
+            if not self.shares[reduce_index]:
+                return 0.0
+            total = self._sum
+            on_node = self._node_out.get(node, 0.0)
+            on_rack = self._rack_out.get(rack, 0.0) if rack is not None else on_node
+        else:
+            total = self._sum[reduce_index]
+            row = self._node_out.get(node)
+            on_node = row[reduce_index] if row is not None else 0.0
+            rack_row = self._rack_out.get(rack) if rack is not None else row
+            on_rack = rack_row[reduce_index] if rack_row is not None else 0.0
         if total <= 0:
             return 0.0
         d0, d1, d2 = self.distances
-        on_node = self._node_out.get(node)
-        w_node = self._size(on_node, reduce_index) / total if on_node is not None else 0.0
-        on_rack = self._rack_out.get(rack) if rack is not None else None
-        w_rack = self._size(on_rack, reduce_index) / total if on_rack is not None else w_node
-        return d0 * w_node + d1 * (w_rack - w_node) + d2 * (1.0 - w_rack)
+        return d2 - ((d2 - d1) * on_rack + (d1 - d0) * on_node) / total
 
     def best_wtnd(self, reduce_index: int) -> float:
         """The least WTND over the feeding nodes (the center of gravity's), cached per
-        :attr:`version`; with shares (uniform or Zipf) every reduce has the same."""
+        :attr:`version`.  With shares (uniform or Zipf) every reduce has the same, found from
+        each rack's bytes and its fullest node (O(racks)); with a matrix, over the feeding
+        nodes."""
         key = -1 if self.shares is not None else reduce_index
         cached = self._best.get(key)
         if cached is not None and cached[0] == self.version:
             return cached[1]
-        best = min((self.wtnd(reduce_index, n, self.rack_of[n]) for n in self._node_out
-                    if self._size(self._node_out[n], reduce_index) > 0), default=0.0)
+        if self.shares is not None:
+            d0, d1, d2 = self.distances
+            total = self._sum
+            if total <= 0 or not self.shares[reduce_index]:
+                best = 0.0
+            else:
+                fullest = self._rack_max
+                score = max(((d2 - d1) * on_rack + (d1 - d0) * fullest[rack]
+                             for rack, on_rack in self._rack_out.items() if on_rack > 0), default=None)
+                best = 0.0 if score is None else d2 - score / total
+        else:
+            best = min((self.wtnd(reduce_index, n, self.rack_of[n]) for n, row in self._node_out.items()
+                        if row[reduce_index] > 0), default=0.0)
         self._best[key] = (self.version, best)
         return best
 

@@ -155,3 +155,37 @@ def test_shuffle_spec_sizes_and_shape_check() -> None:
     assert matrix.problem(2, 2) is None
     assert "rows" in matrix.problem(3, 2)
     assert "row 0" in matrix.problem(2, 3)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_NODES = [f"n{i}" for i in range(7)]
+_RACK = {n: f"r{i % 3}" for i, n in enumerate(_NODES)}
+
+
+@settings(max_examples=150, deadline=None)
+@given(ops=st.lists(st.tuples(st.integers(0, 9), st.sampled_from(_NODES), st.booleans(),
+                              st.floats(0, 1e9, allow_nan=False)), max_size=25),
+       matrix=st.booleans(), skew=st.floats(0, 3))
+def test_map_outputs_agree_with_the_plain_sums_after_any_records_and_losses(ops, matrix, skew) -> None:
+    """Whatever maps finish and are lost, WTND and the center's WTND equal the plain
+    functions' sums over ``input_by_node`` (the O(1)/O(racks) bookkeeping is exact)."""
+    from corescheduler.core.shuffle import MapOutputs, ShuffleSpec
+
+    rows = tuple(tuple(float((m * 7 + r * 3) % 5) * 1e6 for r in range(3)) for m in range(10))
+    spec = ShuffleSpec(matrix=rows) if matrix else ShuffleSpec(bytes=4e9, skew=skew)
+    out = MapOutputs(10, 3, spec)
+    for index, node, lose, size in ops:
+        if lose:
+            out.forget(index)
+        else:
+            out.record(index, node, _RACK[node], output_bytes=None if matrix else size)
+    for r in range(3):
+        parts = out.input_by_node(r)
+        for node in _NODES:
+            assert out.wtnd(r, node, _RACK[node]) == pytest.approx(
+                weighted_total_network_distance(node, parts, _RACK), abs=1e-9)
+        best = min((weighted_total_network_distance(n, parts, _RACK) for n in parts), default=0.0)
+        assert out.best_wtnd(r) == pytest.approx(best, abs=1e-9)
+        assert all(out.wtnd(r, n, _RACK[n]) == pytest.approx(best, abs=1e-9) for n in out.centers_of_gravity(r))
