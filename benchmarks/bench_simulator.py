@@ -4,6 +4,8 @@
     python benchmarks/bench_simulator.py fb2009          # one case
     python benchmarks/bench_simulator.py fb2009 --heartbeats-per-second 100
                                                          # Hadoop's JobTracker heartbeat spacing
+    python benchmarks/bench_simulator.py fb2009 --shuffle network [--task-selector cogrs]
+                                                         # the shuffle over the network model
 
 Each case runs in a fresh process (so peak memory is its own) with the
 bundled example's ``[scheduler]`` and ``[plugins]`` settings (fair sharing,
@@ -67,7 +69,8 @@ def heapq_rate(n: int, seed: int = 1) -> float:
     return n / (time.perf_counter() - started)
 
 
-def run_case(name: str, heartbeats_per_second: float, seed: int, config_file: str | None = None) -> dict[str, object]:
+def run_case(name: str, heartbeats_per_second: float, seed: int, config_file: str | None = None,
+             shuffle: str | None = None, task_selector: str | None = None) -> dict[str, object]:
     from corescheduler.config import Config
     from corescheduler.formats.workloads import load_workload
     from corescheduler.sim.simulator import Simulation, build_cluster, load_allocations
@@ -80,6 +83,10 @@ def run_case(name: str, heartbeats_per_second: float, seed: int, config_file: st
         data["scheduler"].pop("allocation_file", None)
         if heartbeats_per_second:
             data.setdefault("simulation", {})["heartbeats_per_second"] = heartbeats_per_second
+        if shuffle:  # [simulation] shuffle: "network" sends SWIM's shuffle bytes over the network model
+            data.setdefault("simulation", {})["shuffle"] = shuffle
+        if task_selector:
+            data["scheduler"]["task_selector"] = task_selector
         config = Config.from_dict(data, source=str(source))
         allocations = load_allocations(config)
     started = time.perf_counter()
@@ -126,13 +133,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--config", default=None,
                         help="a corescheduler.toml for [scheduler] and [plugins] (default: the bundled example)")
+    parser.add_argument("--shuffle", choices=("auto", "network", "off"), default=None,
+                        help='[simulation] shuffle ("network": SWIM shuffles over the network model)')
+    parser.add_argument("--task-selector", default=None, help="[scheduler] task_selector (e.g. cogrs)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     for case in args.cases:
         if case not in CASES:
             parser.error(f"unknown case {case!r}; expected one of {', '.join(CASES)}")
     if args.child:
-        print(json.dumps(run_case(args.cases[0], args.heartbeats_per_second, args.seed, args.config)))
+        print(json.dumps(run_case(args.cases[0], args.heartbeats_per_second, args.seed, args.config,
+                                  args.shuffle, args.task_selector)))
         return
     rows = []
     for case in args.cases or list(CASES):
@@ -140,6 +151,10 @@ def main(argv: list[str] | None = None) -> None:
                "--heartbeats-per-second", str(args.heartbeats_per_second)]
         if args.config:
             cmd += ["--config", str(Path(args.config).resolve())]
+        if args.shuffle:
+            cmd += ["--shuffle", args.shuffle]
+        if args.task_selector:
+            cmd += ["--task-selector", args.task_selector]
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         rows.append(json.loads(out.strip().splitlines()[-1]))
         print(json.dumps(rows[-1]), flush=True)

@@ -69,7 +69,6 @@ class CenterOfGravity(DelayScheduling):
         self.slowstart = float(s.number("slowstart", DEFAULT_SLOWSTART, minimum=0, maximum=1))
         #: job -> when its reduces were first refused since its last reduce launched at its center
         self.refused_since: dict[str, float] = {}
-        self._fitted: Task | None = None  # the reduce just chosen because the node is its center
 
     # ------------------------------------------------------------------ the choice
     def reduce_fits(self, job: Job, task: Task, node: Node) -> bool:
@@ -94,7 +93,6 @@ class CenterOfGravity(DelayScheduling):
             candidates = job.pending_tasks(REDUCE)
         for task in candidates:
             if self.reduce_fits(job, task, node):
-                self._fitted = task
                 return task
         since = self.refused_since.setdefault(job.id, now)
         if now - since >= self.wait:
@@ -109,11 +107,10 @@ class CenterOfGravity(DelayScheduling):
         return DelayScheduling.cs_select_task(self, job, node, kind, now)
 
     @hookimpl
-    def cs_task_started(self, task: Task, locality: str | None) -> None:
+    def cs_task_started(self, task: Task, node: Node, locality: str | None) -> None:
         if task.kind == REDUCE:
-            if task is self._fitted:  # placed at its center: the job waits again for the next one
+            if self.reduce_fits(task.job, task, node):  # placed at its center: the job waits again
                 self.refused_since.pop(task.job.id, None)
-            self._fitted = None
         else:
             DelayScheduling.cs_task_started(self, task, locality)
 

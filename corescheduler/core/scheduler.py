@@ -431,6 +431,12 @@ class Scheduler:
         if spec.tasks and self._rs is None:
             raise SchedulerStateError(f"job {job_id}: plain tasks (not maps or reduces) need [scheduler] mode = "
                                       "\"resources\"")
+        if spec.shuffle is not None:
+            problem = spec.shuffle.problem(len(spec.maps), len(spec.reduces))
+            if problem is None and not spec.reduces:
+                problem = "it has no reduces, so nothing is shuffled"
+            if problem is not None:
+                raise SchedulerStateError(f"job {job_id}: shuffle: {problem}")
         pool_name = self._resolve_pool(spec)
         job = Job(
             id=job_id,
@@ -1122,8 +1128,8 @@ class Scheduler:
         job = task.job
         if task.kind != MAP or task.state != COMPLETE:
             raise SchedulerStateError(f"task {task_id} is not a finished map")
-        if job.is_finished:
-            raise SchedulerStateError(f"job {job.id} has finished: its maps' outputs are no longer needed")
+        if job.is_finished or not job.spec.reduces:
+            raise SchedulerStateError(f"job {job.id} has no reduce left to read its maps' outputs")
         started = job.reduces_schedulable
         node = task.node
         job.complete[MAP] -= 1
@@ -1140,6 +1146,7 @@ class Scheduler:
             self._changes += 1
         elif job.runnable:
             self._pending_work[MAP] += 1
+            self._load[MAP].runnable += 1  # one more map demanded, before the next update counts it
             if started and not job.reduces_schedulable:  # its pending reduces wait for slow start again
                 self._pending_work[REDUCE] -= job.pending[REDUCE]
             if not job.sched[MAP]._ordered:

@@ -77,9 +77,17 @@ def reduce_shares(n_reduces: int, skew: float = 0.0) -> list[float]:
         return []
     if skew < 0 or skew != skew:
         raise ValueError(f"skew must be ≥ 0, got {skew}")
-    weights = [1.0 / (r + 1) ** skew for r in range(n_reduces)]
+    weights = [_zipf_weight(r, skew) for r in range(n_reduces)]
     total = sum(weights)
     return [w / total for w in weights]
+
+
+def _zipf_weight(r: int, skew: float) -> float:
+    """``1 / (r + 1) ** skew``; 0 where the power overflows (a huge skew: all on the first)."""
+    try:
+        return 1.0 / (r + 1) ** skew
+    except OverflowError:
+        return 0.0
 
 
 def partition_matrix(map_output_bytes: list[float], n_reduces: int, skew: float = 0.0) -> list[list[float]]:
@@ -217,29 +225,56 @@ class MapOutputs:
         if on_node > self._rack_max.get(rack, 0.0):
             self._rack_max[rack] = on_node
 
+    def move(self, index: int, node: str, rack: str) -> None:
+        """Map ``index``'s output is now (only) on ``node`` (its first node left and a copy
+        survives elsewhere): the same bytes, another place."""
+        if index not in self.nodes or self.nodes[index] == node:
+            return
+        size = self._out.get(index)
+        self.forget(index)
+        self.record(index, node, rack, size)
+
     def forget(self, index: int) -> None:
-        """Map ``index``'s output is gone (its node was lost): it no longer feeds anything."""
+        """Map ``index``'s output is gone (its node was lost): it no longer feeds anything.
+        The totals of its node, its rack and the job are summed again from what remains
+        (O(maps); outputs are rarely lost), so no subtraction residue is left behind."""
         node = self.nodes.pop(index, None)
         if node is None:
             return
         rack = self.rack_of[node]
         self.version += 1
+        self._out.pop(index, None)
         self._node_maps[node] -= 1
-        if self._matrix is not None:
-            row = self._matrix[index]
-            for table, key in ((self._node_out, node), (self._rack_out, rack)):
-                table[key] = [a - b for a, b in zip(table[key], row)]
-            self._sum = [a - b for a, b in zip(self._sum, row)]
-        else:
-            out = self._out.pop(index)
-            self._sum -= out
-            self._node_out[node] -= out
-            self._rack_out[rack] -= out
         if not self._node_maps[node]:
-            del self._node_maps[node], self._node_out[node]
-        if self._matrix is None:  # the rack's fullest node may have shrunk
-            self._rack_max[rack] = max((v for n, v in self._node_out.items() if self.rack_of[n] == rack),
-                                       default=0.0)
+            del self._node_maps[node]
+        on_node = [i for i, n in self.nodes.items() if n == node]
+        in_rack = [i for i, n in self.nodes.items() if self.rack_of[n] == rack]
+        if self._matrix is not None:
+            width = self.n_reduces
+            matrix = self._matrix
+
+            def column_sums(maps: list[int]) -> list[float]:
+                return [sum(matrix[i][r] for i in maps) for r in range(width)]
+
+            self._sum = column_sums(list(self.nodes))
+        else:
+            out = self._out
+
+            def column_sums(maps: list[int]) -> float:  # type: ignore[misc]
+                return sum(out[i] for i in maps)
+
+            self._sum = column_sums(list(self.nodes))
+        for table, key, maps in ((self._node_out, node, on_node), (self._rack_out, rack, in_rack)):
+            if maps:
+                table[key] = column_sums(maps)
+            else:
+                table.pop(key, None)
+        if self._matrix is None:
+            fullest = max((v for n, v in self._node_out.items() if self.rack_of[n] == rack), default=None)
+            if fullest is None:
+                self._rack_max.pop(rack, None)
+            else:
+                self._rack_max[rack] = fullest
 
     # ------------------------------------------------------------------ queries
     def _size(self, value: Any, reduce_index: int) -> float:

@@ -20,7 +20,7 @@ from typing import Any
 
 from attrs import frozen
 
-from corescheduler.service.runner import kill_all, kill_attempt, run_attempt
+from corescheduler.service.runner import executing_attempts, kill_all, kill_attempt, run_attempt
 
 log = logging.getLogger("corescheduler.service")
 
@@ -146,6 +146,11 @@ class DaskBackend:
             return {}
         answer = await self.client.who_has(list(futures))
         return {key: list(workers) for key, workers in dict(answer).items()}
+
+    async def executing(self) -> set[str]:
+        """The attempts executing now on any worker (not those waiting for their inputs)."""
+        answers = await self.client.run(executing_attempts, on_error="return")
+        return {key for v in answers.values() if isinstance(v, list) for key in v}
 
     async def kill_orphans(self) -> int:
         """Kill every attempt running on any worker (left by a service that died)."""

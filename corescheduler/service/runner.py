@@ -197,6 +197,13 @@ def running_attempts() -> dict[str, int]:
         return {key: proc.pid for key, proc in _RUNNING.items()}
 
 
+def executing_attempts() -> list[str]:
+    """The attempts executing on this worker (a child process or a thread): they have their
+    inputs already."""
+    with _LOCK:
+        return [*_RUNNING, *_IN_THREAD]
+
+
 def kill_all() -> int:
     """Kill every attempt running on this worker (a restarted service's first act: the
     attempts of the service that died are no one's now, and run again under the new one)."""

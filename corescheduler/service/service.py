@@ -366,28 +366,41 @@ class Service:
             log.info("worker %s joined (%d threads)", address, info.nthreads)
 
     async def _lost_outputs(self, now: float) -> None:
-        """Workers left: the map results no worker holds any more are lost, and their maps run
-        again (``Scheduler.lose_output``: Hadoop re-ran a lost TaskTracker's completed maps of
-        jobs with reduces to run).  The job's reduces in flight are stopped and run again
-        later too: one waiting for a lost result would wait for ever."""
+        """Workers left: a map result no worker holds any more is lost, and its map runs again
+        (``Scheduler.lose_output``: Hadoop re-ran a lost TaskTracker's completed maps of jobs
+        with reduces to run); one that survives as a copy elsewhere (a reduce fetched it) is
+        recorded there.  The job's reduces that have not started executing are stopped and
+        run again later: one waiting for a lost result would wait for ever.  Those executing
+        have their inputs already and go on."""
         sched = self.scheduler
+        executing: set[str] | None = None
         for job_id, live in list(self.jobs.items()):
-            if not live.map_futures or job_id not in sched.jobs:
+            job = sched.jobs.get(job_id)
+            if not live.map_futures or job is None or job.map_outputs is None:
                 continue
             holders = await self.backend.holders(list(live.map_futures.values()))
-            lost = [i for i, f in live.map_futures.items() if not holders.get(f.key)]
+            by_index = {submitted: job.tasks[MAP][k] for k, submitted in enumerate(live.index[MAP])}
+            lost = []
+            for i, future in list(live.map_futures.items()):
+                task = by_index.get(i)
+                where = [w for w in holders.get(future.key, ()) if w in sched.cluster.nodes]
+                if task is None or task.state != COMPLETE:
+                    continue
+                if where:
+                    if job.map_outputs.nodes.get(task.index) not in where:
+                        job.map_outputs.move(task.index, where[0], sched.cluster.nodes[where[0]].rack)
+                    continue
+                del live.map_futures[i]
+                sched.lose_output(task.id, now, reason="map output lost with its worker")
+                self.store.task_ended(job_id, MAP, i, "pending", error="map output lost with its worker")
+                lost.append(i)
             if not lost:
                 continue
-            job = sched.jobs[job_id]
-            by_index = {submitted: job.tasks[MAP][k] for k, submitted in enumerate(live.index[MAP])}
-            for i in lost:
-                del live.map_futures[i]
-                task = by_index.get(i)
-                if task is not None and task.state == COMPLETE:
-                    sched.lose_output(task.id, now, reason="map output lost with its worker")
-                    self.store.task_ended(job_id, MAP, i, "pending", error="map output lost with its worker")
+            if executing is None:
+                executing = await self.backend.executing()
             for task in list(job.tasks[REDUCE]):
-                if task.state == RUNNING and task.id in self.grants:
+                grant = self.grants.get(task.id)
+                if task.state == RUNNING and grant is not None and grant.attempt not in executing:
                     sched.kill(task.id, now, reason="a map output it reads was lost")
                     await self._stop(task, "a map output it reads was lost")
             log.info("job %s: %d map outputs lost with their worker; those maps run again", job_id, len(lost))

@@ -34,7 +34,8 @@ Definitions (seconds; "map launches" count re-runs after preemption too):
 * ``shuffle`` (runs where some job's reduces fetched over the network model,
   ``docs/simulator.md``) — in the summary: bytes fetched by locality (``node``,
   ``rack``, ``off_rack``), ``off_rack_fraction``, the total TND (network
-  distance summed over each reduce's feeding maps), the mean WTND per reduce,
+  distance summed over each reduce's feeding maps), the mean WTND per reduce
+  (over the reduces that had some input),
   the seconds reduces spent copying, and the reduces counted (each reduce's
   last attempt, the one that finished copying).  Per job the same under
   ``shuffle``, with a row per reduce (``task``, ``node``, ``bytes``, ``tnd``,
@@ -345,7 +346,7 @@ class MetricsCollector:
         """The ``metrics.json`` dict."""
         jobs_out = []
         shuffle_total = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]  # node, rack, off bytes, tnd, wtnd sum, copy seconds
-        shuffle_reduces = 0
+        shuffle_reduces = shuffle_fed = 0
         responses: list[float] = []
         by_pool: dict[str, list[float]] = {}
         by_pool_jobs: dict[str, int] = {}
@@ -382,7 +383,9 @@ class MetricsCollector:
             if rec.shuffle:
                 job_sums = [0.0] * 6
                 rows = []
+                fed = 0
                 for task_id, (node, by, tnd, wtnd, seconds) in sorted(rec.shuffle.items()):
+                    fed += sum(by) > 0
                     for i, value in enumerate((*by, tnd, wtnd, seconds)):
                         job_sums[i] += value
                     rows.append({"task": task_id, "node": node, "bytes": _bytes(by), "tnd": _r(tnd, 4),
@@ -390,7 +393,8 @@ class MetricsCollector:
                 for i in range(6):
                     shuffle_total[i] += job_sums[i]
                 shuffle_reduces += len(rows)
-                jobs_out[-1]["shuffle"] = _shuffle_summary(job_sums, len(rows)) | {"reduces": rows}
+                shuffle_fed += fed
+                jobs_out[-1]["shuffle"] = _shuffle_summary(job_sums, len(rows), fed) | {"reduces": rows}
         first = self.first_submit if self.first_submit is not None else 0.0
         last = self.last_finish if self.last_finish is not None else (end if end is not None else first)
         makespan = max(0.0, last - first)
@@ -430,7 +434,7 @@ class MetricsCollector:
             "end_time": _r(end),
         }
         if shuffle_reduces:
-            summary["shuffle"] = _shuffle_summary(shuffle_total, shuffle_reduces)
+            summary["shuffle"] = _shuffle_summary(shuffle_total, shuffle_reduces, shuffle_fed)
         if self.resources is not None:  # resource mode: utilisation per resource type
             per_type = {
                 name: (_r(self.resource_seconds[name] / (total * makespan), 4) if total and makespan > 0 else None)
@@ -502,14 +506,15 @@ def _bytes(by: Sequence[float]) -> dict[str, float]:
     return {"node": round(by[0]), "rack": round(by[1]), "off_rack": round(by[2])}
 
 
-def _shuffle_summary(sums: Sequence[float], reduces: int) -> dict[str, Any]:
-    """Bytes by locality, off-rack fraction, total TND, mean WTND, copy seconds, reduces."""
+def _shuffle_summary(sums: Sequence[float], reduces: int, fed: int) -> dict[str, Any]:
+    """Bytes by locality, off-rack fraction, total TND, mean WTND (over the ``fed`` reduces
+    that had input: one with none has no distance to weigh), copy seconds, reduces."""
     total = sums[0] + sums[1] + sums[2]
     return {
         "bytes": _bytes(sums[:3]),
         "off_rack_fraction": _r(sums[2] / total, 4) if total > 0 else None,
         "tnd": _r(sums[3], 4),
-        "wtnd_mean": _r(sums[4] / reduces, 4) if reduces else None,
+        "wtnd_mean": _r(sums[4] / fed, 4) if fed else None,
         "copy_seconds": _r(sums[5]),
         "reduces": reduces,
     }

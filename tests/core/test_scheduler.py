@@ -343,6 +343,7 @@ def test_a_lost_map_output_runs_the_map_again_and_holds_the_reduces_back() -> No
     h.finish(m0), h.finish(m1)
     assert set(job.map_outputs.nodes.values()) == {"n0000", "n0001"}
     h.lose_output(m0)
+    assert h.scheduler.pending_work("map") == 1  # offered at once, not only after the next update
     h.update()
     assert m0.state == "pending" and job.complete["map"] == 1 and job.pending["map"] == 1
     assert 0 not in job.map_outputs.nodes
@@ -356,3 +357,12 @@ def test_a_lost_map_output_runs_the_map_again_and_holds_the_reduces_back() -> No
     assert b.kind == "reduce"
     with pytest.raises(SchedulerStateError):
         h.lose_output(b.task)  # a running reduce is not a finished map
+
+
+def test_a_map_only_jobs_output_is_not_lost_work() -> None:
+    h = ClusterHarness(racks=1, nodes_per_rack=1, config={"scheduler": {"task_selector": "locality"}})
+    job = h.submit(maps=2)
+    h.heartbeat("n0000")
+    h.finish(job.tasks["map"][0])
+    with pytest.raises(SchedulerStateError, match="no reduce"):
+        h.lose_output(job.tasks["map"][0])

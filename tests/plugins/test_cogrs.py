@@ -157,3 +157,45 @@ def test_after_the_wait_the_job_takes_any_node_until_a_reduce_lands_at_its_cente
     (a,) = h.heartbeat(node(1))  # a reduce at its center: the job waits again for the next
     assert a.task == job.tasks[REDUCE][2].id
     assert h.heartbeat(node(4)) == []
+
+
+def test_resource_mode_a_fallback_launch_does_not_restart_the_wait() -> None:
+    """The center (n0000) is full: after the wait the first reduce goes elsewhere, and so does
+    the next at once (a center chosen but never allocated is not a launch at the center)."""
+    h = ClusterHarness(racks=2, nodes_per_rack=1, node_resources="2048 mb, 2 vcores",
+                       config={"scheduler": {"mode": "resources", "reduce_slowstart": 1.0, "task_selector": "cogrs",
+                                             "assign_multiple": True},
+                               "plugins": {"cogrs": {"wait": 5.0}}})
+    job = h.submit(maps=3, reduces=2, resources="1024 mb, 1 vcores", queue="a",
+                   map_locations=[["n0000"], ["n0000"], ["n0001"]])
+    h.heartbeat("n0000"), h.heartbeat("n0001")
+    m0, m1, m2 = job.tasks["map"]
+    h.finish(m0), h.finish(m1)
+    h.submit(queue="b", tasks=2, resources="1024 mb, 1 vcores")  # fills n0000 again
+    h.update()
+    h.heartbeat("n0000")
+    h.finish(m2)
+    h.update()
+    assert [a.kind for a in h.heartbeat("n0000")] == []  # the center, but full
+    assert h.heartbeat("n0001") == []  # not the center: wait
+    h.advance(6.0)
+    # both reduces: the second is not held back by a new wait after the first's fallback launch
+    assert [a.task for a in h.heartbeat("n0001")] == [t.id for t in job.tasks[REDUCE]]
+
+
+def test_a_huge_skew_puts_everything_on_the_first_reduce_instead_of_crashing() -> None:
+    from corescheduler.core.shuffle import reduce_shares
+
+    shares = reduce_shares(20, 400.0)
+    assert shares[0] == 1.0 and sum(shares) == 1.0
+
+
+def test_a_matrix_that_does_not_fit_the_job_is_refused_at_submission() -> None:
+    from corescheduler.errors import SchedulerStateError
+
+    h = ClusterHarness(config=config("cogrs"))
+    with pytest.raises(SchedulerStateError, match="the matrix has 2 rows; expected one per map"):
+        h.submit(maps=3, reduces=1, shuffle=ShuffleSpec(matrix=((1.0,), (2.0,))))
+    with pytest.raises(SchedulerStateError, match="no reduces"):
+        h.submit(maps=1, shuffle=ShuffleSpec(bytes=5.0))
+    assert not h.scheduler.jobs
