@@ -176,6 +176,7 @@ SIMULATION_KEYS = (
     "rack_local_map_slowdown",
     "off_rack_map_slowdown",
     "skip_idle_heartbeats",
+    "skip_idle_updates",
 )
 
 
@@ -206,7 +207,11 @@ class SimulationOptions:
     ``skip_idle_heartbeats``: skip heartbeats that cannot assign anything
     (default true); false beats every node with a free slot at every tick,
     as a real cluster does — slower, and the reference the skipping is
-    tested against (same ``events.jsonl``).
+    tested against (same ``events.jsonl``).  ``skip_idle_updates``: while no
+    task is pending (every runnable job's tasks run or are done), skip the
+    periodic updates up to the last one before the next event (default true;
+    slot mode): nothing can change in them, so a day of idle time costs one
+    update, not 172,800.  False runs every update: the reference.
     """
 
     update_interval: float
@@ -219,6 +224,7 @@ class SimulationOptions:
     rack_local_map_slowdown: float = 1.0
     off_rack_map_slowdown: float = 1.0
     skip_idle_heartbeats: bool = True
+    skip_idle_updates: bool = True
 
     def heartbeat_interval(self, config: Config, nodes: int) -> float:
         """Seconds between a node's periodic heartbeats (Hadoop ``getNextHeartbeatInterval``)."""
@@ -240,6 +246,7 @@ class SimulationOptions:
             rack_local_map_slowdown=float(s.number("rack_local_map_slowdown", 1.0, minimum=0, exclusive_minimum=True)),
             off_rack_map_slowdown=float(s.number("off_rack_map_slowdown", 1.0, minimum=0, exclusive_minimum=True)),
             skip_idle_heartbeats=s.boolean("skip_idle_heartbeats", True),
+            skip_idle_updates=s.boolean("skip_idle_updates", True),
         )
         from corescheduler.formats.workloads import WORKLOAD_KEYS
 
@@ -443,6 +450,7 @@ class Simulation:
         self._resource_mode = self.scheduler.resource_mode
         self._resting: set[_NodeState] = set()  # resource mode: nodes waiting for requests
         self._skip_idle = self.options.skip_idle_heartbeats and not self._resource_mode
+        self._skip_updates = self.options.skip_idle_updates and not self._resource_mode
         #: the pending IDLE_BEAT: (time, generation); a newer generation voids older events
         self._idle_beat: tuple[float, int] | None = None
         #: can the TaskSelector want an idle heartbeat at all (cs_wants_idle_heartbeat)?
@@ -838,8 +846,71 @@ class Simulation:
             k = math.floor(t / interval) + 1
             at = k * interval
             if at <= t:  # t / interval rounded down a whole step (t = 9.299999999999999, 0.3)
-                at = (k + 1) * interval
+                k += 1
+                at = k * interval
+            if self._skip_updates and self._heap:
+                at = self._quiet_until(k, interval)
             self._push(at, UPDATE, None)
+
+    def _quiet_until(self, k: int, interval: float) -> float:
+        """The next update's time when it would be tick ``k``: if no task is pending, the last
+        tick before the next event instead.  Nothing can change in the updates between:
+        no task can launch, no pool can be starved (demand is what runs), and what an update
+        records (starvation times, a plugin's view of the pools) is recorded again by the
+        update that runs.  The preemption check's clock is moved as those updates would
+        have moved it (:meth:`_skip_preempt_checks`), so later checks fall on the same ticks."""
+        at = k * interval
+        pending = self.scheduler._pending_work
+        if pending[MAP] or pending[REDUCE]:
+            return at
+        nxt = self._heap[0][0]
+        last = math.floor(nxt / interval)
+        while last * interval >= nxt:
+            last -= 1
+        if last <= k:
+            return at
+        if self.scheduler.settings.preemption:
+            last = self._skip_preempt_checks(k, last, interval)
+        return last * interval
+
+    def _skip_preempt_checks(self, first: int, end: int, interval: float) -> int:
+        """Ticks ``first`` … ``end - 1`` are skipped: set the scheduler's last preemption check
+        to the last of them a check would have run at (``now - last >= preemption_interval``,
+        ``Scheduler.preempt``).  Closed form when the ticks are exact binary fractions, check
+        by check otherwise (at most 100,000 checks a jump: the returned tick, maybe before
+        ``end``, is where this jump stops)."""
+        sched = self.scheduler
+        period = sched.settings.preemption_interval
+        done = sched._last_preempt_check
+
+        def due(j: int, since: float) -> bool:
+            return not (j * interval - since < period)
+
+        j = first
+        if done != -math.inf:
+            j = max(first, math.ceil((done + period) / interval) - 1)
+            while not due(j, done):
+                j += 1
+        if j >= end:
+            return end  # no check in the skipped ticks
+        step = math.ceil(period / interval)
+        exact = (interval * 2**30).is_integer() and end * interval < 2.0**50 and step * interval >= period \
+            and (step - 1) * interval < period
+        if exact:  # every check `step` ticks after the one before
+            done_tick = j + (end - 1 - j) // step * step
+        else:
+            done_tick, checks = j, 0
+            while checks < 100_000:
+                nxt = done_tick + max(step - 1, 1)
+                while not due(nxt, done_tick * interval):
+                    nxt += 1
+                if nxt >= end:
+                    break
+                done_tick, checks = nxt, checks + 1
+            else:
+                end = done_tick + 1  # stop the jump here; the next update arms the next one
+        sched._last_preempt_check = done_tick * interval
+        return end
 
     # ================================================================== tasks
     def _beat(self, ns: _NodeState, t: float) -> None:
