@@ -296,6 +296,10 @@ class MetricsCollector:
         ``occupied``: slots in use per kind for the utilisation timeline
         (default: the pools' running tasks; under a copy/compute split, the
         computing reduces).  Returns the next sample time."""
+        while self.times and time - self._next_sample > 2 * self.max_samples * self.interval:
+            # a long quiet span: more than max_samples new samples would halve the timeline at
+            # this interval anyway, so halve first (the samples kept are the same ones)
+            self._halve()
         while self._next_sample <= time:
             self._record(self._next_sample, pools, occupied)
             self._next_sample = (len(self.times)) * self.interval

@@ -848,6 +848,8 @@ class Simulation:
             if at <= t:  # t / interval rounded down a whole step (t = 9.299999999999999, 0.3)
                 k += 1
                 at = k * interval
+                if at <= t:  # beyond 2**53 ticks they are no longer distinct floats: the next float
+                    at = math.nextafter(t, math.inf)
             if self._skip_updates and self._heap:
                 at = self._quiet_until(k, interval)
             self._push(at, UPDATE, None)
@@ -865,8 +867,12 @@ class Simulation:
             return at
         nxt = self._heap[0][0]
         last = math.floor(nxt / interval)
-        while last * interval >= nxt:
+        for _ in range(3):
+            if last * interval < nxt:
+                break
             last -= 1
+        else:  # ticks no longer distinct floats (a task of 1e300 s): update right after that event
+            return max(at, nxt)
         if last <= k:
             return at
         if self.scheduler.settings.preemption:
@@ -894,8 +900,9 @@ class Simulation:
         if j >= end:
             return end  # no check in the skipped ticks
         step = math.ceil(period / interval)
-        exact = (interval * 2**30).is_integer() and end * interval < 2.0**50 and step * interval >= period \
-            and (step - 1) * interval < period
+        # ticks k × interval are exact when the interval is a binary fraction (0.5, 0.25, 1):
+        # then the checks are `step` ticks apart (beyond 2**53 s nothing is exact, in either mode)
+        exact = (interval * 2**30).is_integer() and step * interval >= period and (step - 1) * interval < period
         if exact:  # every check `step` ticks after the one before
             done_tick = j + (end - 1 - j) // step * step
         else:

@@ -94,3 +94,6 @@ def test_a_billion_second_task_costs_a_handful_of_events() -> None:
     assert events < 200 and metrics["summary"]["finished_jobs"] == 1
     events, metrics = _long_tasks(config, [1e9])
     assert events < 200 and metrics["summary"]["makespan"] == pytest.approx(1e9, rel=1e-6)
+    assert len(metrics["timeline"]["time"]) <= 1001
+    events, metrics = _long_tasks(config, [1e300, 1.0])  # a typo away: it ends, too
+    assert events < 200 and metrics["summary"]["makespan"] == pytest.approx(1e300)

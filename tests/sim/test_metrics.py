@@ -94,3 +94,24 @@ def test_metrics_from_events_reproduce_a_copy_compute_split_run() -> None:
     again = metrics_from_events(result.event_list, {"map": 1, "reduce": 2}, copy_holds_slot=False)
     for key in ("slot_seconds_reduce", "reduce_utilization", "reduce_copy_seconds", "utilization"):
         assert again["summary"][key] == result.metrics["summary"][key], key
+
+
+def test_a_long_quiet_span_gives_the_timeline_that_sampling_step_by_step_gives() -> None:
+    """The collector halves its timeline before recording a span of more than twice its
+    sample budget: the same samples as recording them one by one."""
+    def collector() -> MetricsCollector:
+        c = MetricsCollector({"map": 4, "reduce": 2}, sample_interval=0.7)
+        for t in range(0, 50):
+            c.sample(float(t), {"p": (t % 3, 1, 2.0, 1.0)})
+        return c
+
+    jumped, stepped = collector(), collector()
+    end = 3.3e6 + 0.25
+    jumped.sample(end, {"p": (1, 0, 2.0, 1.0)})
+    t = 50.0
+    while t < end:
+        t = min(end, t + 500.0)
+        stepped.sample(t, {"p": (1, 0, 2.0, 1.0)})
+    assert jumped.interval == stepped.interval
+    assert jumped.times == stepped.times
+    assert jumped.util == stepped.util and jumped.series == stepped.series
