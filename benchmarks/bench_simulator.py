@@ -6,6 +6,15 @@
                                                          # Hadoop's JobTracker heartbeat spacing
     python benchmarks/bench_simulator.py fb2009 --shuffle network [--task-selector cogrs]
                                                          # the shuffle over the network model
+    python benchmarks/bench_simulator.py fb2009 --peer   # also AccaSim 1.1.3 on the same trace
+
+``--peer`` runs AccaSim 1.1.3 (PyPI; a pure-Python job-level HPC simulator: each job one rigid
+block, no tasks, locality or preemption) in a venv of its own (``benchmarks/.peer-venv``,
+made on first use) with FIFO and first-fit allocation, on the same trace converted to SWF:
+one job per SWIM job, submitted at its SWIM time, asking for min(maps, map slots) processors
+for ceil(maps / processors) × one map's duration (the SWIM derivation's map duration with
+the default rates); a system of the case's nodes with ``map_slots`` cores each.  The ratio
+printed is our jobs/s over AccaSim's.
 
 Each case runs in a fresh process (so peak memory is its own) with the
 bundled example's ``[scheduler]`` and ``[plugins]`` settings (fair sharing,
@@ -102,6 +111,7 @@ def run_case(name: str, heartbeats_per_second: float, seed: int, config_file: st
     bare = heapq_rate(result.engine_events)
     s = result.metrics["summary"]
     return {
+        "jobs_per_s": round(len(workload.jobs) / wall, 1),
         "case": name,
         "nodes": racks * per_rack,
         "heartbeat_interval": sim.heartbeat_interval,
@@ -125,6 +135,48 @@ def run_case(name: str, heartbeats_per_second: float, seed: int, config_file: st
     }
 
 
+PEER_VENV = Path(__file__).resolve().parent / ".peer-venv"
+PEER = "accasim==1.1.3"
+
+
+def swim_to_swf(trace: Path, out: Path, map_slots: int) -> None:
+    """The SWIM trace as SWF for a job-level simulator (conversion in the module docstring)."""
+    import math
+
+    from corescheduler.formats.workloads import WorkloadSettings
+
+    s = WorkloadSettings()
+    lines = []
+    for number, line in enumerate(trace.read_text().splitlines(), start=1):
+        cols = line.split("\t")
+        submit, input_bytes = int(float(cols[1])), float(cols[3])
+        maps = max(1, math.ceil(input_bytes / s.block_size))
+        procs = min(maps, map_slots)
+        map_seconds = s.task_overhead + (input_bytes / maps) / s.map_rate
+        run = max(1, math.ceil(map_seconds * math.ceil(maps / procs)))
+        lines.append(f"{number} {submit} -1 {run} {procs} -1 -1 {procs} {run} -1 1 1 1 -1 1 -1 -1 -1")
+    out.write_text("\n".join(lines) + "\n")
+
+
+def run_peer(case: str) -> float:
+    """AccaSim's wall time on the case's trace (its venv made on first use)."""
+    import venv
+
+    python = PEER_VENV / "bin" / "python"
+    if not python.exists():
+        venv.create(PEER_VENV, with_pip=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", PEER], check=True)
+    trace, racks, per_rack = CASES[case]
+    with tempfile.TemporaryDirectory() as tmp:
+        swf, system = Path(tmp) / "trace.swf", Path(tmp) / "system.json"
+        swim_to_swf(swim_dir() / trace, swf, 2 * racks * per_rack)
+        system.write_text(json.dumps({"groups": {"node": {"core": 2, "mem": 1_000_000}},
+                                      "resources": {"node": racks * per_rack}}))
+        out = subprocess.run([str(python), str(Path(__file__).with_name("peer_accasim.py")), str(swf), str(system),
+                              str(Path(tmp) / "out")], check=True, capture_output=True, text=True).stdout
+    return float(json.loads(out.strip().splitlines()[-1])["wall_s"])
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("cases", nargs="*", metavar="CASE", help=f"of {', '.join(CASES)} (default: all)")
@@ -136,6 +188,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--shuffle", choices=("auto", "network", "off"), default=None,
                         help='[simulation] shuffle ("network": SWIM shuffles over the network model)')
     parser.add_argument("--task-selector", default=None, help="[scheduler] task_selector (e.g. cogrs)")
+    parser.add_argument("--peer", action="store_true", help="also run AccaSim 1.1.3 on the same trace")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     for case in args.cases:
@@ -158,8 +211,17 @@ def main(argv: list[str] | None = None) -> None:
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         rows.append(json.loads(out.strip().splitlines()[-1]))
         print(json.dumps(rows[-1]), flush=True)
-    cols = ["case", "nodes", "heartbeat_interval", "jobs", "maps", "wall_s", "engine_events", "events_written",
-            "events_per_s", "ratio_to_heapq", "peak_rss_mb"]
+        if args.peer:
+            peer = run_peer(case)
+            rows[-1]["peer_wall_s"] = round(peer, 2)
+            rows[-1]["peer_jobs_per_s"] = round(rows[-1]["jobs"] / peer, 1)
+            rows[-1]["ratio_to_peer"] = round(rows[-1]["jobs_per_s"] / rows[-1]["peer_jobs_per_s"], 3)
+            print(json.dumps({k: rows[-1][k] for k in ("case", "peer_wall_s", "peer_jobs_per_s", "ratio_to_peer")}),
+                  flush=True)
+    cols = ["case", "nodes", "heartbeat_interval", "jobs", "maps", "wall_s", "jobs_per_s", "engine_events",
+            "events_written", "events_per_s", "ratio_to_heapq", "peak_rss_mb"]
+    if args.peer:
+        cols += ["peer_wall_s", "peer_jobs_per_s", "ratio_to_peer"]
     widths = [max(len(c), *(len(str(r[c])) for r in rows)) for c in cols]
     print("  ".join(c.rjust(w) for c, w in zip(cols, widths)))
     for r in rows:
