@@ -208,6 +208,62 @@ def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: st
 # --------------------------------------------------------------------------- compare
 
 
+#: set in each worker process of a parallel compare: where its runs report their progress
+_PROGRESS_QUEUE: Any = None
+
+
+def _worker_init(queue: Any) -> None:
+    global _PROGRESS_QUEUE
+    _PROGRESS_QUEUE = queue
+
+
+def _compare_run(index: int, path: str, workload_spec: str, seed: int, out_dir: str) -> tuple[Any, ...]:
+    """One run of a compare, in a worker process: ``("ok", metrics, note, workload name)``, or
+    ``("error", message)`` for a user error (reported by the parent as its own)."""
+    from corescheduler.errors import CoreSchedulerError
+
+    queue = _PROGRESS_QUEUE
+    progress = (lambda fraction: queue.put((index, fraction))) if queue is not None else None
+    try:
+        config, allocations, _ = load_run_config(path)
+        result, workload = run_simulation(config, allocations, workload_spec, seed, Path(out_dir), progress)
+    except CoreSchedulerError as exc:
+        return ("error", str(exc))
+    return ("ok", result.metrics, _note(workload, seed, result), workload.name)
+
+
+def _run_parallel(runs: list[tuple[str, str, int]], workload_spec: str, out: Path, jobs: int,
+                  bar: Callable[[float], None] | None) -> list[tuple[Any, ...]]:
+    """The runs in ``jobs`` processes (spawned: a clean interpreter each), their progress
+    averaged into one bar; results in the order of ``runs``."""
+    import multiprocessing
+    import queue as queue_module
+    from concurrent.futures import ProcessPoolExecutor
+
+    from corescheduler.errors import CoreSchedulerError
+
+    ctx = multiprocessing.get_context("spawn")
+    progress_queue = ctx.Queue()
+    done = [0.0] * len(runs)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init,
+                             initargs=(progress_queue,)) as pool:
+        futures = [pool.submit(_compare_run, i, path, workload_spec, seed, str(out / label))
+                   for i, (label, path, seed) in enumerate(runs)]
+        while not all(f.done() for f in futures):
+            try:
+                index, fraction = progress_queue.get(timeout=0.2)
+                done[index] = fraction
+                if bar is not None:
+                    bar(sum(done) / len(done))
+            except queue_module.Empty:
+                pass
+        answers = [f.result() for f in futures]
+    for answer in answers:
+        if answer[0] == "error":
+            raise CoreSchedulerError(answer[1])
+    return answers
+
+
 @click.command()
 @click.option(
     "--config",
@@ -219,49 +275,76 @@ def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: st
     help="A corescheduler.toml to compare (give two or more).",
 )
 @workload_option
-@click.option("--seed", type=int, default=0, show_default=True, help="The same seed for every run.")
+@click.option("--seed", "seeds", type=int, multiple=True, default=(0,), show_default=True,
+              help="The seed of every run; give several to run each config with each seed.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Runs at once, each in a process of its own (default: one per core).")
 @out_option("compare-out", "Folder for report.html, compare.json and one sub-folder per run.")
 @json_option
-def compare(config_paths: tuple[str, ...], workload_spec: str, seed: int, out_dir: str, as_json: bool) -> None:
-    """Run the same workload and seed under several configurations.
+def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int, ...], jobs: int | None,
+            out_dir: str, as_json: bool) -> None:
+    """Run the same workload under several configurations (and seeds).
 
     Prints a side-by-side table (response times per job-size bin, locality,
     utilisation, preemptions, makespan) and writes one report with the runs
     overlaid to DIR/report.html; each run's metrics.json and events.jsonl go
-    to DIR/<label>/, labels being the config file names.
+    to DIR/<label>/, labels being the config file names (with -seedN when
+    several seeds are given).  The runs go in parallel processes, one per
+    core (``--jobs``), with one progress bar; each gives what it gives alone.
     """
+    import os
+
     from corescheduler.sim.report import summary_rows, write_report
 
     if len(config_paths) < 2:
         raise click.UsageError("compare needs at least two --config files")
+    seeds = tuple(dict.fromkeys(seeds))  # a seed given twice runs once
     labels = _labels(config_paths)
-    loaded = [load_run_config(path) for path in config_paths]  # every config checked before any run
+    for path in config_paths:  # every config checked before any run
+        load_run_config(path)
+    runs = [(label if len(seeds) == 1 else f"{label}-seed{seed}", path, seed)
+            for seed in seeds for label, path in zip(labels, config_paths)]
+    workers = min(jobs or os.cpu_count() or 1, len(runs))
     out = Path(out_dir)
-    runs = []
-    notes = []
     started = time.perf_counter()
     with progress_bars(stdout_is_terminal() and not as_json) as bars:
-        for label, path, (config, allocations, _) in zip(labels, config_paths, loaded):
-            result, workload = run_simulation(
-                config, allocations, workload_spec, seed, out / label, bars(label) if bars else None
-            )
-            runs.append((label, result.metrics))
-            notes.append(f"{label}: {path}; {_note(workload, seed, result)}")
-    workload_name = workload.name
-    report = write_report(out / "report.html", runs, title=f"corescheduler compare on {workload_name}", notes=notes)
-    rows = summary_rows(runs)
-    table = {"columns": ["measure", *labels], "rows": rows}
+        bar = bars("compare") if bars else None
+        if workers > 1:
+            answers = _run_parallel(runs, workload_spec, out, workers, bar)
+        else:
+            answers = []
+            for i, (label, path, seed) in enumerate(runs):
+                def step(fraction: float, i: int = i) -> None:
+                    if bar is not None:
+                        bar((i + fraction) / len(runs))
+
+                config, allocations, _ = load_run_config(path)
+                result, workload = run_simulation(config, allocations, workload_spec, seed, out / label, step)
+                answers.append(("ok", result.metrics, _note(workload, seed, result), workload.name))
+    run_labels = [label for label, _, _ in runs]
+    metrics_of = [answer[1] for answer in answers]
+    runs_out = list(zip(run_labels, metrics_of))
+    notes = [f"{label}: {path}; {answer[2]}" for (label, path, _), answer in zip(runs, answers)]
+    workload_name = answers[-1][3]
+    report = write_report(out / "report.html", runs_out, title=f"corescheduler compare on {workload_name}",
+                          notes=notes)
+    rows = summary_rows(runs_out)
+    table = {"columns": ["measure", *run_labels], "rows": rows}
     summary = {
         "workload": workload_spec,
-        "seed": seed,
-        "runs": {label: {"config": path, "summary": m["summary"], "bins": m["bins"]}
-                 for (label, m), path in zip(runs, config_paths)},
+        "seed": seeds[0],
+        "seeds": list(seeds),
+        "runs": {label: {"config": path, "seed": seed, "summary": m["summary"], "bins": m["bins"]}
+                 for (label, path, seed), m in zip(runs, metrics_of)},
         "table": table,
     }
     (out / "compare.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     if as_json:
         print_json(summary)
         return
-    print_table(["measure", *labels], rows, right=tuple(range(1, len(labels) + 1)),
-                title=f"{workload_spec}, seed {seed}: {len(runs)} runs in {time.perf_counter() - started:.1f} s")
-    click.echo(f"wrote {report}, {out / 'compare.json'} and {', '.join(str(out / label) for label in labels)}")
+    seed_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {', '.join(map(str, seeds))}"
+    print_table(["measure", *run_labels], rows, right=tuple(range(1, len(run_labels) + 1)),
+                title=f"{workload_spec}, {seed_text}: {len(runs)} runs in {time.perf_counter() - started:.1f} s "
+                      f"({workers} at once)")
+    click.echo(f"wrote {report}, {out / 'compare.json'} and {', '.join(str(out / label) for label in run_labels)}")
+

@@ -141,3 +141,27 @@ def test_simulate_with_no_arguments(tmp_path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "builtin:facebook (100 jobs)" in proc.stdout
     assert {p.name for p in (tmp_path / "sim-out").iterdir()} == {"metrics.json", "events.jsonl", "report.html"}
+
+
+def test_compare_in_parallel_gives_what_one_at_a_time_gives(setup) -> None:
+    args = ["compare", "--config", str(setup / "locality.toml"), "--config", str(setup / "delay.toml"),
+            "--workload", str(setup / "w.json"), "--seed", "1", "--seed", "2"]
+    serial = run(*args, "--out", str(setup / "one"), "--jobs", "1")
+    parallel = run(*args, "--out", str(setup / "many"), "--jobs", "3")
+    assert serial.exit_code == 0 and parallel.exit_code == 0, parallel.output
+    one = json.loads((setup / "one" / "compare.json").read_text())
+    many = json.loads((setup / "many" / "compare.json").read_text())
+    assert one == many
+    assert list(one["runs"]) == ["locality-seed1", "delay-seed1", "locality-seed2", "delay-seed2"]
+    assert one["seeds"] == [1, 2] and one["runs"]["delay-seed2"]["seed"] == 2
+    for label in one["runs"]:
+        a = (setup / "one" / label / "events.jsonl").read_bytes()
+        assert a == (setup / "many" / label / "events.jsonl").read_bytes()
+    assert "(3 at once)" in parallel.output
+
+
+def test_compare_reports_a_bad_workload_from_a_worker_as_a_user_error(setup) -> None:
+    (setup / "bad.json").write_text('{"jobs": [{"id": "x"}]}', encoding="utf-8")
+    result = run("compare", "--config", str(setup / "locality.toml"), "--config", str(setup / "delay.toml"),
+                 "--workload", str(setup / "bad.json"), "--out", str(setup / "x"), "--jobs", "2")
+    assert_user_error(result, "bad.json")
