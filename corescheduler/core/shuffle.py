@@ -90,32 +90,6 @@ def _zipf_weight(r: int, skew: float) -> float:
         return 0.0
 
 
-def partition_matrix(map_output_bytes: list[float], n_reduces: int, skew: float = 0.0) -> list[list[float]]:
-    """Bytes of each map's partition for each reduce: map ``m``'s output split by
-    :func:`reduce_shares` (``[m][r]``)."""
-    shares = reduce_shares(n_reduces, skew)
-    return [[out * s for s in shares] for out in map_output_bytes]
-
-
-def reduce_input_by_node(map_nodes: dict[int, str], matrix_row_of: dict[int, list[float]] | None,
-                         reduce_index: int, shares: list[float] | None = None,
-                         map_output_bytes: dict[int, float] | None = None) -> dict[str, float]:
-    """Where reduce ``reduce_index``'s input lies so far: node → bytes, summed over the
-    finished maps (``map_nodes``: map index → the node it ran on).  Sizes come from explicit
-    matrix rows (``matrix_row_of``) or from ``shares`` × each map's output bytes."""
-    out: dict[str, float] = {}
-    for m, node in map_nodes.items():
-        if matrix_row_of is not None:
-            size = matrix_row_of[m][reduce_index]
-        else:
-            if shares is None or map_output_bytes is None:
-                raise ValueError("give matrix rows, or shares and map output sizes")
-            size = map_output_bytes[m] * shares[reduce_index]
-        if size > 0:
-            out[node] = out.get(node, 0.0) + size
-    return out
-
-
 # --------------------------------------------------------------------------- a job's shuffle
 @frozen
 class ShuffleSpec:

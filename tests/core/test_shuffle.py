@@ -66,21 +66,24 @@ def test_reduce_shares_uniform_and_zipf() -> None:
 
 
 def test_a_reduce_s_input_by_node_feeds_its_center_of_gravity() -> None:
-    from corescheduler.core.shuffle import partition_matrix, reduce_input_by_node, reduce_shares
+    from corescheduler.core.shuffle import MapOutputs, ShuffleSpec, reduce_shares
 
     # three maps of 100, 100 and 400 bytes ran on TT1, TT1 and TT4; two reduces, Zipf skew 1
     outputs = {0: 100.0, 1: 100.0, 2: 400.0}
     nodes = {0: "TT1", 1: "TT1", 2: "TT4"}
     shares = reduce_shares(2, skew=1.0)  # 2/3, 1/3
-    r0 = reduce_input_by_node(nodes, None, 0, shares, outputs)
+    measured = MapOutputs(3, 2, ShuffleSpec(skew=1.0))
+    for m, node in nodes.items():
+        measured.record(m, node, FIG7[node], output_bytes=outputs[m])
+    r0 = measured.input_by_node(0)
     assert r0 == pytest.approx({"TT1": 200 * 2 / 3, "TT4": 400 * 2 / 3})
-    assert centers_of_gravity(r0, FIG7) == ["TT4"]  # 2/3 of R0's input is on TT4
-    matrix = partition_matrix([100.0, 100.0, 400.0], 2, skew=1.0)
-    rows = dict(enumerate(matrix))
-    assert reduce_input_by_node(nodes, rows, 1) == pytest.approx({"TT1": 200 / 3, "TT4": 400 / 3})
-    assert reduce_input_by_node({}, rows, 1) == {}
-    with pytest.raises(ValueError, match="give matrix rows"):
-        reduce_input_by_node(nodes, None, 0)
+    assert centers_of_gravity(r0, FIG7) == ["TT4"] == measured.centers_of_gravity(0)  # 2/3 of R0's input
+    matrix = ShuffleSpec(matrix=tuple(tuple(out * s for s in shares) for out in outputs.values()))
+    by_matrix = MapOutputs(3, 2, matrix)
+    assert by_matrix.input_by_node(1) == {}
+    for m, node in nodes.items():
+        by_matrix.record(m, node, FIG7[node])
+    assert by_matrix.input_by_node(1) == pytest.approx({"TT1": 200 / 3, "TT4": 400 / 3})
 
 
 # --------------------------------------------------------------------------- MapOutputs (the core's view)

@@ -12,6 +12,18 @@ from typing import Any
 import pytest
 
 
+def wait_for(predicate: Any, timeout: float, step: float = 0.1) -> Any:
+    """Poll ``predicate`` until it is truthy or ``timeout`` seconds pass (bounded in count and
+    time); its last value."""
+    deadline = time.monotonic() + timeout
+    for _ in range(int(timeout / step) + 1):
+        value = predicate()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(step)
+    return predicate()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

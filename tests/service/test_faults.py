@@ -17,19 +17,9 @@ import pytest
 pytest.importorskip("distributed")
 httpx = pytest.importorskip("httpx")
 
-from tests.service.conftest import free_port  # noqa: E402
+from tests.service.conftest import free_port, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.slow
-
-
-def _wait_for(predicate, timeout: float, step: float = 0.1):
-    deadline = time.monotonic() + timeout
-    for _ in range(int(timeout / step) + 1):
-        value = predicate()
-        if value or time.monotonic() > deadline:
-            return value
-        time.sleep(step)
-    return predicate()
 
 
 def test_a_worker_killed_mid_run_loses_no_task(live_service, tmp_path) -> None:
@@ -40,7 +30,7 @@ def test_a_worker_killed_mid_run_loses_no_task(live_service, tmp_path) -> None:
     script = f"touch {marks}/$$; sleep 2; echo done"
     with httpx.Client(base_url=live.url, timeout=30) as c:
         job = c.post("/api/v1/jobs", json={"maps": [{"command": ["sh", "-c", script]}] * 8}).json()
-        assert _wait_for(lambda: len(list(marks.iterdir())) >= 4, 30)
+        assert wait_for(lambda: len(list(marks.iterdir())) >= 4, 30)
         before = {n["name"] for n in c.get("/api/v1/nodes").json()["nodes"]}
         # the worker process behind that address (its nanny restarts it under a new address)
         # the worker process behind that address: the parent of one of its attempts (setpriv
@@ -49,7 +39,7 @@ def test_a_worker_killed_mid_run_loses_no_task(live_service, tmp_path) -> None:
         workers = {_ppid(p) for p in running if os.path.exists(f"/proc/{p}")}
         pid = sorted(workers)[0]
         os.kill(pid, signal.SIGKILL)
-        done = _wait_for(lambda: c.get(f"/api/v1/jobs/{job['id']}").json()["state"] == "finished", 90)
+        done = wait_for(lambda: c.get(f"/api/v1/jobs/{job['id']}").json()["state"] == "finished", 90)
         final = c.get(f"/api/v1/jobs/{job['id']}").json()
         assert done, final
         assert final["maps"]["finished"] == 8
@@ -89,7 +79,7 @@ def test_the_service_killed_and_restarted_loses_no_job_and_runs_none_twice(tmp_p
 
         proc = serve()
         try:
-            assert _wait_for(up, 60), (tmp_path / "serve.log").read_text()[-3000:]
+            assert wait_for(up, 60), (tmp_path / "serve.log").read_text()[-3000:]
             ids = []
             with httpx.Client(base_url=url, timeout=30) as c:
                 for i in range(6):
@@ -102,9 +92,9 @@ def test_the_service_killed_and_restarted_loses_no_job_and_runs_none_twice(tmp_p
             proc.send_signal(signal.SIGKILL)
             proc.wait(30)
             proc = serve()
-            assert _wait_for(up, 60), (tmp_path / "serve.log").read_text()[-3000:]
+            assert wait_for(up, 60), (tmp_path / "serve.log").read_text()[-3000:]
             with httpx.Client(base_url=url, timeout=30) as c:
-                finished = _wait_for(lambda: all(c.get(f"/api/v1/jobs/{i}").json()["state"] == "finished"
+                finished = wait_for(lambda: all(c.get(f"/api/v1/jobs/{i}").json()["state"] == "finished"
                                                  for i in ids), 120)
                 states = {i: c.get(f"/api/v1/jobs/{i}").json() for i in ids}
                 assert finished, states
@@ -141,21 +131,21 @@ def test_the_engine_unreachable_jobs_wait_and_none_is_lost(live_service, tmp_pat
         live = live_service({"scheduler": {"task_selector": "locality"}, "service": {"tick": 0.1}}, dask=address)
         with httpx.Client(base_url=live.url, timeout=30) as c:
             first = c.post("/api/v1/jobs", json={"maps": [{"command": ["sleep", "2"]}] * 2}).json()
-            assert _wait_for(lambda: c.get(f"/api/v1/jobs/{first['id']}").json()["maps"]["running"] > 0, 30)
+            assert wait_for(lambda: c.get(f"/api/v1/jobs/{first['id']}").json()["maps"]["running"] > 0, 30)
             for p in procs:
                 p.send_signal(signal.SIGKILL)
             for p in procs:
                 p.wait(30)
             procs.clear()
-            assert _wait_for(lambda: c.get("/healthz").status_code == 503, 30)
+            assert wait_for(lambda: c.get("/healthz").status_code == 503, 30)
             assert "unreachable" in c.get("/healthz").json()["status"]
             second = c.post("/api/v1/jobs", json={"maps": [{"command": ["true"]}]})
             assert second.status_code == 201
             engine()
             ids = [first["id"], second.json()["id"]]
-            done = _wait_for(lambda: all(c.get(f"/api/v1/jobs/{i}").json()["state"] == "finished" for i in ids), 120)
+            done = wait_for(lambda: all(c.get(f"/api/v1/jobs/{i}").json()["state"] == "finished" for i in ids), 120)
             assert done, [c.get(f"/api/v1/jobs/{i}").json() for i in ids]
-            assert _wait_for(lambda: c.get("/healthz").status_code == 200, 30)
+            assert wait_for(lambda: c.get("/healthz").status_code == 200, 30)
     finally:
         for p in procs:
             p.kill()

@@ -7,30 +7,21 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 
 import pytest
 
 pytest.importorskip("distributed")
 httpx = pytest.importorskip("httpx")
 
+from tests.service.conftest import wait_for  # noqa: E402
+
 pytestmark = pytest.mark.slow
 
 PROBE = "corescheduler.service.probe"
 
 
-def _wait_for(predicate, timeout: float, step: float = 0.1):
-    deadline = time.monotonic() + timeout
-    for _ in range(int(timeout / step) + 1):
-        value = predicate()
-        if value or time.monotonic() > deadline:
-            return value
-        time.sleep(step)
-    return predicate()
-
-
 def _finished(c, job_id: str, timeout: float = 90) -> dict:
-    _wait_for(lambda: c.get(f"/api/v1/jobs/{job_id}").json()["state"] in ("finished", "failed"), timeout)
+    wait_for(lambda: c.get(f"/api/v1/jobs/{job_id}").json()["state"] in ("finished", "failed"), timeout)
     return c.get(f"/api/v1/jobs/{job_id}").json()
 
 
@@ -68,7 +59,7 @@ def test_the_core_sees_each_map_output_where_dask_holds_it(live_service) -> None
             j = sched.jobs.get(job["id"])
             return j.map_outputs.input_by_node(0) if j is not None and j.map_outputs is not None else {}
 
-        seen = _wait_for(lambda: sum(outputs().values()) >= 600_000, 60)
+        seen = wait_for(lambda: sum(outputs().values()) >= 600_000, 60)
         assert seen, outputs()
         assert set(outputs()) == {a}  # both results on the worker that ran the maps
         assert all(v < 700_000 for v in outputs().values())  # sizes as Dask measures them (≈ len)
@@ -89,8 +80,8 @@ def test_a_map_output_lost_with_its_worker_is_made_again(live_service, tmp_path)
             "maps": [{"command": ["sh", "-c", quick], "input_nodes": [a]},
                      {"command": ["sh", "-c", slow], "input_nodes": [b]}],
             "reduces": [{"call": "builtins:len"}]}).json()
-        assert _wait_for(lambda: list(marks.glob("quick-*.pid")) and list(marks.glob("slow-*")), 30)
-        assert _wait_for(lambda: any(t["kind"] == "map" and t["idx"] == 0 and t["state"] == "complete"
+        assert wait_for(lambda: list(marks.glob("quick-*.pid")) and list(marks.glob("slow-*")), 30)
+        assert wait_for(lambda: any(t["kind"] == "map" and t["idx"] == 0 and t["state"] == "complete"
                                      for t in live.service.store.tasks(job["id"])), 30)
         worker_pid = int(next(marks.glob("quick-*.pid")).read_text())
         os.kill(worker_pid, signal.SIGKILL)  # map 0's result dies with its worker, before the reduce ran
