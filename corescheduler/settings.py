@@ -178,7 +178,7 @@ class Settings:
         """Every problem as ``"<where> <key>: <message>"``, unknown keys included."""
         out = []
         for key in self.unknown_keys():
-            self.problems.append((key, "unknown setting"))
+            self.problems.append((key, unknown_setting(key, self._used)))
             self._used.add(key)
         for key, message in self.problems:
             out.append(f"{self.where} {key}: {message}" if key else f"{self.where}: {message}")
@@ -192,3 +192,11 @@ class Settings:
                 key, message = self.problems[0]
                 raise SettingsError(key, message, plugin=self.plugin, items=self.problems)
             raise ConfigError(msgs)
+
+
+def unknown_setting(key: str, known: Iterable[str]) -> str:
+    """``"unknown setting"``, with the closest known key when one is close (a typo)."""
+    import difflib
+
+    close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.7)
+    return f"unknown setting; did you mean {close[0]!r}?" if close else "unknown setting"

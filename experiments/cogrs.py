@@ -20,7 +20,7 @@ Measured: shuffle bytes off-rack (and node-local), the seconds reduces spent cop
 job response time and the makespan.  Run from the repository root::
 
     .venv/bin/python experiments/cogrs.py           # (a) and (b), about 3 minutes on 2 cores
-    .venv/bin/python experiments/cogrs.py --no-swim # (a) only, seconds
+    .venv/bin/python experiments/cogrs.py --no-swim # (a) only, seconds; (b) stays as it was
 
 It prints the tables, writes ``docs/experiments/cogrs.png`` and replaces the text between
 ``<!-- cogrs:begin -->`` and ``<!-- cogrs:end -->`` in ``docs/experiments.md``.  The
@@ -55,7 +55,19 @@ POLICIES = {"native": "cogrs_native", "cogrs": "cogrs"}
 SLOWSTARTS = (0.5, 1.0)
 MB = 1e6
 BENCHMARKS = ("sort", "wordcount", "kmeans", "busy")
-SWIM = REPO.parent / "shared" / "workloads" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
+SWIM = (Path(os.environ["CORESCHEDULER_SWIM"]) if os.environ.get("CORESCHEDULER_SWIM")
+        else REPO.parent / "shared" / "workloads" / "swim") / "FB-2009_samples_24_times_1hr_0.tsv"
+#: the (b) table's rows: label -> the measure it shows
+MEASURES = (
+    ("off-rack shuffle (GB)", "off_rack_gb", "{:.2f}"),
+    ("off-rack share of shuffle", "off_rack_fraction", "{:.1%}"),
+    ("node-local shuffle (GB)", "node_gb", "{:.2f}"),
+    ("mean WTND per reduce", "wtnd", "{:.3f}"),
+    ("reduce copy time, total (s)", "copy_s", "{:,.0f}"),
+    ("mean job response (s)", "response_s", "{:,.1f}"),
+    ("makespan (s)", "makespan_s", "{:,.1f}"),
+)
+SWIM_HEADING = "(b) The FB-2009 SWIM day"
 
 
 # ---------------------------------------------------------------------------- workloads
@@ -175,15 +187,7 @@ def table(results: dict[tuple[str, str, int], dict[str, Any]], benches: tuple[st
             rows = [results[(bench, policy, s)] for s in seeds]
             means[bench][policy] = {k: statistics.fmean(r[k] for r in rows) for k in rows[0]}
         n, c = means[bench]["native"], means[bench]["cogrs"]
-        for label, key, fmt in (
-            ("off-rack shuffle (GB)", "off_rack_gb", "{:.2f}"),
-            ("off-rack share of shuffle", "off_rack_fraction", "{:.1%}"),
-            ("node-local shuffle (GB)", "node_gb", "{:.2f}"),
-            ("mean WTND per reduce", "wtnd", "{:.3f}"),
-            ("reduce copy time, total (s)", "copy_s", "{:,.0f}"),
-            ("mean job response (s)", "response_s", "{:,.1f}"),
-            ("makespan (s)", "makespan_s", "{:,.1f}"),
-        ):
+        for label, key, fmt in MEASURES:
             lines.append(f"| {bench} | {label} | {fmt.format(n[key])} | {fmt.format(c[key])} | "
                          f"{change(n[key], c[key])} |")
     return "\n".join(lines), means
@@ -242,11 +246,42 @@ def plot(means: dict[str, dict[str, dict[str, float]]]) -> None:
     fig.savefig(PLOT, dpi=110)
 
 
+def previous_swim() -> tuple[list[str], dict[str, dict[str, float]]] | None:
+    """(b) as docs/experiments.md has it from an earlier full run — its lines and the means its
+    table shows — so that a run without the trace (or with ``--no-swim``) keeps it."""
+    import re
+
+    if not DOC.exists():
+        return None
+    text = DOC.read_text()
+    start = text.find(SWIM_HEADING)
+    if start < 0:
+        return None
+    lines = []
+    for line in text[start:].splitlines():
+        if line.startswith("![") or line.startswith(END):
+            break
+        lines.append(line)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    labels = {label: key for label, key, _ in MEASURES}
+    means: dict[str, dict[str, float]] = {"native": {}, "cogrs": {}}
+    for line in lines:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[0] == "swim" and cells[1] in labels:
+            for policy, cell in (("native", cells[2]), ("cogrs", cells[3])):
+                number = re.sub(r"[,%]", "", cell)
+                means[policy][labels[cells[1]]] = float(number) / (100 if cell.endswith("%") else 1)
+    return lines, means
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--no-swim", action="store_true", help="skip (b), the SWIM day")
     args = parser.parse_args(argv)
     swim = not args.no_swim and SWIM.exists()
+    if not args.no_swim and not swim:
+        print(f"note: {SWIM} not found (set CORESCHEDULER_SWIM to its folder): (b) is not run again", file=sys.stderr)
     policies = [*POLICIES, *(f"cogrs@{f:g}" for f in SLOWSTARTS)]
     cases = [(b, p, s) for b in BENCHMARKS for p in policies for s in SEEDS]
     if swim:
@@ -263,10 +298,17 @@ def main(argv: list[str] | None = None) -> None:
     if swim:
         swim_table, swim_means = table(results, ("swim",), (0,))
         means["swim"] = swim_means["swim"]
-        text += ["", "(b) The FB-2009 SWIM day (5,894 jobs; 600 nodes in 30 racks; `shuffle = \"network\"`, "
+        text += ["", f"{SWIM_HEADING} (5,894 jobs; 600 nodes in 30 racks; `shuffle = \"network\"`, "
                  "uniform partitions), seed 0:", "", swim_table]
+    else:
+        kept = previous_swim()
+        if kept is not None:  # (b) from the last full run stays, and so do its bars
+            text += ["", *kept[0]]
+            means["swim"] = kept[1]
+            print("note: (b) kept as the last full run left it", file=sys.stderr)
     text += ["", "![native vs cogrs](experiments/cogrs.png)", "",
-             "Regenerate: `.venv/bin/python experiments/cogrs.py` (tables and plot; `--no-swim` for (a) only)."]
+             "Regenerate: `.venv/bin/python experiments/cogrs.py` (tables and plot; the SWIM trace from "
+             "`../shared/workloads/swim` or `$CORESCHEDULER_SWIM`; `--no-swim` reruns (a) only and keeps (b))."]
     body = "\n".join(text)
     print(body)
     plot(means)

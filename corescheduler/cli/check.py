@@ -83,11 +83,15 @@ def _check_allocations(name: str, named_by: str | None = None) -> bool:
 
 def _check_config(name: str, checked: set[Path]) -> bool:
     from corescheduler.config import Config
+    from corescheduler.formats.workloads import WorkloadSettings
     from corescheduler.plugin_manager import PluginSet
+    from corescheduler.sim.simulator import SimulationOptions
 
     try:
         config = Config.from_file(name)
         plugin_set = PluginSet(config)
+        SimulationOptions.from_config(config)  # [simulation]: the engine's keys and unknown ones
+        WorkloadSettings.from_config(config)  # ... and the workload keys
     except CoreSchedulerError as exc:
         _report(name, exc)
         return False

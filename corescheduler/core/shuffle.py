@@ -124,6 +124,8 @@ class ShuffleSpec:
     def problem(self, n_maps: int, n_reduces: int) -> str | None:
         """Why this description does not fit a job of ``n_maps`` × ``n_reduces``, or None."""
         if self.matrix is None:
+            if n_maps == 0 and self.bytes > 0:
+                return "the job has no maps to produce its bytes"
             return None
         if len(self.matrix) != n_maps:
             return f"the matrix has {len(self.matrix)} rows; expected one per map ({n_maps})"

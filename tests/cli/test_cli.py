@@ -385,3 +385,13 @@ def test_no_traceback_with_plain_environment(files):
         assert result.exit_code == 1
         assert "Traceback" not in result.output
         assert "racks" in result.output
+
+
+def test_check_reads_simulation_and_suggests_a_close_plugin_key(tmp_path) -> None:
+    (tmp_path / "s.toml").write_text('[simulation]\nshuffle = "yes"\n', encoding="utf-8")
+    result = run("check", str(tmp_path / "s.toml"))
+    assert result.exit_code == 1 and "s.toml:2: [simulation] shuffle: expected one of" in result.output
+    (tmp_path / "p.toml").write_text('[scheduler]\ntask_selector = "cogrs"\n[plugins.cogrs]\ntolerence = 0.5\n',
+                                     encoding="utf-8")
+    result = run("check", str(tmp_path / "p.toml"))
+    assert result.exit_code == 1 and "did you mean 'tolerance'?" in result.output

@@ -188,3 +188,11 @@ def test_the_report_shows_the_shuffle(tmp_path) -> None:
     rows = {row[0]: row[1:] for row in summary_rows([("net", result.metrics)])}
     assert rows["off-rack share of shuffle"][0] in ("0.0%", "100.0%")
     assert rows["shuffle bytes node-local"][0] in ("0.25 GB", "0.00 GB")
+
+
+def test_shuffle_bytes_need_maps_to_produce_them(tmp_path) -> None:
+    job = {"id": "j", "submit": 0, "user": "u", "map_count": 0, "map_duration": 1, "reduce_count": 2,
+           "reduce_duration": 3, "shuffle": {"bytes": 1e9}}
+    (tmp_path / "w.json").write_text(json.dumps({"jobs": [job]}))
+    with pytest.raises(WorkloadError, match="no maps to produce"):
+        load_workload(tmp_path / "w.json")
