@@ -217,19 +217,25 @@ def _worker_init(queue: Any) -> None:
     _PROGRESS_QUEUE = queue
 
 
+def _one_run(path: str, workload_spec: str, seed: int, out_dir: Path,
+             progress: Callable[[float], None] | None) -> tuple[Any, ...]:
+    """One run of a compare: ``("ok", metrics, note, workload name)``."""
+    config, allocations, _ = load_run_config(path)
+    result, workload = run_simulation(config, allocations, workload_spec, seed, out_dir, progress)
+    return ("ok", result.metrics, _note(workload, seed, result), workload.name)
+
+
 def _compare_run(index: int, path: str, workload_spec: str, seed: int, out_dir: str) -> tuple[Any, ...]:
-    """One run of a compare, in a worker process: ``("ok", metrics, note, workload name)``, or
-    ``("error", message)`` for a user error (reported by the parent as its own)."""
+    """:func:`_one_run` in a worker process, or ``("error", message)`` for a user error
+    (reported by the parent as its own)."""
     from corescheduler.errors import CoreSchedulerError
 
     queue = _PROGRESS_QUEUE
     progress = (lambda fraction: queue.put((index, fraction))) if queue is not None else None
     try:
-        config, allocations, _ = load_run_config(path)
-        result, workload = run_simulation(config, allocations, workload_spec, seed, Path(out_dir), progress)
+        return _one_run(path, workload_spec, seed, Path(out_dir), progress)
     except CoreSchedulerError as exc:
         return ("error", str(exc))
-    return ("ok", result.metrics, _note(workload, seed, result), workload.name)
 
 
 def _run_parallel(runs: list[tuple[str, str, int]], workload_spec: str, out: Path, jobs: int,
@@ -318,9 +324,7 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
                     if bar is not None:
                         bar((i + fraction) / len(runs))
 
-                config, allocations, _ = load_run_config(path)
-                result, workload = run_simulation(config, allocations, workload_spec, seed, out / label, step)
-                answers.append(("ok", result.metrics, _note(workload, seed, result), workload.name))
+                answers.append(_one_run(path, workload_spec, seed, out / label, step))
     run_labels = [label for label, _, _ in runs]
     metrics_of = [answer[1] for answer in answers]
     runs_out = list(zip(run_labels, metrics_of))

@@ -317,7 +317,8 @@ class _NetJob:
         self.waiting: list[tuple[Task, int, float, int]] = []
         self.matrix = spec.matrix
         self.shares = None if spec.matrix is not None else spec.shares(n_reduces)
-        self._map_bytes = spec.bytes / n_maps if n_maps else 0.0
+        #: every map's output with shares (a matrix gives its own sizes; ``out`` is unused then)
+        self._map_bytes = spec.map_output(0, n_maps) if spec.matrix is None else 0.0
         self.arrays: tuple[Any, ...] | None = None
 
     def done(self, t: float, node: int, rack: int, index: int) -> None:
