@@ -14,6 +14,11 @@ waited for a local map, and whether it was *skipped* on the last heartbeat:
 * Waiting time is credited only for heartbeats on which the job was skipped:
   at the start of each heartbeat, every job skipped on the previous one adds
   the time since that heartbeat (any node's; Hadoop keeps one clock for all).
+  Hadoop adds whole milliseconds, so a run of consecutive skips earns exactly
+  the time from its first skip to the heartbeat after its last; this plugin
+  keeps that sum exact too — ``now - first skip``, one subtraction — instead
+  of adding each heartbeat's gap in floating point (whose rounding would
+  drift, and would depend on heartbeats that change nothing else).
 * Allowed level: after launching a node-local map, NODE until it has waited
   ``node_locality_delay``, then RACK, then ANY after a further
   ``rack_locality_delay``; after a rack-local map, RACK until
@@ -45,8 +50,6 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from attrs import define
-
 from corescheduler.core.model import (
     MAP,
     NODE_LOCAL,
@@ -74,13 +77,40 @@ def auto_delay(heartbeat_interval: float) -> float:
     return min(MAX_AUTO_DELAY, 1.5 * heartbeat_interval)
 
 
-@define
 class LocalityState:
-    """Hadoop's per-job ``JobInfo`` locality fields."""
+    """Hadoop's per-job ``JobInfo`` locality fields: ``last_level`` (the locality of its last
+    map launch), ``waited`` (its wait for a local map, credited up to the last heartbeat's
+    start) and ``skipped`` (skipped on the last heartbeat).
 
-    last_level: str = NODE_LOCAL
-    waited: float = 0.0
-    skipped: bool = False
+    Kept as the wait credited by runs of skips that have ended (``base``) and, while the job
+    is in a run, the time of the run's first skip (``since``): ``waited`` is then
+    ``base + (last heartbeat - since)``, exact."""
+
+    __slots__ = ("_owner", "base", "last_level", "since")
+
+    def __init__(self, owner: DelayScheduling) -> None:
+        self._owner = owner
+        self.last_level = NODE_LOCAL
+        self.base = 0.0
+        self.since: float | None = None
+
+    @property
+    def waited(self) -> float:
+        since = self.since
+        return self.base if since is None else self.base + (self._owner._credit_at - since)
+
+    @waited.setter
+    def waited(self, value: float) -> None:
+        self.base = float(value)
+        if self.since is not None:  # the run goes on from here
+            self.since = self._owner._credit_at
+
+    @property
+    def skipped(self) -> bool:
+        return self.since is not None and not self._owner._open
+
+    def __repr__(self) -> str:
+        return f"LocalityState(last_level={self.last_level!r}, waited={self.waited!r}, skipped={self.skipped!r})"
 
 
 class DelayScheduling:
@@ -111,8 +141,12 @@ class DelayScheduling:
         self.node_delay = default if self.auto else float(node)  # type: ignore[arg-type]
         self.rack_delay = default if self.auto else float(rack)  # type: ignore[arg-type]
         self.jobs: dict[str, LocalityState] = {}
+        #: jobs skipped on the last heartbeat (each in a run of skips since ``LocalityState.since``)
         self._skipped: set[str] = set()
-        self._last_heartbeat: float | None = None
+        #: when the last heartbeat started: the jobs in ``_skipped`` are credited up to it
+        self._credit_at = 0.0
+        #: a heartbeat has started and its end (``cs_heartbeat_end``) has not come yet
+        self._open = False
         #: pool -> its map side, as of the last update (Hadoop's starvation test reads the map side)
         self._map_sides: dict[str, Schedulable] = {}
         #: pool -> (last time at min share, last time at half fair share), starvation = "measured"
@@ -126,7 +160,7 @@ class DelayScheduling:
         """The locality state of a job (a new one if unseen)."""
         st = self.jobs.get(job_id)
         if st is None:
-            st = self.jobs[job_id] = LocalityState()
+            st = self.jobs[job_id] = LocalityState(self)
         return st
 
     def allowed_level(self, job: Job, now: float) -> str:
@@ -136,7 +170,9 @@ class DelayScheduling:
         st = self.jobs.get(job.id)
         if st is None:
             st = self.state(job.id)
-        last, waited = st.last_level, st.waited
+        last = st.last_level
+        since = st.since
+        waited = st.base if since is None else st.base + (self._credit_at - since)
         if last == NODE_LOCAL:
             if waited >= self.node_delay + self.rack_delay:
                 return OFF_RACK
@@ -165,7 +201,7 @@ class DelayScheduling:
     # ------------------------------------------------------------------ hooks
     @hookimpl
     def cs_job_added(self, job: Job) -> None:
-        self.jobs[job.id] = LocalityState()
+        self.jobs[job.id] = LocalityState(self)
 
     @hookimpl
     def cs_job_removed(self, job: Job) -> None:
@@ -192,19 +228,26 @@ class DelayScheduling:
     @hookimpl
     def cs_wants_idle_heartbeat(self) -> bool:
         """Jobs skipped on the last heartbeat get their credit at the next one, however idle."""
-        return bool(self._skipped)
+        return bool(self._skipped) and not self._open  # open: the last heartbeat visited none, runs ended
 
     @hookimpl
     def cs_heartbeat_start(self, now: float) -> None:
-        since = 0.0 if self._last_heartbeat is None else now - self._last_heartbeat
-        self._last_heartbeat = now
-        if self._skipped:
-            for job_id in self._skipped:
-                st = self.jobs.get(job_id)
-                if st is not None:
-                    st.waited += since
-                    st.skipped = False
+        """Hadoop ``updateLocalityWaitTimes``: the jobs skipped on the last heartbeat are
+        credited up to ``now`` (their runs go on if this heartbeat skips them again)."""
+        if self._open and self._skipped:  # the last heartbeat visited no job: every run ended at it
+            self._end_runs(self._skipped)
             self._skipped.clear()
+        self._credit_at = now
+        self._open = True
+
+    def _end_runs(self, job_ids: Any) -> None:
+        at = self._credit_at
+        jobs = self.jobs
+        for job_id in job_ids:
+            st = jobs.get(job_id)
+            if st is not None and st.since is not None:
+                st.base += at - st.since
+                st.since = None
 
     @hookimpl
     def cs_select_task(self, job: Job, node: Node, kind: str, now: float) -> Task | None:
@@ -226,12 +269,26 @@ class DelayScheduling:
         if task.kind == MAP:
             st = self.state(task.job.id)
             st.last_level = locality or OFF_RACK
-            st.waited = 0.0
+            st.base = 0.0
+            if st.since is not None:  # its run of skips ends with the launch
+                st.since = None
+                self._skipped.discard(task.job.id)
 
     @hookimpl
     def cs_heartbeat_end(self, assignments: Sequence[Assignment], skipped: Sequence[Job]) -> None:
-        for job in skipped:
-            st = self.jobs.get(job.id)
-            if st is not None:
-                st.skipped = True
-                self._skipped.add(job.id)
+        self._open = False
+        old = self._skipped
+        jobs = self.jobs
+        if not skipped:
+            if old:
+                self._end_runs(old)
+                old.clear()
+            return
+        new = {job.id for job in skipped if job.id in jobs}
+        if new == old:
+            return  # the same jobs skipped again: their runs go on
+        self._end_runs(old - new)
+        at = self._credit_at
+        for job_id in new - old:
+            jobs[job_id].since = at
+        self._skipped = new
