@@ -67,7 +67,7 @@ EXTENSION_POINTS: dict[str, tuple[str, ...]] = {
     "PoolResolver": ("cs_resolve_pool", "cs_known_pools"),
     "WeightAdjuster": ("cs_adjust_weight",),
     "LoadManager": ("cs_can_assign", "cs_can_launch", "cs_fits", "cs_can_compute", "cs_node_capacity"),
-    "TaskSelector": ("cs_select_task", "cs_wants_idle_heartbeat"),
+    "TaskSelector": ("cs_select_task", "cs_wants_idle_heartbeat", "cs_would_select"),
     "SharePolicy": (
         "cs_compute_shares", "cs_compute_shares_many", "cs_order_key", "cs_admit_job", "cs_next_kind",
         "cs_plan_preemption",
@@ -285,6 +285,30 @@ def cs_wants_idle_heartbeat() -> bool | None:
     Called on the configured TaskSelector only, after heartbeats, many times
     a simulated second: keep it cheap.  First non-None result wins; ``None``
     or ``False``: such heartbeats may be skipped.
+    """
+
+
+@hookspec(firstresult=True)
+def cs_would_select(job: Job, node: Node, kind: str, now: float) -> bool | None:
+    """TaskSelector, optional: would :func:`cs_select_task` give ``job`` a task on ``node``
+    on a heartbeat at ``now`` that follows one on which every job walked was skipped?
+
+    Answer without changing anything (it is a question, not a heartbeat).  ``True`` or
+    ``None`` (don't know): the heartbeat is run.  ``False`` for every job a heartbeat would
+    walk lets :meth:`Scheduler.skip_quiet_heartbeat
+    <corescheduler.core.scheduler.Scheduler.skip_quiet_heartbeat>` count the heartbeat as
+    done without running it — the simulator does so for nodes whose every job waits for
+    locality elsewhere, which is most heartbeats of a day-long trace.
+
+    By implementing it a TaskSelector also promises that a heartbeat on which it is asked
+    for no task, or on which it refuses every job and the jobs skipped are the same as on
+    the heartbeat before, changes none of its state (``delay`` sums a run of skips as
+    ``now - first skip``, so a repeated skip adds nothing).  It is used only while the
+    TaskSelector is the only plugin that implements ``cs_heartbeat_start`` or
+    ``cs_heartbeat_end``, and assumes the LoadManager's ``cs_can_assign`` and
+    ``cs_can_launch`` and the share policies' ``cs_admit_job`` have no side effects.
+
+    Called on the configured TaskSelector only.  First non-None result wins.
     """
 
 

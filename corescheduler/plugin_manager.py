@@ -489,6 +489,20 @@ class PluginSet:
                 if hook in self._notify:
                     self._notify[hook].append(fn)
 
+    def quiet_heartbeats(self) -> Callable[..., Any] | None:
+        """The TaskSelector's ``cs_would_select`` if a heartbeat's outcome may be known
+        without running it: it implements that hook and no other plugin in use listens to
+        heartbeats (``cs_heartbeat_start``/``cs_heartbeat_end``); else None."""
+        selector = self.config.scheduler.task_selector
+        fn = self.optional("TaskSelector", selector, "cs_would_select")
+        if fn is None:
+            return None
+        for name in self.instances:
+            impls = self._impls[name]
+            if name != selector and ("cs_heartbeat_start" in impls or "cs_heartbeat_end" in impls):
+                return None
+        return fn
+
     def listeners(self, hook: str) -> list[Callable[..., Any]]:
         """Callers of a notification hook on every plugin in use, config order."""
         return self._notify[hook]

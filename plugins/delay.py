@@ -163,8 +163,9 @@ class DelayScheduling:
             st = self.jobs[job_id] = LocalityState(self)
         return st
 
-    def allowed_level(self, job: Job, now: float) -> str:
-        """Hadoop ``getAllowedLocalityLevel``."""
+    def allowed_level(self, job: Job, now: float, credit_at: float | None = None) -> str:
+        """Hadoop ``getAllowedLocalityLevel`` (``credit_at``: the waits credited up to then
+        instead of the last heartbeat's start)."""
         if job.unlocated_pending:  # Hadoop: job.nonLocalMaps.size() > 0, no waiting
             return OFF_RACK
         st = self.jobs.get(job.id)
@@ -172,7 +173,10 @@ class DelayScheduling:
             st = self.state(job.id)
         last = st.last_level
         since = st.since
-        waited = st.base if since is None else st.base + (self._credit_at - since)
+        if since is None:
+            waited = st.base
+        else:
+            waited = st.base + ((self._credit_at if credit_at is None else credit_at) - since)
         if last == NODE_LOCAL:
             if waited >= self.node_delay + self.rack_delay:
                 return OFF_RACK
@@ -263,6 +267,25 @@ class DelayScheduling:
         if level == NODE_LOCAL:
             return None
         return job.pending_map(node, level)
+
+    @hookimpl
+    def cs_would_select(self, job: Job, node: Node, kind: str, now: float) -> bool | None:
+        """:meth:`cs_select_task`'s answer on a heartbeat at ``now`` that follows one on
+        which every job walked was skipped (so each is credited up to ``now``), without
+        changing anything.  Such a heartbeat that refuses every job changes nothing here:
+        the jobs skipped are the same and their runs go on."""
+        if kind != MAP:
+            return None
+        if job.pending_failed_map() is not None:
+            return True
+        if job.pending_map_on_node(node.name) is not None:
+            return True
+        if self._open and self._skipped:
+            return None  # the last heartbeat walked no job: not the case this answers
+        level = self.allowed_level(job, now, credit_at=now)
+        if level == NODE_LOCAL:
+            return False
+        return job.pending_map(node, level) is not None
 
     @hookimpl
     def cs_task_started(self, task: Task, locality: str | None) -> None:

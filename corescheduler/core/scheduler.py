@@ -192,6 +192,12 @@ class Scheduler:
         self._last_preempt_check = -math.inf
         self._last_update = -math.inf
         self._dirty = True
+        #: changes whenever the set of jobs a heartbeat walks for maps may change (a job
+        #: enters or leaves its pool's map order, a pool reaches or leaves its cap, an update)
+        self._map_version = 0
+        #: ``_map_version`` when the last heartbeat walked all those jobs and launched nothing
+        #: (every job it walked was skipped: what the TaskSelector last saw), else -1
+        self._quiet_at = -1
         s = self.settings
         #: the most tasks of each kind one heartbeat may assign (Hadoop's assignmultiple and its caps)
         self._assign_caps = {
@@ -199,6 +205,10 @@ class Scheduler:
             REDUCE: (s.reduce_assign_cap if s.reduce_assign_cap > 0 else math.inf) if s.assign_multiple else 1,
         }
         self._notify = self.plugins.listeners
+        #: the TaskSelector's side-effect-free cs_would_select, when a heartbeat that skips
+        #: the same jobs as the one before changes nothing for every plugin that listens to
+        #: heartbeats (skip_quiet_heartbeat), else None
+        self._would_select = self.plugins.quiet_heartbeats()
         #: resource mode's engine (``[scheduler] mode = "resources"``), else None
         self._rs: ResourceScheduler | None = None
         self.resource_mode = self.settings.mode == "resources"
@@ -487,6 +497,7 @@ class Scheduler:
         if job.is_finished or job.pool == pool_name:
             return
         self._dirty = True  # the next update rebuilds the orders even if this fails midway
+        self._map_version += 1
         old = self.pools[job.pool]
         new = self._pool(pool_name)
         for kind in KINDS:
@@ -563,8 +574,11 @@ class Scheduler:
                 js.weight = weight
         self._pending_work = pending
         if not quiet:
+            walked = self._walked_for_maps() if self._would_select is not None else None
             for kind in KINDS:
                 self._update_shares(kind)
+            if walked is None or walked != self._walked_for_maps():
+                self._map_version += 1  # the jobs a heartbeat walks for maps changed
         if self.settings.preemption:  # Hadoop: if (preemptionEnabled) updatePreemptionVariables()
             for kind in KINDS:
                 self._update_starvation([p.sched[kind] for p in self.pools.values()], now)
@@ -608,6 +622,17 @@ class Scheduler:
                 job.runnable = False
         for job in newly_done:
             self._finish_job(job, now, update=False)
+
+    def _walked_for_maps(self) -> set[int]:
+        """Who a heartbeat that finds no map walks: the jobs in the map orders of the pools
+        below their cap (as identities)."""
+        job_order = self._job_order
+        return {
+            id(js)
+            for ps in self._pool_order[MAP]
+            if ps.running < ps.max_share
+            for js in job_order[ps.name][MAP]
+        }
 
     def _update_shares(self, kind: str) -> None:
         pools = list(self.pools.values())
@@ -713,6 +738,7 @@ class Scheduler:
         out: list[Assignment] = []
         launched: list[Task] = []
         task: Task | None = None
+        walked_all = False  # the map side walked every job and none had a map for this node
         try:
             while True:
                 for kind in KINDS:
@@ -774,6 +800,8 @@ class Scheduler:
                         break
                 if task is None:
                     rejected[kind] = True
+                    if is_map:
+                        walked_all = True
                     continue
                 locality = task.locality(node) if kind == MAP else None
                 self._launch(task, node, now, locality)
@@ -796,11 +824,60 @@ class Scheduler:
                     except Exception:  # the failing plugin again: keep its first error
                         log.exception("taking back %s after a failed heartbeat", started.id)
             raise
+        self._quiet_at = self._map_version if walked_all and not out else -1
         if visited or out:
             skipped = [j for jid, j in visited.items() if jid not in launched_map]
             for fn in self._notify("cs_heartbeat_end"):
                 fn(node, out, skipped, now)
         return out
+
+    @_plugin_errors
+    def skip_quiet_heartbeat(self, node_name: str, now: float) -> bool:
+        """If a heartbeat of ``node_name`` at ``now`` would assign nothing and change nothing,
+        count it as done (the clock moves to ``now``) and return True; else change nothing and
+        return False (the caller then runs :meth:`heartbeat`).
+
+        For a simulator that beats every node with a free slot, as Hadoop's TaskTrackers ask
+        for work, but need not run heartbeats whose outcome is known.  Such a heartbeat is
+        one where the last heartbeat walked every job for maps and launched nothing (so the
+        TaskSelector saw all of them skipped), no job has joined or left those walked since,
+        this node can take no reduce (none pending, or the LoadManager says no), and either
+        it can take no map while no job would be walked, or the TaskSelector says that none
+        of those jobs would give it a map now (``cs_would_select``).  The TaskSelector must
+        implement ``cs_would_select`` and be the only plugin listening to heartbeats; else
+        this always returns False.  Slot mode only."""
+        would_select = self._would_select
+        if would_select is None or self._quiet_at != self._map_version or self._rs is not None:
+            return False
+        node = self.cluster.nodes[node_name]
+        can_assign = self.plugins.can_assign
+        caps = self._assign_caps
+        ld = self._load[REDUCE]
+        if self.pending_work(REDUCE) > 0 and caps[REDUCE] > 0:
+            ok = can_assign(node, REDUCE, ld)
+            if ok is None:
+                ok = node.running[REDUCE] < node.slots[REDUCE]
+            if ok:
+                return False
+        ld = self._load[MAP]
+        if caps[MAP] <= 0 or ld.running == ld.runnable:
+            open_ = False
+        else:
+            open_ = can_assign(node, MAP, ld)
+            if open_ is None:
+                open_ = node.running[MAP] < node.slots[MAP]
+        job_order = self._job_order
+        for ps in self._pool_order[MAP]:
+            order = job_order[ps.name][MAP]
+            if ps.running >= ps.max_share or not order:
+                continue
+            if not open_:
+                return False  # a heartbeat that walks no job would end the walked jobs' waits
+            for js in order:
+                if would_select(js.owner, node, MAP, now) is not False:
+                    return False
+        self._tick(now)
+        return True
 
     def wants_idle_heartbeat(self) -> bool:
         """Would a heartbeat that assigns nothing change the TaskSelector's
@@ -818,6 +895,7 @@ class Scheduler:
         but must deliver those a plugin needs (:meth:`wants_idle_heartbeat`)."""
         now = self._tick(now)
         node = self.node(node_name)
+        self._quiet_at = -1
         for fn in self._notify("cs_heartbeat_start"):
             fn(node, now)
 
@@ -842,14 +920,18 @@ class Scheduler:
         """Change a pool schedulable's running count and re-sort it; the heartbeat
         order holds the pool while its own job order is not empty."""
         order = self._pool_order[s.kind]
-        if s._ordered:
+        was = s._ordered
+        if was:
             order.remove(s)
             s._ordered = False  # until it is back in (a failing order key leaves it out, flagged so)
+        capped = s.running >= s.max_share
         s.running += delta
         if self._job_order[s.name][s.kind]:
             s._key = self.root_policy.order_key(s)
             order.add(s)
             s._ordered = True
+        if s.kind == MAP and (s._ordered != was or (s.running >= s.max_share) != capped):
+            self._map_version += 1  # the jobs a heartbeat walks for maps may have changed
 
     def _place(self, job: Job, kind: str, delta: int = 0) -> None:
         """Change a job's running count by ``delta`` and put it where it belongs
@@ -857,7 +939,8 @@ class Scheduler:
         task a heartbeat could launch (:func:`_offerable`); else out of it."""
         js = job.sched[kind]
         order = self._job_order[job.pool][kind]
-        if js._ordered:
+        was = js._ordered
+        if was:
             order.remove(js)
             js._ordered = False  # until it is back in (a failing order key leaves it out, flagged so)
         js.running += delta
@@ -865,6 +948,8 @@ class Scheduler:
             js._key = self._pool_policy[job.pool].order_key(js)
             order.add(js)
             js._ordered = True
+        if kind == MAP and js._ordered != was:
+            self._map_version += 1
 
     def _job_running(self, job: Job, kind: str, delta: int) -> None:
         job.running[kind] += delta
@@ -1033,6 +1118,7 @@ class Scheduler:
             self._rs.finish_job(job, now)  # its AM ends, it leaves its queue, waiting apps may run
         else:
             pool = self.pools[job.pool]
+            self._map_version += 1
             for kind in KINDS:
                 js = job.sched[kind]
                 if js._ordered:

@@ -457,6 +457,12 @@ class Simulation:
         #: can the TaskSelector want an idle heartbeat at all (cs_wants_idle_heartbeat)?
         self._wants_idle = self.scheduler.plugins.wants_idle_heartbeat  # the hook itself, for the hot path
         self._may_want_idle = self._wants_idle is not None
+        #: heartbeats whose outcome is known are counted, not run (Scheduler.skip_quiet_heartbeat)
+        self._quiet = (
+            self.scheduler.skip_quiet_heartbeat
+            if self._skip_idle and self.scheduler.plugins.quiet_heartbeats() is not None
+            else None
+        )
         self._idle_gen = 0
         self._copy_wait: dict[str, list[tuple[Task, int, float]]] = {}  # job -> reduces waiting for its maps
         # the shuffle's network model (docs/simulator.md): jobs with a shuffle description
@@ -924,6 +930,13 @@ class Simulation:
     def _beat(self, ns: _NodeState, t: float) -> None:
         """One heartbeat of the node: launch what the scheduler assigns."""
         ns.last_beat = t
+        quiet = self._quiet
+        if quiet is not None and quiet(ns.name, t):  # nothing to assign, nothing would change
+            if self._may_want_idle:
+                due = self._idle_beat
+                if due is None or t >= due[0] or not self._wants_idle():
+                    self._after_beat(t)
+            return
         assignments = self.scheduler.heartbeat(ns.name, t)
         if self._skip_idle and self._may_want_idle:
             due = self._idle_beat
