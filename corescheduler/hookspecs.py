@@ -66,8 +66,10 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 EXTENSION_POINTS: dict[str, tuple[str, ...]] = {
     "PoolResolver": ("cs_resolve_pool", "cs_known_pools"),
     "WeightAdjuster": ("cs_adjust_weight",),
-    "LoadManager": ("cs_can_assign", "cs_can_launch", "cs_fits", "cs_can_compute", "cs_node_capacity"),
-    "TaskSelector": ("cs_select_task", "cs_wants_idle_heartbeat", "cs_would_select"),
+    "LoadManager": (
+        "cs_can_assign", "cs_can_launch", "cs_fits", "cs_can_compute", "cs_node_capacity", "cs_assign_limit",
+    ),
+    "TaskSelector": ("cs_select_task", "cs_wants_idle_heartbeat", "cs_would_select", "cs_map_reach"),
     "SharePolicy": (
         "cs_compute_shares", "cs_compute_shares_many", "cs_order_key", "cs_admit_job", "cs_next_kind",
         "cs_plan_preemption",
@@ -177,6 +179,21 @@ def cs_can_assign(node: Node, kind: str, load: ClusterLoad) -> bool | None:
     :return: ``True`` to allow, ``False`` to stop assigning tasks of this kind
         on this heartbeat.  ``None`` (or no load manager) means the node's
         slot count decides.
+
+    **First non-None result wins.**
+    """
+
+
+@hookspec(firstresult=True)
+def cs_assign_limit(node: Node, kind: str, load: ClusterLoad) -> int | None:
+    """LoadManager, optional: the most tasks of ``kind`` ``node`` may run under ``load`` —
+    a promise that :func:`cs_can_assign` is exactly ``node.running[kind] < limit`` and that
+    the limit depends on nothing but ``node.slots`` and ``load``.
+
+    The simulator uses it to leave nodes that run no map and that no job wants out of the
+    heartbeat schedule (``Scheduler.skip_quiet_heartbeat``): it knows from the limit when
+    such a node could no longer take a map.  ``slots`` and ``cap_based`` implement it.
+    ``None``: no such promise.
 
     **First non-None result wins.**
     """
@@ -307,6 +324,27 @@ def cs_would_select(job: Job, node: Node, kind: str, now: float) -> bool | None:
     TaskSelector is the only plugin that implements ``cs_heartbeat_start`` or
     ``cs_heartbeat_end``, and assumes the LoadManager's ``cs_can_assign`` and
     ``cs_can_launch`` and the share policies' ``cs_admit_job`` have no side effects.
+
+    Called on the configured TaskSelector only.  First non-None result wins.
+    """
+
+
+@hookspec(firstresult=True)
+def cs_map_reach(job: Job, now: float) -> tuple[str, float] | None:
+    """TaskSelector, optional (with :func:`cs_would_select`): where ``job`` would take a map
+    from ``now`` on, on heartbeats that follow one on which every job walked was skipped.
+
+    :return: ``(level, until)``: for every heartbeat at a time in ``[now, until)`` with
+        nothing else changed, :func:`cs_would_select` for ``job`` on a node is ``True``
+        exactly when ``job.pending_map(node, level)`` finds a map (``level``:
+        ``"node"``, ``"rack"`` or ``"off"``); ``until`` (``math.inf`` if never) is the
+        first time that may widen with time alone (delay scheduling's waits, a pool's
+        starvation timeout).  ``None``: don't know.
+
+    With it, and a LoadManager that implements :func:`cs_assign_limit`, the simulator
+    stops beating nodes that run no map and that no job wants, and beats them again
+    when a job's reach comes to include them — by the jobs' pending maps' locations
+    instead of a heartbeat of every free node.  Answer without changing anything.
 
     Called on the configured TaskSelector only.  First non-None result wins.
     """

@@ -71,3 +71,8 @@ class CapBasedLoadManager:
     @hookimpl
     def cs_can_assign(self, node: Node, kind: str, load: ClusterLoad) -> bool:
         return node.running[kind] < self.cap(node, kind, load)
+
+    @hookimpl
+    def cs_assign_limit(self, node: Node, kind: str, load: ClusterLoad) -> int:
+        """The cap: ``cs_can_assign`` is ``running < cap``, and the cap reads only the slots."""
+        return self.cap(node, kind, load)

@@ -72,6 +72,9 @@ MAX_AUTO_DELAY = 15.0
 STARVATION_MODES = ("hadoop", "measured")
 
 
+_LEVEL_RANK = {NODE_LOCAL: 0, RACK_LOCAL: 1, OFF_RACK: 2}
+
+
 def auto_delay(heartbeat_interval: float) -> float:
     """Hadoop's auto-computed locality delay: min(15 s, 1.5 × the heartbeat interval)."""
     return min(MAX_AUTO_DELAY, 1.5 * heartbeat_interval)
@@ -286,6 +289,49 @@ class DelayScheduling:
         if level == NODE_LOCAL:
             return False
         return job.pending_map(node, level) is not None
+
+    @hookimpl
+    def cs_map_reach(self, job: Job, now: float) -> tuple[str, float] | None:
+        """``(level, until)``: the job takes maps no worse than ``level`` on heartbeats from
+        ``now`` (each crediting its wait up to then, as after a heartbeat that skipped it),
+        until its wait or its pool's starvation widens the level at ``until``."""
+        if job.pending_failed_map() is not None:
+            return OFF_RACK, math.inf
+        level = self.allowed_level(job, now, credit_at=now)
+        if level == OFF_RACK:
+            return level, math.inf
+        candidates = []
+        st = self.jobs.get(job.id)
+        if st is not None and st.since is not None:  # in a run of skips: its wait grows
+            for delay in (self.node_delay, self.node_delay + self.rack_delay, self.rack_delay):
+                candidates.append(st.since + (delay - st.base))
+        ps = self._map_sides.get(job.pool)
+        if ps is not None:
+            if self.starvation == "measured" and job.pool in self._measured:
+                times = self._measured[job.pool]
+            else:
+                times = (ps.last_time_at_min_share, ps.last_time_at_half_fair_share)
+            candidates.append(times[0] + ps.min_share_timeout)
+            candidates.append(times[1] + ps.fair_share_timeout)
+        until = math.inf
+        for c in candidates:
+            if now < c < until and math.isfinite(c):
+                until = min(until, self._widens_at(job, level, c))
+        return level, until
+
+    def _widens_at(self, job: Job, level: str, near: float) -> float:
+        """The first time, within a few steps of ``near``, whose level is wider than ``level``
+        (the float boundary of a threshold computed near ``near``); ``math.inf`` if the level
+        does not change there (a threshold of another branch of ``allowed_level``)."""
+        rank = _LEVEL_RANK[level]
+        t = near
+        for _ in range(8):
+            t = math.nextafter(t, -math.inf)
+        for _ in range(24):  # the level only widens with time: the first wider one is the boundary
+            if _LEVEL_RANK[self.allowed_level(job, t, credit_at=t)] > rank:
+                return t
+            t = math.nextafter(t, math.inf)
+        return math.inf
 
     @hookimpl
     def cs_task_started(self, task: Task, locality: str | None) -> None:

@@ -16,3 +16,7 @@ class SlotLoadManager:
     @hookimpl
     def cs_can_assign(self, node: Node, kind: str, load: ClusterLoad) -> bool:
         return node.running[kind] < node.slots[kind]
+
+    @hookimpl
+    def cs_assign_limit(self, node: Node, kind: str, load: ClusterLoad) -> int:
+        return node.slots[kind]

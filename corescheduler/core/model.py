@@ -449,6 +449,17 @@ class Job:
         """The lowest-index pending map with input on ``rack``."""
         return self._first(self._rack_heaps.get(rack), MAP)
 
+    def pending_map_nodes(self) -> list[str]:
+        """The nodes holding the input of some pending map (where ``pending_map_on_node``
+        finds one)."""
+        first = self._first
+        return [node for node, heap in self._node_heaps.items() if heap and first(heap, MAP) is not None]
+
+    def pending_map_racks(self) -> list[str]:
+        """The racks holding the input of some pending map."""
+        first = self._first
+        return [rack for rack, heap in self._rack_heaps.items() if heap and first(heap, MAP) is not None]
+
     def pending_failed_map(self) -> Task | None:
         """The lowest-index map that was killed while running and is pending
         again (Hadoop's ``failedMaps``), or None."""

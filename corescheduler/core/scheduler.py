@@ -209,6 +209,13 @@ class Scheduler:
         #: the same jobs as the one before changes nothing for every plugin that listens to
         #: heartbeats (skip_quiet_heartbeat), else None
         self._would_select = self.plugins.quiet_heartbeats()
+        sc = self.settings
+        self._map_reach = self.plugins.optional("TaskSelector", sc.task_selector, "cs_map_reach")
+        self._assign_limit = self.plugins.optional("LoadManager", sc.load_manager, "cs_assign_limit")
+        #: jobs whose map reach (cs_map_reach) may have changed since a caller last took
+        #: them (take_reach_changes): a map of theirs launched or went back to pending.  A
+        #: change of ``_map_version`` or ``_quiet_at`` may change every walked job's reach.
+        self._reach_changed: set[str] = set()
         #: resource mode's engine (``[scheduler] mode = "resources"``), else None
         self._rs: ResourceScheduler | None = None
         self.resource_mode = self.settings.mode == "resources"
@@ -879,6 +886,47 @@ class Scheduler:
         self._tick(now)
         return True
 
+    @property
+    def can_park(self) -> bool:
+        """Can a simulator stop beating nodes that no job wants?  Slot mode, the TaskSelector
+        answers ``cs_would_select`` and ``cs_map_reach`` (and is the only plugin listening to
+        heartbeats), and the LoadManager ``cs_assign_limit``."""
+        return (
+            self._rs is None
+            and self._would_select is not None
+            and self._map_reach is not None
+            and self._assign_limit is not None
+        )
+
+    def take_reach_changes(self) -> set[str]:
+        """The jobs whose map reach may have changed since the last call (a map of theirs
+        launched or went back to pending), and forget them."""
+        changed, self._reach_changed = self._reach_changed, set()
+        return changed
+
+    def map_walk(self) -> list[Job]:
+        """The jobs a heartbeat that finds no map walks: those in the map orders of the
+        pools below their cap, in order."""
+        job_order = self._job_order
+        return [
+            js.owner
+            for ps in self._pool_order[MAP]
+            if ps.running < ps.max_share
+            for js in job_order[ps.name][MAP]
+        ]
+
+    @_plugin_errors
+    def map_reach(self, job: Job, now: float) -> tuple[str, float] | None:
+        """The TaskSelector's ``cs_map_reach`` for ``job`` (None without the hook)."""
+        fn = self._map_reach
+        return fn(job, now) if fn is not None else None
+
+    @_plugin_errors
+    def assign_limit(self, node: Node, kind: str) -> int | None:
+        """The LoadManager's ``cs_assign_limit`` for ``node`` now (None without the hook)."""
+        fn = self._assign_limit
+        return fn(node, kind, self._load[kind]) if fn is not None else None
+
     def wants_idle_heartbeat(self) -> bool:
         """Would a heartbeat that assigns nothing change the TaskSelector's
         state now (``cs_wants_idle_heartbeat``)?  The simulator asks before it
@@ -952,6 +1000,8 @@ class Scheduler:
             self._map_version += 1
 
     def _job_running(self, job: Job, kind: str, delta: int) -> None:
+        if kind == MAP:
+            self._reach_changed.add(job.id)  # a map launched (its job's level) or is pending again
         job.running[kind] += delta
         self._place(job, kind, delta)
         self._reposition(self.pools[job.pool].sched[kind], delta)

@@ -89,6 +89,7 @@ from corescheduler.core.allocations import Allocations
 from corescheduler.core.model import (
     KINDS,
     MAP,
+    NODE_LOCAL,
     OFF_RACK,
     RACK_LOCAL,
     REDUCE,
@@ -116,6 +117,10 @@ UPDATE = 4
 SUBMIT = 5
 IDLE_BEAT = 6  # (node state, generation): a skipped heartbeat the TaskSelector needs (idle_heartbeat)
 FETCHED = 7  # (task, attempt, compute seconds, shuffle row): a reduce fetched its input over the network model
+REACH = 8  # generation: a job's map reach may widen now (cs_map_reach's until)
+
+#: cs_map_reach levels by how far they reach
+_REACH_RANK = {NODE_LOCAL: 0, RACK_LOCAL: 1, OFF_RACK: 2}
 
 #: above this many finished maps a reduce's fetch is computed with numpy, below in plain Python
 _NUMPY_FETCH = 48
@@ -332,7 +337,7 @@ class _NetJob:
 class _NodeState:
     """The engine's view of one node's heartbeats."""
 
-    __slots__ = ("armed", "capacity", "last_beat", "name", "node", "phase", "rank")
+    __slots__ = ("armed", "capacity", "last_beat", "name", "node", "phase", "rank", "refused")
 
     def __init__(self, node: Node, phase: float, capacity: dict[str, int]) -> None:
         self.node = node
@@ -342,6 +347,7 @@ class _NodeState:
         self.rank = 0  # position in heartbeat-phase order
         self.armed = False  # a periodic heartbeat of this node is on the heap
         self.last_beat = -1.0  # when it last heartbeat (a periodic tick then is merged into that one)
+        self.refused = -1.0  # when it last beat and every job walked refused it (nothing launched)
 
     def has_free_slot(self) -> bool:
         running = self.node.running
@@ -453,7 +459,7 @@ class Simulation:
         self._skip_idle = self.options.skip_idle_heartbeats and not self._resource_mode
         self._skip_updates = self.options.skip_idle_updates and not self._resource_mode
         #: the pending IDLE_BEAT: (time, generation); a newer generation voids older events
-        self._idle_beat: tuple[float, int] | None = None
+        self._idle_beat: tuple[Any, ...] | None = None  # (time, generation[, node rank])
         #: can the TaskSelector want an idle heartbeat at all (cs_wants_idle_heartbeat)?
         self._wants_idle = self.scheduler.plugins.wants_idle_heartbeat  # the hook itself, for the hot path
         self._may_want_idle = self._wants_idle is not None
@@ -463,6 +469,23 @@ class Simulation:
             if self._skip_idle and self.scheduler.plugins.quiet_heartbeats() is not None
             else None
         )
+        #: parking (docs/simulator.md): a node that runs no map and that no job wants stops
+        #: beating, in the idle map list, until a job's reach comes to include it
+        self._park = self._quiet is not None and self.scheduler.can_park
+        self._reach: dict[str, int] = {}  # job -> rank of its map reach at the last look
+        self._reach_seen: tuple[int, bool, bool] | None = None
+        self._reach_settled = False  # the walk as of _reach_seen has been walked whole
+        self._relook: set[str] = set()  # jobs to look at again once a heartbeat walks every job
+        self._reach_due = math.inf
+        self._reach_gen = 0
+        self._any_reach = False  # some walked job takes maps anywhere: the map wheel turns
+        self._busy_idle: set[int] = set()  # ranks idle in maps that run a map (never parked)
+        #: ranks idle in reduces and not in maps, sorted (parking: their heartbeat walks no job)
+        self._idle_ronly: list[int] = []
+        self._plan_later = False  # a node became idle in reduces only: plan again after this event
+        self._slot_reps: dict[int, Node] = {}  # a node of each map slot count (cs_assign_limit)
+        for node in self.cluster.nodes.values():
+            self._slot_reps.setdefault(node.slots[MAP], node)
         self._idle_gen = 0
         self._copy_wait: dict[str, list[tuple[Task, int, float]]] = {}  # job -> reduces waiting for its maps
         # the shuffle's network model (docs/simulator.md): jobs with a shuffle description
@@ -562,6 +585,19 @@ class Simulation:
         )
 
     def _idle_add(self, kind: str, rank: int, t: float) -> None:
+        if self._park:
+            ronly = self._idle_ronly
+            if kind == MAP:
+                if self._by_phase[rank].node.running[MAP]:
+                    self._busy_idle.add(rank)
+                else:
+                    self._busy_idle.discard(rank)
+                if rank in self._idle_set[REDUCE]:  # idle in both now
+                    i = bisect.bisect_left(ronly, rank)
+                    if i < len(ronly) and ronly[i] == rank:
+                        del ronly[i]
+            elif rank not in self._idle_set[REDUCE] and rank not in self._idle_set[MAP]:
+                bisect.insort(ronly, rank)
         if rank not in self._idle_set[kind]:
             self._idle_set[kind].add(rank)
             idle = self._idle[kind]
@@ -570,7 +606,14 @@ class Simulation:
             else:
                 bisect.insort(idle, rank)
             due = self._idle_beat
-            if due is not None:  # an idle heartbeat is wanted: this node may tick before the one chosen
+            if self._park:  # which ticks matter depends on the kind and on what is pending
+                if due is None:
+                    sched = self.scheduler
+                    if kind == MAP and sched._quiet_at != sched._map_version:
+                        self._plan_idle(t)  # a parked node that must walk the jobs, maybe
+                elif self._tick_from(self._by_phase[rank], t) < due[0]:
+                    self._plan_idle(t)
+            elif due is not None:  # an idle heartbeat is wanted: this node may tick before the one chosen
                 tick = self._tick_from(self._by_phase[rank], t)
                 if tick < due[0]:
                     self._push_idle_beat(self._by_phase[rank], tick)
@@ -581,6 +624,9 @@ class Simulation:
         even if it can assign nothing (``Scheduler.wants_idle_heartbeat``), make
         sure an IDLE_BEAT is due at the first tick after ``t`` of a node that is
         idle with a free slot (armed nodes beat at their own ticks anyway)."""
+        if self._park:
+            self._plan_idle(t)
+            return
         if not self.scheduler.wants_idle_heartbeat():
             self._idle_beat = None
             return
@@ -595,7 +641,31 @@ class Simulation:
             return
         self._push_idle_beat(self._by_phase[best[1]], best[0])
 
-    def _first_idle_tick(self, t: float) -> tuple[float, int] | None:
+    def _plan_idle(self, t: float) -> None:
+        """Parking: make sure an IDLE_BEAT is due at the first tick after ``t`` that matters:
+        while the TaskSelector wants one (jobs skipped wait for their credit), of a node whose
+        heartbeat would walk no job (idle with no free map slot, or nothing pending for maps);
+        while the last heartbeat did not walk every job (or the walk changed since), of a
+        parked node, whose heartbeat would walk them all."""
+        sched = self.scheduler
+        want_v0 = sched.wants_idle_heartbeat()
+        maps_pending = sched.pending_work(MAP) > 0
+        want_walk = maps_pending and bool(self._idle[MAP]) and sched._quiet_at != sched._map_version
+        if not (want_v0 or want_walk):
+            self._idle_beat = None
+            return
+        due = self._idle_beat
+        best = self._first_idle_tick(t, want_v0, want_walk, maps_pending)
+        if best is None:
+            self._idle_beat = (math.inf, self._idle_gen)
+            return
+        if due is not None and due[0] == best[0] and due[0] > t and len(due) > 2 and due[2] == best[1]:
+            return  # already planned
+        self._push_idle_beat(self._by_phase[best[1]], best[0])
+
+    def _first_idle_tick(
+        self, t: float, want_v0: bool = True, want_walk: bool = False, maps_pending: bool = False
+    ) -> tuple[float, int] | None:
         """``(tick, rank)`` of the first tick after ``t`` of a node that is idle
         with a free slot and that no wheel will tick then, or None.
 
@@ -616,7 +686,17 @@ class Simulation:
         tick_from = self._tick_from
         wheel = self._wheel
         idle_map, idle_reduce = self._idle[MAP], self._idle[REDUCE]
-        if not (wheel[MAP] or wheel[REDUCE]):  # nothing covered: the idle lists as they are
+        groups: Any
+        if self._park and maps_pending:
+            # the nodes idle in maps are parked (their heartbeat walks every job); those idle
+            # in reduces only walk none.  A turning wheel covers its kind's nodes after its tick.
+            groups = []
+            if want_v0:
+                due = self._wheel_due[REDUCE] if wheel[REDUCE] else math.inf
+                groups.append((_near(self._idle_ronly, position), due))
+            if want_walk:
+                groups.append((_near(idle_map, position), self._wheel_due[MAP] if wheel[MAP] else math.inf))
+        elif not (wheel[MAP] or wheel[REDUCE]):  # nothing covered: the idle lists as they are
             groups = (_near(idle_map, position), math.inf), (_near(idle_reduce, position), math.inf)
         else:  # by the kinds a node is idle in
             # a node idle in both kinds is covered from the earlier of the two wheels'
@@ -645,7 +725,7 @@ class Simulation:
 
     def _push_idle_beat(self, ns: _NodeState, tick: float) -> None:
         self._idle_gen += 1
-        self._idle_beat = (tick, self._idle_gen)
+        self._idle_beat = (tick, self._idle_gen, ns.rank)
         self._push(tick, IDLE_BEAT, (ns, self._idle_gen))
 
     def _idle_heartbeat(self, ns: _NodeState, t: float) -> None:
@@ -673,6 +753,17 @@ class Simulation:
             self._idle_heartbeat(ns, t)
 
     def _idle_remove(self, kind: str, rank: int) -> None:
+        if self._park:
+            ronly = self._idle_ronly
+            if kind == MAP:
+                self._busy_idle.discard(rank)
+                if rank in self._idle_set[MAP] and rank in self._idle_set[REDUCE]:  # idle in reduces only now
+                    bisect.insort(ronly, rank)
+                    self._plan_later = True  # it may tick before the heartbeat planned
+            elif rank in self._idle_set[REDUCE] and rank not in self._idle_set[MAP]:
+                i = bisect.bisect_left(ronly, rank)
+                if i < len(ronly) and ronly[i] == rank:
+                    del ronly[i]
         if rank in self._idle_set[kind]:
             self._idle_set[kind].discard(rank)
             idle = self._idle[kind]
@@ -723,6 +814,8 @@ class Simulation:
             elif self._idle_beat is not None and (map_free or reduce_free):
                 if self.scheduler.wants_idle_heartbeat():
                     self._idle_heartbeat(ns, t)  # changes no slot and no pending work
+        if useful and ns.refused == t and self._park and self._parkable(ns):
+            useful = False  # parked: no job wants it, it rests until one does
         if useful:
             ns.armed = True
             h = self.heartbeat_interval
@@ -759,13 +852,23 @@ class Simulation:
                 self._idle_remove(kind, rank)
 
     def _settle(self, ns: _NodeState, t: float) -> None:
-        """After the node's state changed: keep beating if useful, else wait idle."""
+        """After the node's state changed: keep beating if useful, else wait idle (parked, if
+        it has just beaten and no job wanted it)."""
         if ns.armed:
             return
-        if self._useful(ns):
+        if self._useful(ns) and not (ns.refused == t and self._park and self._parkable(ns)):
             self._arm(ns, t)
             return
         self._rest(ns, t)
+
+    def _parkable(self, ns: _NodeState) -> bool:
+        """May the node, refused by every job on its heartbeat just now, stop beating?  It runs
+        no map (so it can take one while maps are pending: ``cs_assign_limit``) and can take
+        no reduce (none free, or none pending): only a job's reach can make it useful again."""
+        running = ns.node.running
+        return running[MAP] == 0 and (
+            running[REDUCE] >= ns.capacity[REDUCE] or self.scheduler.pending_work(REDUCE) <= 0
+        )
 
     def _wake(self, t: float) -> None:
         """Start the idle-node wheel of each kind that has pending work (resource mode: arm the
@@ -777,21 +880,142 @@ class Simulation:
                     if not ns.armed:
                         self._settle(ns, t)
             return
+        if self._park:
+            self._park_update(t)
         for kind in KINDS:
             if not self._wheel[kind] and self._idle[kind] and self.scheduler.pending_work(kind) > 0:
-                position = bisect.bisect_right(self._phases, t % self.heartbeat_interval)
-                before = self._by_phase[position - 1]  # (the last one if position is 0)
-                if self._tick_from(before, t) == t:  # a node ticking right now starts the wheel
-                    position = before.rank
-                self._turn_wheel(kind, position, t)
+                if kind == MAP and self._park and not self._any_reach:
+                    continue  # the nodes idle in maps are parked: jobs wake those they want
+                self._start_wheel(kind, t)
+
+    def _start_wheel(self, kind: str, t: float) -> None:
+        position = bisect.bisect_right(self._phases, t % self.heartbeat_interval)
+        before = self._by_phase[position - 1]  # (the last one if position is 0)
+        if self._tick_from(before, t) == t:  # a node ticking right now starts the wheel
+            position = before.rank
+        self._turn_wheel(kind, position, t)
+
+    # ------------------------------------------------------------------ parking
+    def _park_update(self, t: float, force: bool = False, plan: bool = True) -> None:
+        """Parking, after anything happened at ``t``: wake the parked nodes that some job's map
+        reach now includes (``cs_map_reach``), beat the nodes idle in maps that run a map
+        (they are never parked), and plan the heartbeat of a parked node that must walk the
+        jobs again (:meth:`_plan_idle`)."""
+        sched = self.scheduler
+        maps_pending = sched.pending_work(MAP) > 0
+        # every walked job is looked at again when the walk changes, and once more when a
+        # heartbeat first walks it (their runs of skips start: cs_map_reach's until)
+        settled = sched._quiet_at == sched._map_version
+        key = (sched._map_version, settled or self._reach_settled, maps_pending)
+        changed = sched.take_reach_changes() if sched._reach_changed else None
+        if force or key != self._reach_seen or t >= self._reach_due:
+            self._reach_settled = settled if key[0] != (self._reach_seen or (None,))[0] else key[1]
+            self._refresh_reach(t, maps_pending, key)
+        elif maps_pending and (changed or (settled and self._relook)):
+            if settled and self._relook:  # looked at while their runs of skips had ended
+                changed = (changed or set()) | self._relook
+                self._relook = set()
+            reach = self._reach
+            jobs = sched.jobs
+            for job_id in changed:  # type: ignore[union-attr]
+                old = reach.get(job_id)
+                job = jobs.get(job_id)
+                if old is not None and job is not None:
+                    self._look(job, old, t, maps_pending)
+        if maps_pending and self._busy_idle:
+            for rank in sorted(self._busy_idle):
+                self._arm(self._by_phase[rank], t)
+        if plan or self._plan_later:
+            self._plan_later = False
+            self._plan_idle(t)
+
+    def _look(self, job: Any, old: int, t: float, maps_pending: bool) -> None:
+        """Look at one walked job's reach: wake the parked nodes it widened to."""
+        sched = self.scheduler
+        answer = sched.map_reach(job, t)
+        rank, until = (2, math.inf) if answer is None else (_REACH_RANK.get(answer[0], 2), answer[1])
+        self._reach[job.id] = rank
+        if sched._quiet_at != sched._map_version:
+            self._relook.add(job.id)  # its wait may start running at the next whole walk
+        if rank == 2:
+            self._any_reach = True
+            if maps_pending and not self._wheel[MAP] and self._idle[MAP]:
+                self._start_wheel(MAP, t)
+        elif maps_pending and rank > old:
+            self._wake_reach(job, rank, t)
+        if until < self._reach_due:
+            self._set_reach_due(until, t)
+
+    def _set_reach_due(self, due: float, t: float) -> None:
+        self._reach_due = due
+        if due < math.inf:
+            self._reach_gen += 1
+            self._push(max(due, t), REACH, self._reach_gen)
+
+    def _refresh_reach(self, t: float, maps_pending: bool, key: tuple[int, bool, bool]) -> None:
+        sched = self.scheduler
+        woke_before = self._reach_seen is not None and self._reach_seen[2]
+        self._reach_seen = key
+        old = self._reach if woke_before else {}
+        new: dict[str, int] = {}
+        any_reach = False
+        due = math.inf
+        for job in sched.map_walk():
+            answer = sched.map_reach(job, t)
+            if answer is None:
+                rank, until = 2, math.inf  # unknown: anywhere
+            else:
+                rank, until = _REACH_RANK.get(answer[0], 2), answer[1]
+            new[job.id] = rank
+            if rank == 2:
+                any_reach = True
+            elif until < due:
+                due = until
+            if maps_pending and rank < 2 and rank > old.get(job.id, -1):
+                self._wake_reach(job, rank, t)
+        self._reach = new
+        self._relook = set() if sched._quiet_at == sched._map_version else set(new)
+        self._any_reach = any_reach
+        if due != self._reach_due:
+            self._set_reach_due(due, t)
+        if any_reach and maps_pending and not self._wheel[MAP] and self._idle[MAP]:
+            self._start_wheel(MAP, t)
+
+    def _wake_reach(self, job: Any, rank: int, t: float) -> None:
+        """Beat the parked nodes where ``job`` would take a map: those holding its pending maps'
+        input (and, rack-local, every node of their racks)."""
+        names = job.pending_map_nodes()
+        if rank == 1:
+            by_rack = self._nodes_by_rack
+            names = [name for rack in job.pending_map_racks() for name in by_rack.get(rack, ())] + names
+        in_map = self._idle_set[MAP]
+        states = self._states
+        for name in names:
+            ns = states.get(name)
+            if ns is not None and ns.rank in in_map:
+                self._arm(ns, t)
+
+    def _check_limits(self, t: float) -> None:
+        """After an update: a parked node (it runs no map) must still be able to take one
+        (``cs_assign_limit`` ≥ 1 for its slots, read only from the slots and the load)."""
+        if not self._idle[MAP] or self.scheduler.pending_work(MAP) <= 0:
+            return
+        closed = [slots for slots, node in self._slot_reps.items() if (self.scheduler.assign_limit(node, MAP) or 0) < 1]
+        if closed:
+            for rank in list(self._idle[MAP]):
+                ns = self._by_phase[rank]
+                if ns.node.slots[MAP] in closed:
+                    self._arm(ns, t)
 
     def _turn_wheel(self, kind: str, position: int, t: float) -> None:
         """Arm the first idle node of ``kind`` at phase rank ≥ ``position`` (cyclically)."""
         idle = self._idle[kind]
-        if not idle or self.scheduler.pending_work(kind) <= 0:
+        if not idle or self.scheduler.pending_work(kind) <= 0 or (kind == MAP and self._park and not self._any_reach):
             self._wheel[kind] = False
             due = self._idle_beat
-            if due is not None:  # an idle heartbeat is wanted: the nodes it covered are not now
+            if self._park:
+                self._plan_idle(t)
+            elif due is not None:  # an idle heartbeat is wanted: the nodes it covered are not now
                 best = self._first_idle_tick(t)
                 if best is not None and (best[0] < due[0] or due[0] <= t):
                     self._push_idle_beat(self._by_phase[best[1]], best[0])
@@ -932,13 +1156,21 @@ class Simulation:
         ns.last_beat = t
         quiet = self._quiet
         if quiet is not None and quiet(ns.name, t):  # nothing to assign, nothing would change
-            if self._may_want_idle:
+            ns.refused = t
+            if self._park:
+                self._plan_idle(t)
+            elif self._may_want_idle:
                 due = self._idle_beat
                 if due is None or t >= due[0] or not self._wants_idle():
                     self._after_beat(t)
             return
-        assignments = self.scheduler.heartbeat(ns.name, t)
-        if self._skip_idle and self._may_want_idle:
+        sched = self.scheduler
+        assignments = sched.heartbeat(ns.name, t)
+        if self._park:
+            if not assignments and sched._quiet_at == sched._map_version:
+                ns.refused = t  # it walked every job and none took it
+            self._plan_idle(t)
+        elif self._skip_idle and self._may_want_idle:
             due = self._idle_beat
             if due is None or t >= due[0] or not self._wants_idle():
                 self._after_beat(t)  # else: still wanted and still planned after t
@@ -1206,6 +1438,7 @@ class Simulation:
         count = 0
         now = 0.0
         next_sample = 0.0
+        park = self._park
         while heap:
             t, _, kind, payload = pop(heap)
             count += 1
@@ -1214,6 +1447,8 @@ class Simulation:
             now = t
             if kind == HEARTBEAT:
                 self._tick(payload, t)
+                if park:
+                    self._park_update(t, plan=False)
             elif kind == FINISH:
                 self._finish(payload[0], payload[1], t)
                 self._wake(t)
@@ -1221,16 +1456,25 @@ class Simulation:
                 ns, wheel = payload
                 self._tick(ns, t)
                 self._turn_wheel(wheel, ns.rank + 1 if ns.rank + 1 < len(states) else 0, t)
+                if park:
+                    self._park_update(t, plan=False)
             elif kind == COPY_END:
                 self._copy_end(payload[0], payload[1], payload[2], t)
             elif kind == IDLE_BEAT:
                 self._on_idle_beat(payload[0], payload[1], t)
+                if park:
+                    self._park_update(t, plan=False)
+            elif kind == REACH:
+                if payload == self._reach_gen:
+                    self._park_update(t, force=True)
             elif kind == FETCHED:
                 self._fetched(payload[0], payload[1], payload[2], payload[3], payload[4], t)
             elif kind == UPDATE:
                 self._update(t)
                 if self.stalled:
                     break
+                if park:
+                    self._check_limits(t)
                 self._wake(t)
             else:  # SUBMIT
                 self._submit_batch(t)
