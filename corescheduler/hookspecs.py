@@ -16,8 +16,10 @@ extension point   config key           hook(s)
 PoolResolver      ``pool_resolver``    :func:`cs_resolve_pool` (chain), :func:`cs_known_pools`
 WeightAdjuster    ``weight_adjusters`` :func:`cs_adjust_weight` (chain)
 LoadManager       ``load_manager``     :func:`cs_can_assign`, :func:`cs_can_launch`,
-                                       :func:`cs_can_compute`, :func:`cs_node_capacity`
-TaskSelector      ``task_selector``    :func:`cs_select_task`
+                                       :func:`cs_can_compute`, :func:`cs_node_capacity`,
+                                       :func:`cs_assign_limit`
+TaskSelector      ``task_selector``    :func:`cs_select_task`, :func:`cs_wants_idle_heartbeat`,
+                                       :func:`cs_would_select`, :func:`cs_map_reach`
 SharePolicy       ``share_policy`` and each pool's ``schedulingMode``
                                        :func:`cs_compute_shares`, :func:`cs_order_key`,
                                        :func:`cs_admit_job`, :func:`cs_plan_preemption`

@@ -215,7 +215,7 @@ class Scheduler:
         #: jobs whose map reach (cs_map_reach) may have changed since a caller last took
         #: them (take_reach_changes): a map of theirs launched or went back to pending.  A
         #: change of ``_map_version`` or ``_quiet_at`` may change every walked job's reach.
-        self._reach_changed: set[str] = set()
+        self._reach_changed: dict[str, None] = {}  # (a dict: in the order they changed)
         #: resource mode's engine (``[scheduler] mode = "resources"``), else None
         self._rs: ResourceScheduler | None = None
         self.resource_mode = self.settings.mode == "resources"
@@ -898,11 +898,11 @@ class Scheduler:
             and self._assign_limit is not None
         )
 
-    def take_reach_changes(self) -> set[str]:
+    def take_reach_changes(self) -> list[str]:
         """The jobs whose map reach may have changed since the last call (a map of theirs
-        launched or went back to pending), and forget them."""
-        changed, self._reach_changed = self._reach_changed, set()
-        return changed
+        launched or went back to pending), in the order they changed, and forget them."""
+        changed, self._reach_changed = self._reach_changed, {}
+        return list(changed)
 
     def map_walk(self) -> list[Job]:
         """The jobs a heartbeat that finds no map walks: those in the map orders of the
@@ -1001,7 +1001,7 @@ class Scheduler:
 
     def _job_running(self, job: Job, kind: str, delta: int) -> None:
         if kind == MAP:
-            self._reach_changed.add(job.id)  # a map launched (its job's level) or is pending again
+            self._reach_changed[job.id] = None  # a map launched (its job's level) or is pending again
         job.running[kind] += delta
         self._place(job, kind, delta)
         self._reposition(self.pools[job.pool].sched[kind], delta)

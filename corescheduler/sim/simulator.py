@@ -475,7 +475,7 @@ class Simulation:
         self._reach: dict[str, int] = {}  # job -> rank of its map reach at the last look
         self._reach_seen: tuple[int, bool, bool] | None = None
         self._reach_settled = False  # the walk as of _reach_seen has been walked whole
-        self._relook: set[str] = set()  # jobs to look at again once a heartbeat walks every job
+        self._relook: dict[str, None] = {}  # jobs to look at again once a heartbeat walks every job (in order)
         self._reach_due = math.inf
         self._reach_gen = 0
         self._any_reach = False  # some walked job takes maps anywhere: the map wheel turns
@@ -913,8 +913,8 @@ class Simulation:
             self._refresh_reach(t, maps_pending, key)
         elif maps_pending and (changed or (settled and self._relook)):
             if settled and self._relook:  # looked at while their runs of skips had ended
-                changed = (changed or set()) | self._relook
-                self._relook = set()
+                changed = list(dict.fromkeys([*(changed or ()), *self._relook]))
+                self._relook = {}
             reach = self._reach
             jobs = sched.jobs
             for job_id in changed:  # type: ignore[union-attr]
@@ -936,7 +936,7 @@ class Simulation:
         rank, until = (2, math.inf) if answer is None else (_REACH_RANK.get(answer[0], 2), answer[1])
         self._reach[job.id] = rank
         if sched._quiet_at != sched._map_version:
-            self._relook.add(job.id)  # its wait may start running at the next whole walk
+            self._relook[job.id] = None  # its wait may start running at the next whole walk
         if rank == 2:
             self._any_reach = True
             if maps_pending and not self._wheel[MAP] and self._idle[MAP]:
@@ -974,7 +974,7 @@ class Simulation:
             if maps_pending and rank < 2 and rank > old.get(job.id, -1):
                 self._wake_reach(job, rank, t)
         self._reach = new
-        self._relook = set() if sched._quiet_at == sched._map_version else set(new)
+        self._relook = {} if sched._quiet_at == sched._map_version else dict.fromkeys(new)
         self._any_reach = any_reach
         if due != self._reach_due:
             self._set_reach_due(due, t)

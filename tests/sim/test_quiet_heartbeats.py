@@ -184,3 +184,34 @@ def test_a_job_waiting_for_its_node_wakes_only_that_node() -> None:
     small = [e for e in runs["park"][0] if e["type"] == "task_start" and e["job"] == "small"]
     assert small[0]["locality"] == "rack" and 16.0 <= small[0]["time"] <= 18.0
     assert runs["park"][1] * 3 < runs["run"][1]
+
+
+def test_parking_does_not_depend_on_string_hashing() -> None:
+    """The engine's own work (engine events) is the same whatever ``PYTHONHASHSEED`` is: it
+    never iterates a set of job names."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.path.insert(0, 'tests')\n"
+        "from scenarios.test_fidelity_fair import _fuzz_case\n"
+        "from corescheduler.config import Config\n"
+        "from corescheduler.formats.allocation_file import parse_allocations\n"
+        "from corescheduler.formats.workloads import Workload\n"
+        "from corescheduler.sim.simulator import Simulation\n"
+        "out = []\n"
+        "for seed in (1, 3, 5):\n"
+        "    text, alloc, specs = _fuzz_case(seed)\n"
+        "    config = Config.from_toml(text.replace('SKIP', 'true'), '<fuzz>')\n"
+        "    w = Workload(jobs=tuple(specs), source='<fuzz>', name='fuzz')\n"
+        "    out.append(Simulation(config, w, seed, allocations=parse_allocations(alloc)).run().engine_events)\n"
+        "print(out)\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root,
+                       env={**os.environ, "PYTHONHASHSEED": str(h)}, timeout=120).stdout
+        for h in (1, 2)
+    ]
+    assert runs[0] == runs[1] and runs[0].startswith("[")
