@@ -69,7 +69,7 @@ EXTENSION_POINTS: dict[str, tuple[str, ...]] = {
     "PoolResolver": ("cs_resolve_pool", "cs_known_pools"),
     "WeightAdjuster": ("cs_adjust_weight",),
     "LoadManager": (
-        "cs_can_assign", "cs_can_launch", "cs_fits", "cs_can_compute", "cs_node_capacity", "cs_assign_limit",
+        "cs_can_assign", "cs_assign_limit", "cs_can_launch", "cs_fits", "cs_can_compute", "cs_node_capacity",
     ),
     "TaskSelector": ("cs_select_task", "cs_wants_idle_heartbeat", "cs_would_select", "cs_map_reach"),
     "SharePolicy": (
@@ -196,6 +196,9 @@ def cs_assign_limit(node: Node, kind: str, load: ClusterLoad) -> int | None:
     heartbeat schedule (``Scheduler.skip_quiet_heartbeat``): it knows from the limit when
     such a node could no longer take a map.  ``slots`` and ``cap_based`` implement it.
     ``None``: no such promise.
+
+    Called by the simulator on the plugin named by ``[scheduler] load_manager`` after each
+    update, once per distinct slot count of the cluster's nodes.
 
     **First non-None result wins.**
     """
