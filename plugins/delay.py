@@ -51,6 +51,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from corescheduler.core.model import (
+    LOCALITY_RANK,
     MAP,
     NODE_LOCAL,
     OFF_RACK,
@@ -70,9 +71,6 @@ log = logging.getLogger("corescheduler.plugins.delay")
 MAX_AUTO_DELAY = 15.0
 #: ``starvation`` values: Hadoop's frozen times without preemption, or measured ones
 STARVATION_MODES = ("hadoop", "measured")
-
-
-_LEVEL_RANK = {NODE_LOCAL: 0, RACK_LOCAL: 1, OFF_RACK: 2}
 
 
 def auto_delay(heartbeat_interval: float) -> float:
@@ -323,12 +321,12 @@ class DelayScheduling:
         """The first time, within a few steps of ``near``, whose level is wider than ``level``
         (the float boundary of a threshold computed near ``near``); ``math.inf`` if the level
         does not change there (a threshold of another branch of ``allowed_level``)."""
-        rank = _LEVEL_RANK[level]
+        rank = LOCALITY_RANK[level]
         t = near
         for _ in range(8):
             t = math.nextafter(t, -math.inf)
         for _ in range(24):  # the level only widens with time: the first wider one is the boundary
-            if _LEVEL_RANK[self.allowed_level(job, t, credit_at=t)] > rank:
+            if LOCALITY_RANK[self.allowed_level(job, t, credit_at=t)] > rank:
                 return t
             t = math.nextafter(t, math.inf)
         return math.inf

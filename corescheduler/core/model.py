@@ -42,6 +42,8 @@ RACK_LOCAL = "rack"
 OFF_RACK = "off"
 #: Locality levels in order of preference (delay scheduling's NODE, RACK, ANY).
 LOCALITY_LEVELS: tuple[str, str, str] = (NODE_LOCAL, RACK_LOCAL, OFF_RACK)
+#: how far each locality level reaches: node < rack < off
+LOCALITY_RANK: dict[str, int] = {level: rank for rank, level in enumerate(LOCALITY_LEVELS)}
 
 #: Hadoop's JobPriority, highest first; each level doubles the job's weight.
 PRIORITIES: tuple[str, ...] = ("VERY_HIGH", "HIGH", "NORMAL", "LOW", "VERY_LOW")

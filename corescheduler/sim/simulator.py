@@ -88,8 +88,8 @@ from corescheduler.config import Config
 from corescheduler.core.allocations import Allocations
 from corescheduler.core.model import (
     KINDS,
+    LOCALITY_RANK,
     MAP,
-    NODE_LOCAL,
     OFF_RACK,
     RACK_LOCAL,
     REDUCE,
@@ -118,9 +118,6 @@ SUBMIT = 5
 IDLE_BEAT = 6  # (node state, generation): a skipped heartbeat the TaskSelector needs (idle_heartbeat)
 FETCHED = 7  # (task, attempt, compute seconds, shuffle row): a reduce fetched its input over the network model
 REACH = 8  # generation: a job's map reach may widen now (cs_map_reach's until)
-
-#: cs_map_reach levels by how far they reach
-_REACH_RANK = {NODE_LOCAL: 0, RACK_LOCAL: 1, OFF_RACK: 2}
 
 #: above this many finished maps a reduce's fetch is computed with numpy, below in plain Python
 _NUMPY_FETCH = 48
@@ -932,8 +929,7 @@ class Simulation:
     def _look(self, job: Any, old: int, t: float, maps_pending: bool) -> None:
         """Look at one walked job's reach: wake the parked nodes it widened to."""
         sched = self.scheduler
-        answer = sched.map_reach(job, t)
-        rank, until = (2, math.inf) if answer is None else (_REACH_RANK.get(answer[0], 2), answer[1])
+        rank, until = self._reach_of(job, t)
         self._reach[job.id] = rank
         if sched._quiet_at != sched._map_version:
             self._relook[job.id] = None  # its wait may start running at the next whole walk
@@ -945,6 +941,13 @@ class Simulation:
             self._wake_reach(job, rank, t)
         if until < self._reach_due:
             self._set_reach_due(until, t)
+
+    def _reach_of(self, job: Any, t: float) -> tuple[int, float]:
+        """``cs_map_reach`` as (rank of its level, until); unknown: anywhere, for ever."""
+        answer = self.scheduler.map_reach(job, t)
+        if answer is None:
+            return 2, math.inf
+        return LOCALITY_RANK.get(answer[0], 2), answer[1]
 
     def _set_reach_due(self, due: float, t: float) -> None:
         self._reach_due = due
@@ -961,11 +964,7 @@ class Simulation:
         any_reach = False
         due = math.inf
         for job in sched.map_walk():
-            answer = sched.map_reach(job, t)
-            if answer is None:
-                rank, until = 2, math.inf  # unknown: anywhere
-            else:
-                rank, until = _REACH_RANK.get(answer[0], 2), answer[1]
+            rank, until = self._reach_of(job, t)
             new[job.id] = rank
             if rank == 2:
                 any_reach = True
