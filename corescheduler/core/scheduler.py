@@ -1000,8 +1000,8 @@ class Scheduler:
             self._map_version += 1
 
     def _job_running(self, job: Job, kind: str, delta: int) -> None:
-        if kind == MAP:
-            self._reach_changed[job.id] = None  # a map launched (its job's level) or is pending again
+        if kind == MAP and delta > 0:
+            self._reach_changed[job.id] = None  # a map launched: its job's level is that launch's
         job.running[kind] += delta
         self._place(job, kind, delta)
         self._reposition(self.pools[job.pool].sched[kind], delta)
@@ -1209,6 +1209,7 @@ class Scheduler:
         if task.kind == MAP and not task.locations:
             job.unlocated_pending += 1
         job._index_pending(task, push_all=True)
+        self._reach_changed[job.id] = None  # a map pending again: the job takes it anywhere
         if job.runnable and (task.kind == MAP or job.reduces_schedulable):
             self._pending_work[task.kind] += 1
             if not job.sched[task.kind]._ordered:
@@ -1239,6 +1240,7 @@ class Scheduler:
             if task.kind == MAP and not task.locations:
                 job.unlocated_pending += 1
             job._index_pending(task, push_all=True)
+            self._reach_changed[job.id] = None  # a map pending again: the job takes it anywhere
         self._rs.requeue(task)  # type: ignore[union-attr]
         if self.history:
             self.killed.append(task)
@@ -1275,6 +1277,7 @@ class Scheduler:
         if not task.locations:
             job.unlocated_pending += 1
         job._index_pending(task, push_all=True)
+        self._reach_changed[job.id] = None  # a map pending again: the job takes it anywhere
         if job.map_outputs is not None:
             job.map_outputs.forget(task.index)
         if self._rs is not None:

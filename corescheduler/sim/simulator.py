@@ -480,6 +480,9 @@ class Simulation:
         #: ranks idle in reduces and not in maps, sorted (parking: their heartbeat walks no job)
         self._idle_ronly: list[int] = []
         self._plan_later = False  # a node became idle in reduces only: plan again after this event
+        #: changes whenever the nodes an IDLE_BEAT may be planned for, or a wheel, change
+        self._candidates = 0
+        self._plan_key: tuple[bool, bool, bool, int] | None = None
         self._slot_reps: dict[int, Node] = {}  # a node of each map slot count (cs_assign_limit)
         for node in self.cluster.nodes.values():
             self._slot_reps.setdefault(node.slots[MAP], node)
@@ -583,6 +586,7 @@ class Simulation:
 
     def _idle_add(self, kind: str, rank: int, t: float) -> None:
         if self._park:
+            self._candidates += 1
             ronly = self._idle_ronly
             if kind == MAP:
                 if self._by_phase[rank].node.running[MAP]:
@@ -652,6 +656,10 @@ class Simulation:
             self._idle_beat = None
             return
         due = self._idle_beat
+        key = (want_v0, want_walk, maps_pending, self._candidates)
+        if due is not None and key == self._plan_key and t < due[0] and len(due) > 2:
+            return  # nothing the plan was made of has changed, and its tick is still to come
+        self._plan_key = key
         best = self._first_idle_tick(t, want_v0, want_walk, maps_pending)
         if best is None:
             self._idle_beat = (math.inf, self._idle_gen)
@@ -751,6 +759,7 @@ class Simulation:
 
     def _idle_remove(self, kind: str, rank: int) -> None:
         if self._park:
+            self._candidates += 1
             ronly = self._idle_ronly
             if kind == MAP:
                 self._busy_idle.discard(rank)
@@ -1011,6 +1020,7 @@ class Simulation:
         idle = self._idle[kind]
         if not idle or self.scheduler.pending_work(kind) <= 0 or (kind == MAP and self._park and not self._any_reach):
             self._wheel[kind] = False
+            self._candidates += 1
             due = self._idle_beat
             if self._park:
                 self._plan_idle(t)
@@ -1024,6 +1034,7 @@ class Simulation:
         self._wheel[kind] = True
         ns = self._by_phase[rank]
         tick = self._wheel_due[kind] = self._tick_from(ns, t)
+        self._candidates += 1
         self._arm(ns, t, kind, tick)
 
     # ================================================================== jobs
