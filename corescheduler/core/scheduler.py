@@ -51,7 +51,9 @@ from corescheduler.core.model import (
     COMPLETE,
     KILLED,
     KINDS,
+    LOCALITY_RANK,
     MAP,
+    OFF_RACK,
     PENDING,
     PRIORITY_RANK,
     PRIORITY_WEIGHT,
@@ -212,10 +214,11 @@ class Scheduler:
         sc = self.settings
         self._map_reach = self.plugins.optional("TaskSelector", sc.task_selector, "cs_map_reach")
         self._assign_limit = self.plugins.optional("LoadManager", sc.load_manager, "cs_assign_limit")
-        #: jobs whose map reach (cs_map_reach) may have changed since a caller last took
-        #: them (take_reach_changes): a map of theirs launched or went back to pending.  A
-        #: change of ``_map_version`` or ``_quiet_at`` may change every walked job's reach.
-        self._reach_changed: dict[str, None] = {}  # (a dict: in the order they changed)
+        #: jobs whose map reach (cs_map_reach) may have widened since a caller last took them
+        #: (take_reach_changes), with the locality that may widen it: a map of theirs launched
+        #: (that launch's locality) or went back to pending (anywhere).  A change of
+        #: ``_map_version`` or ``_quiet_at`` may change every walked job's reach.
+        self._reach_changed: dict[str, str] = {}  # (a dict: in the order they changed)
         #: resource mode's engine (``[scheduler] mode = "resources"``), else None
         self._rs: ResourceScheduler | None = None
         self.resource_mode = self.settings.mode == "resources"
@@ -898,11 +901,12 @@ class Scheduler:
             and self._assign_limit is not None
         )
 
-    def take_reach_changes(self) -> list[str]:
-        """The jobs whose map reach may have changed since the last call (a map of theirs
-        launched or went back to pending), in the order they changed, and forget them."""
+    def take_reach_changes(self) -> dict[str, str]:
+        """The jobs whose map reach may have widened since the last call, each with the widest
+        locality that may have widened it (a map launched at it, or ``"off"`` for a map
+        pending again), in the order they changed; and forget them."""
         changed, self._reach_changed = self._reach_changed, {}
-        return list(changed)
+        return changed
 
     def map_walk(self) -> list[Job]:
         """The jobs a heartbeat that finds no map walks: those in the map orders of the
@@ -1000,8 +1004,6 @@ class Scheduler:
             self._map_version += 1
 
     def _job_running(self, job: Job, kind: str, delta: int) -> None:
-        if kind == MAP and delta > 0:
-            self._reach_changed[job.id] = None  # a map launched: its job's level is that launch's
         job.running[kind] += delta
         self._place(job, kind, delta)
         self._reposition(self.pools[job.pool].sched[kind], delta)
@@ -1025,6 +1027,12 @@ class Scheduler:
             job.first_launch = now
         if job.unlocated_pending and kind == MAP and not task.locations:
             job.unlocated_pending -= 1
+        if kind == MAP:  # its job's level is now this launch's: wider than its reach, maybe
+            changed = self._reach_changed
+            widest = changed.get(job.id)
+            where = locality or OFF_RACK
+            if widest is None or LOCALITY_RANK[where] > LOCALITY_RANK[widest]:
+                changed[job.id] = where
         self._changes += 1
         if kind == MAP or job.reduces_schedulable:
             self._pending_work[kind] -= 1
@@ -1209,7 +1217,7 @@ class Scheduler:
         if task.kind == MAP and not task.locations:
             job.unlocated_pending += 1
         job._index_pending(task, push_all=True)
-        self._reach_changed[job.id] = None  # a map pending again: the job takes it anywhere
+        self._reach_changed[job.id] = OFF_RACK  # a map pending again: the job takes it anywhere
         if job.runnable and (task.kind == MAP or job.reduces_schedulable):
             self._pending_work[task.kind] += 1
             if not job.sched[task.kind]._ordered:
@@ -1240,7 +1248,7 @@ class Scheduler:
             if task.kind == MAP and not task.locations:
                 job.unlocated_pending += 1
             job._index_pending(task, push_all=True)
-            self._reach_changed[job.id] = None  # a map pending again: the job takes it anywhere
+            self._reach_changed[job.id] = OFF_RACK  # a map pending again: the job takes it anywhere
         self._rs.requeue(task)  # type: ignore[union-attr]
         if self.history:
             self.killed.append(task)
@@ -1277,7 +1285,7 @@ class Scheduler:
         if not task.locations:
             job.unlocated_pending += 1
         job._index_pending(task, push_all=True)
-        self._reach_changed[job.id] = None  # a map pending again: the job takes it anywhere
+        self._reach_changed[job.id] = OFF_RACK  # a map pending again: the job takes it anywhere
         if job.map_outputs is not None:
             job.map_outputs.forget(task.index)
         if self._rs is not None:

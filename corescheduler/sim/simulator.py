@@ -919,14 +919,16 @@ class Simulation:
             self._refresh_reach(t, maps_pending, key)
         elif maps_pending and (changed or (settled and self._relook)):
             if settled and self._relook:  # looked at while their runs of skips had ended
-                changed = list(dict.fromkeys([*(changed or ()), *self._relook]))
+                changed = {**(changed or {}), **dict.fromkeys(self._relook, OFF_RACK)}  # look again
                 self._relook = {}
             reach = self._reach
             jobs = sched.jobs
-            for job_id in changed:  # type: ignore[union-attr]
+            for job_id, where in changed.items():  # type: ignore[union-attr]
                 old = reach.get(job_id)
                 job = jobs.get(job_id)
-                if old is not None and job is not None:
+                # a launch no wider than the reach known leaves the level no wider (its wait
+                # starts again: the timer set before, now early, looks again when due)
+                if old is not None and job is not None and LOCALITY_RANK.get(where, 2) > old:
                     self._look(job, old, t, maps_pending)
         if maps_pending and self._busy_idle:
             for rank in sorted(self._busy_idle):
