@@ -607,13 +607,8 @@ class Simulation:
             else:
                 bisect.insort(idle, rank)
             due = self._idle_beat
-            if self._park:  # which ticks matter depends on the kind and on what is pending
-                if due is None:
-                    sched = self.scheduler
-                    if kind == MAP and sched._quiet_at != sched._map_version:
-                        self._plan_idle(t)  # a parked node that must walk the jobs, maybe
-                elif self._tick_from(self._by_phase[rank], t) < due[0]:
-                    self._plan_idle(t)
+            if self._park:  # planned once at the end of the event (_park_update)
+                self._plan_later = True
             elif due is not None:  # an idle heartbeat is wanted: this node may tick before the one chosen
                 tick = self._tick_from(self._by_phase[rank], t)
                 if tick < due[0]:
@@ -626,7 +621,7 @@ class Simulation:
         sure an IDLE_BEAT is due at the first tick after ``t`` of a node that is
         idle with a free slot (armed nodes beat at their own ticks anyway)."""
         if self._park:
-            self._plan_idle(t)
+            self._plan_later = True  # planned once at the end of the event (_park_update)
             return
         if not self.scheduler.wants_idle_heartbeat():
             self._idle_beat = None
@@ -1025,7 +1020,7 @@ class Simulation:
             self._candidates += 1
             due = self._idle_beat
             if self._park:
-                self._plan_idle(t)
+                self._plan_later = True
             elif due is not None:  # an idle heartbeat is wanted: the nodes it covered are not now
                 best = self._first_idle_tick(t)
                 if best is not None and (best[0] < due[0] or due[0] <= t):
@@ -1170,7 +1165,7 @@ class Simulation:
         if quiet is not None and quiet(ns.name, t):  # nothing to assign, nothing would change
             ns.refused = t
             if self._park:
-                self._plan_idle(t)
+                self._plan_later = True
             elif self._may_want_idle:
                 due = self._idle_beat
                 if due is None or t >= due[0] or not self._wants_idle():
@@ -1181,7 +1176,7 @@ class Simulation:
         if self._park:
             if not assignments and sched._quiet_at == sched._map_version:
                 ns.refused = t  # it walked every job and none took it
-            self._plan_idle(t)
+            self._plan_later = True
         elif self._skip_idle and self._may_want_idle:
             due = self._idle_beat
             if due is None or t >= due[0] or not self._wants_idle():
