@@ -196,6 +196,8 @@ class Scheduler:
         self._dirty = True
         #: changes whenever the set of jobs a heartbeat walks for maps may change (a job
         #: enters or leaves its pool's map order, a pool reaches or leaves its cap, an update)
+        #: some pool's share policy admits jobs (cs_admit_job; set by _configure_pool): no parking
+        self._admitting = False
         self._map_version = 0
         #: ``_map_version`` when the last heartbeat walked all those jobs and launched nothing
         #: (every job it walked was skipped: what the TaskSelector last saw), else -1
@@ -320,6 +322,8 @@ class Scheduler:
         pool.spec = spec
         pool.policy = self.allocations.pool_policy(pool.name, self.root_policy.name)
         self._pool_policy[pool.name] = self.plugins.share_policy(pool.policy)
+        if self._pool_policy[pool.name].admit_job is not None:
+            self._admitting = True  # a job's refusal may end with no change a parked node sees
         for kind in KINDS:
             ps = pool.sched[kind]
             ps.weight = spec.weight
@@ -893,12 +897,15 @@ class Scheduler:
     def can_park(self) -> bool:
         """Can a simulator stop beating nodes that no job wants?  Slot mode, the TaskSelector
         answers ``cs_would_select`` and ``cs_map_reach`` (and is the only plugin listening to
-        heartbeats), and the LoadManager ``cs_assign_limit``."""
+        heartbeats), the LoadManager ``cs_assign_limit`` and no ``cs_can_launch``, and no
+        pool's share policy admits jobs (``cs_admit_job``: a refusal that may end unseen)."""
         return (
             self._rs is None
             and self._would_select is not None
             and self._map_reach is not None
             and self._assign_limit is not None
+            and self.plugins.can_launch is None
+            and not self._admitting
         )
 
     def take_reach_changes(self) -> dict[str, str]:

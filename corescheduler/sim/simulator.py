@@ -903,6 +903,14 @@ class Simulation:
         (they are never parked), and plan the heartbeat of a parked node that must walk the
         jobs again (:meth:`_plan_idle`)."""
         sched = self.scheduler
+        if not self._park:
+            return
+        if not sched.can_park:  # a pool whose policy admits jobs appeared: beat as without parking
+            self._park = False
+            self._idle_beat = None
+            self._after_beat(t)
+            self._wake(t)  # the map wheel visits the nodes that were parked
+            return
         maps_pending = sched.pending_work(MAP) > 0
         # every walked job is looked at again when the walk changes, and once more when a
         # heartbeat first walks it (their runs of skips start: cs_map_reach's until)
@@ -943,7 +951,9 @@ class Simulation:
             self._any_reach = True
             if maps_pending and not self._wheel[MAP] and self._idle[MAP]:
                 self._start_wheel(MAP, t)
-        elif maps_pending and rank > old:
+        elif maps_pending and (rank > old or old == 2):
+            # wider, or narrower than anywhere: while it reached anywhere the map wheel, not a
+            # refusal, stood for it at the parked nodes, and the wheel may stop now
             self._wake_reach(job, rank, t)
         if until < self._reach_due:
             self._set_reach_due(until, t)
@@ -976,7 +986,8 @@ class Simulation:
                 any_reach = True
             elif until < due:
                 due = until
-            if maps_pending and rank < 2 and rank > old.get(job.id, -1):
+            was = old.get(job.id, -1)
+            if maps_pending and rank < 2 and (rank > was or was == 2):  # (narrower than anywhere: _look)
                 self._wake_reach(job, rank, t)
         self._reach = new
         self._relook = {} if sched._quiet_at == sched._map_version else dict.fromkeys(new)

@@ -215,3 +215,58 @@ def test_parking_does_not_depend_on_string_hashing() -> None:
         for h in (1, 2)
     ]
     assert runs[0] == runs[1] and runs[0].startswith("[")
+
+
+NARROW = """
+[scheduler]
+preemption = true
+task_selector = "delay"
+load_manager = "slots"
+[cluster]
+racks = 1
+nodes_per_rack = 6
+map_slots = 1
+reduce_slots = 1
+heartbeat_interval = 3.0
+[plugins.delay]
+node_locality_delay = 5.0
+rack_locality_delay = 5.0
+[simulation]
+skip_idle_heartbeats = SKIP
+"""
+
+
+def test_a_job_that_stops_reaching_everywhere_wakes_its_nodes() -> None:
+    """Found by a review's fuzzing (seed 102 of the fuzz generator, reduced): pool p1 starts
+    starved, so its job takes maps anywhere and the map wheel, not a refusal, stands for it
+    at the idle nodes; once the pool is served the job's reach narrows to its nodes, and the
+    node holding its input (never visited by the wheel) must beat at its next tick, as every
+    TaskTracker does — the map is node-local at 39.5 s, not rack-local at 45.2 s."""
+    from corescheduler.core.model import JobSpec, TaskSpec
+
+    alloc = ("<allocations><pool name='p1'><minMaps>3</minMaps>"
+             "<minSharePreemptionTimeout>5</minSharePreemptionTimeout></pool></allocations>")
+    jobs = (JobSpec(id="j004", submit=36.532, pool="p1", user="u1", maps=[
+        TaskSpec(1.489, ("n0003", "n0004")), TaskSpec(11.055, ("n0002",)),
+        TaskSpec(19.349, ("n0003",)), TaskSpec(19.648, ("n0001", "n0003", "n0004"))]),)
+
+    def events(skip: bool) -> list[dict]:
+        config = Config.from_toml(NARROW.replace("SKIP", str(skip).lower()), "<test>")
+        workload = Workload(jobs=jobs, source="<test>", name="narrow")
+        return Simulation(config, workload, 102, allocations=parse_allocations(alloc)).run().event_list
+
+    skipping, every = events(True), events(False)
+    assert skipping == every
+    third = next(e for e in every if e["type"] == "task_start" and e["task"] == "j004_m_000002")
+    assert (third["node"], third["locality"]) == ("n0003", "node")
+
+
+def test_no_parking_when_a_pool_policy_admits_jobs() -> None:
+    """A share policy's ``cs_admit_job`` may lift a refusal with nothing a parked node would
+    see (a capacity queue's user limit freeing up): such schedulers only skip quiet heartbeats."""
+    assert ClusterHarness(config=CONFIG).scheduler.can_park
+    capacity = CONFIG.replace('task_selector = "delay"', 'task_selector = "delay"\nshare_policy = "capacity"\n'
+                              'pool_resolver = ["capacity", "property"]')
+    h = ClusterHarness(config=capacity)
+    h.submit(1, 0)  # its pool follows the capacity policy, which admits jobs by user limits
+    assert not h.scheduler.can_park
