@@ -221,6 +221,8 @@ class Scheduler:
         #: (that launch's locality) or went back to pending (anywhere).  A change of
         #: ``_map_version`` or ``_quiet_at`` may change every walked job's reach.
         self._reach_changed: dict[str, str] = {}  # (a dict: in the order they changed)
+        #: keep ``_reach_changed`` (a simulator that parks nodes turns it on and takes them)
+        self.track_reach = False
         #: resource mode's engine (``[scheduler] mode = "resources"``), else None
         self._rs: ResourceScheduler | None = None
         self.resource_mode = self.settings.mode == "resources"
@@ -1034,7 +1036,7 @@ class Scheduler:
             job.first_launch = now
         if job.unlocated_pending and kind == MAP and not task.locations:
             job.unlocated_pending -= 1
-        if kind == MAP:  # its job's level is now this launch's: wider than its reach, maybe
+        if kind == MAP and self.track_reach:  # its job's level is this launch's: wider, maybe
             changed = self._reach_changed
             widest = changed.get(job.id)
             where = locality or OFF_RACK
@@ -1224,7 +1226,8 @@ class Scheduler:
         if task.kind == MAP and not task.locations:
             job.unlocated_pending += 1
         job._index_pending(task, push_all=True)
-        self._reach_changed[job.id] = OFF_RACK  # a map pending again: the job takes it anywhere
+        if self.track_reach:  # a map pending again: the job takes it anywhere
+            self._reach_changed[job.id] = OFF_RACK
         if job.runnable and (task.kind == MAP or job.reduces_schedulable):
             self._pending_work[task.kind] += 1
             if not job.sched[task.kind]._ordered:
@@ -1255,7 +1258,8 @@ class Scheduler:
             if task.kind == MAP and not task.locations:
                 job.unlocated_pending += 1
             job._index_pending(task, push_all=True)
-            self._reach_changed[job.id] = OFF_RACK  # a map pending again: the job takes it anywhere
+            if self.track_reach:  # a map pending again: the job takes it anywhere
+                self._reach_changed[job.id] = OFF_RACK
         self._rs.requeue(task)  # type: ignore[union-attr]
         if self.history:
             self.killed.append(task)
@@ -1292,7 +1296,8 @@ class Scheduler:
         if not task.locations:
             job.unlocated_pending += 1
         job._index_pending(task, push_all=True)
-        self._reach_changed[job.id] = OFF_RACK  # a map pending again: the job takes it anywhere
+        if self.track_reach:  # a map pending again: the job takes it anywhere
+            self._reach_changed[job.id] = OFF_RACK
         if job.map_outputs is not None:
             job.map_outputs.forget(task.index)
         if self._rs is not None:

@@ -469,6 +469,7 @@ class Simulation:
         #: parking (docs/simulator.md): a node that runs no map and that no job wants stops
         #: beating, in the idle map list, until a job's reach comes to include it
         self._park = self._quiet is not None and self.scheduler.can_park
+        self.scheduler.track_reach = self._park
         self._reach: dict[str, int] = {}  # job -> rank of its map reach at the last look
         self._reach_seen: tuple[int, bool, bool] | None = None
         self._reach_settled = False  # the walk as of _reach_seen has been walked whole
@@ -906,7 +907,7 @@ class Simulation:
         if not self._park:
             return
         if not sched.can_park:  # a pool whose policy admits jobs appeared: beat as without parking
-            self._park = False
+            self._park = sched.track_reach = False
             self._idle_beat = None
             self._after_beat(t)
             self._wake(t)  # the map wheel visits the nodes that were parked

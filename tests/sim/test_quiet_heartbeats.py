@@ -270,3 +270,15 @@ def test_no_parking_when_a_pool_policy_admits_jobs() -> None:
     h = ClusterHarness(config=capacity)
     h.submit(1, 0)  # its pool follows the capacity policy, which admits jobs by user limits
     assert not h.scheduler.can_park
+
+
+def test_reach_changes_are_kept_only_for_a_simulator_that_parks() -> None:
+    """A scheduler not driven by a parking simulator (the live service, the harness) keeps no
+    record of reach changes: nothing grows with every job it ever ran."""
+    h = harness()
+    h.submit(4, 0)
+    h.heartbeat("n0000")
+    assert h.scheduler._reach_changed == {}
+    h.scheduler.track_reach = True
+    h.heartbeat("n0001")
+    assert list(h.scheduler.take_reach_changes()) == ["job_0001"]
