@@ -318,18 +318,42 @@ class DelayScheduling:
         return level, until
 
     def _widens_at(self, job: Job, level: str, near: float) -> float:
-        """The first time, within a few steps of ``near``, whose level is wider than ``level``
-        (the float boundary of a threshold computed near ``near``); ``math.inf`` if the level
-        does not change there (a threshold of another branch of ``allowed_level``)."""
+        """The first time whose level is wider than ``level``, searched around ``near`` (a
+        threshold computed in floating point, off from the true boundary by a few units in
+        the last place): the level only widens with time, so the boundary is found by
+        doubling steps out to 2**12 ulps either side and bisecting.  ``math.inf`` if the level
+        is not wider even 2**12 ulps after ``near`` (a threshold of another branch of
+        ``allowed_level``); below ``near`` the search stops where the level is ``level``."""
         rank = LOCALITY_RANK[level]
-        t = near
-        for _ in range(8):
-            t = math.nextafter(t, -math.inf)
-        for _ in range(24):  # the level only widens with time: the first wider one is the boundary
-            if LOCALITY_RANK[self.allowed_level(job, t, credit_at=t)] > rank:
-                return t
-            t = math.nextafter(t, math.inf)
-        return math.inf
+
+        def wider(t: float) -> bool:
+            return LOCALITY_RANK[self.allowed_level(job, t, credit_at=t)] > rank
+
+        ulp = math.ulp(near)
+        if wider(near):  # the boundary is at or below near: find a time below it that is not wider
+            hi, step = near, ulp
+            lo = near - step
+            while wider(lo):
+                if step > ulp * 4096:
+                    return lo  # wider this far below: early, never late
+                hi, step = lo, step * 2
+                lo = near - step
+        else:  # the boundary is above near: find a time above it that is wider
+            lo, step = near, ulp
+            hi = near + step
+            while not wider(hi):
+                if step > ulp * 4096:
+                    return math.inf
+                lo, step = hi, step * 2
+                hi = near + step
+        while True:  # lo is not wider, hi is: bisect to adjacent floats
+            mid = lo + (hi - lo) / 2
+            if mid <= lo or mid >= hi:
+                return hi
+            if wider(mid):
+                hi = mid
+            else:
+                lo = mid
 
     @hookimpl
     def cs_task_started(self, task: Task, locality: str | None) -> None:

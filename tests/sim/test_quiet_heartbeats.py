@@ -282,3 +282,24 @@ def test_reach_changes_are_kept_only_for_a_simulator_that_parks() -> None:
     h.scheduler.track_reach = True
     h.heartbeat("n0001")
     assert list(h.scheduler.take_reach_changes()) == ["job_0001"]
+
+
+def test_a_reach_widens_exactly_at_its_until() -> None:
+    """``cs_map_reach``'s ``until`` is the float boundary: the level there is wider, the float
+    before it is not (so a parked node is woken neither late nor for nothing)."""
+    import math
+
+    for start in (0.1, 0.3, 1234.567, 86399.9):
+        h = harness()
+        h.advance(start)
+        h.submit(2, 0, map_locations=[["n0003"], ["n0003"]])
+        h.heartbeat("n0003")
+        job = h.submit(1, 0, map_locations=[["n0003"]])
+        h.advance(0.7)
+        h.heartbeat("n0000")  # skipped: its run of skips starts
+        delay = h.scheduler.plugins.instances["delay"]
+        level, until = delay.cs_map_reach(job, h.clock)
+        assert level == "node" and math.isfinite(until)
+        assert delay.allowed_level(job, until, credit_at=until) == "rack"
+        before = math.nextafter(until, -math.inf)
+        assert delay.allowed_level(job, before, credit_at=before) == "node"
