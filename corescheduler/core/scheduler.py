@@ -590,10 +590,10 @@ class Scheduler:
                 js.weight = weight
         self._pending_work = pending
         if not quiet:
-            walked = self._walked_for_maps() if self._would_select is not None else None
+            walked = {id(job) for job in self.map_walk()} if self._would_select is not None else None
             for kind in KINDS:
                 self._update_shares(kind)
-            if walked is None or walked != self._walked_for_maps():
+            if walked is None or walked != {id(job) for job in self.map_walk()}:
                 self._map_version += 1  # the jobs a heartbeat walks for maps changed
         if self.settings.preemption:  # Hadoop: if (preemptionEnabled) updatePreemptionVariables()
             for kind in KINDS:
@@ -638,17 +638,6 @@ class Scheduler:
                 job.runnable = False
         for job in newly_done:
             self._finish_job(job, now, update=False)
-
-    def _walked_for_maps(self) -> set[int]:
-        """Who a heartbeat that finds no map walks: the jobs in the map orders of the pools
-        below their cap (as identities)."""
-        job_order = self._job_order
-        return {
-            id(js)
-            for ps in self._pool_order[MAP]
-            if ps.running < ps.max_share
-            for js in job_order[ps.name][MAP]
-        }
 
     def _update_shares(self, kind: str) -> None:
         pools = list(self.pools.values())
