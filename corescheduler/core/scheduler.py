@@ -347,7 +347,9 @@ class Scheduler:
             self._set_queue_allocations(allocations, update)
             return
         root = self.root_policy.name
-        needed = {allocations.default_pool_scheduling_mode if allocations.default_mode_given else root: None}
+        needed: dict[str, str | None] = {
+            allocations.default_pool_scheduling_mode if allocations.default_mode_given else root: None
+        }
         for name in allocations.pool_names():
             needed.setdefault(allocations.pool_policy(name, root), name)
         for mode, pool in needed.items():
@@ -363,8 +365,8 @@ class Scheduler:
         for name in (*allocations.pool_names(), *known):
             self._pool(name)
         self._pool(DEFAULT_POOL)
-        for pool in self.pools.values():
-            self._configure_pool(pool)
+        for configured in self.pools.values():
+            self._configure_pool(configured)
         self._dirty = True
         if update:
             self.update(self.now)
@@ -726,10 +728,10 @@ class Scheduler:
         for fn in self._notify("cs_heartbeat_start"):
             fn(node, now)
         if self._rs is not None:
-            out = self._rs.heartbeat(node, now)
+            given = self._rs.heartbeat(node, now)
             for fn in self._notify("cs_heartbeat_end"):
-                fn(node, out, [], now)
-            return out
+                fn(node, given, [], now)
+            return given
         multiple, caps = self.settings.assign_multiple, self._assign_caps
         next_kind = self.root_policy.next_kind
         can_assign = self.plugins.can_assign
@@ -767,8 +769,10 @@ class Scheduler:
                 elif rejected[REDUCE]:
                     kind = MAP
                 else:
-                    kind = next_kind(node) if next_kind is not None else None
-                    if kind not in KINDS:
+                    chosen = next_kind(node) if next_kind is not None else None
+                    if chosen in KINDS:
+                        kind = chosen
+                    else:
                         kind = MAP if node.running[MAP] <= node.running[REDUCE] else REDUCE
                 task = None
                 is_map = kind == MAP
@@ -1401,7 +1405,7 @@ class Scheduler:
     def _checked_victims(chosen: Iterable[Task], candidates: list[Task], plan: PreemptionPlan) -> list[Task]:
         allowed = {id(t) for t in candidates}
         left = dict(plan.allowance)
-        out = []
+        out: list[Task] = []
         for task in chosen:
             if len(out) >= plan.count:
                 break

@@ -1064,7 +1064,7 @@ class Simulation:
         maps = tuple(
             ts if ts.input_nodes else TaskSpec(ts.duration, place(rng), ts.copy_duration) for ts in spec.maps
         )
-        return evolve(spec, maps=maps)
+        return evolve(spec, maps=maps)  # type: ignore[arg-type]  # attrs' converter types it as an Iterable
 
     def _submit_batch(self, t: float) -> None:
         jobs = self._jobs
@@ -1072,8 +1072,9 @@ class Simulation:
         i = self._next_job
         while i < len(jobs) and self._submit_time(jobs[i]) <= t:
             spec = self._prepare(jobs[i])
+            job_id: str = spec.id  # type: ignore[assignment]  # a workload's jobs are named when loaded
             self.collector.add_job(
-                spec.id,
+                job_id,
                 size_bin=self.workload.size_bin(jobs[i]),
                 maps=len(spec.maps),
                 reduces=len(spec.reduces),
@@ -1081,7 +1082,7 @@ class Simulation:
             try:
                 sched.submit(spec, t, update=False)
             except JobRejectedError as exc:
-                self.collector.reject(spec.id, str(exc))
+                self.collector.reject(job_id, str(exc))
             i += 1
         self._next_job = i
         sched.update(t)
@@ -1180,7 +1181,7 @@ class Simulation:
                 self._plan_later = True
             elif self._may_want_idle:
                 due = self._idle_beat
-                if due is None or t >= due[0] or not self._wants_idle():
+                if due is None or t >= due[0] or not self._wants_idle():  # type: ignore[misc]
                     self._after_beat(t)
             return
         sched = self.scheduler
@@ -1191,7 +1192,7 @@ class Simulation:
             self._plan_later = True
         elif self._skip_idle and self._may_want_idle:
             due = self._idle_beat
-            if due is None or t >= due[0] or not self._wants_idle():
+            if due is None or t >= due[0] or not self._wants_idle():  # type: ignore[misc]
                 self._after_beat(t)  # else: still wanted and still planned after t
         if not assignments:
             return
@@ -1202,18 +1203,18 @@ class Simulation:
         for a in assignments:
             task = tasks[a.task]
             if a.kind == MAP:
-                duration = task.duration
+                duration: float = task.duration  # type: ignore[assignment]  # a simulated task has one
                 if slowdown is not None and a.locality in slowdown:  # its input read over the network
                     duration *= slowdown[a.locality]
                 push(t + duration, FINISH, (task, task.attempts))
             elif a.kind == TASK:
-                push(t + task.duration, FINISH, (task, task.attempts))
+                push(t + task.duration, FINISH, (task, task.attempts))  # type: ignore[operator]
             elif a.kind == AM:
                 continue  # an application master runs until its app ends
             elif self._network and task.job.spec.shuffle is not None:
                 self._fetch_start(task, t)
             else:
-                duration = task.duration
+                duration = task.duration  # type: ignore[assignment]
                 copy = task.job.spec.reduces[task.index].copy_duration
                 if copy is None:
                     copy = duration * self.options.copy_fraction
@@ -1516,12 +1517,12 @@ class Simulation:
         rs = self.scheduler._rs
         if rs is not None:  # resource mode: each leaf queue's memory and vcores used, fair memory, dominant share
             total = rs.cluster_total
-            queues = {
-                q.name: (q.sched.running.memory, q.sched.running.vcores,
-                         (q.sched.fair_share or q.sched.running).memory if q.sched.fair_share is not None else 0,
-                         round(q.sched.running.dominant_share(total), 4))
-                for q in rs.tree.leaves()
-            }
+            queues = {}
+            for q in rs.tree.leaves():
+                sched: Any = q.sched  # resource mode: its running and fair share are Resources
+                queues[q.name] = (sched.running.memory, sched.running.vcores,
+                                  sched.fair_share.memory if sched.fair_share is not None else 0,
+                                  round(sched.running.dominant_share(total), 4))
             return self.collector.sample(t, queues, final=final)
         pools = {
             name: (p.sched[MAP].running, p.sched[REDUCE].running, p.sched[MAP].fair_share or 0.0,
