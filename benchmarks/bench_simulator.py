@@ -28,6 +28,9 @@ events written, events/s, peak memory (ru_maxrss), and the ratio of the
 engine's events/s to a bare ``heapq`` push/pop loop of the same number of
 events timed in the same process.
 
+``compiled`` says whether the simulator's hot modules run compiled (``CORESCHEDULER_MYPYC=1
+pip install .``, see setup.py) or as Python.
+
 The traces are read from ``$CORESCHEDULER_SWIM`` or ``../shared/workloads/swim``
 beside the repository.
 """
@@ -110,9 +113,12 @@ def run_case(name: str, heartbeats_per_second: float, seed: int, config_file: st
     rate = result.engine_events / result.wall_time
     bare = heapq_rate(result.engine_events)
     s = result.metrics["summary"]
+    from corescheduler.compiled import compiled_modules
+
     return {
         "jobs_per_s": round(len(workload.jobs) / wall, 1),
         "case": name,
+        "compiled": all(compiled_modules().values()),  # CORESCHEDULER_MYPYC=1 pip install (setup.py)
         "nodes": racks * per_rack,
         "heartbeat_interval": sim.heartbeat_interval,
         "jobs": len(workload.jobs),
