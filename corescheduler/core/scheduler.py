@@ -84,6 +84,7 @@ from corescheduler.resources import Resources
 DEFAULT_POOL = "default"
 log = logging.getLogger("corescheduler.core.scheduler")
 _M = TypeVar("_M", bound=Callable[..., Any])
+_E = TypeVar("_E", bound=BaseException)
 
 
 def _offerable(job: Job, kind: str) -> bool:
@@ -92,6 +93,14 @@ def _offerable(job: Job, kind: str) -> bool:
     reached.  Only such jobs are in the heartbeat order (and only pools with
     such jobs), so a heartbeat never walks jobs or pools with nothing to run."""
     return job.runnable and job.pending[kind] > 0 and (kind == MAP or job.reduces_schedulable)
+
+
+def _chained(error: _E, cause: BaseException | None) -> _E:
+    """``error`` with ``cause`` as its ``__cause__`` (and its context suppressed), as
+    ``raise error from cause`` does: set by hand because mypyc, which compiles this module
+    in the compiled build (setup.py), drops a raise statement's ``from``."""
+    error.__cause__ = cause
+    return error
 
 
 def _plugin_errors(method: _M) -> _M:
@@ -107,7 +116,7 @@ def _plugin_errors(method: _M) -> _M:
             blamed = self.plugins.blame(exc)
             if blamed is None:
                 raise
-            raise blamed from exc
+            raise _chained(blamed, exc) from exc
 
     return wrapper  # type: ignore[return-value]
 
@@ -283,7 +292,7 @@ class Scheduler:
         try:
             return self.cluster.nodes[name]
         except KeyError:
-            raise SchedulerStateError(f"unknown node {name!r}") from None
+            raise _chained(SchedulerStateError(f"unknown node {name!r}"), None) from None
 
     def job(self, job_id: str) -> Job:
         job = self.jobs.get(job_id) or self.finished.get(job_id)
@@ -358,8 +367,8 @@ class Scheduler:
             except CoreSchedulerError as exc:
                 spec = allocations.pools.get(pool) if pool else None
                 what = f"pool {pool!r} schedulingMode {mode!r}" if pool else f"defaultPoolSchedulingMode {mode!r}"
-                raise AllocationError(f"{what}: {exc}", allocations.source or "<allocations>",
-                                      spec.line if spec else None) from exc
+                raise _chained(AllocationError(f"{what}: {exc}", allocations.source or "<allocations>",
+                                               spec.line if spec else None), exc) from exc
         known = self._known_pools(allocations)  # before anything changes: a bad answer keeps the old state
         self.allocations = allocations
         for name in (*allocations.pool_names(), *known):
@@ -387,10 +396,10 @@ class Scheduler:
             try:
                 self.plugins.share_policy(policy)
             except CoreSchedulerError as exc:
-                raise AllocationError(
+                raise _chained(AllocationError(
                     f"queue {spec.name!r} schedulingPolicy {policy!r}: {exc}", allocations.source or "<allocations>",
                     spec.line,
-                ) from exc
+                ), exc) from exc
         self._known_pools(allocations)  # a bad answer raises before anything changes
         self.allocations = allocations
         if self._rs is not None:
@@ -538,7 +547,7 @@ class Scheduler:
         try:
             job.priority = check_priority(priority)
         except ValueError as exc:
-            raise SchedulerStateError(str(exc)) from None
+            raise _chained(SchedulerStateError(str(exc)), None) from None
         for kind in KINDS:
             job.sched[kind].priority = PRIORITY_RANK[job.priority]
         if RESOURCES in job.sched:

@@ -225,21 +225,8 @@ class MapOutputs:
             del self._node_maps[node]
         on_node = [i for i, n in self.nodes.items() if n == node]
         in_rack = [i for i, n in self.nodes.items() if self.rack_of[n] == rack]
-        if self._matrix is not None:
-            width = self.n_reduces
-            matrix = self._matrix
-
-            def column_sums(maps: list[int]) -> list[float]:
-                return [sum(matrix[i][r] for i in maps) for r in range(width)]
-
-            self._sum = column_sums(list(self.nodes))
-        else:
-            out = self._out
-
-            def column_sums(maps: list[int]) -> float:  # type: ignore[misc]
-                return sum(out[i] for i in maps)
-
-            self._sum = column_sums(list(self.nodes))
+        column_sums = self._column_sums
+        self._sum = column_sums(list(self.nodes))
         for table, key, maps in ((self._node_out, node, on_node), (self._rack_out, rack, in_rack)):
             if maps:
                 table[key] = column_sums(maps)
@@ -251,6 +238,14 @@ class MapOutputs:
                 self._rack_max.pop(rack, None)
             else:
                 self._rack_max[rack] = fullest
+
+    def _column_sums(self, maps: list[int]) -> Any:
+        """The output of ``maps``: per reduce (a list) with a matrix, else one float."""
+        if self._matrix is not None:
+            matrix = self._matrix
+            return [sum(matrix[i][r] for i in maps) for r in range(self.n_reduces)]
+        out = self._out
+        return sum(out[i] for i in maps)
 
     # ------------------------------------------------------------------ queries
     def _size(self, value: Any, reduce_index: int) -> float:
