@@ -17,6 +17,7 @@ mypyc class cannot carry pluggy's ``hookimpl`` marks) and no attrs class.
 from __future__ import annotations
 
 import os
+import sys
 
 from setuptools import setup
 
@@ -27,12 +28,19 @@ COMPILED = [
     "corescheduler/sim/simulator.py",
 ]
 
+#: setuptools commands that build the package (a requirements or metadata pass runs egg_info/dist_info)
+BUILDING = {"bdist_wheel", "editable_wheel", "build", "build_ext", "build_py", "install", "develop"}
+
 options: dict[str, object] = {}
 if os.environ.get("CORESCHEDULER_MYPYC", "").strip() not in ("", "0"):
     try:
         from mypyc.build import mypycify
-    except ImportError:  # the requirements pass of the PEP 517 build: ask for mypy
-        options["setup_requires"] = ["mypy>=1.10", "attrs>=23.1", "pluggy>=1.3"]  # mypy types attrs classes
+    except ImportError:
+        if BUILDING & set(sys.argv[1:]):  # e.g. --no-build-isolation without mypy: never a silent pure build
+            sys.exit("CORESCHEDULER_MYPYC=1: the compiled build needs mypy (mypyc) in the build environment; "
+                     "pip install 'mypy>=1.10,<3', or build without --no-build-isolation")
+        # the requirements pass of the PEP 517 build: ask for mypy (and what mypy reads the types of)
+        options["setup_requires"] = ["mypy>=1.10,<3", "attrs>=23.1", "pluggy>=1.3", "mypy_extensions>=1.0"]
     else:
         flags = ["--ignore-missing-imports", "--follow-imports=silent"]
         options["ext_modules"] = mypycify([*flags, *COMPILED], opt_level="3")

@@ -45,6 +45,8 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
+from mypy_extensions import mypyc_attr
+
 from corescheduler.config import Config
 from corescheduler.core.allocations import Allocations
 from corescheduler.core.model import (
@@ -129,6 +131,7 @@ class AccessDeniedError(JobRejectedError):
     """The queue's ACLs refuse the submitting user (``aclSubmitApps`` / ``aclAdministerApps``)."""
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled (setup.py), a user may still subclass it
 class Scheduler:
     """One scheduler over one cluster.
 
@@ -253,9 +256,9 @@ class Scheduler:
         if now is None:
             return self.now
         if not math.isfinite(now):
-            raise SchedulerStateError(f"the clock must be a finite number of seconds, got {now}")
+            raise SchedulerStateError(f"the clock must be a finite number of seconds, got {float(now)}")
         if now < self.now:
-            raise SchedulerStateError(f"clock went backwards: {now} < {self.now}")
+            raise SchedulerStateError(f"clock went backwards: {float(now)} < {self.now}")
         self.now = float(now)
         return self.now
 
@@ -805,9 +808,9 @@ class Scheduler:
                         # _offer, inlined: this is the innermost loop of a simulated day
                         if can_launch is not None and can_launch(node, job, kind) is False:
                             continue
-                        task = select(job, node, kind, now)
-                        if task is not None:
-                            self._check_selected(task, job, kind)
+                        chosen = select(job, node, kind, now)
+                        if chosen is not None:
+                            task = self._check_selected(chosen, job, kind)
                             break
                     if task is None:
                         for job in deferred:  # second pass: jobs the pool's policy deferred
@@ -934,13 +937,34 @@ class Scheduler:
     def map_reach(self, job: Job, now: float) -> tuple[str, float] | None:
         """The TaskSelector's ``cs_map_reach`` for ``job`` (None without the hook)."""
         fn = self._map_reach
-        return fn(job, now) if fn is not None else None
+        if fn is None:
+            return None
+        answer = fn(job, now)
+        if answer is None:
+            return None
+        try:
+            level, until = answer
+            if level in LOCALITY_RANK and not isinstance(until, bool):
+                return level, float(until)
+        except (TypeError, ValueError):
+            pass
+        raise SchedulerStateError(f"TaskSelector {self.settings.task_selector!r}: cs_map_reach returned {answer!r}; "
+                                  "expected None or (level, until): level 'node', 'rack' or 'off', until a number")
 
     @_plugin_errors
     def assign_limit(self, node: Node, kind: str) -> int | None:
         """The LoadManager's ``cs_assign_limit`` for ``node`` now (None without the hook)."""
         fn = self._assign_limit
-        return fn(node, kind, self._load[kind]) if fn is not None else None
+        if fn is None:
+            return None
+        limit = fn(node, kind, self._load[kind])
+        if limit is None:
+            return None
+        if isinstance(limit, bool) or not isinstance(limit, (int, float)) or limit != limit:
+            raise SchedulerStateError(f"LoadManager {self.settings.load_manager!r}: cs_assign_limit returned "
+                                      f"{limit!r}; expected None or a number of tasks")
+        # running < limit is running < ceil(limit) for whole task counts
+        return math.ceil(limit) if math.isfinite(limit) else (2**62 if limit > 0 else -(2**62))
 
     def wants_idle_heartbeat(self) -> bool:
         """Would a heartbeat that assigns nothing change the TaskSelector's
@@ -967,17 +991,19 @@ class Scheduler:
         """Ask the LoadManager, then the TaskSelector, for a task of ``job`` on ``node``."""
         if can_launch is not None and can_launch(node, job, kind) is False:
             return None
-        task = select(job, node, kind, now)
-        if task is not None:
-            Scheduler._check_selected(task, job, kind)
-        return task
+        chosen = select(job, node, kind, now)
+        return Scheduler._check_selected(chosen, job, kind) if chosen is not None else None
 
     @staticmethod
-    def _check_selected(task: Task, job: Job, kind: str) -> None:
+    def _check_selected(task: Any, job: Job, kind: str) -> Task:
+        """The TaskSelector's answer, if it is a pending task of ``kind`` of ``job``."""
+        if not isinstance(task, Task):
+            raise SchedulerStateError(f"TaskSelector returned {task!r}, expected a pending {kind} of {job.id} or None")
         if task.job is not job or task.kind != kind or task.state != PENDING:
             raise SchedulerStateError(
                 f"TaskSelector returned {task.id} ({task.state}), expected a pending {kind} of {job.id}"
             )
+        return task
 
     def _reposition(self, s: Schedulable, delta: int) -> None:
         """Change a pool schedulable's running count and re-sort it; the heartbeat

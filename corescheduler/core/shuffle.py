@@ -158,7 +158,10 @@ class MapOutputs:
         self.n_maps = n_maps
         self.n_reduces = n_reduces
         self.distances = distances
-        self._matrix = spec.matrix if spec is not None else None
+        # sizes as floats, however the spec was written (ints stay ints in Python, and the
+        # compiled build would turn them into floats: one answer for both)
+        matrix = spec.matrix if spec is not None else None
+        self._matrix = tuple(tuple(map(float, row)) for row in matrix) if matrix is not None else None
         self.shares: list[float] | None = None if self._matrix is not None else (
             spec.shares(n_reduces) if spec is not None else reduce_shares(n_reduces))
         self._spec = spec
@@ -194,6 +197,8 @@ class MapOutputs:
             return
         if output_bytes is None:
             output_bytes = self._spec.map_output(index, self.n_maps) if self._spec is not None else 1.0
+        else:
+            output_bytes = float(output_bytes)
         self._out[index] = output_bytes
         self._sum += output_bytes
         on_node = self._node_out[node] = self._node_out.get(node, 0.0) + output_bytes

@@ -83,6 +83,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from attrs import define, evolve, field, frozen
+from mypy_extensions import mypyc_attr
 
 from corescheduler.config import Config
 from corescheduler.core.allocations import Allocations
@@ -364,6 +365,7 @@ def load_allocations(config: Config) -> Allocations | None:
     return allocation_file.load_allocations(path) if path is not None else None
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled (setup.py), a user may still subclass it
 class Simulation:
     """One simulation run of ``workload`` under ``config``.
 
@@ -1049,6 +1051,9 @@ class Simulation:
     # ================================================================== jobs
     def _prepare(self, spec: JobSpec) -> JobSpec:
         """The spec to submit: maps without input get replicas placed (seeded)."""
+        if not isinstance(spec.id, str) or not spec.id:
+            raise WorkloadError(f"a job submitted at {spec.submit!r} has id {spec.id!r}; expected a name",
+                                getattr(self.workload, "source", "<workload>"))
         for ts in (*spec.maps, *spec.reduces, *spec.tasks):
             if ts.duration is None or not (ts.duration >= 0 and math.isfinite(ts.duration)):
                 raise WorkloadError(f"job {spec.id}: a task has duration {ts.duration!r}; expected a number ≥ 0",
@@ -1072,7 +1077,7 @@ class Simulation:
         i = self._next_job
         while i < len(jobs) and self._submit_time(jobs[i]) <= t:
             spec = self._prepare(jobs[i])
-            job_id: str = spec.id  # type: ignore[assignment]  # a workload's jobs are named when loaded
+            job_id: str = spec.id  # type: ignore[assignment]  # _prepare checked it
             self.collector.add_job(
                 job_id,
                 size_bin=self.workload.size_bin(jobs[i]),

@@ -138,3 +138,27 @@ def test_a_stale_compiled_module_is_named(tmp_path: Path, monkeypatch: pytest.Mo
         warnings.simplefilter("always")
         compiled.warn_if_stale()
     assert len(caught) == 1 and "corescheduler.core.shuffle" in str(caught[0].message)
+
+
+@pytest.mark.parametrize(
+    ("env", "command", "expected"),
+    [
+        ("", "bdist_wheel", "{}"),  # a plain build: pure Python
+        ("1", "egg_info", "setup_requires"),  # the PEP 517 requirements pass: mypy is asked for
+        ("1", "bdist_wheel", "needs mypy"),  # building without mypy: an error, never a silent pure wheel
+    ],
+)
+def test_setup_py_without_mypy(env: str, command: str, expected: str) -> None:
+    """setup.py's two passes, with mypyc hidden (``sys.modules[...] = None`` makes its import fail)."""
+    code = (
+        "import sys, setuptools\n"
+        "sys.modules['mypyc'] = sys.modules['mypyc.build'] = None\n"
+        f"sys.argv = ['setup.py', {command!r}]\n"
+        "setuptools.setup = lambda **kw: print(sorted(kw) or '{}')\n"
+        "exec(compile(open('setup.py').read(), 'setup.py', 'exec'))\n"
+    )
+    env_vars = {k: v for k, v in os.environ.items() if k != "CORESCHEDULER_MYPYC"} | {"CORESCHEDULER_MYPYC": env}
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env_vars, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert expected in proc.stdout + proc.stderr
+    assert (proc.returncode != 0) == (expected == "needs mypy")

@@ -303,3 +303,60 @@ def test_a_reach_widens_exactly_at_its_until() -> None:
         assert delay.allowed_level(job, until, credit_at=until) == "rack"
         before = math.nextafter(until, -math.inf)
         assert delay.allowed_level(job, before, credit_at=before) == "node"
+
+
+def test_plugin_answers_for_parking_are_checked_and_normalised() -> None:
+    """``Scheduler.map_reach`` and ``assign_limit`` take what a plugin may reasonably return
+    (a list for the pair, an int for the time, a float limit) and turn it into one shape — the
+    same in the pure-Python and the compiled build — and name the plugin for anything else."""
+    from corescheduler_plugins.delay import DelayScheduling
+    from corescheduler_plugins.slots import SlotLoadManager
+
+    from corescheduler.errors import SchedulerStateError
+
+    answers: dict[str, object] = {}
+
+    class Reach(DelayScheduling):
+        @hookimpl
+        def cs_map_reach(self, job, now):  # type: ignore[no-untyped-def]
+            return answers["reach"]
+
+    class Limit(SlotLoadManager):
+        @hookimpl
+        def cs_assign_limit(self, node, kind, load):  # type: ignore[no-untyped-def]
+            return answers["limit"]
+
+    h = ClusterHarness(racks=1, nodes_per_rack=2, map_slots=2, reduce_slots=0,
+                       config={"scheduler": {"task_selector": "reach", "load_manager": "limit"}},
+                       plugins={"reach": Reach, "limit": Limit})
+    job = h.submit(maps=2)
+    sched, node = h.scheduler, h.scheduler.node("n0000")
+    for given, expected in ((["rack", 5], ("rack", 5.0)), (("off", float("inf")), ("off", float("inf"))), (None, None)):
+        answers["reach"] = given
+        assert sched.map_reach(job, 1.0) == expected
+    for bad in (("near", 5.0), ("node",), ("node", "soon"), ("node", True), 7):
+        answers["reach"] = bad
+        with pytest.raises(SchedulerStateError, match=r"TaskSelector 'reach': cs_map_reach returned"):
+            sched.map_reach(job, 1.0)
+    for given, expected in ((2, 2), (2.0, 2), (0.5, 1), (0, 0), (None, None)):  # running < limit, in whole tasks
+        answers["limit"] = given
+        assert sched.assign_limit(node, "map") == expected
+    for bad in (True, "2", float("nan")):
+        answers["limit"] = bad
+        with pytest.raises(Exception, match=r"LoadManager 'limit': cs_assign_limit returned"):
+            sched.assign_limit(node, "map")
+
+
+def test_a_task_selector_that_returns_no_task_is_named() -> None:
+    """A TaskSelector answering something that is not a task gets one clear error."""
+
+    class Odd:
+        @hookimpl
+        def cs_select_task(self, job, node, kind, now):  # type: ignore[no-untyped-def]
+            return "a task"
+
+    h = ClusterHarness(racks=1, nodes_per_rack=1, config={"scheduler": {"task_selector": "odd"}},
+                       plugins={"odd": Odd})
+    h.submit(maps=1)
+    with pytest.raises(Exception, match=r"TaskSelector returned 'a task', expected a pending map of job_0001 or None"):
+        h.heartbeat("n0000")
