@@ -962,11 +962,12 @@ class Simulation:
             self._set_reach_due(until, t)
 
     def _reach_of(self, job: Any, t: float) -> tuple[int, float]:
-        """``cs_map_reach`` as (rank of its level, until); unknown: anywhere, for ever."""
+        """``cs_map_reach`` as (rank of its level, until); unknown: anywhere, for ever
+        (``Scheduler.map_reach`` has checked the level and made ``until`` a float)."""
         answer = self.scheduler.map_reach(job, t)
         if answer is None:
             return 2, math.inf
-        return LOCALITY_RANK.get(answer[0], 2), answer[1]
+        return LOCALITY_RANK[answer[0]], answer[1]
 
     def _set_reach_due(self, due: float, t: float) -> None:
         self._reach_due = due
