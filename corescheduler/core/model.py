@@ -2,8 +2,9 @@
 
 Frozen attrs values describe what is submitted (:class:`JobSpec`,
 :class:`TaskSpec`) and what hooks return (:class:`PreemptionPlan`,
-:class:`Rejection`, :class:`Assignment`); ``@define`` classes hold the few
-mutable aggregates (:class:`Job`, :class:`Task`, :class:`Node`,
+:class:`Rejection`, :class:`Assignment`); they are defined in
+:mod:`corescheduler.core.values` and re-exported here.  ``@define`` classes
+hold the few mutable aggregates (:class:`Job`, :class:`Task`, :class:`Node`,
 :class:`Pool`, :class:`Schedulable`).
 
 Plugins receive these objects through hooks and may read every public
@@ -20,10 +21,22 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from attrs import define, field, frozen
+from attrs import define, field
 
 from corescheduler.core.javamath import ceil_float_times
 from corescheduler.core.shuffle import MapOutputs, ShuffleSpec
+from corescheduler.core.values import (
+    PRIORITIES,
+    PRIORITY_RANK,
+    PRIORITY_WEIGHT,
+    Assignment,
+    ClusterLoad,
+    JobSpec,
+    PreemptionPlan,
+    Rejection,
+    TaskSpec,
+    check_priority,
+)
 from corescheduler.resources import Resources
 
 MAP = "map"
@@ -45,135 +58,11 @@ LOCALITY_LEVELS: tuple[str, str, str] = (NODE_LOCAL, RACK_LOCAL, OFF_RACK)
 #: how far each locality level reaches: node < rack < off
 LOCALITY_RANK: dict[str, int] = {level: rank for rank, level in enumerate(LOCALITY_LEVELS)}
 
-#: Hadoop's JobPriority, highest first; each level doubles the job's weight.
-PRIORITIES: tuple[str, ...] = ("VERY_HIGH", "HIGH", "NORMAL", "LOW", "VERY_LOW")
-PRIORITY_RANK: dict[str, int] = {name: rank for rank, name in enumerate(PRIORITIES)}
-PRIORITY_WEIGHT: dict[str, float] = {"VERY_HIGH": 4.0, "HIGH": 2.0, "NORMAL": 1.0, "LOW": 0.5, "VERY_LOW": 0.25}
-
 PENDING = "pending"
 RUNNING = "running"
 COMPLETE = "complete"
 #: a task whose job was killed or failed while it ran
 KILLED = "killed"
-
-
-def check_priority(value: str) -> str:
-    """Return ``value`` upper-cased if it is a priority name, else raise ValueError."""
-    name = str(value).upper()
-    if name not in PRIORITY_RANK:
-        raise ValueError(f"priority must be one of {', '.join(PRIORITIES)}, got {value!r}")
-    return name
-
-
-# --------------------------------------------------------------------------- values
-
-
-@frozen
-class TaskSpec:
-    """One task as submitted: its duration (seconds, for simulation), the
-    nodes holding its input (maps only; empty = no locality preference) and,
-    for reduces, how much of the duration is the copy (shuffle) phase
-    (``None`` = the simulator's default split)."""
-
-    duration: float | None = None
-    input_nodes: tuple[str, ...] = field(default=(), converter=lambda v: (v,) if isinstance(v, str) else tuple(v))
-    copy_duration: float | None = None
-    #: resource mode: what the task's container asks for (None: the job's ``task_resources``)
-    resources: Resources | None = None
-
-
-@frozen
-class JobSpec:
-    """A job as submitted.
-
-    ``pool`` is the requested pool/queue (the ``queue.name`` property); the
-    PoolResolver decides the pool actually used.  ``properties`` are free-form
-    job properties (Hadoop's job conf) that resolvers may read.
-    """
-
-    maps: tuple[TaskSpec, ...] = field(default=(), converter=tuple)
-    reduces: tuple[TaskSpec, ...] = field(default=(), converter=tuple)
-    user: str | None = None
-    pool: str | None = None
-    priority: str = field(default="NORMAL", converter=check_priority)
-    properties: Mapping[str, Any] = field(factory=dict, hash=False)
-    groups: tuple[str, ...] = field(default=(), converter=tuple)
-    id: str | None = None
-    submit: float | None = None
-    #: resource mode: containers that are neither maps nor reduces (kind ``"task"``)
-    tasks: tuple[TaskSpec, ...] = field(default=(), converter=tuple)
-    #: resource mode: the size of a task that does not give its own ``resources``
-    task_resources: Resources | None = None
-    #: resource mode: the application master's container, counted against the queue's
-    #: ``maxAMShare`` (None: no AM, as in YARN's unit tests)
-    am_resources: Resources | None = None
-    #: its intermediate data (map output sizes and how they split across reduces), or None;
-    #: with one, the simulator's reduces fetch their input over the network model
-    shuffle: ShuffleSpec | None = None
-
-    def property(self, name: str) -> Any:
-        """A job property by Hadoop name: ``queue.name`` is :attr:`pool`,
-        ``user.name`` is :attr:`user`; others come from :attr:`properties`."""
-        if name in self.properties:
-            return self.properties[name]
-        if name in ("queue.name", "mapred.job.queue.name", "pool"):
-            return self.pool
-        if name in ("user.name", "user"):
-            return self.user
-        return None
-
-
-@frozen
-class Assignment:
-    """A task launched on a heartbeat."""
-
-    job: str
-    task: str
-    kind: str
-    node: str
-    locality: str | None
-    time: float
-    #: resource mode: the container's size
-    resources: Resources | None = None
-
-
-@frozen
-class Rejection:
-    """A PoolResolver's "no": the job is rejected, for ``reason``."""
-
-    reason: str
-
-
-@define
-class ClusterLoad:
-    """What a LoadManager sees of the whole cluster for one slot kind.
-
-    The scheduler keeps one per kind up to date as tasks start and finish;
-    read it during the hook call, do not keep or change it.
-    """
-
-    kind: str
-    runnable: int  # tasks demanded (running + pending) by runnable jobs
-    running: int
-    total_slots: int
-    nodes: int
-
-
-@frozen
-class PreemptionPlan:
-    """A share policy's answer to "should tasks of this kind be preempted now?".
-
-    ``count``: how many tasks to kill in all.  ``allowance``: for each pool
-    name, how many of its running tasks may be taken (pools not listed give
-    none).  ``victims``: set when the policy chose the tasks itself; otherwise
-    the VictimSelector chooses ``count`` of the candidates within allowances.
-    ``needs``: per pool, the tasks it is owed (for reports).
-    """
-
-    count: int
-    allowance: Mapping[str, int] = field(factory=dict)
-    victims: tuple[Task, ...] | None = None
-    needs: Mapping[str, int] = field(factory=dict)
 
 
 # --------------------------------------------------------------------------- mutable state
@@ -635,4 +524,40 @@ def schedulables(items: Sequence[Job | Pool], kind: str) -> list[Schedulable]:
     return [item.sched[kind] for item in items]
 
 
-__all__ = [name for name in dir() if not name.startswith("_") and name not in ("annotations", "attrs")]
+__all__ = [
+    "ALL_KINDS",
+    "COMPLETE",
+    "KILLED",
+    "KINDS",
+    "LOCALITY_LEVELS",
+    "LOCALITY_RANK",
+    "MAP",
+    "NODE_LOCAL",
+    "OFF_RACK",
+    "PENDING",
+    "PRIORITIES",
+    "PRIORITY_RANK",
+    "PRIORITY_WEIGHT",
+    "RACK_LOCAL",
+    "REDUCE",
+    "RESOURCES",
+    "RUNNING",
+    "TASK",
+    "Assignment",
+    "Cluster",
+    "ClusterLoad",
+    "Job",
+    "JobSpec",
+    "MapOutputs",
+    "Node",
+    "Pool",
+    "PreemptionPlan",
+    "Rejection",
+    "Resources",
+    "Schedulable",
+    "ShuffleSpec",
+    "Task",
+    "TaskSpec",
+    "check_priority",
+    "schedulables",
+]
