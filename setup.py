@@ -22,6 +22,7 @@ import sys
 from setuptools import setup
 
 COMPILED = [
+    "corescheduler/core/model.py",
     "corescheduler/core/order.py",
     "corescheduler/core/scheduler.py",
     "corescheduler/core/shuffle.py",

@@ -16,6 +16,7 @@ import warnings
 
 #: the modules ``setup.py`` compiles (its ``COMPILED`` paths, as module names)
 MODULES = (
+    "corescheduler.core.model",
     "corescheduler.core.order",
     "corescheduler.core.scheduler",
     "corescheduler.core.shuffle",

@@ -3,9 +3,11 @@
 Frozen attrs values describe what is submitted (:class:`JobSpec`,
 :class:`TaskSpec`) and what hooks return (:class:`PreemptionPlan`,
 :class:`Rejection`, :class:`Assignment`); they are defined in
-:mod:`corescheduler.core.values` and re-exported here.  ``@define`` classes
+:mod:`corescheduler.core.values` and re-exported here.  Plain slotted classes
 hold the few mutable aggregates (:class:`Job`, :class:`Task`, :class:`Node`,
-:class:`Pool`, :class:`Schedulable`).
+:class:`Pool`, :class:`Schedulable`, :class:`Cluster`): plain so that the
+compiled build (``corescheduler.compiled``) makes them native classes, whose
+attributes compiled code reads directly.
 
 Plugins receive these objects through hooks and may read every public
 attribute and call every public method that does not start with ``_``; only
@@ -19,9 +21,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-from attrs import define, field
+from typing import Any, cast
 
 from corescheduler.core.javamath import ceil_float_times
 from corescheduler.core.shuffle import MapOutputs, ShuffleSpec
@@ -68,7 +68,6 @@ KILLED = "killed"
 # --------------------------------------------------------------------------- mutable state
 
 
-@define(eq=False)
 class Schedulable:
     """A job's or a pool's view for one slot kind, as in Hadoop's Schedulable.
 
@@ -77,36 +76,100 @@ class Schedulable:
     its fair shares are stored in ``fair_share`` (``None`` = not applicable,
     as for jobs in a FIFO pool).  ``owner`` is the :class:`Job` or
     :class:`Pool`.
+
+    Starvation bookkeeping (pools): ``last_time_at_min_share`` and
+    ``last_time_at_half_fair_share`` are the last update at which the schedulable was not
+    starved for its min share / for half its fair share.
+
+    Resource mode (``kind == "resources"``): ``weight`` is a float and ``min_share``,
+    ``max_share``, ``demand``, ``running`` (what it uses), ``fair_share`` and
+    ``steady_share`` are :class:`~corescheduler.resources.Resources`; ``cluster`` is the
+    whole cluster's resources (DRF's shares are of it); ``active``: a queue with runnable
+    apps (YARN ``FSQueue.isActive``: only active queues get an instantaneous share).
+
+    The numbers are typed ``Any``: slot mode keeps ints and floats as given, resource mode
+    keeps resource vectors in the same fields.
     """
 
-    name: str
-    kind: str
-    owner: Any = field(repr=False)
-    weight: float = 1.0
-    min_share: float = 0.0
-    max_share: float = math.inf
-    demand: int = 0
-    running: int = 0
-    fair_share: float | None = 0.0
-    start_time: float = 0.0
-    priority: int = PRIORITY_RANK["NORMAL"]
-    # Starvation bookkeeping (pools): the last update at which the schedulable
-    # was not starved for its min share / for half its fair share.
-    last_time_at_min_share: float = 0.0
-    last_time_at_half_fair_share: float = 0.0
-    min_share_timeout: float = math.inf
-    fair_share_timeout: float = math.inf
-    _key: Any = field(default=None, repr=False)
-    #: whether the scheduler holds it in a sorted order now (its key is current there)
-    _ordered: bool = field(default=False, repr=False)
-    #: resource mode (``kind == "resources"``): ``weight`` is a float and ``min_share``,
-    #: ``max_share``, ``demand``, ``running`` (what it uses), ``fair_share`` and
-    #: ``steady_share`` are :class:`~corescheduler.resources.Resources`; ``cluster`` is the
-    #: whole cluster's resources (DRF's shares are of it); ``active``: a queue with
-    #: runnable apps (YARN ``FSQueue.isActive``: only active queues get an instantaneous share)
-    steady_share: Any = None
-    active: bool = True
-    cluster: Any = field(default=None, repr=False)
+    __slots__ = (
+        "_key",
+        "_ordered",
+        "active",
+        "cluster",
+        "demand",
+        "fair_share",
+        "fair_share_timeout",
+        "kind",
+        "last_time_at_half_fair_share",
+        "last_time_at_min_share",
+        "max_share",
+        "min_share",
+        "min_share_timeout",
+        "name",
+        "owner",
+        "priority",
+        "running",
+        "start_time",
+        "steady_share",
+        "weight",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        owner: Any,
+        weight: Any = 1.0,
+        min_share: Any = 0.0,
+        max_share: Any = math.inf,
+        demand: Any = 0,
+        running: Any = 0,
+        fair_share: Any = 0.0,
+        start_time: Any = 0.0,
+        priority: int = PRIORITY_RANK["NORMAL"],
+        last_time_at_min_share: Any = 0.0,
+        last_time_at_half_fair_share: Any = 0.0,
+        min_share_timeout: Any = math.inf,
+        fair_share_timeout: Any = math.inf,
+        key: Any = None,
+        ordered: bool = False,
+        steady_share: Any = None,
+        active: bool = True,
+        cluster: Any = None,
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self.owner = owner
+        self.weight = weight
+        self.min_share = min_share
+        self.max_share = max_share
+        self.demand = demand
+        self.running = running
+        self.fair_share = fair_share
+        self.start_time = start_time
+        self.priority = priority
+        self.last_time_at_min_share = last_time_at_min_share
+        self.last_time_at_half_fair_share = last_time_at_half_fair_share
+        self.min_share_timeout = min_share_timeout
+        self.fair_share_timeout = fair_share_timeout
+        #: its sort key in the scheduler's orders
+        self._key = key
+        #: whether the scheduler holds it in a sorted order now (its key is current there)
+        self._ordered = ordered
+        self.steady_share = steady_share
+        self.active = active
+        self.cluster = cluster
+
+    def __repr__(self) -> str:
+        return (
+            f"Schedulable(name={self.name!r}, kind={self.kind!r}, weight={self.weight!r}, "
+            f"min_share={self.min_share!r}, max_share={self.max_share!r}, demand={self.demand!r}, "
+            f"running={self.running!r}, fair_share={self.fair_share!r}, start_time={self.start_time!r}, "
+            f"priority={self.priority!r}, last_time_at_min_share={self.last_time_at_min_share!r}, "
+            f"last_time_at_half_fair_share={self.last_time_at_half_fair_share!r}, "
+            f"min_share_timeout={self.min_share_timeout!r}, fair_share_timeout={self.fair_share_timeout!r}, "
+            f"steady_share={self.steady_share!r}, active={self.active!r})"
+        )
 
     @property
     def is_pool(self) -> bool:
@@ -121,24 +184,57 @@ class Schedulable:
         )
 
 
-@define(eq=False)
 class Node:
-    """A worker (Hadoop TaskTracker / YARN NodeManager) with slots per kind."""
+    """A worker (Hadoop TaskTracker / YARN NodeManager) with slots per kind.
 
-    name: str
-    rack: str
-    slots: dict[str, int]
-    running: dict[str, int] = field(factory=lambda: {MAP: 0, REDUCE: 0})
-    tasks: dict[str, Task] = field(factory=dict, repr=False)
-    #: reduces on this node in their compute phase (the rest of ``running["reduce"]`` copy)
-    computing: int = 0
-    #: resource mode: what the node offers (YARN NodeManager capability) and what its containers use
-    capacity: Resources | None = None
-    used: Resources = field(factory=Resources)
-    #: resource mode: the app holding a reservation on this node, and the task it is for
-    reserved: Task | None = field(default=None, repr=False)
-    #: resource mode: the apps that containers preempted on this node were freed for, with how much
-    preempted_for: list[tuple[Job, Resources]] | None = field(default=None, repr=False)
+    ``computing``: reduces on this node in their compute phase (the rest of
+    ``running["reduce"]`` copy).  Resource mode: ``capacity`` is what the node offers (YARN
+    NodeManager capability) and ``used`` what its containers use; ``reserved`` the task
+    of the app holding a reservation on this node; ``preempted_for`` the apps that
+    containers preempted on this node were freed for, with how much."""
+
+    __slots__ = (
+        "capacity",
+        "computing",
+        "name",
+        "preempted_for",
+        "rack",
+        "reserved",
+        "running",
+        "slots",
+        "tasks",
+        "used",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        rack: str,
+        slots: dict[str, int],
+        running: dict[str, int] | None = None,
+        tasks: dict[str, Task] | None = None,
+        computing: int = 0,
+        capacity: Resources | None = None,
+        used: Resources | None = None,
+        reserved: Task | None = None,
+        preempted_for: list[tuple[Job, Resources]] | None = None,
+    ) -> None:
+        self.name = name
+        self.rack = rack
+        self.slots = slots
+        self.running: dict[str, int] = {MAP: 0, REDUCE: 0} if running is None else running
+        self.tasks: dict[str, Task] = {} if tasks is None else tasks
+        self.computing = computing
+        self.capacity = capacity
+        self.used: Resources = Resources() if used is None else used
+        self.reserved = reserved
+        self.preempted_for = preempted_for
+
+    def __repr__(self) -> str:
+        return (
+            f"Node(name={self.name!r}, rack={self.rack!r}, slots={self.slots!r}, running={self.running!r}, "
+            f"computing={self.computing!r}, capacity={self.capacity!r}, used={self.used!r})"
+        )
 
     @property
     def available(self) -> Resources:
@@ -149,30 +245,77 @@ class Node:
         return self.slots[kind] - self.running[kind]
 
 
-@define(eq=False)
 class Task:
-    """One task of a job (one attempt at a time)."""
+    """One task of a job (one attempt at a time).
 
-    id: str
-    job: Job = field(repr=False)
-    kind: str
-    index: int
-    locations: tuple[str, ...] = ()
-    racks: frozenset[str] = frozenset()
-    duration: float | None = None
-    state: str = PENDING
-    node: str | None = None
-    start_time: float | None = None
-    attempts: int = 0
-    launch_seq: int = 0
-    #: a running reduce's phase: ``"copy"`` (shuffle) then ``"compute"``; None otherwise
-    phase: str | None = None
-    #: resource mode: the container's size
-    resources: Resources | None = None
-    #: resource mode: this task's container is the application master
-    is_am: bool = False
-    #: attempts that failed (raised), as opposed to killed (``Scheduler.fail``)
-    failures: int = 0
+    ``phase``: a running reduce's phase, ``"copy"`` (shuffle) then ``"compute"``; None
+    otherwise.  ``resources``: resource mode, the container's size; ``is_am``: this task's
+    container is the application master.  ``failures``: attempts that failed (raised), as
+    opposed to killed (``Scheduler.fail``)."""
+
+    __slots__ = (
+        "attempts",
+        "duration",
+        "failures",
+        "id",
+        "index",
+        "is_am",
+        "job",
+        "kind",
+        "launch_seq",
+        "locations",
+        "node",
+        "phase",
+        "racks",
+        "resources",
+        "start_time",
+        "state",
+    )
+
+    def __init__(
+        self,
+        id: str,
+        job: Job,
+        kind: str,
+        index: int,
+        locations: tuple[str, ...] = (),
+        racks: frozenset[str] = frozenset(),
+        duration: float | None = None,
+        state: str = PENDING,
+        node: str | None = None,
+        start_time: float | None = None,
+        attempts: int = 0,
+        launch_seq: int = 0,
+        phase: str | None = None,
+        resources: Resources | None = None,
+        is_am: bool = False,
+        failures: int = 0,
+    ) -> None:
+        self.id = id
+        self.job = job
+        self.kind = kind
+        self.index = index
+        self.locations = locations
+        self.racks = racks
+        self.duration = duration
+        self.state = state
+        self.node = node
+        self.start_time = start_time
+        self.attempts = attempts
+        self.launch_seq = launch_seq
+        self.phase = phase
+        self.resources = resources
+        self.is_am = is_am
+        self.failures = failures
+
+    def __repr__(self) -> str:
+        return (
+            f"Task(id={self.id!r}, kind={self.kind!r}, index={self.index!r}, locations={self.locations!r}, "
+            f"racks={self.racks!r}, duration={self.duration!r}, state={self.state!r}, node={self.node!r}, "
+            f"start_time={self.start_time!r}, attempts={self.attempts!r}, launch_seq={self.launch_seq!r}, "
+            f"phase={self.phase!r}, resources={self.resources!r}, is_am={self.is_am!r}, "
+            f"failures={self.failures!r})"
+        )
 
     def locality(self, node: Node) -> str:
         """``node``, ``rack`` or ``off`` for running this task on ``node``."""
@@ -191,77 +334,141 @@ def _task_id(job_id: str, kind: str, index: int) -> str:
     return f"{job_id}_{_KIND_LETTER[kind]}_{index:06d}"
 
 
-@define(eq=False)
 class Job:
     """A submitted job and its tasks.
 
     A job is *runnable* when the user and pool running-job limits admit it;
     its tasks are created (*initialised*) the first time it is runnable, as
     Hadoop's fair scheduler initialises jobs lazily.
+
+    ``state``: waiting, then running, then finished (or killed or failed).
+    ``slowstart_maps``: completed maps before reduces are demanded, Hadoop's
+    ``completedMapsForReduceSlowstart = (int) Math.ceil(slowstart * numMapTasks)`` in Java
+    float arithmetic (0.3 of 50 maps is 16), set from ``reduce_slowstart``.
+    ``first_launch``: when its first task launched (Hadoop: the job is RUNNING, not
+    waiting).  ``has_locality``: some map has input locations; ``all_maps_located``: every
+    map has.  ``unlocated_pending``: pending maps with no input location (Hadoop's
+    ``nonLocalMaps``, which empties as they launch: delay scheduling waits again once it is
+    empty).  Resource mode: ``usage`` is what its running containers use, ``am_running``
+    whether its application master's container runs, ``queue`` the queue's resolved full
+    name (``root.a.b``).  ``map_outputs``: where its finished maps' outputs are (kept by
+    ``Scheduler.finish``; None until a map of a job with reduces finishes), what a reduce
+    TaskSelector reads to place reduces near their input.
     """
 
-    id: str
-    spec: JobSpec = field(repr=False)
-    pool: str
-    user: str | None
-    priority: str
-    submit_time: float
-    state: str = "waiting"  # waiting -> running -> finished
-    runnable: bool = False
-    initialized: bool = False
-    tasks: dict[str, list[Task]] = field(factory=lambda: {MAP: [], REDUCE: []}, repr=False)
-    sched: dict[str, Schedulable] = field(factory=dict, repr=False)
-    pending: dict[str, int] = field(factory=lambda: {MAP: 0, REDUCE: 0})
-    running: dict[str, int] = field(factory=lambda: {MAP: 0, REDUCE: 0})
-    complete: dict[str, int] = field(factory=lambda: {MAP: 0, REDUCE: 0})
-    reduce_slowstart: float = 0.0
-    #: completed maps before reduces are demanded: Hadoop's
-    #: ``completedMapsForReduceSlowstart = (int) Math.ceil(slowstart * numMapTasks)``,
-    #: in Java float arithmetic (0.3 of 50 maps is 16); set from ``reduce_slowstart``
-    slowstart_maps: int = field(init=False, default=0)
-    start_time: float | None = None
-    finish_time: float | None = None
-    #: when its first task launched (Hadoop: the job is RUNNING, not waiting)
-    first_launch: float | None = None
-    has_locality: bool = False  # some map has input locations
-    all_maps_located: bool = False  # every map has input locations
-    #: pending maps with no input location (Hadoop's ``nonLocalMaps``, which
-    #: empties as they launch: delay scheduling waits again once it is empty)
-    unlocated_pending: int = 0
-    _heaps: dict[str, list[int]] = field(factory=lambda: {MAP: [], REDUCE: []}, repr=False)
-    #: resource mode: what its running containers use, and its application master's container
-    usage: Resources = field(factory=Resources)
-    am_running: bool = False
-    #: resource mode: the queue's resolved full name (``root.a.b``)
-    queue: str | None = None
-    #: resource mode: what its pending tasks ask for, per kind
-    _pending_resources: dict[str, Resources] = field(factory=dict, repr=False)
-    #: maps killed while running and pending again (Hadoop's ``failedMaps``), lowest index first
-    _failed_maps: list[int] = field(factory=list, repr=False)
-    #: maps with input locations, in a job where some have none (else ``_heaps``' own order serves)
-    _located_maps: list[int] | None = field(default=None, repr=False)
-    _node_heaps: dict[str, list[int]] = field(factory=dict, repr=False)
-    _rack_heaps: dict[str, list[int]] = field(factory=dict, repr=False)
-    #: where its finished maps' outputs are (kept by ``Scheduler.finish``; None until a map of a
-    #: job with reduces finishes): what a reduce TaskSelector reads to place reduces near
-    #: their input
-    map_outputs: MapOutputs | None = field(default=None, repr=False)
+    __slots__ = (
+        "_failed_maps",
+        "_heaps",
+        "_located_maps",
+        "_node_heaps",
+        "_pending_resources",
+        "_rack_heaps",
+        "all_maps_located",
+        "am_running",
+        "complete",
+        "finish_time",
+        "first_launch",
+        "has_locality",
+        "id",
+        "initialized",
+        "map_outputs",
+        "pending",
+        "pool",
+        "priority",
+        "queue",
+        "reduce_slowstart",
+        "runnable",
+        "running",
+        "sched",
+        "slowstart_maps",
+        "spec",
+        "start_time",
+        "state",
+        "submit_time",
+        "tasks",
+        "unlocated_pending",
+        "usage",
+        "user",
+    )
 
-    def __attrs_post_init__(self) -> None:
-        self.slowstart_maps = ceil_float_times(self.reduce_slowstart, len(self.spec.maps))
-        if self.spec.tasks:  # resource mode's plain containers: a third kind, only where there are some
+    def __init__(
+        self,
+        id: str,
+        spec: JobSpec,
+        pool: str,
+        user: str | None,
+        priority: str,
+        submit_time: Any,
+        state: str = "waiting",
+        runnable: bool = False,
+        initialized: bool = False,
+        reduce_slowstart: Any = 0.0,
+        start_time: Any = None,
+        finish_time: Any = None,
+        first_launch: Any = None,
+        queue: str | None = None,
+    ) -> None:
+        self.id = id
+        self.spec = spec
+        self.pool = pool
+        self.user = user
+        self.priority = priority
+        self.submit_time = submit_time
+        self.state = state
+        self.runnable = runnable
+        self.initialized = initialized
+        self.tasks: dict[str, list[Task]] = {MAP: [], REDUCE: []}
+        self.sched: dict[str, Schedulable] = {}
+        self.pending: dict[str, int] = {MAP: 0, REDUCE: 0}
+        self.running: dict[str, int] = {MAP: 0, REDUCE: 0}
+        self.complete: dict[str, int] = {MAP: 0, REDUCE: 0}
+        self.reduce_slowstart = reduce_slowstart
+        self.slowstart_maps: int = ceil_float_times(reduce_slowstart, len(spec.maps))
+        self.start_time = start_time
+        self.finish_time = finish_time
+        self.first_launch = first_launch
+        self.has_locality = False
+        self.all_maps_located = False
+        self.unlocated_pending = 0
+        self._heaps: dict[str, list[int]] = {MAP: [], REDUCE: []}
+        self.usage = Resources()
+        self.am_running = False
+        self.queue = queue
+        #: resource mode: what its pending tasks ask for, per kind
+        self._pending_resources: dict[str, Resources] = {}
+        #: maps killed while running and pending again (Hadoop's ``failedMaps``), lowest index first
+        self._failed_maps: list[int] = []
+        #: maps with input locations, in a job where some have none (else ``_heaps``' own order serves)
+        self._located_maps: list[int] | None = None
+        self._node_heaps: dict[str, list[int]] = {}
+        self._rack_heaps: dict[str, list[int]] = {}
+        self.map_outputs: MapOutputs | None = None
+        if spec.tasks:  # resource mode's plain containers: a third kind, only where there are some
             for counts in (self.pending, self.running, self.complete):
                 counts[TASK] = 0
             self.tasks[TASK] = []
             self._heaps[TASK] = []
         for kind in KINDS:
             self.sched[kind] = Schedulable(
-                name=self.id,
+                name=id,
                 kind=kind,
                 owner=self,
-                start_time=self.submit_time,
-                priority=PRIORITY_RANK[self.priority],
+                start_time=submit_time,
+                priority=PRIORITY_RANK[priority],
             )
+
+    def __repr__(self) -> str:
+        return (
+            f"Job(id={self.id!r}, pool={self.pool!r}, user={self.user!r}, priority={self.priority!r}, "
+            f"submit_time={self.submit_time!r}, state={self.state!r}, runnable={self.runnable!r}, "
+            f"initialized={self.initialized!r}, pending={self.pending!r}, running={self.running!r}, "
+            f"complete={self.complete!r}, reduce_slowstart={self.reduce_slowstart!r}, "
+            f"slowstart_maps={self.slowstart_maps!r}, start_time={self.start_time!r}, "
+            f"finish_time={self.finish_time!r}, first_launch={self.first_launch!r}, "
+            f"has_locality={self.has_locality!r}, all_maps_located={self.all_maps_located!r}, "
+            f"unlocated_pending={self.unlocated_pending!r}, usage={self.usage!r}, am_running={self.am_running!r}, "
+            f"queue={self.queue!r})"
+        )
 
     # ------------------------------------------------------------------ queries
     @property
@@ -408,10 +615,12 @@ class Job:
             prefix = f"{self.id}_{_KIND_LETTER[kind]}_"
             for index, ts in enumerate(specs):
                 locations = tuple(ts.input_nodes) if kind == MAP else ()
+                racks: frozenset[str]
                 if locations:
-                    racks = frozenset(map(rack, locations))
-                    if None in racks:  # a node the cluster does not know holds no rack
-                        racks = racks - {None}
+                    found = frozenset(map(rack, locations))
+                    # a node the cluster does not know holds no rack
+                    racks = frozenset(r for r in found if r is not None) if None in found else cast(
+                        "frozenset[str]", found)
                 else:
                     racks = _NO_RACKS
                     if kind == MAP:
@@ -467,31 +676,39 @@ class Job:
             heapq.heappush(self._rack_heaps.setdefault(r, []), task.index)
 
 
-@define(eq=False)
 class Pool:
-    """A pool (queue) of jobs, with its allocation ``spec`` and one
-    :class:`Schedulable` per kind."""
+    """A pool (queue) of jobs, with its allocation ``spec`` (an
+    ``allocations.PoolSpec``) and one :class:`Schedulable` per kind."""
 
-    name: str
-    spec: Any = field(repr=False)  # allocations.PoolSpec
-    policy: str = "fair"
-    jobs: dict[str, Job] = field(factory=dict, repr=False)
-    sched: dict[str, Schedulable] = field(factory=dict, repr=False)
+    __slots__ = ("jobs", "name", "policy", "sched", "spec")
 
-    def __attrs_post_init__(self) -> None:
-        for kind in KINDS:
-            self.sched[kind] = Schedulable(name=self.name, kind=kind, owner=self, start_time=0.0)
+    def __init__(self, name: str, spec: Any, policy: str = "fair") -> None:
+        self.name = name
+        self.spec = spec
+        self.policy = policy
+        self.jobs: dict[str, Job] = {}
+        self.sched: dict[str, Schedulable] = {
+            kind: Schedulable(name=name, kind=kind, owner=self, start_time=0.0) for kind in KINDS
+        }
+
+    def __repr__(self) -> str:
+        return f"Pool(name={self.name!r}, policy={self.policy!r})"
 
     def runnable_jobs(self) -> list[Job]:
         return [j for j in self.jobs.values() if j.runnable]
 
 
-@define(eq=False)
 class Cluster:
     """Nodes and racks.  Nodes are ``n0000, n0001, …`` filled rack by rack,
     racks ``r00, r01, …`` (SPEC §5)."""
 
-    nodes: dict[str, Node] = field(factory=dict)
+    __slots__ = ("nodes",)
+
+    def __init__(self, nodes: dict[str, Node] | None = None) -> None:
+        self.nodes: dict[str, Node] = {} if nodes is None else nodes
+
+    def __repr__(self) -> str:
+        return f"Cluster(nodes={self.nodes!r})"
 
     @classmethod
     def build(cls, racks: int, nodes_per_rack: int, map_slots: int, reduce_slots: int) -> Cluster:
