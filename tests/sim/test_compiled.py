@@ -128,6 +128,7 @@ def test_a_stale_compiled_module_is_named(tmp_path: Path, monkeypatch: pytest.Mo
     assert compiled.stale_modules() == []  # no pyproject.toml above it: an installed wheel, never stale
     (tmp_path / "pyproject.toml").write_text("")  # a source checkout
     assert compiled.compiled_modules() == {
+        "corescheduler.core.model": False,
         "corescheduler.core.order": True,
         "corescheduler.core.scheduler": False,
         "corescheduler.core.shuffle": True,
