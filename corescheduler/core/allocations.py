@@ -115,7 +115,8 @@ class Allocations:
 
     def pool_max_jobs(self, pool: str) -> float:
         """Running-job limit of ``pool`` (``PoolManager.getPoolMaxJobs``)."""
-        limit = self.pool(pool).max_running_jobs
+        spec = self.pools.get(pool)  # not self.pool(pool): runs for every job on every update
+        limit = spec.max_running_jobs if spec is not None else None
         return self.pool_max_jobs_default if limit is None else limit
 
     def user_max_jobs(self, user: str) -> float:
