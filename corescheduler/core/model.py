@@ -248,6 +248,7 @@ class Node:
 class Task:
     """One task of a job (one attempt at a time).
 
+    ``duration``: seconds (for simulation) as given, an int, a float or None.
     ``phase``: a running reduce's phase, ``"copy"`` (shuffle) then ``"compute"``; None
     otherwise.  ``resources``: resource mode, the container's size; ``is_am``: this task's
     container is the application master.  ``failures``: attempts that failed (raised), as
@@ -280,7 +281,7 @@ class Task:
         index: int,
         locations: tuple[str, ...] = (),
         racks: frozenset[str] = frozenset(),
-        duration: float | None = None,
+        duration: Any = None,
         state: str = PENDING,
         node: str | None = None,
         start_time: float | None = None,
