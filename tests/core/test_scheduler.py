@@ -366,3 +366,14 @@ def test_a_map_only_jobs_output_is_not_lost_work() -> None:
     h.finish(job.tasks["map"][0])
     with pytest.raises(SchedulerStateError, match="no reduce"):
         h.lose_output(job.tasks["map"][0])
+
+
+def test_task_durations_are_kept_as_given_in_either_build() -> None:
+    """The model keeps a task's duration as submitted (an int, a float, a numpy number):
+    the compiled build checks attribute types, so its annotation must take them all."""
+    np = pytest.importorskip("numpy")
+    h = ClusterHarness()
+    job = h.submit(maps=3, map_durations=[*np.array([3, 4]), 2.5])
+    durations = [t.duration for t in job.tasks["map"]]
+    assert durations == [3, 4, 2.5]
+    assert [type(d) for d in durations] == [np.int64, np.int64, float]
