@@ -626,7 +626,10 @@ class Job:
                     racks = _NO_RACKS
                     if kind == MAP:
                         unlocated += 1
-                task = Task(f"{prefix}{index:06d}", self, kind, index, locations, racks, ts.duration)
+                # read as Any: compiled code would check the value against TaskSpec's annotation
+                # (float | None), and a duration is kept as given (an int, a numpy number)
+                duration: Any = cast(Any, ts).duration
+                task = Task(f"{prefix}{index:06d}", self, kind, index, locations, racks, duration)
                 size = ts.resources if ts.resources is not None else default_size
                 if size is not None:
                     task.resources = size

@@ -76,11 +76,12 @@ import gc
 import heapq
 import json
 import math
+import numbers
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from attrs import define, evolve, field, frozen
 from mypy_extensions import mypyc_attr
@@ -1056,8 +1057,12 @@ class Simulation:
             raise WorkloadError(f"a job submitted at {spec.submit!r} has id {spec.id!r}; expected a name",
                                 getattr(self.workload, "source", "<workload>"))
         for ts in (*spec.maps, *spec.reduces, *spec.tasks):
-            if ts.duration is None or not (ts.duration >= 0 and math.isfinite(ts.duration)):
-                raise WorkloadError(f"job {spec.id}: a task has duration {ts.duration!r}; expected a number ≥ 0",
+            # read as Any: compiled code would check it against TaskSpec's annotation, and a
+            # duration is kept as given (an int, a numpy number)
+            duration: Any = cast(Any, ts).duration
+            real = isinstance(duration, numbers.Real) and not isinstance(duration, bool)
+            if not real or not (duration >= 0 and math.isfinite(duration)):
+                raise WorkloadError(f"job {spec.id}: a task has duration {duration!r}; expected a number ≥ 0",
                                     getattr(self.workload, "source", "<workload>"))
         if all(ts.input_nodes for ts in spec.maps):
             return spec
@@ -1068,7 +1073,8 @@ class Simulation:
         rng = self._place_rng
         place = self._placer.place
         maps = tuple(
-            ts if ts.input_nodes else TaskSpec(ts.duration, place(rng), ts.copy_duration) for ts in spec.maps
+            ts if ts.input_nodes else TaskSpec(cast(Any, ts).duration, place(rng), cast(Any, ts).copy_duration)
+            for ts in spec.maps
         )
         return evolve(spec, maps=maps)  # type: ignore[arg-type]  # attrs' converter types it as an Iterable
 
@@ -1221,7 +1227,7 @@ class Simulation:
                 self._fetch_start(task, t)
             else:
                 duration = task.duration  # type: ignore[assignment]
-                copy = task.job.spec.reduces[task.index].copy_duration
+                copy = cast(Any, task.job.spec.reduces[task.index]).copy_duration  # as given
                 if copy is None:
                     copy = duration * self.options.copy_fraction
                 copy = min(max(copy, 0.0), duration)

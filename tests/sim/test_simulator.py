@@ -502,3 +502,22 @@ def test_an_update_interval_that_is_no_binary_fraction_does_not_stall_the_clock(
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
     assert result.metrics["summary"]["jobs"] == 1
+
+
+def test_numpy_durations_run_as_python_numbers_and_a_text_duration_is_a_workload_error() -> None:
+    """Durations are read as given in either build (the compiled one checks annotations):
+    numpy numbers simulate exactly as the same Python numbers, and a duration that is not
+    a number is one WorkloadError naming the job, not a TypeError."""
+    np = pytest.importorskip("numpy")
+    from corescheduler.errors import WorkloadError
+
+    def spec(durations, copy) -> JobSpec:
+        return JobSpec(maps=[TaskSpec(d) for d in durations], reduces=[TaskSpec(durations[0], copy_duration=copy)],
+                       id="j0", submit=0.0)
+
+    config = small_config()
+    plain = run(config, workload([spec([3, 4, 5], 1)])).event_list
+    numpy = run(config, workload([spec(list(np.array([3, 4, 5])), np.int64(1))])).event_list
+    assert numpy == plain
+    with pytest.raises(WorkloadError, match=r"job j0: a task has duration '5'"):
+        run(config, workload([spec([3, 4, "5"], None)]))
