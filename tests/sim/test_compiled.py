@@ -95,13 +95,14 @@ def test_the_compiled_wheel_gives_the_pure_python_results(tmp_path: Path) -> Non
     for name, (_, expected) in DIGESTS.items():
         assert fast[name] == expected
 
-    # the core's and the framework's own tests against the compiled modules (the whole suite
-    # passes too; these are the ones that found mypyc's differences: a raise's `from`, a
-    # conditional function, a class that cannot be patched)
+    # the core's, the framework's, the plugins' and the simulator's own tests against the
+    # compiled modules (the whole suite passes too; these are the ones that found mypyc's
+    # differences: a raise's `from`, a conditional function, a class that cannot be patched,
+    # a duration checked against its annotation)
     (tmp_path / "tests").symlink_to(TESTS, target_is_directory=True)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PYTHONPATH": str(site)}
     args = ["-q", "-x", "-p", "no:cacheprovider", "-o", "pythonpath=tests", "-m", "not slow", "tests/core",
-            "tests/framework"]
+            "tests/framework", "tests/plugins", "tests/sim/test_simulator.py"]
     run = subprocess.run([sys.executable, "-m", "pytest", *args], cwd=tmp_path, env=env, capture_output=True,
                          text=True, timeout=900, check=False)
     assert run.returncode == 0, run.stdout[-4000:]
