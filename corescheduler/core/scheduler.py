@@ -1191,7 +1191,7 @@ class Scheduler:
         job = task.job
         job.complete[task.kind] += 1
         if task.kind == MAP and job.spec.reduces and node_name in self.cluster.nodes:
-            self._record_output(job, task.index, node_name, self.cluster.nodes[node_name].rack,  # type: ignore[index]
+            self._record_output(job, task.index, node_name, self.cluster.nodes[node_name].rack,
                                 output_bytes)
         self._emit({"time": now, "type": "task_finish", "job": job.id, "task": task.id, "kind": task.kind,
                     "node": node_name})

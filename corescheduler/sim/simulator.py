@@ -1215,18 +1215,18 @@ class Simulation:
         for a in assignments:
             task = tasks[a.task]
             if a.kind == MAP:
-                duration: float = task.duration  # type: ignore[assignment]  # a simulated task has one
+                duration: float = task.duration  # a simulated task has one
                 if slowdown is not None and a.locality in slowdown:  # its input read over the network
                     duration *= slowdown[a.locality]
                 push(t + duration, FINISH, (task, task.attempts))
             elif a.kind == TASK:
-                push(t + task.duration, FINISH, (task, task.attempts))  # type: ignore[operator]
+                push(t + task.duration, FINISH, (task, task.attempts))
             elif a.kind == AM:
                 continue  # an application master runs until its app ends
             elif self._network and task.job.spec.shuffle is not None:
                 self._fetch_start(task, t)
             else:
-                duration = task.duration  # type: ignore[assignment]
+                duration = task.duration
                 copy = cast(Any, task.job.spec.reduces[task.index]).copy_duration  # as given
                 if copy is None:
                     copy = duration * self.options.copy_fraction
@@ -1283,7 +1283,7 @@ class Simulation:
         end, by, tnd, wsum = fetch(nj, task.index, node, rack, t0, p0)
         total = by[0] + by[1] + by[2]
         row = (by, tnd, wsum / total if total > 0 else 0.0)
-        self._push(end, FETCHED, (task, attempt, float(task.duration), row, t0))  # type: ignore[arg-type]
+        self._push(end, FETCHED, (task, attempt, float(task.duration), row, t0))
 
     def _fetch_python(self, nj: _NetJob, r: int, node: int, rack: int, t0: float,
                       p0: int) -> tuple[float, list[float], float, float]:
@@ -1298,7 +1298,7 @@ class Simulation:
         end = t0
         times, nodes, racks, out, maps = nj.times, nj.nodes, nj.racks, nj.out, nj.maps
         for k in range(len(times)):
-            size = out[k] * share if share is not None else matrix[maps[k]][r]  # type: ignore[index]
+            size = out[k] * share if share is not None else matrix[maps[k]][r]
             c = 0 if nodes[k] == node else (1 if racks[k] == rack else 2)
             by[c] += size
             if size > 0:
