@@ -68,6 +68,34 @@ KILLED = "killed"
 # --------------------------------------------------------------------------- mutable state
 
 
+def _fields_repr(obj: Any, name: str, fields: tuple[str, ...]) -> str:
+    """``Name(field=value!r, …)``, the repr attrs gave these classes."""
+    return f"{name}({', '.join(f'{field}={getattr(obj, field)!r}' for field in fields)})"
+
+
+#: the fields Schedulable's repr shows
+_SCHEDULABLE_REPR = (
+    "name", "kind", "weight", "min_share", "max_share", "demand", "running", "fair_share", "start_time",
+    "priority", "last_time_at_min_share", "last_time_at_half_fair_share", "min_share_timeout",
+    "fair_share_timeout", "steady_share", "active",
+)
+#: the fields Node's repr shows
+_NODE_REPR = (
+    "name", "rack", "slots", "running", "computing", "capacity", "used",
+)
+#: the fields Task's repr shows
+_TASK_REPR = (
+    "id", "kind", "index", "locations", "racks", "duration", "state", "node", "start_time", "attempts",
+    "launch_seq", "phase", "resources", "is_am", "failures",
+)
+#: the fields Job's repr shows
+_JOB_REPR = (
+    "id", "pool", "user", "priority", "submit_time", "state", "runnable", "initialized", "pending", "running",
+    "complete", "reduce_slowstart", "slowstart_maps", "start_time", "finish_time", "first_launch",
+    "has_locality", "all_maps_located", "unlocated_pending", "usage", "am_running", "queue",
+)
+
+
 class Schedulable:
     """A job's or a pool's view for one slot kind, as in Hadoop's Schedulable.
 
@@ -161,15 +189,7 @@ class Schedulable:
         self.cluster = cluster
 
     def __repr__(self) -> str:
-        return (
-            f"Schedulable(name={self.name!r}, kind={self.kind!r}, weight={self.weight!r}, "
-            f"min_share={self.min_share!r}, max_share={self.max_share!r}, demand={self.demand!r}, "
-            f"running={self.running!r}, fair_share={self.fair_share!r}, start_time={self.start_time!r}, "
-            f"priority={self.priority!r}, last_time_at_min_share={self.last_time_at_min_share!r}, "
-            f"last_time_at_half_fair_share={self.last_time_at_half_fair_share!r}, "
-            f"min_share_timeout={self.min_share_timeout!r}, fair_share_timeout={self.fair_share_timeout!r}, "
-            f"steady_share={self.steady_share!r}, active={self.active!r})"
-        )
+        return _fields_repr(self, "Schedulable", _SCHEDULABLE_REPR)
 
     @property
     def is_pool(self) -> bool:
@@ -231,10 +251,7 @@ class Node:
         self.preempted_for = preempted_for
 
     def __repr__(self) -> str:
-        return (
-            f"Node(name={self.name!r}, rack={self.rack!r}, slots={self.slots!r}, running={self.running!r}, "
-            f"computing={self.computing!r}, capacity={self.capacity!r}, used={self.used!r})"
-        )
+        return _fields_repr(self, "Node", _NODE_REPR)
 
     @property
     def available(self) -> Resources:
@@ -310,13 +327,7 @@ class Task:
         self.failures = failures
 
     def __repr__(self) -> str:
-        return (
-            f"Task(id={self.id!r}, kind={self.kind!r}, index={self.index!r}, locations={self.locations!r}, "
-            f"racks={self.racks!r}, duration={self.duration!r}, state={self.state!r}, node={self.node!r}, "
-            f"start_time={self.start_time!r}, attempts={self.attempts!r}, launch_seq={self.launch_seq!r}, "
-            f"phase={self.phase!r}, resources={self.resources!r}, is_am={self.is_am!r}, "
-            f"failures={self.failures!r})"
-        )
+        return _fields_repr(self, "Task", _TASK_REPR)
 
     def locality(self, node: Node) -> str:
         """``node``, ``rack`` or ``off`` for running this task on ``node``."""
@@ -459,17 +470,7 @@ class Job:
             )
 
     def __repr__(self) -> str:
-        return (
-            f"Job(id={self.id!r}, pool={self.pool!r}, user={self.user!r}, priority={self.priority!r}, "
-            f"submit_time={self.submit_time!r}, state={self.state!r}, runnable={self.runnable!r}, "
-            f"initialized={self.initialized!r}, pending={self.pending!r}, running={self.running!r}, "
-            f"complete={self.complete!r}, reduce_slowstart={self.reduce_slowstart!r}, "
-            f"slowstart_maps={self.slowstart_maps!r}, start_time={self.start_time!r}, "
-            f"finish_time={self.finish_time!r}, first_launch={self.first_launch!r}, "
-            f"has_locality={self.has_locality!r}, all_maps_located={self.all_maps_located!r}, "
-            f"unlocated_pending={self.unlocated_pending!r}, usage={self.usage!r}, am_running={self.am_running!r}, "
-            f"queue={self.queue!r})"
-        )
+        return _fields_repr(self, "Job", _JOB_REPR)
 
     # ------------------------------------------------------------------ queries
     @property
