@@ -31,8 +31,11 @@ from __future__ import annotations
 import gzip
 import os
 import random
-from collections.abc import Mapping, Sequence
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 from corescheduler.config import Config
 from corescheduler.core.model import JobSpec
@@ -42,7 +45,7 @@ from corescheduler.formats.workloads.problems import MAX_PROBLEMS, _JsonText, _P
 from corescheduler.formats.workloads.replicas import ReplicaPlacer, _node_racks, place_replicas
 from corescheduler.formats.workloads.sls import _is_sls, _SlsJobs
 from corescheduler.formats.workloads.spec_json import _load_spec_json
-from corescheduler.formats.workloads.swim import _load_swim, swim_tasks
+from corescheduler.formats.workloads.swim import _CHUNK, _load_swim, _text_lines, swim_counts, swim_tasks
 from corescheduler.formats.workloads.workload import (
     BUILTIN_PREFIX,
     SIZE_BINS,
@@ -55,28 +58,42 @@ from corescheduler.formats.workloads.workload import (
 # --------------------------------------------------------------------------- loading
 
 
-def _read_text(path: Path, source: str) -> str:
+@contextmanager
+def _reading(path: Path, source: str) -> Iterator[IO[str]]:
+    """The workload file as UTF-8 text (a BOM skipped, ``.gz`` decompressed);
+    a read or decode error while it is open is one WorkloadError."""
     try:
         if path.suffix == ".gz":
             with gzip.open(path, "rt", encoding="utf-8-sig") as fh:
-                return fh.read()
-        return path.read_text(encoding="utf-8-sig")
+                yield fh
+        else:
+            with open(path, encoding="utf-8-sig") as fh:
+                yield fh
     except FileNotFoundError as exc:
         raise WorkloadError("no such workload file (expected a file path or builtin:facebook)", source) from exc
     except OSError as exc:
         raise WorkloadError(f"cannot read workload: {exc.strerror or exc}", source) from exc
+    except (EOFError, zlib.error) as exc:  # a truncated or corrupt .gz
+        raise WorkloadError(f"cannot read workload: {exc}", source) from exc
     except UnicodeDecodeError as exc:
         raise WorkloadError(f"workload is not UTF-8 text ({exc.reason})", source) from exc
 
 
-def _format_of(path: Path, text: str) -> str:
+def _format_of(path: Path, source: str) -> str:
+    """``"json"`` or ``"swim"``: by extension, else by the first non-blank
+    character (read a chunk at a time; the file is not kept)."""
     suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
     suffix = suffixes[-1] if suffixes else ""
     if suffix == ".json":
         return "json"
     if suffix == ".tsv":
         return "swim"
-    return "json" if text.lstrip()[:1] in ("{", "[") else "swim"
+    with _reading(path, source) as fh:
+        while chunk := fh.read(_CHUNK):
+            first = chunk.lstrip()[:1]
+            if first:
+                return "json" if first in ("{", "[") else "swim"
+    return "swim"
 
 
 def _load_json(
@@ -156,12 +173,14 @@ def load_workload(
             )
     else:
         path = Path(source)
-        text = _read_text(path, source)
         name = path.name.split(".")[0] or path.name
-        if _format_of(path, text) == "json":
+        if _format_of(path, source) == "json":
+            with _reading(path, source) as fh:
+                text = fh.read()
             jobs, name = _load_json(text, source, node_racks, name)
-        else:
-            jobs = _load_swim(text, source, settings, rng)
+        else:  # line by line: memory holds the jobs, not the file
+            with _reading(path, source) as fh:
+                jobs = _load_swim(_text_lines(fh), source, settings, rng)
     jobs.sort(key=lambda j: (j.submit, j.id))
     return Workload(jobs=tuple(jobs), source=source, name=name)
 
@@ -179,5 +198,6 @@ __all__ = [
     "load_workload",
     "place_replicas",
     "size_bin",
+    "swim_counts",
     "swim_tasks",
 ]

@@ -9,6 +9,7 @@ from typing import Any
 from corescheduler.core.model import JobSpec, TaskSpec
 from corescheduler.formats.workloads.problems import _count, _number, _Problems, _show, _unknown_key
 from corescheduler.formats.workloads.spec_json import _JobsReader
+from corescheduler.formats.workloads.workload import MAX_JOB_TASKS, job_tasks_problem
 from corescheduler.resources import Resources
 
 # --------------------------------------------------------------------------- YARN SLS JSON
@@ -183,6 +184,14 @@ class _SlsJobs(_JobsReader):
         if p.count > before or tasks is None or start is None:
             return []
         maps, reduces = tasks
+        problem = self.tally.take(count, len(maps) + len(reduces))
+        if problem is not None:
+            if count > 1:
+                p.add((*path, "job.count"), f"{label}: job.count {count:,}: {problem}")
+            else:
+                p.add(path, f"{label}: {problem}")
+        if self.tally.over:
+            return []
         am_size = _size(obj.get("am.memory"), obj.get("am.vcores"), default_none=False)
         if am_size is _BAD:
             p.add(path, f"{label}: am.memory / am.vcores: expected whole numbers ≥ 0 (MB, vcores), "
@@ -233,6 +242,7 @@ class _SlsJobs(_JobsReader):
         reduces: list[TaskSpec] = []
         ok = True
         cache, nodes = self.cache, self.nodes
+        total = 0
         for i, task in enumerate(tasks):
             parsed = _sls_container_fast(task)
             if parsed is None:  # something unusual: check it properly, naming every problem
@@ -241,6 +251,10 @@ class _SlsJobs(_JobsReader):
                     ok = False
                     continue
             is_map, n, duration, host, size = parsed
+            total += n
+            if total > MAX_JOB_TASKS:  # before the tasks are built
+                p.add((*tpath, i, "count"), f"{label}: job.tasks[{i}]: count: {job_tasks_problem(total)}")
+                return None
             if is_map:
                 node = host.rstrip("/").rsplit("/", 1)[-1] if host else ""
                 spec = cache.get(duration, (node,) if nodes is not None and node in nodes else (), None, size)

@@ -10,6 +10,7 @@ from corescheduler.core.model import PRIORITIES, PRIORITY_RANK, JobSpec, TaskSpe
 from corescheduler.core.shuffle import ShuffleSpec
 from corescheduler.errors import ResourceParseError
 from corescheduler.formats.workloads.problems import _count, _number, _Problems, _show, _TaskCache, _unknown_key
+from corescheduler.formats.workloads.workload import MAX_JOB_TASKS, MAX_WORKLOAD_JOBS, _Tally, job_tasks_problem
 from corescheduler.resources import Resources, parse_configurable
 
 # --------------------------------------------------------------------------- workload JSON
@@ -67,6 +68,7 @@ class _JobsReader:
         self.nodes = node_racks
         self.cache = _TaskCache()
         self.ids: dict[str, tuple[Any, ...]] = {}
+        self.tally = _Tally()
 
 
 class _JsonJobs(_JobsReader):
@@ -142,13 +144,22 @@ class _JsonJobs(_JobsReader):
                 value = _resource_value(p, obj[key], (*path, key), f"{label}.{key}")
                 sizes[key] = value if value is not False else None
         plain = "tasks" in obj or "task_count" in obj or "task_duration" in obj
-        maps = self.side(obj, path, label, "map", required=not plain)
-        reduces = self.side(obj, path, label, "reduce")
-        tasks = self.side(obj, path, label, "task") if plain else ()
+        maps = self.side(obj, path, label, "map", 0, required=not plain)
+        reduces = self.side(obj, path, label, "reduce", len(maps or ()))
+        tasks = self.side(obj, path, label, "task", len(maps or ()) + len(reduces or ())) if plain else ()
         if maps is not None and reduces is not None and tasks is not None and not (maps or reduces or tasks):
             p.add(path, f"{label}: a job needs at least one task (maps, reduces or tasks)")
+        size = len(maps or ()) + len(reduces or ()) + len(tasks or ())
+        problem = job_tasks_problem(size)
+        if problem is not None:
+            p.add(path, f"{label}: {problem}")
         shuffle = self.shuffle(obj["shuffle"], (*path, "shuffle"), label, maps, reduces) if "shuffle" in obj else None
         if p.count > before:
+            return None
+        problem = self.tally.take(1, size)
+        if problem is not None:
+            p.add(path, f"{label}: {problem}")
+        if self.tally.over:
             return None
         return JobSpec(
             shuffle=shuffle,
@@ -229,9 +240,11 @@ class _JsonJobs(_JobsReader):
         return spec
 
     def side(
-        self, obj: dict[str, Any], path: tuple[Any, ...], label: str, kind: str, required: bool = True
+        self, obj: dict[str, Any], path: tuple[Any, ...], label: str, kind: str, used: int, required: bool = True
     ) -> tuple[TaskSpec, ...] | None:
-        """The maps, reduces or (resource mode) plain tasks of a job, from a task list or from counts."""
+        """The maps, reduces or (resource mode) plain tasks of a job, from a task list or from counts
+        (``used``: the job's tasks so far; a count that would pass :data:`MAX_JOB_TASKS` is refused
+        before its tasks are built)."""
         p = self.p
         plural = f"{kind}s"
         count_keys = [f"{kind}_count", f"{kind}_duration"] + (["reduce_copy_duration"] if kind == "reduce" else [])
@@ -283,6 +296,9 @@ class _JsonJobs(_JobsReader):
                 return None
         if count == 0:
             return ()
+        if used + count > MAX_JOB_TASKS:
+            p.add((*path, f"{kind}_count"), f"{label}.{kind}_count: {job_tasks_problem(used + count)}")
+            return None
         return (self.cache.get(float(duration), (), copy),) * count  # type: ignore[arg-type]
 
     def task_list(self, tasks: Any, path: tuple[Any, ...], label: str, kind: str) -> tuple[TaskSpec, ...] | None:
@@ -373,6 +389,10 @@ def _load_spec_json(
         return [], name
     if not jobs_value:
         problems.add((*root, "jobs"), "jobs: the workload has no jobs")
+    if len(jobs_value) > MAX_WORKLOAD_JOBS:
+        problems.add((*root, "jobs"), f"jobs: {len(jobs_value):,} jobs; at most {MAX_WORKLOAD_JOBS:,} "
+                     "(MAX_WORKLOAD_JOBS, see docs/workloads.md)")
+        return [], name
     checker = _JsonJobs(problems, node_racks)
     jobs = []
     for i, obj in enumerate(jobs_value):

@@ -5,13 +5,20 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import IO, Any
 
 from corescheduler.core.model import JobSpec, TaskSpec
 from corescheduler.core.shuffle import ShuffleSpec
 from corescheduler.errors import WorkloadError
 from corescheduler.formats.workloads.problems import _Problems, _TaskCache
-from corescheduler.formats.workloads.workload import MIN_DURATION, WorkloadSettings
+from corescheduler.formats.workloads.workload import (
+    MIN_DURATION,
+    WorkloadSettings,
+    _amount,
+    _Tally,
+    job_tasks_problem,
+)
 
 # --------------------------------------------------------------------------- SWIM TSV
 
@@ -36,6 +43,26 @@ def _user_names(count: int, prefix: str) -> list[str]:
     return [f"{prefix}{k:0{width}d}" for k in range(count)]
 
 
+def swim_counts(
+    input_bytes: float, shuffle_bytes: float, output_bytes: float, settings: WorkloadSettings
+) -> tuple[int, int]:
+    """How many maps and reduces :func:`swim_tasks` gives a SWIM job (no tasks built)."""
+    s = settings
+    if shuffle_bytes > 0:
+        n_maps = max(1, math.ceil(input_bytes / s.block_size))
+        # a reduce handles at most bytes_per_reduce of shuffle *or* of output
+        n_reduces = math.ceil(max(shuffle_bytes, output_bytes) / s.bytes_per_reduce)
+    else:
+        # a map-only job: its maps also write the output, one block at most each
+        n_maps = max(1, math.ceil(input_bytes / s.block_size), math.ceil(output_bytes / s.block_size))
+        n_reduces = 0
+    if s.max_maps:
+        n_maps = min(n_maps, s.max_maps)
+    if s.max_reduces:
+        n_reduces = min(n_reduces, s.max_reduces)
+    return n_maps, n_reduces
+
+
 def swim_tasks(
     input_bytes: float,
     shuffle_bytes: float,
@@ -49,18 +76,7 @@ def swim_tasks(
     """
     s = settings
     cache = cache or _TaskCache()
-    if shuffle_bytes > 0:
-        n_maps = max(1, math.ceil(input_bytes / s.block_size))
-        # a reduce handles at most bytes_per_reduce of shuffle *or* of output
-        n_reduces = math.ceil(max(shuffle_bytes, output_bytes) / s.bytes_per_reduce)
-    else:
-        # a map-only job: its maps also write the output, one block at most each
-        n_maps = max(1, math.ceil(input_bytes / s.block_size), math.ceil(output_bytes / s.block_size))
-        n_reduces = 0
-    if s.max_maps:
-        n_maps = min(n_maps, s.max_maps)
-    if s.max_reduces:
-        n_reduces = min(n_reduces, s.max_reduces)
+    n_maps, n_reduces = swim_counts(input_bytes, shuffle_bytes, output_bytes, settings)
     map_seconds = s.task_overhead + (input_bytes / n_maps) / s.map_rate
     if n_reduces == 0:  # a map-only job: the maps write the output
         map_seconds += (output_bytes / n_maps) / s.reduce_rate
@@ -76,11 +92,72 @@ def swim_tasks(
     return (map_spec,) * n_maps, (reduce_spec,) * n_reduces
 
 
-def _load_swim(text: str, source: str, settings: WorkloadSettings, rng: random.Random) -> list[JobSpec]:
+#: characters read at a time from a SWIM trace
+_CHUNK = 1 << 20
+
+
+def _non_space(block: str, pos: int) -> int:
+    """Index of the first non-whitespace character of ``block`` at or after
+    ``pos``, or -1.  Blank runs are skipped by ``str.lstrip`` on windows that
+    double in size (C speed; a regex search is ten times slower there)."""
+    n, width = len(block), 64
+    while pos < n:
+        if not block[pos].isspace():
+            return pos
+        window = block[pos : pos + width]
+        rest = window.lstrip()
+        if rest:
+            return pos + len(window) - len(rest)
+        pos += len(window)
+        width = min(2 * width, _CHUNK)
+    return -1
+
+
+def _text_lines(fh: IO[str]) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of every non-blank line of a text stream, read
+    :data:`_CHUNK` characters at a time: memory holds one chunk, not the file,
+    and runs of blank lines are skipped at C speed, not line by line."""
+    lineno = 1
+    parts: list[str] = []  # a line longer than a chunk, so far
+    while True:
+        chunk = fh.read(_CHUNK)
+        if not chunk:
+            tail = "".join(parts)
+            if tail.strip():
+                yield lineno, tail
+            return
+        cut = chunk.rfind("\n") + 1
+        if cut == 0:
+            parts.append(chunk)
+            continue
+        if parts:
+            parts.append(chunk[:cut])
+            block = "".join(parts)
+            parts = []
+        else:
+            block = chunk[:cut]
+        if cut < len(chunk):
+            parts.append(chunk[cut:])
+        pos = 0  # the start of a line of block (which ends with a newline)
+        while (i := _non_space(block, pos)) >= 0:
+            start = max(pos, block.rfind("\n", pos, i) + 1)
+            end = block.find("\n", i)
+            lineno += block.count("\n", pos, start)
+            yield lineno, block[start:end]
+            lineno += 1
+            pos = end + 1
+        lineno += block.count("\n", pos)
+
+
+def _load_swim(
+    lines: Iterable[tuple[int, str]], source: str, settings: WorkloadSettings, rng: random.Random
+) -> list[JobSpec]:
+    """The jobs of a SWIM trace given as ``(line number, line)`` pairs (blank lines may be left out)."""
     problems = _Problems(source)
     rows: list[tuple[str, float, float, float, float, str | None]] = []
     first_line: dict[str, int] = {}
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    tally = _Tally()
+    for lineno, line in lines:
         if not line.strip():
             continue
         cols = line.split("\t")
@@ -110,6 +187,16 @@ def _load_swim(text: str, source: str, settings: WorkloadSettings, rng: random.R
                 problems.add(lineno, f"duplicate job id {jid!r}", ref=first_line[jid])
                 continue
             first_line[jid] = lineno
+            n_maps, n_reduces = swim_counts(values[2], values[3], values[4], settings)
+            problem = job_tasks_problem(n_maps + n_reduces)
+            if problem is not None:
+                problems.add(lineno, f"job {jid!r}: {_amount(n_maps)} maps and {_amount(n_reduces)} reduces derived from its bytes "
+                             f"(block_size {settings.block_size:,}): {problem}; [simulation] max_maps caps them")
+                continue
+            problem = tally.take(1, n_maps + n_reduces)
+            if problem is not None:
+                problems.add(lineno, problem)
+                break
             path = cols[6].strip() if len(cols) == 7 else None
             rows.append((jid, values[0], values[2], values[3], values[4], path))
     if problems:

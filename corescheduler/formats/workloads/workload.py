@@ -21,6 +21,70 @@ MIN_DURATION = 0.001
 
 BUILTIN_PREFIX = "builtin:"
 
+# --------------------------------------------------------------------------- bounds
+#
+# What a workload may ask for, so that a typo'd count is one clear error instead
+# of a MemoryError (or gigabytes of growth) later.  Measured costs (CPython 3.11,
+# 64-bit; docs/workloads.md "What a workload costs"): a loaded workload holds
+# one 8-byte reference per task (identical tasks share one TaskSpec) and about
+# 3 KB per job; in a simulation a job's tasks cost about 0.75 KB each from the
+# moment it becomes runnable until it finishes.  FB-2010, the largest trace we
+# ship, has 24,442 jobs, 8.7 million tasks and at most 88,306 tasks in one job.
+
+#: Most tasks (maps + reduces + plain tasks) in one job: ~7.5 GB of runtime tasks
+#: once the job runs.  Hadoop's own knob for this is the JobTracker's
+#: ``mapred.jobtracker.maxtasks.per.job`` (JobClient.validateNumberOfTasks:
+#: "The number of tasks for this job N exceeds the configured limit M"), unlimited
+#: by default; we need a finite one.
+MAX_JOB_TASKS = 10_000_000
+#: Most tasks in a whole workload: ~15 GB were every task in flight at once, and
+#: 2.3 × FB-2010.
+MAX_WORKLOAD_TASKS = 20_000_000
+#: Most jobs in a workload (about 3 GB of JobSpecs; 40 × FB-2010).
+MAX_WORKLOAD_JOBS = 1_000_000
+
+
+
+def _amount(n: int) -> str:
+    """A count for messages: ``12,000,000``, or ``7.45e+21`` when it is too long to read."""
+    return f"{n:,}" if n < 10**15 else f"{float(n):.3g}"
+
+
+def job_tasks_problem(tasks: int) -> str | None:
+    """Why a job of ``tasks`` tasks is refused (:data:`MAX_JOB_TASKS`), or None."""
+    if tasks > MAX_JOB_TASKS:
+        return f"{_amount(tasks)} tasks in one job; at most {MAX_JOB_TASKS:,} (MAX_JOB_TASKS, see docs/workloads.md)"
+    return None
+
+
+class _Tally:
+    """Jobs and tasks read so far, against :data:`MAX_WORKLOAD_JOBS` and
+    :data:`MAX_WORKLOAD_TASKS`; checked before a job's tasks are built."""
+
+    __slots__ = ("jobs", "over", "tasks")
+
+    def __init__(self) -> None:
+        self.jobs = 0
+        self.tasks = 0
+        self.over = False  # a bound was passed (reported once): build nothing more
+
+    def take(self, jobs: int, tasks_each: int) -> str | None:
+        """Count ``jobs`` more jobs of ``tasks_each`` tasks; why not, or None."""
+        if self.over:
+            return None
+        if self.jobs + jobs > MAX_WORKLOAD_JOBS:
+            self.over = True
+            return (f"the workload would have at least {_amount(self.jobs + jobs)} jobs; at most "
+                    f"{MAX_WORKLOAD_JOBS:,} (MAX_WORKLOAD_JOBS, see docs/workloads.md)")
+        if self.tasks + jobs * tasks_each > MAX_WORKLOAD_TASKS:
+            self.over = True
+            return (f"the workload would have at least {_amount(self.tasks + jobs * tasks_each)} tasks; at most "
+                    f"{MAX_WORKLOAD_TASKS:,} (MAX_WORKLOAD_TASKS, see docs/workloads.md)")
+        self.jobs += jobs
+        self.tasks += jobs * tasks_each
+        return None
+
+
 # --------------------------------------------------------------------------- job-size bins
 
 #: The job-size bins of the delay-scheduling paper (Zaharia et al., EuroSys
