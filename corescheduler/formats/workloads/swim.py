@@ -190,8 +190,8 @@ def _load_swim(
             n_maps, n_reduces = swim_counts(values[2], values[3], values[4], settings)
             problem = job_tasks_problem(n_maps + n_reduces)
             if problem is not None:
-                problems.add(lineno, f"job {jid!r}: {_amount(n_maps)} maps and {_amount(n_reduces)} reduces derived from its bytes "
-                             f"(block_size {settings.block_size:,}): {problem}; [simulation] max_maps caps them")
+                problems.add(lineno, f"job {jid!r}: {_amount(n_maps)} maps and {_amount(n_reduces)} reduces from its "
+                             f"bytes (block_size {settings.block_size:,}): {problem}; [simulation] max_maps caps maps")
                 continue
             problem = tally.take(1, n_maps + n_reduces)
             if problem is not None:
