@@ -145,6 +145,12 @@ class SchedulerConfig:
         return list(dict.fromkeys(names))
 
 
+#: The most nodes a cluster (``racks × nodes_per_rack``) may have: a simulated node costs
+#: about 2.2 KB (the node, its heartbeat state and events), so a million is ~2.2 GB and
+#: 25 × the largest Hadoop clusters reported (~40,000 nodes); see docs/config.md.
+MAX_CLUSTER_NODES = 1_000_000
+
+
 @frozen
 class ClusterConfig:
     """``[cluster]``: the simulated cluster (racks × nodes, slots per node)."""
@@ -197,9 +203,15 @@ class ClusterConfig:
     @classmethod
     def from_table(cls, s: Settings) -> ClusterConfig:
         d = cls()
+        racks = s.number("racks", d.racks, minimum=1, integer=True)
+        nodes_per_rack = s.number("nodes_per_rack", d.nodes_per_rack, minimum=1, integer=True)
+        if racks * nodes_per_rack > MAX_CLUSTER_NODES:
+            s.problem("nodes_per_rack", f"racks × nodes_per_rack = {racks * nodes_per_rack:,} nodes; at most "
+                      f"{MAX_CLUSTER_NODES:,} (MAX_CLUSTER_NODES)")
+            racks, nodes_per_rack = d.racks, d.nodes_per_rack
         return cls(
-            racks=s.number("racks", d.racks, minimum=1, integer=True),
-            nodes_per_rack=s.number("nodes_per_rack", d.nodes_per_rack, minimum=1, integer=True),
+            racks=racks,
+            nodes_per_rack=nodes_per_rack,
             map_slots=s.number("map_slots", d.map_slots, minimum=0, integer=True),
             reduce_slots=s.number("reduce_slots", d.reduce_slots, minimum=0, integer=True),
             replication=s.number("replication", d.replication, minimum=1, integer=True),
@@ -252,7 +264,7 @@ class Config:
         """Read and validate a TOML file."""
         source = str(path)
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            text = Path(path).read_text(encoding="utf-8-sig")  # a BOM is skipped, as for JSON, TSV and XML
         except OSError as exc:
             raise ConfigError(f"{source}: cannot read config: {exc.strerror or exc}") from exc
         except UnicodeDecodeError as exc:
