@@ -35,11 +35,12 @@ import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from corescheduler.config import Config
 from corescheduler.core.model import JobSpec
 from corescheduler.errors import WorkloadError
+from corescheduler.formats.jsoncheck import lone_surrogate, lone_surrogates, may_hold_surrogates, render_path
 from corescheduler.formats.workloads.facebook import BUILTINS, FACEBOOK_BINS, facebook_workload
 from corescheduler.formats.workloads.problems import MAX_PROBLEMS, _JsonText, _Problems, _show
 from corescheduler.formats.workloads.replicas import ReplicaPlacer, _node_racks, place_replicas
@@ -105,6 +106,12 @@ def _load_json(
         raise WorkloadError('empty workload: expected {"jobs": [...]} or YARN SLS job objects', source, 1)
     problems = _Problems(source)
     resolve = doc.locate
+    if may_hold_surrogates(text):
+        for i, value in enumerate(values):
+            for path, is_key, bad in lone_surrogates(value, (i,)):
+                problems.add(path, _surrogate_problem(values, path, is_key, bad))
+        if problems:
+            raise problems.error(resolve)
     first = values[0]
     if len(values) == 1 and isinstance(first, dict) and "jobs" in first:
         jobs, name = _load_spec_json(first, problems, node_racks, default_name)
@@ -128,6 +135,34 @@ def _load_json(
     if problems:
         raise problems.error(resolve)
     return jobs, name
+
+
+def _surrogate_problem(values: list[Any], path: tuple[Any, ...], is_key: bool, bad: str) -> str:
+    """``job 'j1'.user: the string holds a lone surrogate \\ud800 …``: the field named
+    by its job's id when that id is clean, else by its JSON path."""
+    top = values[path[0]]
+    steps = list(path[1:])
+    job: Any = None
+    label, id_key, sep = "", "job.id", ": "
+    if isinstance(top, dict) and "jobs" in top and len(steps) >= 2 and steps[0] == "jobs":
+        job, id_key, sep = _item(top["jobs"], steps[1]), "id", "."
+        label, steps = f"jobs[{steps[1]}]", steps[2:]
+    elif isinstance(top, list) and steps:
+        job, label, steps = _item(top, steps[0]), f"[{steps[0]}]", steps[1:]
+    elif isinstance(top, dict) and _is_sls(top):
+        job, label = top, f"SLS job object #{path[0] + 1}"
+    jid = job.get(id_key) if isinstance(job, dict) else None
+    if isinstance(jid, str | int) and not isinstance(jid, bool) and lone_surrogate(str(jid)) is None:
+        label = f"job {str(jid)!r}" if id_key == "id" else f"SLS job {str(jid)!r}"
+    field = render_path(steps)
+    where = f"{label}{sep}{field}" if label and field else label or field or "the document"
+    what = "the key" if is_key else "the string"
+    return (f"{where}: {what} holds a lone surrogate {bad} (half of a UTF-16 pair, not a character); "
+            "expected valid Unicode text")
+
+
+def _item(items: Any, index: Any) -> Any:
+    return items[index] if isinstance(items, list) and isinstance(index, int) and index < len(items) else None
 
 
 def load_workload(

@@ -14,6 +14,7 @@ from typing import Any
 
 from corescheduler.core.model import TaskSpec
 from corescheduler.errors import WorkloadError
+from corescheduler.formats.jsoncheck import ascii_json, deepest, lone_surrogate
 
 # --------------------------------------------------------------------------- problems
 
@@ -71,6 +72,10 @@ def _show(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
+    except RecursionError:  # nested deeper than the encoder goes
+        text = "[…]" if isinstance(value, list) else "{…}" if isinstance(value, dict) else repr(type(value))
+    if lone_surrogate(text) is not None:  # unprintable: escape it
+        text = ascii_json(text)[1:-1]
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -139,6 +144,11 @@ class _JsonText:
                 i = self._ws(i)
         except json.JSONDecodeError as exc:
             raise WorkloadError(f"invalid JSON: {exc.msg} (column {exc.colno})", self.source, exc.lineno) from exc
+        except RecursionError as exc:
+            depth, pos = deepest(text)
+            raise WorkloadError(
+                f"JSON nested {depth:,} levels deep, too deep to read; a workload needs a few levels",
+                self.source, self.line(pos)) from exc
         except _DuplicateKey as exc:
             key, pos = self._find_duplicate(start)
             raise WorkloadError(f"duplicate key {key!r} in a JSON object", self.source, self.line(pos)) from exc
