@@ -30,6 +30,16 @@ _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 Path = tuple[Any, ...]
 
 
+_LONG_NUMBER = re.compile(r"\d{4000,}")
+
+
+def long_number(text: str) -> int:
+    """Where the first number too long for Python's int conversion (over 4,300
+    digits: the decoder's ``ValueError``) starts in ``text``, or 0."""
+    m = _LONG_NUMBER.search(text)
+    return 0 if m is None else m.start()
+
+
 def may_hold_surrogates(text: str) -> bool:
     """Whether ``text`` (JSON) has a surrogate escape at all (a quick filter)."""
     return _SURROGATE_ESCAPE.search(text) is not None

@@ -40,12 +40,19 @@ from typing import Any
 import attrs
 from attrs import field, frozen
 
-from corescheduler.config import Config
+from corescheduler.config import MAX_CLUSTER_NODES, Config
 from corescheduler.core.allocations import SCHEDULING_MODES, Allocations, PoolSpec
 from corescheduler.core.model import PRIORITIES, PRIORITY_RANK, Cluster, JobSpec, TaskSpec
 from corescheduler.core.scheduler import Scheduler
 from corescheduler.errors import CoreSchedulerError, SchedulerStateError
 from corescheduler.formats.allocation_file import load_allocations
+from corescheduler.formats.jsoncheck import deepest, lone_surrogates, long_number, render_path
+from corescheduler.formats.workloads.workload import (
+    MAX_JOB_TASKS,
+    MAX_WORKLOAD_JOBS,
+    MAX_WORKLOAD_TASKS,
+    _amount,
+)
 
 __all__ = [
     "ClusterShape",
@@ -187,6 +194,12 @@ class Snapshot:
             raise StateError(
                 f"expected a JSON object with {', '.join(repr(k) for k in TOP_KEYS)}, got {_show(state)}", source
             )
+        for path, is_key, bad in lone_surrogates(state):
+            what = "key" if is_key else "string"
+            r.problem(render_path(path), f"the {what} holds a lone surrogate {bad} (half of a UTF-16 pair, "
+                      "not a character); expected valid Unicode text")
+        if r.problems:  # before any message shows the string
+            raise StateError(r.problems, source)
         r.unknown_keys(state, TOP_KEYS, "")
         time = None
         if state.get("time") is not None:
@@ -220,7 +233,7 @@ def load_state(path: str | os.PathLike[str]) -> Any:
     """Read a snapshot file as JSON; a syntax error names the file and line."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a BOM is skipped, as in workload files
     except OSError as exc:
         raise StateError(f"cannot read snapshot: {exc.strerror or exc}", source) from exc
     except UnicodeDecodeError as exc:
@@ -229,6 +242,13 @@ def load_state(path: str | os.PathLike[str]) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise StateError(f"invalid JSON: {exc.msg} (column {exc.colno})", source, exc.lineno) from exc
+    except ValueError as exc:  # an integer literal of thousands of digits
+        raise StateError(f"invalid JSON: a number too long to read ({str(exc).split(';')[0]})", source,
+                         text.count("\n", 0, long_number(text)) + 1) from exc
+    except RecursionError as exc:
+        depth, pos = deepest(text)
+        raise StateError(f"JSON nested {depth:,} levels deep, too deep to read; a snapshot needs a few levels",
+                         source, text.count("\n", 0, pos) + 1) from exc
 
 
 def evaluate_snapshot(
@@ -275,6 +295,8 @@ def shares_for_snapshot(config: Config, state: Mapping[str, Any], source: str = 
 # --------------------------------------------------------------------------- validation
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: the largest count a snapshot may give (a Java long, as in Hadoop's settings)
+_MAX_COUNT = 2**63 - 1
 
 
 def _show(value: Any) -> str:
@@ -315,13 +337,18 @@ class _Reader:
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             self.problem(path, f"expected a non-negative integer{' or null' if nullable else ''}, got {_show(value)}")
             return 0
+        if value > _MAX_COUNT:
+            self.problem(path, f"expected an integer below 2**63, got {_amount(value)}")
+            return 0
         return value
 
     def number(self, value: Any, path: str, *, nullable: bool = False) -> Any:
         if value is None and nullable:
             return None
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-            self.problem(path, f"expected a non-negative number{' or null' if nullable else ''}, got {_show(value)}")
+        if (isinstance(value, bool) or not isinstance(value, int | float) or value < 0
+                or (isinstance(value, int) and value > _MAX_COUNT) or not math.isfinite(value)):
+            shown = _amount(value) if isinstance(value, int) and value > _MAX_COUNT else _show(value)
+            self.problem(path, f"expected a non-negative number{' or null' if nullable else ''}, got {shown}")
             return 0.0
         return float(value)
 
@@ -343,6 +370,11 @@ class _Reader:
         for k in ("racks", "nodes_per_rack"):
             if fields.get(k) == 0:
                 self.problem(f"cluster.{k}", "expected at least 1, got 0")
+        nodes = (fields.get("racks") or 1) * (fields.get("nodes_per_rack") or 1)
+        if nodes > MAX_CLUSTER_NODES:
+            self.problem("cluster", f"racks × nodes_per_rack = {_amount(nodes)} nodes; at most "
+                         f"{MAX_CLUSTER_NODES:,} (MAX_CLUSTER_NODES)")
+            return None
         return ClusterShape(**fields)
 
     def pools(self, value: Any) -> dict[str, dict[str, Any]]:
@@ -413,12 +445,21 @@ class _Reader:
         if not isinstance(value, list):
             self.problem("jobs", f"expected an array of jobs, got {_show(value)}")
             return []
+        if len(value) > MAX_WORKLOAD_JOBS:
+            self.problem("jobs", f"{len(value):,} jobs; at most {MAX_WORKLOAD_JOBS:,} (MAX_WORKLOAD_JOBS)")
+            return []
         jobs = []
         first: dict[str, int] = {}
+        tasks = 0
         for i, item in enumerate(value):
             job = self.job(item, i)
             if job is None:
                 continue
+            tasks += job.maps + job.reduces
+            if tasks > MAX_WORKLOAD_TASKS:
+                self.problem(f"jobs[{i}]", f"the snapshot's jobs would have at least {_amount(tasks)} tasks; at most "
+                             f"{MAX_WORKLOAD_TASKS:,} (MAX_WORKLOAD_TASKS)")
+                return []
             if job.id in first:
                 self.problem(f"jobs[{i}].id", f"duplicate job id {job.id!r} (first at jobs[{first[job.id]}])")
                 continue
@@ -445,6 +486,9 @@ class _Reader:
                 )
         if len(self.problems) == before and counts["maps"] == 0 and counts["reduces"] == 0:
             self.problem(path, "a job needs maps or reduces above 0 (a job with no tasks left has finished)")
+        if counts["maps"] + counts["reduces"] > MAX_JOB_TASKS:  # before any task is built
+            self.problem(path, f"maps + reduces = {_amount(counts['maps'] + counts['reduces'])} tasks in one job; "
+                         f"at most {MAX_JOB_TASKS:,} (MAX_JOB_TASKS)")
         pool = self.string(value.get("pool"), f"{path}.pool", nullable=True)
         user = self.string(value.get("user"), f"{path}.user", nullable=True)
         priority = value.get("priority", "NORMAL")

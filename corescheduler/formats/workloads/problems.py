@@ -14,7 +14,7 @@ from typing import Any
 
 from corescheduler.core.model import TaskSpec
 from corescheduler.errors import WorkloadError
-from corescheduler.formats.jsoncheck import ascii_json, deepest, lone_surrogate
+from corescheduler.formats.jsoncheck import ascii_json, deepest, lone_surrogate, long_number
 
 # --------------------------------------------------------------------------- problems
 
@@ -152,6 +152,9 @@ class _JsonText:
         except _DuplicateKey as exc:
             key, pos = self._find_duplicate(start)
             raise WorkloadError(f"duplicate key {key!r} in a JSON object", self.source, self.line(pos)) from exc
+        except ValueError as exc:  # an integer literal of thousands of digits
+            raise WorkloadError(f"invalid JSON: a number too long to read ({str(exc).split(';')[0]})",
+                                self.source, self.line(long_number(text))) from exc
         return values
 
     def _find_duplicate(self, i: int) -> tuple[str, int]:

@@ -5,6 +5,7 @@ trace's bytes (:class:`WorkloadSettings`)."""
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Iterator
 
 from attrs import field, frozen
@@ -47,7 +48,10 @@ MAX_WORKLOAD_JOBS = 1_000_000
 
 def _amount(n: int) -> str:
     """A count for messages: ``12,000,000``, or ``7.45e+21`` when it is too long to read."""
-    return f"{n:,}" if n < 10**15 else f"{float(n):.3g}"
+    if n < 10**15:
+        return f"{n:,}"
+    e = int(math.log10(n))  # exact enough, and fine for ints beyond a float
+    return f"{n // 10 ** (e - 2) / 100:.3g}e+{e}"
 
 
 def job_tasks_problem(tasks: int) -> str | None:
