@@ -144,15 +144,14 @@ class _JsonJobs(_JobsReader):
                 value = _resource_value(p, obj[key], (*path, key), f"{label}.{key}")
                 sizes[key] = value if value is not False else None
         plain = "tasks" in obj or "task_count" in obj or "task_duration" in obj
-        maps = self.side(obj, path, label, "map", 0, required=not plain)
-        reduces = self.side(obj, path, label, "reduce", len(maps or ()))
-        tasks = self.side(obj, path, label, "task", len(maps or ()) + len(reduces or ())) if plain else ()
+        if self.too_many(obj, path, label):
+            return None
+        maps = self.side(obj, path, label, "map", required=not plain)
+        reduces = self.side(obj, path, label, "reduce")
+        tasks = self.side(obj, path, label, "task") if plain else ()
         if maps is not None and reduces is not None and tasks is not None and not (maps or reduces or tasks):
             p.add(path, f"{label}: a job needs at least one task (maps, reduces or tasks)")
         size = len(maps or ()) + len(reduces or ()) + len(tasks or ())
-        problem = job_tasks_problem(size)
-        if problem is not None:
-            p.add(path, f"{label}: {problem}")
         shuffle = self.shuffle(obj["shuffle"], (*path, "shuffle"), label, maps, reduces) if "shuffle" in obj else None
         if p.count > before:
             return None
@@ -239,12 +238,26 @@ class _JsonJobs(_JobsReader):
                 return None
         return spec
 
+    def too_many(self, obj: dict[str, Any], path: tuple[Any, ...], label: str) -> bool:
+        """Whether the job's task counts and lists add up to more than :data:`MAX_JOB_TASKS`
+        (reported at the largest of them): checked before any task is built."""
+        sizes = {}
+        for key in ("maps", "reduces", "tasks", "map_count", "reduce_count", "task_count"):
+            value = obj.get(key)
+            size = len(value) if isinstance(value, list) else _count(value) if key.endswith("_count") else None
+            if size:
+                sizes[key] = size
+        total = sum(sizes.values())
+        if total <= MAX_JOB_TASKS:
+            return False
+        key = max(sizes, key=sizes.__getitem__)
+        self.p.add((*path, key), f"{label}.{key}: {job_tasks_problem(total)}")
+        return True
+
     def side(
-        self, obj: dict[str, Any], path: tuple[Any, ...], label: str, kind: str, used: int, required: bool = True
+        self, obj: dict[str, Any], path: tuple[Any, ...], label: str, kind: str, required: bool = True
     ) -> tuple[TaskSpec, ...] | None:
-        """The maps, reduces or (resource mode) plain tasks of a job, from a task list or from counts
-        (``used``: the job's tasks so far; a count that would pass :data:`MAX_JOB_TASKS` is refused
-        before its tasks are built)."""
+        """The maps, reduces or (resource mode) plain tasks of a job, from a task list or from counts."""
         p = self.p
         plural = f"{kind}s"
         count_keys = [f"{kind}_count", f"{kind}_duration"] + (["reduce_copy_duration"] if kind == "reduce" else [])
@@ -296,9 +309,6 @@ class _JsonJobs(_JobsReader):
                 return None
         if count == 0:
             return ()
-        if used + count > MAX_JOB_TASKS:
-            p.add((*path, f"{kind}_count"), f"{label}.{kind}_count: {job_tasks_problem(used + count)}")
-            return None
         return (self.cache.get(float(duration), (), copy),) * count  # type: ignore[arg-type]
 
     def task_list(self, tasks: Any, path: tuple[Any, ...], label: str, kind: str) -> tuple[TaskSpec, ...] | None:
