@@ -147,7 +147,7 @@ class SchedulerConfig:
 
 #: The most nodes a cluster (``racks × nodes_per_rack``) may have: a simulated node costs
 #: about 2.2 KB (the node, its heartbeat state and events), so a million is ~2.2 GB and
-#: 25 × the largest Hadoop clusters reported (~40,000 nodes); see docs/config.md.
+#: 25 × the largest Hadoop clusters reported (~40,000 nodes); see docs/workloads.md.
 MAX_CLUSTER_NODES = 1_000_000
 
 
