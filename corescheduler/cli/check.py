@@ -10,9 +10,9 @@ from typing import Any
 
 import click
 
-from corescheduler.cli.common import one_line
-from corescheduler.errors import AllocationError, ConfigError, CoreSchedulerError
-from corescheduler.plugin_manager import REQUIRED_HOOK, PluginSet
+from corescheduler.cli.common import one_line, plugin_table_warnings
+from corescheduler.errors import AllocationError, ConfigError, CoreSchedulerError, PluginLoadError
+from corescheduler.plugin_manager import REQUIRED_HOOK, PluginSet, hooks_of, load_plugin, name_clash
 
 
 @click.command()
@@ -121,7 +121,6 @@ def _check_config(name: str, checked: set[Path]) -> bool:
     first section's); then the allocation file it names."""
     from corescheduler.config import Config
     from corescheduler.formats.workloads import WorkloadSettings
-    from corescheduler.plugin_manager import find_plugins
     from corescheduler.sim.simulator import SimulationOptions
 
     found = _Problems(name)
@@ -147,10 +146,7 @@ def _check_config(name: str, checked: set[Path]) -> bool:
         ok = ok and allocations is not None
     elif ok:
         click.echo(f"{name}: ok")
-    modes = set() if allocations is None else _scheduling_modes(allocations)
-    used = [*plugin_set.instances, *modes]
-    installed = [*find_plugins(), *used]
-    for warning in config.plugin_table_warnings(installed, used):
+    for warning in plugin_table_warnings(config, allocations):
         click.echo(f"warning: {one_line(warning)}")
     return ok
 
@@ -219,9 +215,23 @@ class _CheckingPlugins(PluginSet):
         self._checking = False
 
     def _stand_in(self, name: str) -> None:
+        """Put a stand-in in the place of plugin ``name``, which could not be used: it has
+        the hooks of the plugin's class when that can be imported (so that a plugin named
+        at the wrong extension point is still reported), else every required hook."""
+        hooks: set[str] = {*REQUIRED_HOOK.values(), "cs_order_key"}
+        origin = f"<not loaded>[{name}]"
+        target = self.extra.get(name)
+        info = self.available.get(name)
+        if target is None and info is not None and name not in self.blocked and name_clash(name) is None:
+            origin = info.origin
+            try:
+                target = load_plugin(info)
+            except PluginLoadError:
+                target = None
+        if target is not None:
+            hooks = set(hooks_of(target)) or hooks
         self.instances[name] = None
-        self.origins[name] = f"<not loaded>[{name}]"
-        hooks = {*REQUIRED_HOOK.values(), "cs_order_key"}
+        self.origins[name] = origin
         self._impls[name] = dict.fromkeys(hooks, _no_opinion)
 
     def ensure(self, name: str, point: str, key: str | None = None) -> Any:
