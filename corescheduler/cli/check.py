@@ -137,6 +137,8 @@ def _check_config(name: str, checked: set[Path]) -> bool:
             read(config)
         except CoreSchedulerError as exc:
             found.add(exc)
+    if config.service:
+        _check_service(config, found)
     ok = found.report()
     alloc_path = config.allocation_path()
     allocations = None
@@ -149,6 +151,20 @@ def _check_config(name: str, checked: set[Path]) -> bool:
     for warning in plugin_table_warnings(config, allocations):
         click.echo(f"warning: {one_line(warning)}")
     return ok
+
+
+def _check_service(config: Any, found: _Problems) -> None:
+    """``[service]``'s keys, as ``corescheduler serve`` reads them (its first problem)."""
+    try:
+        from corescheduler.service.service import ServiceSettings
+    except ImportError:  # pragma: no cover - a part of the service extra is missing: serve says so
+        return
+    try:
+        ServiceSettings.from_config(config)
+    except CoreSchedulerError as exc:
+        message = str(exc)
+        m = re.match(r"\[service\] (\w+):", message)
+        found.add(f"{config.locate('service', m.group(1) if m else None)}: {message}")
 
 
 def _scheduling_modes(allocations: Any) -> dict[str, tuple[str, int | None]]:

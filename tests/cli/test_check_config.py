@@ -240,3 +240,13 @@ def test_a_long_bad_value_is_cut_in_the_message(files):
 def test_config_nested_within_the_limit_is_read(tmp_path: Path):
     depth = MAX_DEPTH - 2
     Config.from_toml(f"[service]\nx = {'[' * depth}1{']' * depth}\n", source="ok.toml")
+
+
+def test_check_reads_the_service_table_too(files):
+    config = files("c.toml", "[scheduler]\nmode = 3\n[service]\ntick = inf\n")
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f"{config}:2: [scheduler] mode: expected a non-empty string, got 3",
+        f"{config}:4: [service] tick: expected seconds in (0, 60], got inf",
+    ]
