@@ -278,6 +278,9 @@ class Config:
             line = f":{m.group(1)}" if m else ""
             msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
             raise ConfigError(f"{source}{line}: invalid TOML: {msg}") from exc
+        except ValueError as exc:  # tomllib's int() of a number of more than 4,300 digits
+            what = "an integer of more than 4300 digits" if "digits" in str(exc) else str(exc)
+            raise ConfigError(f"{source}: invalid TOML: {what}; TOML's integers are 64-bit") from None
         return cls.from_dict(data, source=source, text=text, problems=problems)
 
     @classmethod

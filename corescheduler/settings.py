@@ -31,6 +31,9 @@ _MISSING = object()
 
 #: the most characters of a value a message shows
 _SHOW_LIMIT = 60
+#: TOML's integers are 64-bit ("if an integer cannot be represented losslessly, an
+#: error must be thrown"); tomllib reads any size, so Settings refuses the rest
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def _show(value: Any) -> str:
@@ -38,6 +41,8 @@ def _show(value: Any) -> str:
     long (or deeply nested) values cut to their first characters."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and value.bit_length() > 4 * _SHOW_LIMIT:  # str() of a huge int is slow
+        return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
     if isinstance(value, list | dict):
         text = _shallow(value, _SHOW_LIMIT + 1)
     else:
@@ -144,6 +149,9 @@ class Settings:
             return default
         if isinstance(value, float) and math.isnan(value):
             self.problem(key, f"expected {kind}, got nan")
+            return default
+        if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
+            self.problem(key, f"expected {kind} that fits in 64 bits (as TOML's integers), got {_show(value)}")
             return default
         if finite and isinstance(value, float) and math.isinf(value):
             self.problem(key, f"expected a finite number, got {_show(value)}")

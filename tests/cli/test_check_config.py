@@ -250,3 +250,23 @@ def test_check_reads_the_service_table_too(files):
         f"{config}:2: [scheduler] mode: expected a non-empty string, got 3",
         f"{config}:4: [service] tick: expected seconds in (0, 60], got inf",
     ]
+
+
+def test_an_integer_of_thousands_of_digits_is_one_error_naming_the_file(files):
+    config = files("big.toml", "[cluster]\nracks = " + "9" * 5000 + "\n")
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    assert result.stdout == f"{config}: invalid TOML: an integer of more than 4300 digits; TOML's integers are 64-bit\n"
+
+
+@pytest.mark.parametrize(("key", "value", "shown"), [
+    ("map_slots", str(2**63), str(2**63)),
+    ("racks", "9" * 4000, "an integer of about 4001 digits"),
+    ("heartbeat_interval", "1" + "0" * 400, "an integer of about 401 digits"),  # float() of it overflowed
+])
+def test_an_integer_beyond_64_bits_is_refused(files, key, value, shown):
+    config = files("big.toml", f"[cluster]\n{key} = {value}\n")
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    assert result.stdout.startswith(f"{config}:2: [cluster] {key}: expected a ")
+    assert result.stdout.endswith(f" that fits in 64 bits (as TOML's integers), got {shown}\n")
