@@ -36,13 +36,17 @@ def plugin_table_warnings(config: Any, allocations: Any = None) -> list[str]:
     """A warning for each ``[plugins.NAME]`` table of ``config`` that has no effect: no
     such plugin is installed (with the closest name), or neither ``[scheduler]`` nor
     the ``allocations`` (the share policies they name as ``schedulingMode``) put it to use."""
-    from corescheduler.plugin_manager import find_plugins
+    from corescheduler.plugin_manager import DISABLE_AUTOLOAD_ENV, autoload_disabled, find_plugins
 
     used = set(config.scheduler.selected_plugins())
     if allocations is not None:
         used.update(p.scheduling_mode for p in allocations.pools.values() if p.scheduling_mode)
         used.add(allocations.default_pool_scheduling_mode)
-    return config.plugin_table_warnings(find_plugins(), used)
+    warnings = config.plugin_table_warnings(find_plugins(), used)
+    if autoload_disabled():
+        note = f" ({DISABLE_AUTOLOAD_ENV} is set: built-ins only)"
+        warnings = [w + note if "is installed" in w else w for w in warnings]
+    return warnings
 
 
 def warn_unused_plugin_tables(config: Any, allocations: Any = None) -> None:

@@ -270,3 +270,13 @@ def test_an_integer_beyond_64_bits_is_refused(files, key, value, shown):
     assert result.exit_code == 1
     assert result.stdout.startswith(f"{config}:2: [cluster] {key}: expected a ")
     assert result.stdout.endswith(f" that fits in 64 bits (as TOML's integers), got {shown}\n")
+
+
+def test_the_warning_says_when_only_the_builtins_are_seen(files, monkeypatch):
+    monkeypatch.setenv("CORESCHEDULER_DISABLE_PLUGIN_AUTOLOAD", "1")
+    config = files("c.toml", "[plugins.my_thirdparty]\nx = 1\n")
+    result = run("check", str(config))
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[-1].endswith(
+        "so this table has no effect (CORESCHEDULER_DISABLE_PLUGIN_AUTOLOAD is set: built-ins only)"
+    )
