@@ -146,11 +146,24 @@ def _check_config(name: str, checked: set[Path]) -> bool:
         checked.add(_resolved(alloc_path))
         allocations = _config_allocations(config, alloc_path, name, plugin_set, ok)
         ok = ok and allocations is not None
-    elif ok:
-        click.echo(f"{name}: ok")
+    else:
+        if ok:
+            click.echo(f"{name}: ok")
+        if alloc_path is not None:  # checked on its own: read again for its schedulingModes
+            allocations = _quietly(alloc_path)
     for warning in plugin_table_warnings(config, allocations):
         click.echo(f"warning: {one_line(warning)}")
     return ok
+
+
+def _quietly(path: Path) -> Any:
+    """The allocations at ``path``, or None if they cannot be read (reported elsewhere)."""
+    from corescheduler.formats.allocation_file import load_allocations
+
+    try:
+        return load_allocations(path)
+    except CoreSchedulerError:
+        return None
 
 
 def _check_service(config: Any, found: _Problems) -> None:

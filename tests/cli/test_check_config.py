@@ -280,3 +280,10 @@ def test_the_warning_says_when_only_the_builtins_are_seen(files, monkeypatch):
     assert result.stdout.splitlines()[-1].endswith(
         "so this table has no effect (CORESCHEDULER_DISABLE_PLUGIN_AUTOLOAD is set: built-ins only)"
     )
+
+
+def test_an_allocation_file_also_given_on_the_command_line_still_counts_as_using_its_policies():
+    config = CONFIGS / "unused-plugin-tables.toml"
+    result = run("check", str(CONFIGS / "unused-plugin-tables.xml"), str(config))
+    assert result.exit_code == 0, result.output
+    assert "[plugins.fifo]" not in result.stdout and "[plugins.size_based]" in result.stdout
