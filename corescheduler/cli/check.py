@@ -109,7 +109,7 @@ class _Problems:
             return int(m.group(1)) if m else math.inf
 
         seen: set[str] = set()
-        for problem in sorted(self.lines, key=order):
+        for problem in sorted(map(one_line, self.lines), key=order):
             if problem not in seen:
                 seen.add(problem)
                 click.echo(problem if problem.startswith(self.name) else f"{self.name}: {problem}")
