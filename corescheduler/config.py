@@ -9,10 +9,12 @@ key is, the table and key, and what was expected.
 
 from __future__ import annotations
 
+import difflib
+import math
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,7 @@ from attrs import evolve, field, frozen
 
 from corescheduler.errors import ConfigError, ResourceParseError
 from corescheduler.resources import Resources, parse_configurable
-from corescheduler.settings import Settings
+from corescheduler.settings import Settings, _show
 
 #: Top-level tables; ``simulation`` and ``service`` belong to those commands.
 TABLES = ("scheduler", "plugins", "cluster", "simulation", "service")
@@ -260,8 +262,8 @@ class Config:
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str]) -> Config:
-        """Read and validate a TOML file."""
+    def from_file(cls, path: str | os.PathLike[str], problems: list[str] | None = None) -> Config:
+        """Read and validate a TOML file (``problems``: see :meth:`from_dict`)."""
         source = str(path)
         try:
             text = Path(path).read_text(encoding="utf-8-sig")  # a BOM is skipped, as for JSON, TSV and XML
@@ -269,31 +271,61 @@ class Config:
             raise ConfigError(f"{source}: cannot read config: {exc.strerror or exc}") from exc
         except UnicodeDecodeError as exc:
             raise ConfigError(f"{source}: config is not UTF-8 text ({exc.reason})") from exc
-        return cls.from_toml(text, source=source)
+        return cls.from_toml(text, source=source, problems=problems)
 
     @classmethod
-    def from_toml(cls, text: str, source: str = "<config>") -> Config:
-        """Parse TOML text; a syntax error names the file and line."""
+    def from_toml(cls, text: str, source: str = "<config>", problems: list[str] | None = None) -> Config:
+        """Parse TOML text; a syntax error names the file and line, and so does a
+        value nested deeper than :data:`MAX_DEPTH` (``problems``: see :meth:`from_dict`)."""
         try:
             data = tomllib.loads(text)
+        except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+            raise ConfigError(
+                f"{source}: invalid TOML: arrays or inline tables nested too deeply "
+                f"(a config needs at most {MAX_DEPTH} levels)"
+            ) from None
         except tomllib.TOMLDecodeError as exc:
             msg = str(exc)
             m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
             line = f":{m.group(1)}" if m else ""
             msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
             raise ConfigError(f"{source}{line}: invalid TOML: {msg}") from exc
-        return cls.from_dict(data, source=source, text=text)
+        except ValueError as exc:  # tomllib's int() of a number of more than 4,300 digits
+            what = "an integer of more than 4300 digits" if "digits" in str(exc) else str(exc)
+            raise ConfigError(f"{source}: invalid TOML: {what}; TOML's integers are 64-bit") from None
+        return cls.from_dict(data, source=source, text=text, problems=problems)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], source: str = "<config>", text: str | None = None) -> Config:
-        """Validate an already-parsed table (as tomllib returns it)."""
-        problems: list[str] = []
+    def from_dict(
+        cls,
+        data: Mapping[str, Any],
+        source: str = "<config>",
+        text: str | None = None,
+        problems: list[str] | None = None,
+    ) -> Config:
+        """Validate an already-parsed table (as tomllib returns it).
+
+        Every problem is raised at once as a :class:`ConfigError`; or, when a
+        ``problems`` list is given, appended to it, and the config is built
+        anyway with the default in place of each bad value (``corescheduler
+        check`` goes on to the plugins with it, to report their problems too)."""
         if not isinstance(data, Mapping):
             raise ConfigError(f"{source}: expected a table, got {type(data).__name__}")
+        collect = problems
+        problems = []
 
         def where(msg: str, table: str, key: str | None) -> str:
             line = locate(text, table, key) if text else None
             return f"{source}:{line}: {msg}" if line else f"{source}: {msg}"
+
+        deep = _too_deep(data)
+        if deep is not None:
+            table, key = deep[0], (deep[1] if len(deep) > 1 else None)
+            if table == "plugins" and len(deep) > 2:  # [plugins.NAME] key
+                table, key = f"plugins.{deep[1]}", deep[2]
+            path = f"[{table}] {key}" if key else f"[{table}]"
+            problems.append(where(f"{path}: nested more than {MAX_DEPTH} levels deep", table, key))
+            data = {k: v for k, v in data.items() if k != deep[0]}
 
         for name in data:
             if name not in TABLES:
@@ -315,7 +347,7 @@ class Config:
             isinstance(cluster_table, Mapping) and "heartbeats_per_second" in cluster_table
         ):  # its first home, still read (the simulator validates it there)
             hps = sim["heartbeats_per_second"]
-            if isinstance(hps, (int, float)) and not isinstance(hps, bool) and hps >= 0:
+            if isinstance(hps, (int, float)) and not isinstance(hps, bool) and 0 <= hps < math.inf:
                 cluster = evolve(cluster, heartbeats_per_second=float(hps))
         plugins = data.get("plugins", {})
         if not isinstance(plugins, Mapping):
@@ -323,18 +355,25 @@ class Config:
             plugins = {}
         for name, table in plugins.items():
             if not isinstance(table, Mapping):
-                problems.append(where(f"[plugins.{name}]: expected a table, got {table!r}", "plugins", name))
+                problems.append(where(f"[plugins.{name}]: expected a table, got {_show(table)}", "plugins", name))
+        tables: dict[str, dict[str, Any]] = {}
         for tname in ("simulation", "service"):
-            if tname in data and not isinstance(data[tname], Mapping):
+            value = data.get(tname, {})
+            if isinstance(value, Mapping):
+                tables[tname] = dict(value)
+            else:
                 problems.append(where(f"[{tname}]: expected a table", tname, None))
+                tables[tname] = {}
         if problems:
-            raise ConfigError(problems)
+            if collect is None:
+                raise ConfigError(problems)
+            collect.extend(problems)
         return cls(
             scheduler=scheduler,
             cluster=cluster,
-            plugins={k: dict(v) for k, v in plugins.items()},
-            simulation=dict(data.get("simulation", {})),
-            service=dict(data.get("service", {})),
+            plugins={k: dict(v) for k, v in plugins.items() if isinstance(v, Mapping)},
+            simulation=tables["simulation"],
+            service=tables["service"],
             source=source,
             text=text,
         )
@@ -344,6 +383,31 @@ class Config:
         return cls()
 
     # ------------------------------------------------------------------ helpers
+    def plugin_table_warnings(self, installed: Iterable[str], used: Iterable[str] | None = None) -> list[str]:
+        """A warning for each ``[plugins.NAME]`` table that has no effect: ``NAME`` is not
+        among the ``installed`` plugins (a typo: the closest name is suggested, as for an
+        unknown setting), or it is but no extension point uses it (``used``: the plugins put
+        to use, by default those ``[scheduler]`` selects; add the share policies an
+        allocation file names)."""
+        installed = set(installed)
+        used = set(self.scheduler.selected_plugins() if used is None else used)
+        out = []
+        for name in self.plugins:
+            if name in used:
+                continue
+            loc = self.locate("plugins", name)
+            if loc == (self.source or "<config>"):
+                loc = self.locate(f"plugins.{name}", None)
+            if name in installed:
+                out.append(f"{loc}: [plugins.{name}]: plugin {name!r} is not selected by [scheduler] "
+                           "or the allocation file, so this table has no effect")
+                continue
+            close = difflib.get_close_matches(name, sorted(installed | used), n=1, cutoff=0.7)
+            hint = f"; did you mean [plugins.{close[0]}]?" if close else ""
+            out.append(f"{loc}: [plugins.{name}]: no plugin named {name!r} is installed, "
+                       f"so this table has no effect{hint}")
+        return out
+
     def plugin_settings(self, name: str) -> Mapping[str, Any]:
         """The ``[plugins.NAME]`` table (empty when absent)."""
         return self.plugins.get(name, {})
@@ -365,6 +429,26 @@ class Config:
 
     def with_scheduler(self, **changes: Any) -> Config:
         return evolve(self, scheduler=evolve(self.scheduler, **changes))
+
+
+#: How deep a config's arrays and tables may nest (the capacity plugin's queue tree
+#: is the deepest a config needs); deeper is refused before anything walks it.
+MAX_DEPTH = 64
+
+
+def _too_deep(data: Mapping[str, Any]) -> list[str] | None:
+    """The path (top-level table, key, …) to the first value nested more than
+    :data:`MAX_DEPTH` levels deep, or None; an explicit stack, not recursion."""
+    stack: list[tuple[Any, list[str]]] = [(data, [])]
+    while stack:
+        value, path = stack.pop()
+        if len(path) > MAX_DEPTH:
+            return path
+        items = value.items() if isinstance(value, Mapping) else enumerate(value)
+        for k, v in items:
+            if isinstance(v, Mapping | list):  # only containers nest
+                stack.append((v, [*path, str(k) if isinstance(value, Mapping) else f"[{k}]"]))
+    return None
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")

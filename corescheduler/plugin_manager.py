@@ -113,12 +113,45 @@ def _discover(builtins_only: bool) -> tuple[dict[str, PluginInfo], dict[str, lis
             continue
         info = PluginInfo(ep.name, dist, _dist_version(ep), ep.value, ep)
         if ep.name in found and found[ep.name].dist != dist:
+            # a name is one plugin: a clash makes it unusable (ensure(), docs/hooks.md),
+            # built-in or not; it is listed under the built-in's metadata, if one is in it
             clashes.setdefault(ep.name, [found[ep.name]]).append(info)
-            if info.builtin:  # a built-in name cannot be taken over
+            if info.builtin:
                 found[ep.name] = info
             continue
         found.setdefault(ep.name, info)
     return found, clashes
+
+
+def name_clash(name: str, builtins_only: bool | None = None) -> PluginLoadError | None:
+    """The error for plugin ``name`` if several distributions register it, else None."""
+    if builtins_only is None:
+        builtins_only = autoload_disabled()
+    clash = _discover(builtins_only)[1].get(name)
+    if not clash:
+        return None
+    dists = ", ".join(i.origin for i in clash)
+    return PluginLoadError(
+        f"plugin name {name!r} is registered by several distributions: {dists}; "
+        "a name must be one plugin: uninstall all but one of them"
+    )
+
+
+def _in_process_clash(name: str, target: Any, info: PluginInfo) -> PluginLoadError | None:
+    """The error for an in-process plugin (the harness's ``plugins=``) named like the
+    installed plugin ``info``, else None: the same rule as two distributions (a name is
+    one plugin), except that handing in the installed entry point's own target (a
+    package testing itself after ``pip install -e``) is the same plugin, not a clash."""
+    try:
+        installed = load_plugin(info)
+    except PluginLoadError:
+        installed = None
+    if installed is not None and installed is target:
+        return None
+    return PluginLoadError(
+        f"plugin name {name!r} is registered twice: installed as {info.origin} and handed in "
+        f"as <in-process>[{name}]; a name must be one plugin: give the in-process one another name"
+    )
 
 
 def _dist_name(ep: Any) -> str:
@@ -344,12 +377,14 @@ class PluginSet:
             raise ConfigError(f"{where}: {label}: plugin {name!r} is blocked by [scheduler] blocked_plugins")
         if name in self.extra:
             target, origin = self.extra[name], f"<in-process>[{name}]"
+            clash = _in_process_clash(name, target, self.available[name]) if name in self.available else None
+            if clash is not None:
+                raise clash
         elif name in self.available:
             info = self.available[name]
-            _, clashes = _discover(autoload_disabled())
-            if name in clashes and not info.builtin:
-                dists = ", ".join(i.origin for i in clashes[name])
-                raise PluginLoadError(f"plugin name {name!r} is registered by several distributions: {dists}")
+            clash = name_clash(name)
+            if clash is not None:
+                raise clash
             target, origin = load_plugin(info), info.origin
         else:
             known = sorted(set(self.available) | set(self.extra))
@@ -528,8 +563,11 @@ def describe_available(builtins_only: bool | None = None, blocked: Iterable[str]
             "value": info.value,
             "builtin": info.builtin,
         }
+        clash = name_clash(name, builtins_only)
         if name in blocked:
             row.update(hooks=[], points=[], error="blocked")
+        elif clash is not None:
+            row.update(hooks=[], points=[], error=str(clash))
         else:
             try:
                 hooks = hooks_of(load_plugin(info))

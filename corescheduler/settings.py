@@ -29,12 +29,67 @@ from corescheduler.errors import ConfigError, SettingsError
 _MISSING = object()
 
 
+#: the most characters of a value a message shows
+_SHOW_LIMIT = 60
+#: TOML's integers are 64-bit ("if an integer cannot be represented losslessly, an
+#: error must be thrown"); tomllib reads any size, so Settings refuses the rest
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
 def _show(value: Any) -> str:
-    if isinstance(value, str):
-        return repr(value)
+    """``value`` as a message shows it: TOML's spelling of booleans, strings quoted,
+    long (or deeply nested) values cut to their first characters."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    return str(value)
+    if isinstance(value, int) and value.bit_length() > 4 * _SHOW_LIMIT:  # str() of a huge int is slow
+        return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
+    if isinstance(value, list | dict):
+        text = _shallow(value, _SHOW_LIMIT + 1)
+    else:
+        text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= _SHOW_LIMIT else text[: _SHOW_LIMIT - 1] + "…"
+
+
+def _shallow(value: Any, limit: int) -> str:
+    """The start (about ``limit`` characters) of a list's or table's text, written
+    without recursion: a value nested thousands deep cannot exhaust the stack."""
+    out: list[str] = []
+    size = 0
+    stack: list[Any] = [value]
+    while stack and size < limit:
+        item = stack.pop()
+        if isinstance(item, _Text):
+            piece = item.text
+        elif isinstance(item, list):
+            piece = "["
+            stack.append(_Text("]"))
+            for i, v in enumerate(reversed(item)):
+                stack.append(v)
+                if i < len(item) - 1:
+                    stack.append(_Text(", "))
+        elif isinstance(item, dict):
+            piece = "{"
+            stack.append(_Text("}"))
+            pairs = list(item.items())
+            for i, (k, v) in enumerate(reversed(pairs)):
+                stack.append(v)
+                stack.append(_Text(f"{k} = "))
+                if i < len(pairs) - 1:
+                    stack.append(_Text(", "))
+        else:
+            piece = _show(item)
+        out.append(piece)
+        size += len(piece)
+    return "".join(out)
+
+
+class _Text:
+    """Literal text inside :func:`_shallow`'s work stack (not a value)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 class Settings:
@@ -76,8 +131,12 @@ class Settings:
         maximum: float | None = None,
         exclusive_minimum: bool = False,
         integer: bool = False,
+        finite: bool = True,
     ) -> Any:
-        """A number (int or float; ``integer=True`` demands a whole number)."""
+        """A number (int or float; ``integer=True`` demands a whole number).
+
+        ``inf`` and ``-inf`` are refused unless ``finite=False`` (for a setting
+        where infinity means something, such as "wait forever"); ``nan`` always is."""
         value = self._get(key)
         if value is _MISSING:
             return default
@@ -90,6 +149,12 @@ class Settings:
             return default
         if isinstance(value, float) and math.isnan(value):
             self.problem(key, f"expected {kind}, got nan")
+            return default
+        if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
+            self.problem(key, f"expected {kind} that fits in 64 bits (as TOML's integers), got {_show(value)}")
+            return default
+        if finite and isinstance(value, float) and math.isinf(value):
+            self.problem(key, f"expected a finite number, got {_show(value)}")
             return default
         if minimum is not None:
             if exclusive_minimum and not value > minimum:

@@ -63,7 +63,7 @@ class CenterOfGravity(DelayScheduling):
 
     def _read_settings(self, s: Settings, auto: float) -> None:
         self.tolerance = float(s.number("tolerance", DEFAULT_TOLERANCE, minimum=0))
-        wait = s.number("wait", None, minimum=0)
+        wait = s.number("wait", None, minimum=0, finite=False)  # inf: wait forever
         self.auto_wait = wait is None
         self.wait = auto if wait is None else float(wait)
         self.slowstart = float(s.number("slowstart", DEFAULT_SLOWSTART, minimum=0, maximum=1))

@@ -124,8 +124,8 @@ class DelayScheduling:
         self._interval = getattr(context, "heartbeat_interval", None) or (lambda: 3.0)
         default = auto_delay(float(self._interval()))
         s = Settings(settings, plugin=self.NAME)
-        node = s.number("node_locality_delay", None, minimum=0)
-        rack = s.number("rack_locality_delay", None, minimum=0)
+        node = s.number("node_locality_delay", None, minimum=0, finite=False)  # inf: wait forever
+        rack = s.number("rack_locality_delay", None, minimum=0, finite=False)
         self.starvation = s.string("starvation", "hadoop", choices=STARVATION_MODES)
         self._read_settings(s, default)
         s.finish()

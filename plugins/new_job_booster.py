@@ -33,7 +33,7 @@ class NewJobWeightBooster:
     def __init__(self, settings: Mapping[str, Any]) -> None:
         s = Settings(settings, plugin="new_job_booster")
         self.factor = float(s.number("factor", DEFAULT_FACTOR, minimum=0, exclusive_minimum=True))
-        self.duration = float(s.number("duration", DEFAULT_DURATION, minimum=0))
+        self.duration = float(s.number("duration", DEFAULT_DURATION, minimum=0, finite=False))  # inf: always
         s.finish()
 
     def boosted(self, job: Job, now: float) -> bool:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import math
+import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
-from corescheduler.cli.common import one_line
-from corescheduler.errors import AllocationError, ConfigError, CoreSchedulerError
+from corescheduler.cli.common import one_line, plugin_table_warnings
+from corescheduler.errors import AllocationError, ConfigError, CoreSchedulerError, PluginLoadError
+from corescheduler.plugin_manager import REQUIRED_HOOK, PluginSet, hooks_of, load_plugin, name_clash
 
 
 @click.command()
@@ -81,50 +86,131 @@ def _check_allocations(name: str, named_by: str | None = None) -> bool:
     return True
 
 
+class _Problems:
+    """The problems found in one config, printed together in the file's order."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.lines: list[str] = []
+
+    def add(self, exc: CoreSchedulerError | str) -> None:
+        if isinstance(exc, str):
+            self.lines.append(one_line(exc))
+            return
+        for problem in exc.problems if isinstance(exc, ConfigError) else [str(exc)]:
+            self.lines.append(one_line(problem))
+
+    def report(self) -> bool:
+        """Print every problem (by line where the message has one); True if none."""
+        line = re.compile(re.escape(self.name) + r":(\d+):")
+
+        def order(text: str) -> float:
+            m = line.match(text)
+            return int(m.group(1)) if m else math.inf
+
+        seen: set[str] = set()
+        for problem in sorted(map(one_line, self.lines), key=order):
+            if problem not in seen:
+                seen.add(problem)
+                click.echo(problem if problem.startswith(self.name) else f"{self.name}: {problem}")
+        return not self.lines
+
+
 def _check_config(name: str, checked: set[Path]) -> bool:
+    """Check a config: every section and every key, each problem reported (not only the
+    first section's); then the allocation file it names."""
     from corescheduler.config import Config
     from corescheduler.formats.workloads import WorkloadSettings
-    from corescheduler.plugin_manager import PluginSet
     from corescheduler.sim.simulator import SimulationOptions
 
+    found = _Problems(name)
     try:
-        config = Config.from_file(name)
-        plugin_set = PluginSet(config)
-        SimulationOptions.from_config(config)  # [simulation]: the engine's keys and unknown ones
-        WorkloadSettings.from_config(config)  # ... and the workload keys
-    except CoreSchedulerError as exc:
+        config = Config.from_file(name, problems=found.lines)
+    except CoreSchedulerError as exc:  # unreadable, or not TOML: nothing more to check
         _report(name, exc)
         return False
+    plugin_set = _CheckingPlugins(config)
+    for error in plugin_set.errors:
+        found.add(error)
+    for read in (SimulationOptions.from_config, WorkloadSettings.from_config):  # [simulation]'s keys
+        try:
+            read(config)
+        except CoreSchedulerError as exc:
+            found.add(exc)
+    if config.service:
+        _check_service(config, found)
+    ok = found.report()
     alloc_path = config.allocation_path()
-    if alloc_path is None:
-        click.echo(f"{name}: ok")
-        return True
-    alloc_name = str(alloc_path)
-    resolved = _resolved(alloc_path)
-    if resolved in checked:  # also given on the command line: checked there
-        click.echo(f"{name}: ok")
-        return True
-    checked.add(resolved)
-    named_by = f"{config.locate('scheduler', 'allocation_file')} [scheduler] allocation_file"
+    allocations = None
+    if alloc_path is not None and _resolved(alloc_path) not in checked:
+        checked.add(_resolved(alloc_path))
+        allocations = _config_allocations(config, alloc_path, name, plugin_set, ok)
+        ok = ok and allocations is not None
+    else:
+        if ok:
+            click.echo(f"{name}: ok")
+        if alloc_path is not None:  # checked on its own: read again for its schedulingModes
+            allocations = _quietly(alloc_path)
+    for warning in plugin_table_warnings(config, allocations):
+        click.echo(f"warning: {one_line(warning)}")
+    return ok
+
+
+def _quietly(path: Path) -> Any:
+    """The allocations at ``path``, or None if they cannot be read (reported elsewhere)."""
     from corescheduler.formats.allocation_file import load_allocations
 
     try:
-        allocations = load_allocations(alloc_path)
-    except AllocationError as exc:
-        click.echo(f"{name}: ok")
-        if exc.line is None:
-            exc = AllocationError(f"{exc.message} (named by {named_by})", exc.source)
-        _report(alloc_name, exc)
-        return False
-    click.echo(f"{name}: ok")
-    # every share policy the file names (schedulingMode) must be usable with this config
+        return load_allocations(path)
+    except CoreSchedulerError:
+        return None
+
+
+def _check_service(config: Any, found: _Problems) -> None:
+    """``[service]``'s keys, as ``corescheduler serve`` reads them (its first problem)."""
+    try:
+        from corescheduler.service.service import ServiceSettings
+    except ImportError:  # pragma: no cover - a part of the service extra is missing: serve says so
+        return
+    try:
+        ServiceSettings.from_config(config)
+    except CoreSchedulerError as exc:
+        message = str(exc)
+        m = re.match(r"\[service\] (\w+):", message)
+        found.add(f"{config.locate('service', m.group(1) if m else None)}: {message}")
+
+
+def _scheduling_modes(allocations: Any) -> dict[str, tuple[str, int | None]]:
+    """Every share policy an allocation file names (``schedulingMode``): where it does."""
     uses: dict[str, tuple[str, int | None]] = {}
     for pool in allocations.pools.values():
         if pool.scheduling_mode is not None:
             uses.setdefault(pool.scheduling_mode, (f"pool {pool.name!r} schedulingMode", pool.line))
     uses.setdefault(allocations.default_pool_scheduling_mode, ("defaultPoolSchedulingMode", None))
+    return uses
+
+
+def _config_allocations(config: Any, alloc_path: Path, name: str, plugin_set: Any, config_ok: bool) -> Any:
+    """Check the allocation file a config names; its allocations if good, else None
+    (after printing why)."""
+    from corescheduler.formats.allocation_file import load_allocations
+
+    alloc_name = str(alloc_path)
+    named_by = f"{config.locate('scheduler', 'allocation_file')} [scheduler] allocation_file"
+    try:
+        allocations = load_allocations(alloc_path)
+    except AllocationError as exc:
+        if config_ok:
+            click.echo(f"{name}: ok")
+        if exc.line is None:
+            exc = AllocationError(f"{exc.message} (named by {named_by})", exc.source)
+        _report(alloc_name, exc)
+        return None
+    if config_ok:
+        click.echo(f"{name}: ok")
+    # every share policy the file names (schedulingMode) must be usable with this config
     bad = False
-    for mode, (what, line) in uses.items():
+    for mode, (what, line) in _scheduling_modes(allocations).items():
         try:
             plugin_set.share_policy(mode)
         except CoreSchedulerError as exc:
@@ -132,8 +218,75 @@ def _check_config(name: str, checked: set[Path]) -> bool:
             click.echo(f"{where}: {what} {mode!r} cannot be used with {name}: {one_line(str(exc))}")
             bad = True
     if bad:
-        return False
+        return None
     for warning in allocations.warnings:
         click.echo(f"warning: {one_line(warning)}")
     click.echo(f"{alloc_name}: ok")
-    return True
+    return allocations
+
+
+def _no_opinion(*args: Any) -> None:
+    return None
+
+
+class _CheckingPlugins(PluginSet):
+    """A :class:`PluginSet` that goes on past a plugin that cannot be used: the
+    problem is recorded in :attr:`errors` and a stand-in that answers nothing takes
+    the plugin's place, so that every plugin the config selects is checked (its
+    name, its loading, its ``[plugins.NAME]`` settings, its extension point's hook).
+    Once built, it raises as a plain :class:`PluginSet` does (the allocation file's
+    share policies are reported against that file)."""
+
+    def __init__(self, config: Any) -> None:
+        self.errors: list[CoreSchedulerError] = []
+        self._checking = True
+        super().__init__(config)
+        self._checking = False
+
+    def _stand_in(self, name: str) -> None:
+        """Put a stand-in in the place of plugin ``name``, which could not be used: it has
+        the hooks of the plugin's class when that can be imported (so that a plugin named
+        at the wrong extension point is still reported), else every required hook."""
+        hooks: set[str] = {*REQUIRED_HOOK.values(), "cs_order_key"}
+        origin = f"<not loaded>[{name}]"
+        target = self.extra.get(name)
+        info = self.available.get(name)
+        if target is None and info is not None and name not in self.blocked and name_clash(name) is None:
+            origin = info.origin
+            try:
+                target = load_plugin(info)
+            except PluginLoadError:
+                target = None
+        if target is not None:
+            hooks = set(hooks_of(target)) or hooks
+        self.instances[name] = None
+        self.origins[name] = origin
+        self._impls[name] = dict.fromkeys(hooks, _no_opinion)
+
+    def ensure(self, name: str, point: str, key: str | None = None) -> Any:
+        try:
+            return super().ensure(name, point, key)
+        except CoreSchedulerError as exc:
+            if not self._checking:
+                raise
+            self.errors.append(exc)
+            self._stand_in(name)
+            return None
+
+    def _caller(self, point: str, name: str, key: str) -> Callable[..., Any]:
+        try:
+            return super()._caller(point, name, key)
+        except CoreSchedulerError as exc:  # loaded, but not a plugin of this extension point
+            if not self._checking:
+                raise
+            self.errors.append(exc)
+            return _no_opinion
+
+    def _policy_hook(self, name: str, hook: str) -> Callable[..., Any]:
+        try:
+            return super()._policy_hook(name, hook)
+        except CoreSchedulerError as exc:
+            if not self._checking:
+                raise
+            self.errors.append(exc)
+            return _no_opinion

@@ -32,6 +32,29 @@ def load_config(path: str | None) -> Any:
     return Config.from_file(path) if path is not None else Config.default()
 
 
+def plugin_table_warnings(config: Any, allocations: Any = None) -> list[str]:
+    """A warning for each ``[plugins.NAME]`` table of ``config`` that has no effect: no
+    such plugin is installed (with the closest name), or neither ``[scheduler]`` nor
+    the ``allocations`` (the share policies they name as ``schedulingMode``) put it to use."""
+    from corescheduler.plugin_manager import DISABLE_AUTOLOAD_ENV, autoload_disabled, find_plugins
+
+    used = set(config.scheduler.selected_plugins())
+    if allocations is not None:
+        used.update(p.scheduling_mode for p in allocations.pools.values() if p.scheduling_mode)
+        used.add(allocations.default_pool_scheduling_mode)
+    warnings = config.plugin_table_warnings(find_plugins(), used)
+    if autoload_disabled():
+        note = f" ({DISABLE_AUTOLOAD_ENV} is set: built-ins only)"
+        warnings = [w + note if "is installed" in w else w for w in warnings]
+    return warnings
+
+
+def warn_unused_plugin_tables(config: Any, allocations: Any = None) -> None:
+    """Print :func:`plugin_table_warnings` on standard error, ``warning: …`` each."""
+    for warning in plugin_table_warnings(config, allocations):
+        click.echo(f"warning: {one_line(warning)}", err=True)
+
+
 def stdout_is_terminal() -> bool:
     """True when standard output is a terminal (rich tables), False for pipes and files."""
     stream = sys.stdout

@@ -10,7 +10,14 @@ from typing import Any
 
 import click
 
-from corescheduler.cli.common import config_option, json_option, load_config, print_json, print_table
+from corescheduler.cli.common import (
+    config_option,
+    json_option,
+    load_config,
+    print_json,
+    print_table,
+    warn_unused_plugin_tables,
+)
 from corescheduler.errors import ConfigError
 
 url_option = click.option("--url", default=lambda: os.environ.get("CORESCHEDULER_URL", "http://127.0.0.1:8088"),
@@ -45,6 +52,7 @@ def serve(
     principals = load_tokens(tokens) if tokens else None
     _check_port(host, port)
     service = Service(cfg, dask=dask, state=state)
+    warn_unused_plugin_tables(cfg, service.scheduler.allocations)
     app = create_app(service, principals)
     from corescheduler.service.logs import configure
 

@@ -27,7 +27,14 @@ from typing import Any
 
 import click
 
-from corescheduler.cli.common import json_option, load_config, print_json, print_table, stdout_is_terminal
+from corescheduler.cli.common import (
+    json_option,
+    load_config,
+    print_json,
+    print_table,
+    stdout_is_terminal,
+    warn_unused_plugin_tables,
+)
 
 DEFAULT_WORKLOAD = "builtin:facebook"
 EXAMPLES_PACKAGE = "corescheduler_examples"
@@ -186,6 +193,7 @@ def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: st
     from corescheduler.sim.report import summary_rows, write_report
 
     config, allocations, label = load_run_config(config_path)
+    warn_unused_plugin_tables(config, allocations)
     out = Path(out_dir)
     with progress_bars(stdout_is_terminal() and not as_json) as bars:
         result, workload = run_simulation(
@@ -307,7 +315,7 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
     seeds = tuple(dict.fromkeys(seeds))  # a seed given twice runs once
     labels = _labels(config_paths)
     for path in config_paths:  # every config checked before any run
-        load_run_config(path)
+        warn_unused_plugin_tables(*load_run_config(path)[:2])
     runs = [(label if len(seeds) == 1 else f"{label}-seed{seed}", path, seed)
             for seed in seeds for label, path in zip(labels, config_paths)]
     workers = min(jobs or os.cpu_count() or 1, len(runs))
