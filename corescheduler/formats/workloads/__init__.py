@@ -29,6 +29,7 @@ detects the format and re-exports the public names.
 from __future__ import annotations
 
 import gzip
+import itertools
 import os
 import random
 import zlib
@@ -97,38 +98,58 @@ def _format_of(path: Path, source: str) -> str:
     return "swim"
 
 
+_NONE = object()
+
+
 def _load_json(
     text: str, source: str, node_racks: Mapping[str, str] | None, default_name: str
 ) -> tuple[list[JobSpec], str]:
     doc = _JsonText(text, source)
-    values = doc.decode()
-    if not values:
+    stream = doc.values()  # SLS traces of many objects: one decoded object at a time
+    first = next(stream, _NONE)
+    if first is _NONE:
         raise WorkloadError('empty workload: expected {"jobs": [...]} or YARN SLS job objects', source, 1)
     problems = _Problems(source)
     resolve = doc.locate
-    if may_hold_surrogates(text):
-        for i, value in enumerate(values):
-            for path, is_key, bad in lone_surrogates(value, (i,)):
-                problems.add(path, _surrogate_problem(values, path, is_key, bad))
-        if problems:
+    check = may_hold_surrogates(text)
+
+    def clean(value: Any, index: int) -> bool:
+        """No lone surrogate in the value (each one found is a problem)."""
+        if not check:
+            return True
+        before = problems.count
+        for path, is_key, bad in lone_surrogates(value, (index,)):
+            problems.add(path, _surrogate_problem(value, path, is_key, bad))
+        return problems.count == before
+
+    second = next(stream, _NONE) if isinstance(first, dict | list) else _NONE
+    if second is _NONE and isinstance(first, dict) and "jobs" in first:
+        if not clean(first, 0):
             raise problems.error(resolve)
-    first = values[0]
-    if len(values) == 1 and isinstance(first, dict) and "jobs" in first:
         jobs, name = _load_spec_json(first, problems, node_racks, default_name)
     else:
-        if len(values) == 1 and isinstance(first, list):
-            items = [(v, (0, i)) for i, v in enumerate(first)]
+        shown = _show(first)
+        if second is _NONE and isinstance(first, list):
+            if not clean(first, 0):
+                raise problems.error(resolve)
+            items: Iterator[tuple[Any, tuple[Any, ...]]] = ((v, (0, i)) for i, v in enumerate(first))
         else:
-            items = [(v, (i,)) for i, v in enumerate(values)]
-        if not any(_is_sls(v) for v, _ in items):
+            rest = itertools.chain([first], [] if second is _NONE else [second], stream)
+            del first, second  # held no longer than the loop below needs them
+            items = ((v, (i,)) for i, v in enumerate(rest) if clean(v, i))
+        sls = _SlsJobs(problems, node_racks)
+        jobs = []
+        seen_sls = False
+        for value, path in items:
+            seen_sls = seen_sls or _is_sls(value)
+            jobs.extend(sls.job(value, path))
+        if not seen_sls and not (check and problems):
             raise WorkloadError(
                 'expected a workload object {"jobs": [...]} or YARN SLS job objects (with "job.tasks"), '
-                f"got {_show(first)}",
+                f"got {shown}",
                 source,
                 resolve((0,)),
             )
-        sls = _SlsJobs(problems, node_racks)
-        jobs = [job for value, path in items for job in sls.job(value, path)]
         name = default_name
         if not jobs and not problems:
             problems.add((0,), "the SLS trace has no jobs")
@@ -137,10 +158,10 @@ def _load_json(
     return jobs, name
 
 
-def _surrogate_problem(values: list[Any], path: tuple[Any, ...], is_key: bool, bad: str) -> str:
+def _surrogate_problem(top: Any, path: tuple[Any, ...], is_key: bool, bad: str) -> str:
     """``job 'j1'.user: the string holds a lone surrogate \\ud800 …``: the field named
-    by its job's id when that id is clean, else by its JSON path."""
-    top = values[path[0]]
+    by its job's id when that id is clean, else by its JSON path (``top``: the
+    top-level value ``path`` starts in)."""
     steps = list(path[1:])
     job: Any = None
     label, id_key, sep = "", "job.id", ": "

@@ -8,7 +8,7 @@ import difflib
 import json
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from json.decoder import scanstring
 from typing import Any
 
@@ -133,15 +133,21 @@ class _JsonText:
 
     def decode(self) -> list[Any]:
         """Every top-level value; bad JSON and duplicate keys raise WorkloadError."""
-        text, values = self.text, []
-        i = self._ws(0)
+        return list(self.values())
+
+    def values(self) -> Iterator[Any]:
+        """Each top-level value in turn, decoded when asked for (a reader that
+        drops each value before the next holds one at a time); bad JSON and
+        duplicate keys raise WorkloadError."""
+        text = self.text
+        i = start = self._ws(0)
         try:
             while i < len(text):
                 start = i
                 value, i = _STRICT.raw_decode(text, i)
-                values.append(value)
                 self.starts.append(start)
                 i = self._ws(i)
+                yield value
         except json.JSONDecodeError as exc:
             raise WorkloadError(f"invalid JSON: {exc.msg} (column {exc.colno})", self.source, exc.lineno) from exc
         except RecursionError as exc:
@@ -155,7 +161,6 @@ class _JsonText:
         except ValueError as exc:  # an integer literal of thousands of digits
             raise WorkloadError(f"invalid JSON: a number too long to read ({str(exc).split(';')[0]})",
                                 self.source, self.line(long_number(text))) from exc
-        return values
 
     def _find_duplicate(self, i: int) -> tuple[str, int]:
         """The first duplicate key inside the value at ``i`` (known to hold one)."""
