@@ -43,12 +43,32 @@ def serve(
         raise ConfigError(f"serve needs the service extra: pip install 'corescheduler[service]' ({exc})") from None
     cfg = load_config(config_path)
     principals = load_tokens(tokens) if tokens else None
+    if tokens:  # the path in `ps` tells a task where to look; it is read already
+        from corescheduler.service.hide import hide_argument
+
+        hide_argument(tokens)
     _check_port(host, port)
+    _check_identity(cfg)
     service = Service(cfg, dask=dask, state=state)
     app = create_app(service, principals)
     from corescheduler.service.logs import configure
 
     uvicorn.run(app, host=host, port=port, lifespan="on", log_config=configure(log_json))
+
+
+def _check_identity(cfg: Any) -> None:
+    """A root service runs its tasks as ``[service] run_as``; without it, it does not start (its
+    tasks would be root, and could read its tokens and ledger)."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return
+    from corescheduler.service.service import ServiceSettings
+
+    if ServiceSettings.from_config(cfg).run_as is None:
+        raise ConfigError(
+            "serve runs as root, so its tasks would run as root and could read its tokens and ledger: "
+            "set [service] run_as = \"ACCOUNT\" (an unprivileged OS user the tasks run as), "
+            "or start serve as an unprivileged user"
+        )
 
 
 def _check_port(host: str, port: int) -> None:

@@ -47,14 +47,18 @@ class WorkerInfo:
 
 class DaskBackend:
     """One asynchronous ``distributed.Client``; an embedded ``LocalCluster`` when no address
-    is given (``workers`` processes of ``threads`` threads each, on 127.0.0.1)."""
+    is given (``workers`` processes of ``threads`` threads each, on 127.0.0.1).  The
+    embedded workers start with a minimal environment
+    (:mod:`~corescheduler.service.workerinit`), and as ``worker_user`` when given (a root
+    service with thread isolation)."""
 
     def __init__(self, address: str | None = None, workers: int = 2, threads: int = 2,
-                 memory_limit: str | int = "auto") -> None:
+                 memory_limit: str | int = "auto", worker_user: str | None = None) -> None:
         self.address = address
         self.n_workers = workers
         self.threads = threads
         self.memory_limit = memory_limit
+        self.worker_user = worker_user
         self.cluster: Any = None
         self.client: Any = None
 
@@ -66,6 +70,8 @@ class DaskBackend:
                 n_workers=self.n_workers, threads_per_worker=self.threads, processes=True,
                 host="127.0.0.1", dashboard_address="127.0.0.1:0", asynchronous=True, memory_limit=self.memory_limit,
                 silence_logs=False,  # its default silences the handlers it shares with ours
+                preload=["corescheduler.service.workerinit"],
+                preload_argv=["--run-as", self.worker_user] if self.worker_user else [],
             )
             address = self.cluster.scheduler_address
         else:

@@ -103,11 +103,20 @@ class ServiceSettings:
     #: free, hiding the grant round trip (design/dask-backend.md: 1.5 for 50 ms tasks); the
     #: scheduler then counts backlog × slots per node
     backlog: float = 1.0
+    #: the OS account tasks run as when the service runs as root: one name, or a table from
+    #: tenant users to names with a "*" entry for everyone else (SPEC §8b)
+    run_as: str | dict[str, str] | None = None
+
+    def account(self, user: str | None) -> str | None:
+        """The OS account ``user``'s tasks run as (when the service runs as root)."""
+        if isinstance(self.run_as, dict):
+            return self.run_as.get(user or "", self.run_as["*"])
+        return self.run_as
 
     @classmethod
     def from_config(cls, config: Config) -> ServiceSettings:
         raw: Mapping[str, Any] = config.service
-        known = {"tick", "max_attempts", "workers", "threads", "isolation", "backlog"}
+        known = {"tick", "max_attempts", "workers", "threads", "isolation", "backlog", "run_as"}
         unknown = sorted(set(raw) - known)
         if unknown:
             raise ServiceError(f"[service] {unknown[0]}: unknown setting; expected one of {', '.join(sorted(known))}")
@@ -127,6 +136,8 @@ class ServiceSettings:
             if not isinstance(value, int | float) or isinstance(value, bool) or not (1 <= value <= 10):
                 raise ServiceError(f"[service] backlog: expected a factor from 1 to 10, got {value!r}")
             out.backlog = float(value)
+        if "run_as" in raw:
+            out.run_as = _run_as(raw["run_as"])
         for key in ("max_attempts", "workers", "threads"):
             if key in raw:
                 value = raw[key]
@@ -134,6 +145,20 @@ class ServiceSettings:
                     raise ServiceError(f"[service] {key}: expected a whole number ≥ 1, got {value!r}")
                 setattr(out, key, value)
         return out
+
+
+def _run_as(value: Any) -> str | dict[str, str]:
+    """``[service] run_as``: an OS account name, or a table user → account with a "*" entry."""
+    def name(v: Any) -> bool:
+        return isinstance(v, str) and bool(v) and v.strip() == v and ":" not in v and "\0" not in v
+
+    if name(value):
+        return str(value)
+    if isinstance(value, Mapping) and value and all(isinstance(k, str) and name(v) for k, v in value.items()):
+        if "*" not in value:
+            raise ServiceError("[service] run_as: a table needs a \"*\" entry: the account of users it does not name")
+        return {str(k): str(v) for k, v in value.items()}
+    raise ServiceError(f"[service] run_as: expected an OS account name or a table of user = account, got {value!r}")
 
 
 class Service:
@@ -156,9 +181,18 @@ class Service:
         self.scheduler = Scheduler(config, Cluster(), allocations, history=False)
         self.resource_mode = self.scheduler.resource_mode
         cc = config.cluster
+        #: tasks run as the [service] run_as accounts: only a root service can switch to them
+        self.switch_user = self.settings.run_as is not None and os.geteuid() == 0
+        worker_user = None
+        if self.switch_user and self.settings.isolation == "thread":
+            # a call runs in its worker's process: the embedded workers themselves run as the account
+            if isinstance(self.settings.run_as, dict):
+                raise ServiceError("[service] run_as: with isolation = \"thread\" every call runs in a worker "
+                                   "process, so run_as must be one account, not a table")
+            worker_user = self.settings.run_as
         self.backend = backend or DaskBackend(  # no more worker processes than cores, unless [service] says
             dask, workers=self.settings.workers or max(1, min(cc.nodes, os.cpu_count() or 1)),
-            threads=self.settings.threads or max(1, cc.map_slots + cc.reduce_slots),
+            threads=self.settings.threads or max(1, cc.map_slots + cc.reduce_slots), worker_user=worker_user,
         )
         #: the engine is a LocalCluster this service started (no --dask)
         self.embedded = dask is None and backend is None
@@ -598,6 +632,8 @@ class Service:
             inputs = [live.map_futures.get(i, live.map_results.get(i)) for i in range(len(request.maps))]
         if self.settings.isolation != "process":
             payload = {**payload, "isolation": self.settings.isolation}
+        if self.switch_user:
+            payload = {**payload, "run_as": self.settings.account(job.user)}
         attempt = f"{a.job}/{a.kind}{index}/a{task.attempts}-{time.time_ns() % 10**9}"
         future = self.backend.submit(attempt, payload, a.node, priority=0, inputs=inputs)
         grant = Grant(attempt, a.node, future, a.job, a.kind, index)

@@ -5,7 +5,6 @@ starting."""
 from __future__ import annotations
 
 import os
-import subprocess
 import threading
 import time
 
@@ -71,15 +70,15 @@ def test_a_kill_stops_the_process_and_descendants_that_left_its_group(tmp_path) 
 
 def test_a_kill_that_lands_while_the_attempt_starts_still_stops_it(monkeypatch, tmp_path) -> None:
     started: list[int] = []
-    real = subprocess.Popen
+    real = runner._launch
 
-    def racing_popen(*args, **kwargs):  # the kill arrives between the start and the registration
-        proc = real(*args, **kwargs)
-        started.append(proc.pid)
+    def racing_launch(*args, **kwargs):  # the kill arrives between the start and the registration
+        reply, pid = real(*args, **kwargs)
+        started.append(pid)
         kill_attempt("t-race")
-        return proc
+        return reply, pid
 
-    monkeypatch.setattr(runner.subprocess, "Popen", racing_popen)
+    monkeypatch.setattr(runner, "_launch", racing_launch)
     with pytest.raises(AttemptKilled):
         run_attempt("t-race", {"command": ["sleep", "30"]})
     assert started and _wait(lambda: not _alive(started[0]))
