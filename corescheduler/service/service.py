@@ -41,7 +41,7 @@ from corescheduler.errors import CoreSchedulerError, SchedulerStateError
 from corescheduler.formats.allocation_file import AllocationFileLoader
 from corescheduler.resources import Resources
 from corescheduler.service.backend import DaskBackend, WorkerInfo, wait_futures
-from corescheduler.service.jobs import JobFormatError, JobRequest, parse_job
+from corescheduler.service.jobs import JobFormatError, JobRequest, check_timeout, parse_job
 from corescheduler.service.page import History
 from corescheduler.service.runner import AttemptFailed, AttemptKilled
 from corescheduler.service.store import Store
@@ -106,6 +106,9 @@ class ServiceSettings:
     #: the OS account tasks run as when the service runs as root: one name, or a table from
     #: tenant users to names with a "*" entry for everyone else (SPEC §8b)
     run_as: str | dict[str, str] | None = None
+    #: seconds an attempt may run when its job gives no ``timeout`` (None: no limit); past it,
+    #: its process group is killed and the attempt fails (Hadoop's mapreduce.task.timeout)
+    task_timeout: float | None = None
 
     def account(self, user: str | None) -> str | None:
         """The OS account ``user``'s tasks run as (when the service runs as root)."""
@@ -116,7 +119,8 @@ class ServiceSettings:
     @classmethod
     def from_config(cls, config: Config) -> ServiceSettings:
         raw: Mapping[str, Any] = config.service
-        known = {"tick", "max_attempts", "workers", "threads", "isolation", "backlog", "run_as"}
+        known = {"tick", "max_attempts", "workers", "threads", "isolation", "backlog", "run_as",
+                 "task_timeout"}
         unknown = sorted(set(raw) - known)
         if unknown:
             raise ServiceError(f"[service] {unknown[0]}: unknown setting; expected one of {', '.join(sorted(known))}")
@@ -138,6 +142,11 @@ class ServiceSettings:
             out.backlog = float(value)
         if "run_as" in raw:
             out.run_as = _run_as(raw["run_as"])
+        if "task_timeout" in raw:
+            out.task_timeout = check_timeout(raw["task_timeout"])
+            if out.task_timeout is None:
+                raise ServiceError(f"[service] task_timeout: expected seconds, a number > 0, "
+                                   f"got {raw['task_timeout']!r}")
         for key in ("max_attempts", "workers", "threads"):
             if key in raw:
                 value = raw[key]
@@ -634,6 +643,9 @@ class Service:
             payload = {**payload, "isolation": self.settings.isolation}
         if self.switch_user:
             payload = {**payload, "run_as": self.settings.account(job.user)}
+        timeout = request.timeout if request.timeout is not None else self.settings.task_timeout
+        if timeout is not None:
+            payload = {**payload, "timeout": timeout}
         attempt = f"{a.job}/{a.kind}{index}/a{task.attempts}-{time.time_ns() % 10**9}"
         future = self.backend.submit(attempt, payload, a.node, priority=0, inputs=inputs)
         grant = Grant(attempt, a.node, future, a.job, a.kind, index)
