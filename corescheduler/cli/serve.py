@@ -23,6 +23,8 @@ token_option = click.option("--token", default=lambda: os.environ.get("CORESCHED
 @config_option
 @click.option("--dask", "dask", default=None, metavar="ADDR",
               help="An existing Dask scheduler (tcp://host:8786); default: a local cluster sized by [cluster].")
+@click.option("--dask-security", "dask_security", default=None, metavar="FILE",
+              help="With --dask: a Dask configuration (YAML) naming the TLS files to reach it with.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8088, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--state", default=None, metavar="DIR",
@@ -30,8 +32,8 @@ token_option = click.option("--token", default=lambda: os.environ.get("CORESCHED
 @click.option("--tokens", default=None, metavar="FILE", help="Tokens file (TOML); without it the API is open.")
 @click.option("--log-json", is_flag=True, help="Structured logs: one JSON object a line on stderr.")
 def serve(
-    config_path: str | None, dask: str | None, host: str, port: int, state: str | None, tokens: str | None,
-    log_json: bool,
+    config_path: str | None, dask: str | None, dask_security: str | None, host: str, port: int, state: str | None,
+    tokens: str | None, log_json: bool,
 ) -> None:
     """Run the scheduler for real: a REST API and /scheduler page; Dask runs the tasks."""
     try:
@@ -41,6 +43,8 @@ def serve(
         from corescheduler.service.service import Service
     except ImportError as exc:
         raise ConfigError(f"serve needs the service extra: pip install 'corescheduler[service]' ({exc})") from None
+    if dask_security is not None and dask is None:
+        raise ConfigError("--dask-security goes with --dask (the embedded cluster makes its own certificate)")
     cfg = load_config(config_path)
     principals = load_tokens(tokens) if tokens else None
     if tokens:  # the path in `ps` tells a task where to look; it is read already
@@ -49,7 +53,12 @@ def serve(
         hide_argument(tokens)
     _check_port(host, port)
     _check_identity(cfg)
-    service = Service(cfg, dask=dask, state=state)
+    security = None
+    if dask_security is not None:
+        from corescheduler.service.backend import load_security
+
+        security = load_security(dask_security)
+    service = Service(cfg, dask=dask, state=state, dask_security=security)
     app = create_app(service, principals)
     from corescheduler.service.logs import configure
 

@@ -109,6 +109,8 @@ class ServiceSettings:
     #: seconds an attempt may run when its job gives no ``timeout`` (None: no limit); past it,
     #: its process group is killed and the attempt fails (Hadoop's mapreduce.task.timeout)
     task_timeout: float | None = None
+    #: the embedded Dask scheduler's dashboard ("127.0.0.1:8787"); None: no dashboard
+    dashboard: str | None = None
 
     def account(self, user: str | None) -> str | None:
         """The OS account ``user``'s tasks run as (when the service runs as root)."""
@@ -120,7 +122,7 @@ class ServiceSettings:
     def from_config(cls, config: Config) -> ServiceSettings:
         raw: Mapping[str, Any] = config.service
         known = {"tick", "max_attempts", "workers", "threads", "isolation", "backlog", "run_as",
-                 "task_timeout"}
+                 "task_timeout", "dashboard"}
         unknown = sorted(set(raw) - known)
         if unknown:
             raise ServiceError(f"[service] {unknown[0]}: unknown setting; expected one of {', '.join(sorted(known))}")
@@ -142,6 +144,12 @@ class ServiceSettings:
             out.backlog = float(value)
         if "run_as" in raw:
             out.run_as = _run_as(raw["run_as"])
+        if "dashboard" in raw:
+            value = raw["dashboard"]
+            if not isinstance(value, str) or ":" not in value or not value.rpartition(":")[2].isdigit():
+                raise ServiceError(f"[service] dashboard: expected an address such as \"127.0.0.1:8787\", "
+                                   f"got {value!r}")
+            out.dashboard = value
         if "task_timeout" in raw:
             out.task_timeout = check_timeout(raw["task_timeout"])
             if out.task_timeout is None:
@@ -174,7 +182,7 @@ class Service:
     """The scheduler, the engine and the ledger, driven by one asyncio loop."""
 
     def __init__(self, config: Config, *, dask: str | None = None, state: str | None = None,
-                 backend: DaskBackend | None = None) -> None:
+                 backend: DaskBackend | None = None, dask_security: Any = None) -> None:
         # a reduce is handed every map's result when it starts (there is no shuffle to copy
         # map outputs as they appear), so reduces start once every map has finished: Hadoop's
         # mapred.reduce.slowstart.completed.maps = 1.0
@@ -202,6 +210,7 @@ class Service:
         self.backend = backend or DaskBackend(  # no more worker processes than cores, unless [service] says
             dask, workers=self.settings.workers or max(1, min(cc.nodes, os.cpu_count() or 1)),
             threads=self.settings.threads or max(1, cc.map_slots + cc.reduce_slots), worker_user=worker_user,
+            security=dask_security, dashboard=self.settings.dashboard,
         )
         #: the engine is a LocalCluster this service started (no --dask)
         self.embedded = dask is None and backend is None
