@@ -24,6 +24,7 @@ standard error (the user's frames only) and its exit status is 1.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import itertools
 import json
@@ -219,6 +220,7 @@ def main(argv: list[str]) -> int:
         importlib.import_module("corescheduler.service.probe")
     except ImportError:
         pass
+    gc.freeze()  # a child's collections never walk (and so copy) the launcher's objects
     serve(socket.socket(fileno=int(argv[0])))
     return 0
 

@@ -186,61 +186,68 @@ def run_attempt(attempt: str, payload: Mapping[str, Any], *inputs: Any) -> Any:
         return _run_in_thread(attempt, payload)
     identity, home = _identity(payload.get("run_as"))
     env = {**base_env(home), **payload.get("env", {})}
-    with tempfile.TemporaryDirectory(prefix="corescheduler-") as tmp:
-        work = Path(tmp)
-        reduce_input = payload.get("inputs")  # a reduce: every map's result, in map order
-        command = payload.get("command")
-        stdin_path = os.devnull
-        if command is not None and reduce_input is not None:
-            stdin_path = str(work / "stdin.json")
-            with open(stdin_path, "w") as f:
-                json.dump(list(reduce_input), f, default=repr)
-        if command is None:
-            with open(work / "in.pkl", "wb") as f:
-                args = [list(reduce_input)] if reduce_input is not None else []
-                pickle.dump({"call": payload["call"], "args": [*args, *payload.get("args", [])],
-                             "kwargs": payload.get("kwargs", {})}, f)
-        spec = {"argv": list(command) if command is not None else None, "env": env,
-                "cwd": payload.get("cwd") or None, "identity": identity}
-        (work / "spec.json").write_text(json.dumps(spec))
-        files = [os.open(work / "spec.json", os.O_RDONLY), os.open(stdin_path, os.O_RDONLY)]
+    reduce_input = payload.get("inputs")  # a reduce: every map's result, in map order
+    command = payload.get("command")
+    spec = {"argv": list(command) if command is not None else None, "env": env,
+            "cwd": payload.get("cwd") or None, "identity": identity}
+    files: list[int] = []
+    try:
         try:
-            for name in ("stdout", "stderr"):
-                files.append(os.open(work / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+            files.append(_memfile(json.dumps(spec).encode()))
+            if command is not None and reduce_input is not None:
+                files.append(_memfile(json.dumps(list(reduce_input), default=repr).encode()))
+            else:
+                files.append(os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC))
+            files += [_memfile(), _memfile()]  # stdout, stderr
             if command is None:
-                files.append(os.open(work / "in.pkl", os.O_RDONLY))
-                files.append(os.open(work / "out.pkl", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+                args = [list(reduce_input)] if reduce_input is not None else []
+                files.append(_memfile(pickle.dumps({"call": payload["call"], "args": [*args, *payload.get("args", [])],
+                                                    "kwargs": payload.get("kwargs", {})})))
+                files.append(_memfile())  # the result
             reply, pid = _launch(files)
         except OSError as exc:
             raise AttemptFailed(f"cannot start the attempt: {exc}") from None
-        finally:
-            for fd in files:
-                os.close(fd)
         try:
             code = _wait(attempt, reply, pid, timeout)
         finally:
             os.close(reply.fd)
-        with open(work / "stderr", "rb") as f:
-            f.seek(max(0, os.fstat(f.fileno()).st_size - _STDERR_TAIL))
-            tail = f.read().decode(errors="replace").strip()
+        stderr = files[3]
+        tail = os.pread(stderr, _STDERR_TAIL, max(0, os.fstat(stderr).st_size - _STDERR_TAIL))
+        tail_text = tail.decode(errors="replace").strip()
+        said = f": {tail_text}" if tail_text else ""
         if code == "timeout":
-            raise AttemptFailed(f"timed out after {timeout:g} s" + (f": {tail}" if tail else ""))
+            raise AttemptFailed(f"timed out after {timeout:g} s{said}")
         if code is None:
-            raise AttemptFailed("the worker's launcher died while the attempt ran" + (f": {tail}" if tail else ""))
+            raise AttemptFailed(f"the worker's launcher died while the attempt ran{said}")
         if code != 0:
-            if code < 0:
-                what = f"killed by signal {signal.Signals(-code).name}"
-            else:
-                what = f"exit status {code}"
-            raise AttemptFailed(f"{what}" + (f": {tail}" if tail else ""))
+            what = f"killed by signal {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
+            raise AttemptFailed(f"{what}{said}")
         if command is not None:
-            with open(work / "stdout", "rb") as f:
-                return {"returncode": 0, "stdout": f.read(STDOUT_LIMIT).decode(errors="replace")}
+            return {"returncode": 0, "stdout": os.pread(files[2], STDOUT_LIMIT, 0).decode(errors="replace")}
         try:
-            with open(work / "out.pkl", "rb") as f:
+            os.lseek(files[5], 0, os.SEEK_SET)
+            with os.fdopen(files[5], "rb", closefd=False) as f:
                 return pickle.load(f)
         except (OSError, EOFError, pickle.UnpicklingError) as exc:
-            raise AttemptFailed(f"the call left no result ({exc})" + (f": {tail}" if tail else "")) from None
+            raise AttemptFailed(f"the call left no result ({exc}){said}") from None
+    finally:
+        for fd in files:
+            os.close(fd)
+
+
+def _memfile(data: bytes = b"") -> int:
+    """A file in memory (Linux ``memfd``; elsewhere an unlinked temporary file) holding
+    ``data``, at offset 0: an attempt's input or output, handed over as an open file."""
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create("corescheduler-attempt", os.MFD_CLOEXEC)
+    else:
+        fd, path = tempfile.mkstemp(prefix="corescheduler-")
+        os.unlink(path)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def _wait(attempt: str, reply: _Reply, pid: int, timeout: float | None) -> int | str | None:
