@@ -9,7 +9,9 @@ process group of its own, becomes the attempt:
 - it takes the spec's identity (``[service] run_as``: ``initgroups``, ``setgid``,
   ``setuid``) when the launcher runs as root, and only then reads anything the job gave;
 - it dies with the launcher (``PR_SET_PDEATHSIG``, set after the identity change, which
-  clears it), and the launcher dies with its worker: no attempt outlives its worker;
+  clears it), and the launcher ends when its worker process does (a ``pidfd`` of the
+  worker in its loop, not ``PR_SET_PDEATHSIG``, which fires when the worker *thread* that
+  started it ends): no attempt outlives its worker;
 - its environment is the spec's, nothing of the worker's or the service's;
 - a command is ``execvpe``'d; a call is imported and run in the child itself (the
   launcher has imported what the call needs of the standard library already, so a call
@@ -157,9 +159,9 @@ def _write(fd: int, text: str) -> None:
         pass
 
 
-def serve(sock: socket.socket) -> None:
+def serve(sock: socket.socket, worker: int) -> None:
     """Fork an attempt for every message on ``sock``; report its pid and its exit on its reply
-    pipe.  Ends when the runner closes the socket."""
+    pipe.  Ends when the runner closes the socket or the ``worker`` process ends."""
     me = os.getpid()
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_r, False)
@@ -170,8 +172,18 @@ def serve(sock: socket.socket) -> None:
     sel = selectors.DefaultSelector()
     sel.register(sock, selectors.EVENT_READ)
     sel.register(wake_r, selectors.EVENT_READ)
+    gone: int | None = None  # readable when the worker process has ended (Linux ≥ 5.3)
+    try:
+        gone = os.pidfd_open(worker)
+        sel.register(gone, selectors.EVENT_READ)
+    except (AttributeError, OSError):
+        pass
     while True:
-        for key, _ in sel.select():
+        if os.getppid() != worker:  # ended already (or no pidfd: checked every second)
+            return
+        for key, _ in sel.select(None if gone is not None else 1.0):
+            if key.fileobj == gone:
+                return
             if key.fileobj is sock:
                 msg, fds, _, _ = socket.recv_fds(sock, 16, 8)
                 if not msg:
@@ -215,13 +227,13 @@ def main(argv: list[str]) -> int:
         import ctypes
 
         _LIBC = ctypes.CDLL(None, use_errno=True)
-    _die_with_parent(os.getppid())
+    worker = os.getppid()
     try:  # this package, warm: calls into it and its plugins start without importing it
         importlib.import_module("corescheduler.service.probe")
     except ImportError:
         pass
     gc.freeze()  # a child's collections never walk (and so copy) the launcher's objects
-    serve(socket.socket(fileno=int(argv[0])))
+    serve(socket.socket(fileno=int(argv[0])), worker)
     return 0
 
 
