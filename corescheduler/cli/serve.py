@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,14 @@ def _check_identity(cfg: Any) -> None:
             "set [service] run_as = \"ACCOUNT\" (an unprivileged OS user the tasks run as), "
             "or start serve as an unprivileged user"
         )
+    run_as = ServiceSettings.from_config(cfg).run_as
+    for account in sorted(set(run_as.values()) if isinstance(run_as, dict) else {run_as}):
+        try:
+            uid = pwd.getpwnam(account).pw_uid
+        except KeyError:
+            raise ConfigError(f"[service] run_as: no OS account {account!r} on this host") from None
+        if uid == 0:
+            raise ConfigError(f"[service] run_as: {account!r} is root; tasks must run as an unprivileged account")
 
 
 def _check_port(host: str, port: int) -> None:

@@ -61,6 +61,15 @@ def test_serve_as_root_without_run_as_refuses() -> None:
     assert_user_error(run("serve", "--port", str(free_port())), "runs as root", "[service] run_as")
 
 
+@root
+@pytest.mark.parametrize(("run_as", "said"), [('"no-such-account-x"', "no OS account 'no-such-account-x'"),
+                                              ('{"*" = "root"}', "'root' is root")])
+def test_serve_as_root_refuses_a_run_as_that_is_missing_or_root(tmp_path, run_as, said) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(f"[service]\nrun_as = {run_as}\n")
+    assert_user_error(run("serve", "--config", str(config), "--port", str(free_port())), "[service] run_as", said)
+
+
 def test_run_as_is_an_account_or_a_table_with_a_default() -> None:
     from corescheduler.config import Config
     from corescheduler.service.service import ServiceError, ServiceSettings
