@@ -2,7 +2,8 @@
 
     python benchmarks/bench_service.py makespan   # 2,000 tasks of 50 ms: raw client.map vs the service
     python benchmarks/bench_service.py load       # 20 clients submit 500 jobs over HTTP: submit latency
-    python benchmarks/bench_service.py            # both
+    python benchmarks/bench_service.py start      # process isolation: one attempt's start, without Dask
+    python benchmarks/bench_service.py            # all three
 
 ``makespan``: one local cluster (2 worker processes × 2 threads, 127.0.0.1) for
 the whole run.  First raw Dask — ``client.map(time.sleep, [0.05] * 2000,
@@ -12,7 +13,13 @@ mode: its own client, the fair scheduler, one job of 2,000 maps calling
 end, for each setting of ``[service] isolation`` / ``backlog``; ideal = 2,000 ×
 50 ms / 4 slots = 25 s.  Grant latency: from a task's assignment (the
 scheduler's heartbeat) to its start on the worker (the task's own clock),
-p50/p99; with a backlog it includes the wait for a free thread.
+p50/p99; with a backlog it includes the wait for a free thread.  Process isolation is
+measured at both backlogs next to thread isolation (issue 26: within 25 % of it).
+
+``start``: the worker-side runner alone, in this process: 300 attempts one after
+another of a call (``probe:stamp_sleep(0)``, forked from the warm launcher) and of a
+command (``sh -c 'date +%s.%N'``); from ``run_attempt`` called to the task's first
+instruction (its own clock), p50/p99, and the whole attempt (start, run, result back).
 
 ``load``: a service with its embedded cluster behind uvicorn on 127.0.0.1;
 20 concurrent HTTP clients post 500 one-map jobs in all; p50/p99/max submit
@@ -28,7 +35,7 @@ import time
 
 TASKS = 2000
 SECONDS = 0.05
-SETTINGS = [("thread", 1.0), ("thread", 1.5), ("process", 1.5)]
+SETTINGS = [("thread", 1.0), ("process", 1.0), ("thread", 1.5), ("process", 1.5)]
 
 
 def _pct(values: list[float], p: float) -> float:
@@ -89,6 +96,24 @@ def bench_makespan() -> None:
                   f"{statistics.median(latency) * 1000:.0f} ms, p99 {_pct(latency, 99) * 1000:.0f} ms")
 
 
+def bench_start(n: int = 300) -> None:
+    from corescheduler.service.runner import run_attempt
+
+    run_attempt("warm", {"call": "corescheduler.service.probe:stamp_sleep", "args": [0]})  # the launcher starts
+    for what, payload in [("call", {"call": "corescheduler.service.probe:stamp_sleep", "args": [0]}),
+                          ("command", {"command": ["sh", "-c", "date +%s.%N"]})]:
+        starts, totals = [], []
+        for i in range(n):
+            t = time.time()
+            p = time.perf_counter()
+            result = run_attempt(f"bench-{what}-{i}", payload)
+            totals.append(time.perf_counter() - p)
+            started = result if what == "call" else float(result["stdout"])
+            starts.append(started - t)
+        print(f"start ({what:7s}): call to start p50 {statistics.median(starts) * 1000:5.1f} ms, "
+              f"p99 {_pct(starts, 99) * 1000:5.1f} ms; whole attempt p50 {statistics.median(totals) * 1000:5.1f} ms")
+
+
 def bench_load(clients: int = 20, jobs: int = 500) -> None:
     import threading
 
@@ -135,7 +160,9 @@ async def _gather(client, clients: int) -> None:
 
 
 if __name__ == "__main__":
-    which = sys.argv[1:] or ["makespan", "load"]
+    which = sys.argv[1:] or ["makespan", "load", "start"]
+    if "start" in which:
+        bench_start()
     if "makespan" in which:
         bench_makespan()
     if "load" in which:

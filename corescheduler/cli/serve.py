@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,8 @@ token_option = click.option("--token", default=lambda: os.environ.get("CORESCHED
 @config_option
 @click.option("--dask", "dask", default=None, metavar="ADDR",
               help="An existing Dask scheduler (tcp://host:8786); default: a local cluster sized by [cluster].")
+@click.option("--dask-security", "dask_security", default=None, metavar="FILE",
+              help="With --dask: a Dask configuration (YAML) naming the TLS files to reach it with.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8088, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--state", default=None, metavar="DIR",
@@ -37,8 +40,8 @@ token_option = click.option("--token", default=lambda: os.environ.get("CORESCHED
 @click.option("--tokens", default=None, metavar="FILE", help="Tokens file (TOML); without it the API is open.")
 @click.option("--log-json", is_flag=True, help="Structured logs: one JSON object a line on stderr.")
 def serve(
-    config_path: str | None, dask: str | None, host: str, port: int, state: str | None, tokens: str | None,
-    log_json: bool,
+    config_path: str | None, dask: str | None, dask_security: str | None, host: str, port: int, state: str | None,
+    tokens: str | None, log_json: bool,
 ) -> None:
     """Run the scheduler for real: a REST API and /scheduler page; Dask runs the tasks."""
     try:
@@ -48,15 +51,50 @@ def serve(
         from corescheduler.service.service import Service
     except ImportError as exc:
         raise ConfigError(f"serve needs the service extra: pip install 'corescheduler[service]' ({exc})") from None
+    if dask_security is not None and dask is None:
+        raise ConfigError("--dask-security goes with --dask (the embedded cluster makes its own certificate)")
     cfg = load_config(config_path)
     principals = load_tokens(tokens) if tokens else None
+    if tokens:  # the path in `ps` tells a task where to look; it is read already
+        from corescheduler.service.hide import hide_argument
+
+        hide_argument(tokens)
     _check_port(host, port)
-    service = Service(cfg, dask=dask, state=state)
+    _check_identity(cfg)
+    security = None
+    if dask_security is not None:
+        from corescheduler.service.backend import load_security
+
+        security = load_security(dask_security)
+    service = Service(cfg, dask=dask, state=state, dask_security=security)
     warn_unused_plugin_tables(cfg, service.scheduler.allocations)
     app = create_app(service, principals)
     from corescheduler.service.logs import configure
 
     uvicorn.run(app, host=host, port=port, lifespan="on", log_config=configure(log_json))
+
+
+def _check_identity(cfg: Any) -> None:
+    """A root service runs its tasks as ``[service] run_as``; without it, it does not start (its
+    tasks would be root, and could read its tokens and ledger)."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return
+    from corescheduler.service.service import ServiceSettings
+
+    if ServiceSettings.from_config(cfg).run_as is None:
+        raise ConfigError(
+            "serve runs as root, so its tasks would run as root and could read its tokens and ledger: "
+            "set [service] run_as = \"ACCOUNT\" (an unprivileged OS user the tasks run as), "
+            "or start serve as an unprivileged user"
+        )
+    run_as = ServiceSettings.from_config(cfg).run_as
+    for account in sorted(set(run_as.values()) if isinstance(run_as, dict) else {run_as}):
+        try:
+            uid = pwd.getpwnam(account).pw_uid
+        except KeyError:
+            raise ConfigError(f"[service] run_as: no OS account {account!r} on this host") from None
+        if uid == 0:
+            raise ConfigError(f"[service] run_as: {account!r} is root; tasks must run as an unprivileged account")
 
 
 def _check_port(host: str, port: int) -> None:

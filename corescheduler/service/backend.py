@@ -9,17 +9,30 @@ asynchronous client ``scheduler_info()`` has no per-worker entries).  A
 running attempt is stopped by killing its process on the worker
 (:func:`~corescheduler.service.runner.kill_attempt`), not by
 ``Future.cancel``, which leaves the thread running.
+
+The embedded cluster speaks TLS with a temporary certificate
+(``Security.temporary()``, in memory only): no other local process can connect to
+its scheduler or workers, so none can run code on them (``client.run``).  Its
+dashboard is off unless ``[service] dashboard`` names an address: Dask always
+listens for HTTP, so "off" is no routes at all (no status pages, no task names, no
+metrics) on an ephemeral loopback port.  An external
+cluster gets the ``Security`` of ``--dask-security FILE``
+(:func:`load_security`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
+import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from attrs import frozen
 
+from corescheduler.errors import ConfigError
 from corescheduler.service.runner import executing_attempts, kill_all, kill_attempt, run_attempt
 
 log = logging.getLogger("corescheduler.service")
@@ -31,6 +44,42 @@ async def wait_futures(futures: Sequence[Any]) -> None:
     from distributed import wait
 
     await wait(list(futures))
+
+
+def load_security(path: str | Path) -> Any:
+    """``--dask-security FILE``: a Dask configuration (YAML) whose ``distributed.comm``
+    section gives the TLS files (``tls.ca-file``, ``tls.client.cert``, ``tls.client.key``,
+    ``require-encryption``), as ``dask`` reads it → a ``distributed.security.Security``.
+    A missing or unreadable file, bad YAML or a named TLS file that does not exist is a
+    :class:`ConfigError` naming it."""
+    import dask.config
+    import yaml
+    from distributed.security import Security
+
+    path = Path(path)
+    try:
+        doc = yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the Dask security file: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    if not isinstance(doc, Mapping):
+        raise ConfigError(f"{path}: expected a Dask configuration (distributed: comm: tls: ...)")
+    # merged into the defaults, as dask merges its YAML files (``config.set`` would replace
+    # the whole ``distributed`` section)
+    merged = dask.config.update(copy.deepcopy(dask.config.config), dask.config.expand_environment_variables(doc))
+    with dask.config.set(merged):
+        try:
+            security = Security()
+        except Exception as exc:
+            raise ConfigError(f"{path}: {exc}") from None
+    named = {k: getattr(security, k) for k in ("tls_ca_file", "tls_client_cert", "tls_client_key")}
+    if not any(named.values()):
+        raise ConfigError(f"{path}: names no TLS file (distributed.comm.tls.ca-file, tls.client.cert, tls.client.key)")
+    for key, value in named.items():
+        if value and not os.path.isfile(value):
+            raise ConfigError(f"{path}: {key.replace('_', '-')}: no such file: {value}")
+    return security
 
 
 @frozen
@@ -47,30 +96,52 @@ class WorkerInfo:
 
 class DaskBackend:
     """One asynchronous ``distributed.Client``; an embedded ``LocalCluster`` when no address
-    is given (``workers`` processes of ``threads`` threads each, on 127.0.0.1)."""
+    is given (``workers`` processes of ``threads`` threads each, on 127.0.0.1).  The
+    embedded workers start with a minimal environment
+    (:mod:`~corescheduler.service.workerinit`), and as ``worker_user`` when given (a root
+    service with thread isolation)."""
 
     def __init__(self, address: str | None = None, workers: int = 2, threads: int = 2,
-                 memory_limit: str | int = "auto") -> None:
+                 memory_limit: str | int = "auto", worker_user: str | None = None, security: Any = None,
+                 dashboard: str | None = None) -> None:
         self.address = address
+        #: TLS between the client, the scheduler and the workers (None: an external cluster's
+        #: plain TCP; the embedded cluster makes a temporary one)
+        self.security = security
+        #: the embedded scheduler's dashboard address (None: no dashboard)
+        self.dashboard = dashboard
         self.n_workers = workers
         self.threads = threads
         self.memory_limit = memory_limit
+        self.worker_user = worker_user
         self.cluster: Any = None
         self.client: Any = None
 
     async def start(self, timeout: float = 60.0) -> None:
+        import dask.config
         from distributed import Client, LocalCluster
+        from distributed.security import Security
 
         if self.address is None:
-            self.cluster = await LocalCluster(
-                n_workers=self.n_workers, threads_per_worker=self.threads, processes=True,
-                host="127.0.0.1", dashboard_address="127.0.0.1:0", asynchronous=True, memory_limit=self.memory_limit,
-                silence_logs=False,  # its default silences the handlers it shares with ours
-            )
+            if self.security is None:
+                self.security = Security.temporary()
+            quiet = {} if self.dashboard else {"distributed.scheduler.http.routes": [],
+                                               "distributed.worker.http.routes": []}
+            with dask.config.set(quiet):  # the nannies hand this configuration to their workers
+                self.cluster = await LocalCluster(
+                    n_workers=self.n_workers, threads_per_worker=self.threads, processes=True, protocol="tls://",
+                    security=self.security, host="127.0.0.1", asynchronous=True, memory_limit=self.memory_limit,
+                    dashboard_address=self.dashboard or "127.0.0.1:0",
+                    scheduler_kwargs={"dashboard": bool(self.dashboard)},
+                    silence_logs=False,  # its default silences the handlers it shares with ours
+                    preload=["corescheduler.service.workerinit"],
+                    preload_argv=["--run-as", self.worker_user] if self.worker_user else [],
+                )
             address = self.cluster.scheduler_address
         else:
             address = self.address
-        self.client = await asyncio.wait_for(Client(address, asynchronous=True, timeout=min(timeout, 10)), timeout)
+        self.client = await asyncio.wait_for(
+            Client(address, asynchronous=True, timeout=min(timeout, 10), security=self.security), timeout)
 
     async def reconnect(self, timeout: float = 5.0) -> bool:
         """A new client for the same scheduler, after the old one gave up (its scheduler went
@@ -85,7 +156,8 @@ class DaskBackend:
                 pass
             self.client = None
         try:
-            self.client = await asyncio.wait_for(Client(address, asynchronous=True, timeout=timeout), timeout + 1)
+            self.client = await asyncio.wait_for(
+                Client(address, asynchronous=True, timeout=timeout, security=self.security), timeout + 1)
         except Exception as exc:
             log.info("engine at %s still unreachable: %s", address, exc)
             self.client = None

@@ -7,7 +7,8 @@ with optional ``input_nodes`` (workers or hosts holding its input: delay
 scheduling prefers them).  Optional ``reduces`` have the same shape; each is
 called with the list of every map's result as its first argument (a command
 gets them as JSON on its standard input).  In resource mode a task may give
-``resources`` (``"2048 mb, 1 vcores"``) and the job ``task_resources``.
+``resources`` (``"2048 mb, 1 vcores"``) and the job ``task_resources``.  A job's
+``timeout`` (seconds, > 0) bounds each attempt of its tasks.
 
 The user is the token's, never the job's.  Every problem is reported as a
 :class:`JobFormatError` naming the field (``maps[2].call``) and what was
@@ -27,13 +28,15 @@ from corescheduler.errors import CoreSchedulerError, ResourceParseError
 from corescheduler.resources import Resources, parse_resources
 
 #: the keys a job may have (``user`` is accepted only to say it comes from the token)
-JOB_KEYS = ("name", "pool", "queue", "priority", "maps", "reduces", "task_resources", "properties")
+JOB_KEYS = ("name", "pool", "queue", "priority", "maps", "reduces", "task_resources", "properties", "timeout")
 TASK_KEYS = ("call", "args", "kwargs", "command", "input_nodes", "resources", "env", "cwd")
 _CALL = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 #: the most tasks one job may have (a request this large is a mistake, not a job)
 MAX_TASKS = 100_000
 #: how deep a call's args and kwargs may nest
 MAX_DEPTH = 64
+#: the longest time limit an attempt may have (a year, in seconds): beyond it, none was meant
+MAX_TIMEOUT = 366 * 24 * 3600.0
 
 
 class JobFormatError(CoreSchedulerError):
@@ -77,6 +80,8 @@ class JobRequest:
     reduces: tuple[TaskRequest, ...] = ()
     task_resources: Resources | None = None
     properties: Mapping[str, Any] = field(factory=dict)
+    #: seconds each attempt may run (None: the service's ``task_timeout``)
+    timeout: float | None = None
     #: the job exactly as submitted (what the store keeps, to rebuild it after a restart)
     document: Mapping[str, Any] = field(factory=dict)
 
@@ -139,11 +144,26 @@ def parse_job(doc: Any) -> JobRequest:
     properties = doc.get("properties", {})
     if not isinstance(properties, Mapping) or not all(isinstance(k, str) for k in properties):
         raise JobFormatError("expected an object of job properties", "properties")
+    timeout = doc.get("timeout")
+    if timeout is not None:
+        timeout = check_timeout(timeout)
+        if timeout is None:
+            raise JobFormatError(f"expected seconds each attempt may run, a number > 0 and at most {MAX_TIMEOUT:.0f}",
+                                 "timeout")
     return JobRequest(
+        timeout=timeout,
         name=name or "job", pool=pool.strip() if isinstance(pool, str) else None, priority=priority.upper(),
         maps=tuple(maps), reduces=tuple(reduces), task_resources=task_resources, properties=dict(properties),
         document=dict(doc),
     )
+
+
+def check_timeout(value: Any) -> float | None:
+    """``value`` as seconds each attempt may run, or None if it is not a number in
+    (0, :data:`MAX_TIMEOUT`]."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not (0 < value <= MAX_TIMEOUT):
+        return None
+    return float(value)
 
 
 def _tasks(value: Any, where: str, required: bool) -> list[TaskRequest]:

@@ -41,7 +41,7 @@ from corescheduler.errors import CoreSchedulerError, SchedulerStateError
 from corescheduler.formats.allocation_file import AllocationFileLoader
 from corescheduler.resources import Resources
 from corescheduler.service.backend import DaskBackend, WorkerInfo, wait_futures
-from corescheduler.service.jobs import JobFormatError, JobRequest, parse_job
+from corescheduler.service.jobs import JobFormatError, JobRequest, check_timeout, parse_job
 from corescheduler.service.page import History
 from corescheduler.service.runner import AttemptFailed, AttemptKilled
 from corescheduler.service.store import Store
@@ -103,11 +103,26 @@ class ServiceSettings:
     #: free, hiding the grant round trip (design/dask-backend.md: 1.5 for 50 ms tasks); the
     #: scheduler then counts backlog × slots per node
     backlog: float = 1.0
+    #: the OS account tasks run as when the service runs as root: one name, or a table from
+    #: tenant users to names with a "*" entry for everyone else (SPEC §8b)
+    run_as: str | dict[str, str] | None = None
+    #: seconds an attempt may run when its job gives no ``timeout`` (None: no limit); past it,
+    #: its process group is killed and the attempt fails (Hadoop's mapreduce.task.timeout)
+    task_timeout: float | None = None
+    #: the embedded Dask scheduler's dashboard ("127.0.0.1:8787"); None: no dashboard
+    dashboard: str | None = None
+
+    def account(self, user: str | None) -> str | None:
+        """The OS account ``user``'s tasks run as (when the service runs as root)."""
+        if isinstance(self.run_as, dict):
+            return self.run_as.get(user or "", self.run_as["*"])
+        return self.run_as
 
     @classmethod
     def from_config(cls, config: Config) -> ServiceSettings:
         raw: Mapping[str, Any] = config.service
-        known = {"tick", "max_attempts", "workers", "threads", "isolation", "backlog"}
+        known = {"tick", "max_attempts", "workers", "threads", "isolation", "backlog", "run_as",
+                 "task_timeout", "dashboard"}
         unknown = sorted(set(raw) - known)
         if unknown:
             raise ServiceError(f"[service] {unknown[0]}: unknown setting; expected one of {', '.join(sorted(known))}")
@@ -127,6 +142,19 @@ class ServiceSettings:
             if not isinstance(value, int | float) or isinstance(value, bool) or not (1 <= value <= 10):
                 raise ServiceError(f"[service] backlog: expected a factor from 1 to 10, got {value!r}")
             out.backlog = float(value)
+        if "run_as" in raw:
+            out.run_as = _run_as(raw["run_as"])
+        if "dashboard" in raw:
+            value = raw["dashboard"]
+            if not isinstance(value, str) or ":" not in value or not value.rpartition(":")[2].isdigit():
+                raise ServiceError(f"[service] dashboard: expected an address such as \"127.0.0.1:8787\", "
+                                   f"got {value!r}")
+            out.dashboard = value
+        if "task_timeout" in raw:
+            out.task_timeout = check_timeout(raw["task_timeout"])
+            if out.task_timeout is None:
+                raise ServiceError(f"[service] task_timeout: expected seconds, a number > 0, "
+                                   f"got {raw['task_timeout']!r}")
         for key in ("max_attempts", "workers", "threads"):
             if key in raw:
                 value = raw[key]
@@ -136,11 +164,25 @@ class ServiceSettings:
         return out
 
 
+def _run_as(value: Any) -> str | dict[str, str]:
+    """``[service] run_as``: an OS account name, or a table user → account with a "*" entry."""
+    def name(v: Any) -> bool:
+        return isinstance(v, str) and bool(v) and v.strip() == v and ":" not in v and "\0" not in v
+
+    if name(value):
+        return str(value)
+    if isinstance(value, Mapping) and value and all(isinstance(k, str) and name(v) for k, v in value.items()):
+        if "*" not in value:
+            raise ServiceError("[service] run_as: a table needs a \"*\" entry: the account of users it does not name")
+        return {str(k): str(v) for k, v in value.items()}
+    raise ServiceError(f"[service] run_as: expected an OS account name or a table of user = account, got {value!r}")
+
+
 class Service:
     """The scheduler, the engine and the ledger, driven by one asyncio loop."""
 
     def __init__(self, config: Config, *, dask: str | None = None, state: str | None = None,
-                 backend: DaskBackend | None = None) -> None:
+                 backend: DaskBackend | None = None, dask_security: Any = None) -> None:
         # a reduce is handed every map's result when it starts (there is no shuffle to copy
         # map outputs as they appear), so reduces start once every map has finished: Hadoop's
         # mapred.reduce.slowstart.completed.maps = 1.0
@@ -156,9 +198,19 @@ class Service:
         self.scheduler = Scheduler(config, Cluster(), allocations, history=False)
         self.resource_mode = self.scheduler.resource_mode
         cc = config.cluster
+        #: tasks run as the [service] run_as accounts: only a root service can switch to them
+        self.switch_user = self.settings.run_as is not None and os.geteuid() == 0
+        worker_user = None
+        if self.switch_user and self.settings.isolation == "thread":
+            # a call runs in its worker's process: the embedded workers themselves run as the account
+            if isinstance(self.settings.run_as, dict):
+                raise ServiceError("[service] run_as: with isolation = \"thread\" every call runs in a worker "
+                                   "process, so run_as must be one account, not a table")
+            worker_user = self.settings.run_as
         self.backend = backend or DaskBackend(  # no more worker processes than cores, unless [service] says
             dask, workers=self.settings.workers or max(1, min(cc.nodes, os.cpu_count() or 1)),
-            threads=self.settings.threads or max(1, cc.map_slots + cc.reduce_slots),
+            threads=self.settings.threads or max(1, cc.map_slots + cc.reduce_slots), worker_user=worker_user,
+            security=dask_security, dashboard=self.settings.dashboard,
         )
         #: the engine is a LocalCluster this service started (no --dask)
         self.embedded = dask is None and backend is None
@@ -598,6 +650,11 @@ class Service:
             inputs = [live.map_futures.get(i, live.map_results.get(i)) for i in range(len(request.maps))]
         if self.settings.isolation != "process":
             payload = {**payload, "isolation": self.settings.isolation}
+        if self.switch_user:
+            payload = {**payload, "run_as": self.settings.account(job.user)}
+        timeout = request.timeout if request.timeout is not None else self.settings.task_timeout
+        if timeout is not None:
+            payload = {**payload, "timeout": timeout}
         attempt = f"{a.job}/{a.kind}{index}/a{task.attempts}-{time.time_ns() % 10**9}"
         future = self.backend.submit(attempt, payload, a.node, priority=0, inputs=inputs)
         grant = Grant(attempt, a.node, future, a.job, a.kind, index)

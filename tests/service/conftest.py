@@ -3,10 +3,15 @@ local Dask cluster, stopped and cleaned up after the test (bounded waits everywh
 
 from __future__ import annotations
 
+import os
+import pwd
+import shutil
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -41,7 +46,7 @@ class LiveService:
         from corescheduler.service.api import create_app
         from corescheduler.service.service import Service
 
-        self.service = Service(Config.from_dict(config), state=state, dask=dask)
+        self.service = Service(Config.from_dict(as_task_user(config)), state=state, dask=dask)
         self.app = create_app(self.service, tokens)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -74,3 +79,29 @@ def live_service() -> Iterator[Any]:
     yield start
     for svc in started:
         svc.stop()
+
+
+#: the account the service tests' tasks run as when the tests run as root (.ci/run creates it):
+#: a root service refuses to run tasks as root ([service] run_as, SPEC §8b)
+TASK_USER = os.environ.get("CORESCHEDULER_TEST_RUN_AS", "corescheduler-task")
+
+
+def as_task_user(config: dict[str, Any]) -> dict[str, Any]:
+    """``config`` with ``[service] run_as`` set to :data:`TASK_USER` when the tests run as root."""
+    if os.geteuid() != 0:
+        return config
+    try:
+        pwd.getpwnam(TASK_USER)
+    except KeyError:
+        pytest.fail(f"the service tests run as root need the OS account {TASK_USER!r} for their tasks "
+                    "(.ci/run creates it: useradd --system corescheduler-task)")
+    return {**config, "service": {"run_as": TASK_USER, **config.get("service", {})}}
+
+
+@pytest.fixture
+def shared_dir() -> Iterator[Path]:
+    """A directory the tests' tasks may write to, whichever account they run as."""
+    path = Path(tempfile.mkdtemp(prefix="corescheduler-test-"))
+    path.chmod(0o1777)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

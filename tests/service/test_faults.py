@@ -17,26 +17,25 @@ import pytest
 pytest.importorskip("distributed")
 httpx = pytest.importorskip("httpx")
 
-from tests.service.conftest import free_port, wait_for  # noqa: E402
+from tests.service.conftest import TASK_USER, free_port, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
 
-def test_a_worker_killed_mid_run_loses_no_task(live_service, tmp_path) -> None:
+def test_a_worker_killed_mid_run_loses_no_task(live_service, shared_dir) -> None:
     live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 2, "map_slots": 2, "reduce_slots": 1},
                          "scheduler": {"task_selector": "locality"}, "service": {"tick": 0.1, "workers": 2}})
-    marks = tmp_path / "runs"
-    marks.mkdir()
+    marks = shared_dir
     script = f"touch {marks}/$$; sleep 2; echo done"
     with httpx.Client(base_url=live.url, timeout=30) as c:
         job = c.post("/api/v1/jobs", json={"maps": [{"command": ["sh", "-c", script]}] * 8}).json()
         assert wait_for(lambda: len(list(marks.iterdir())) >= 4, 30)
         before = {n["name"] for n in c.get("/api/v1/nodes").json()["nodes"]}
         # the worker process behind that address (its nanny restarts it under a new address)
-        # the worker process behind that address: the parent of one of its attempts (setpriv
-        # execs the command, so the command's parent is the worker)
+        # the worker process behind that address: the parent of the launcher that forked one of
+        # its attempts (the command is exec'd in the forked child)
         running = {int(p.name) for p in marks.iterdir()}
-        workers = {_ppid(p) for p in running if os.path.exists(f"/proc/{p}")}
+        workers = {_ppid(_ppid(p)) for p in running if os.path.exists(f"/proc/{p}")}
         pid = sorted(workers)[0]
         os.kill(pid, signal.SIGKILL)
         done = wait_for(lambda: c.get(f"/api/v1/jobs/{job['id']}").json()["state"] == "finished", 90)
@@ -52,18 +51,18 @@ def _ppid(pid: int) -> int:
         return int(f.read().split(")")[-1].split()[1])
 
 
-def test_the_service_killed_and_restarted_loses_no_job_and_runs_none_twice(tmp_path) -> None:
+def test_the_service_killed_and_restarted_loses_no_job_and_runs_none_twice(tmp_path, shared_dir) -> None:
     from distributed import LocalCluster
 
     state = tmp_path / "state"
-    outputs = tmp_path / "out"
-    outputs.mkdir()
+    outputs = shared_dir
     with LocalCluster(n_workers=2, threads_per_worker=2, processes=True, host="127.0.0.1",
                       dashboard_address=None) as cluster:
         port = free_port()
         url = f"http://127.0.0.1:{port}"
         config = tmp_path / "c.toml"
-        config.write_text('[scheduler]\ntask_selector = "locality"\n[service]\ntick = 0.1\n')
+        run_as = f'run_as = "{TASK_USER}"\n' if os.geteuid() == 0 else ""  # a root serve needs it
+        config.write_text(f'[scheduler]\ntask_selector = "locality"\n[service]\ntick = 0.1\n{run_as}')
 
         def serve() -> subprocess.Popen:
             return subprocess.Popen(

@@ -5,7 +5,6 @@ starting."""
 from __future__ import annotations
 
 import os
-import subprocess
 import threading
 import time
 
@@ -71,15 +70,15 @@ def test_a_kill_stops_the_process_and_descendants_that_left_its_group(tmp_path) 
 
 def test_a_kill_that_lands_while_the_attempt_starts_still_stops_it(monkeypatch, tmp_path) -> None:
     started: list[int] = []
-    real = subprocess.Popen
+    real = runner._launch
 
-    def racing_popen(*args, **kwargs):  # the kill arrives between the start and the registration
-        proc = real(*args, **kwargs)
-        started.append(proc.pid)
+    def racing_launch(*args, **kwargs):  # the kill arrives between the start and the registration
+        reply, pid = real(*args, **kwargs)
+        started.append(pid)
         kill_attempt("t-race")
-        return proc
+        return reply, pid
 
-    monkeypatch.setattr(runner.subprocess, "Popen", racing_popen)
+    monkeypatch.setattr(runner, "_launch", racing_launch)
     with pytest.raises(AttemptKilled):
         run_attempt("t-race", {"command": ["sleep", "30"]})
     assert started and _wait(lambda: not _alive(started[0]))
@@ -93,3 +92,23 @@ def test_an_attempt_killed_before_it_starts_never_runs(tmp_path) -> None:
     with pytest.raises(AttemptKilled):
         run_attempt("t-early", {"call": "os:getpid", "isolation": "thread"})
     assert not marker.exists()
+
+
+def test_the_launcher_outlives_the_thread_that_started_it(monkeypatch) -> None:
+    """PR_SET_PDEATHSIG fires when the *thread* that started a process ends: the launcher must
+    not use it, or a worker thread's end would kill every attempt of the worker."""
+    old = runner._LAUNCHER
+    monkeypatch.setattr(runner, "_LAUNCHER", None)
+    try:
+        first = threading.Thread(target=run_attempt, args=("t-thread", {"call": "os:getpid"}))
+        first.start()
+        first.join(30)
+        launcher = runner._LAUNCHER[0]
+        time.sleep(0.2)
+        assert launcher.poll() is None, "the launcher died with the thread that started it"
+        assert run_attempt("t-after", {"command": ["true"]}) == {"returncode": 0, "stdout": ""}
+        assert runner._LAUNCHER[0] is launcher
+    finally:
+        runner._LAUNCHER[1].close()
+        runner._LAUNCHER[0].wait(10)
+        monkeypatch.setattr(runner, "_LAUNCHER", old)

@@ -67,14 +67,13 @@ def test_the_core_sees_each_map_output_where_dask_holds_it(live_service) -> None
         assert c.get(f"/api/v1/jobs/{job['id']}/result").json()["result"] == [600_000]
 
 
-def test_a_map_output_lost_with_its_worker_is_made_again(live_service, tmp_path) -> None:
+def test_a_map_output_lost_with_its_worker_is_made_again(live_service, shared_dir) -> None:
     live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 2, "map_slots": 2, "reduce_slots": 1},
                          "scheduler": {"task_selector": "locality"}, "service": {"tick": 0.1, "workers": 2}})
-    marks = tmp_path / "runs"
-    marks.mkdir()
+    marks = shared_dir
     with httpx.Client(base_url=live.url, timeout=30) as c:
         a, b = sorted(n["name"] for n in c.get("/api/v1/nodes").json()["nodes"])
-        quick = f"echo $PPID > {marks}/quick-$$.pid; echo quick"  # its parent is the worker (setpriv execs)
+        quick = f"echo $PPID > {marks}/quick-$$.pid; echo quick"  # its parent: the worker's launcher
         slow = f"touch {marks}/slow-$$; sleep 4; echo slow"
         job = c.post("/api/v1/jobs", json={
             "maps": [{"command": ["sh", "-c", quick], "input_nodes": [a]},
@@ -83,7 +82,9 @@ def test_a_map_output_lost_with_its_worker_is_made_again(live_service, tmp_path)
         assert wait_for(lambda: list(marks.glob("quick-*.pid")) and list(marks.glob("slow-*")), 30)
         assert wait_for(lambda: any(t["kind"] == "map" and t["idx"] == 0 and t["state"] == "complete"
                                      for t in live.service.store.tasks(job["id"])), 30)
-        worker_pid = int(next(marks.glob("quick-*.pid")).read_text())
+        launcher = int(next(marks.glob("quick-*.pid")).read_text())
+        with open(f"/proc/{launcher}/stat") as f:  # the launcher's parent is the worker
+            worker_pid = int(f.read().rsplit(")", 1)[1].split()[1])
         os.kill(worker_pid, signal.SIGKILL)  # map 0's result dies with its worker, before the reduce ran
         final = _finished(c, job["id"])
         assert final["state"] == "finished", final
