@@ -194,7 +194,7 @@ class ResourceScheduler:
         if problem is not None:
             self.tree.remove_empty_dynamic()
             raise owner.rejected(problem)
-        job.pool = leaf.name
+        job._pool = leaf.name
         job.queue = leaf.name
         maximum = leaf.sched.max_share
         spec = job.spec
@@ -875,7 +875,7 @@ class ResourceScheduler:
         task.attempts += 1
         owner._launch_seq += 1
         task.launch_seq = owner._launch_seq
-        node.running[kind] = node.running.get(kind, 0) + 1
+        node._running[kind] = node._running.get(kind, 0) + 1
         node.tasks[task.id] = task
         node.used = node.used + size
         job.usage = job.usage + size
@@ -1180,7 +1180,7 @@ class ResourceScheduler:
         size = task.resources or _NONE
         if node is not None:
             node.used = node.used - size
-            node.running[task.kind] = node.running.get(task.kind, 1) - 1
+            node._running[task.kind] = node._running.get(task.kind, 1) - 1
             node.tasks.pop(task.id, None)
             if task.phase == "compute":
                 node.computing -= 1

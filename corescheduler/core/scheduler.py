@@ -540,7 +540,7 @@ class Scheduler:
             self._reposition(new.sched[kind], job.running[kind])
         del old.jobs[job_id]
         new.jobs[job_id] = job
-        job.pool = pool_name
+        job._pool = pool_name
         self.update(now)
 
     @_plugin_errors
@@ -630,7 +630,7 @@ class Scheduler:
         order = sorted(self.jobs.values(), key=lambda j: (PRIORITY_RANK[j.priority], j.submit_time, j.id))
         newly_done = []
         for job in order:
-            user, pool = job.user, job.pool
+            user, pool = job.user, job._pool
             u = user_count.get(user, 0)
             p = pool_count.get(pool, 0)
             ulim = user_limit.get(user)
@@ -641,7 +641,7 @@ class Scheduler:
                 plim = pool_limit[pool] = allocs.pool_max_jobs(pool)
             if u < ulim and p < plim:
                 user_count[job.user] = u + 1
-                pool_count[job.pool] = p + 1
+                pool_count[job._pool] = p + 1
                 job.runnable = True
                 if not job.initialized:
                     job._initialize(self._rack_of)
@@ -811,7 +811,7 @@ class Scheduler:
                         else:
                             ok = can_assign(node, kind, ld)
                             if ok is None:
-                                ok = node.running[kind] < node.slots[kind]
+                                ok = node._running[kind] < node.slots[kind]
                             elif ok is not True and ok is not False:
                                 ok = answers.flag(self._who("LoadManager"), "cs_can_assign", ok)
                             if not ok:
@@ -825,7 +825,7 @@ class Scheduler:
                 else:
                     chosen = next_kind(node) if next_kind is not None else None
                     if chosen is None:
-                        kind = MAP if node.running[MAP] <= node.running[REDUCE] else REDUCE
+                        kind = MAP if node._running[MAP] <= node._running[REDUCE] else REDUCE
                     elif chosen == MAP or chosen == REDUCE:
                         kind = chosen
                     else:
@@ -931,7 +931,7 @@ class Scheduler:
         if self.pending_work(REDUCE) > 0 and caps[REDUCE] > 0:
             ok = can_assign(node, REDUCE, ld)
             if ok is None:
-                ok = node.running[REDUCE] < node.slots[REDUCE]
+                ok = node._running[REDUCE] < node.slots[REDUCE]
             elif ok is not True and ok is not False:
                 ok = answers.flag(self._who("LoadManager"), "cs_can_assign", ok)
             if ok:
@@ -942,7 +942,7 @@ class Scheduler:
         else:
             open_ = can_assign(node, MAP, ld)
             if open_ is None:
-                open_ = node.running[MAP] < node.slots[MAP]
+                open_ = node._running[MAP] < node.slots[MAP]
             elif open_ is not True and open_ is not False:
                 open_ = answers.flag(self._who("LoadManager"), "cs_can_assign", open_)
         job_order = self._job_order
@@ -1081,14 +1081,14 @@ class Scheduler:
         in its pool's heartbeat order: there, at its current key, while it has a
         task a heartbeat could launch (:func:`_offerable`); else out of it."""
         js = job.sched[kind]
-        order = self._job_order[job.pool][kind]
+        order = self._job_order[job._pool][kind]
         was = js._ordered
         if was:
             order.remove(js)
             js._ordered = False  # until it is back in (a failing order key leaves it out, flagged so)
         js.running += delta
         if _offerable(job, kind):
-            policy = self._pool_policy[job.pool]
+            policy = self._pool_policy[job._pool]
             key = js._key = policy.order_key(js)
             if key is None:
                 self._order_key(policy, js)  # the error
@@ -1103,7 +1103,7 @@ class Scheduler:
     def _job_running(self, job: Job, kind: str, delta: int) -> None:
         job.running[kind] += delta
         self._place(job, kind, delta)
-        self._reposition(self.pools[job.pool].sched[kind], delta)
+        self._reposition(self.pools[job._pool].sched[kind], delta)
         self._load[kind].running += delta
 
     def _launch(self, task: Task, node: Node, now: float, locality: str | None) -> None:
@@ -1115,7 +1115,7 @@ class Scheduler:
         task.attempts += 1
         self._launch_seq += 1
         task.launch_seq = self._launch_seq
-        node.running[kind] += 1
+        node._running[kind] += 1
         node.tasks[task.id] = task
         if kind == REDUCE:
             task.phase = "copy"
@@ -1149,7 +1149,7 @@ class Scheduler:
             raise SchedulerStateError(f"task {task_id} is not running")
         node = self.cluster.nodes[task.node]  # type: ignore[index]
         self._changes += 1
-        node.running[task.kind] -= 1
+        node._running[task.kind] -= 1
         if task.phase == "compute":
             node.computing -= 1
         task.phase = None
@@ -1276,12 +1276,12 @@ class Scheduler:
         if self._rs is not None:
             self._rs.finish_job(job, now)  # its AM ends, it leaves its queue, waiting apps may run
         else:
-            pool = self.pools[job.pool]
+            pool = self.pools[job._pool]
             self._map_version += 1
             for kind in KINDS:
                 js = job.sched[kind]
                 if js._ordered:
-                    self._job_order[job.pool][kind].remove(js)
+                    self._job_order[job._pool][kind].remove(js)
                     js._ordered = False
                     self._reposition(pool.sched[kind], 0)
                 job.sched[kind].demand = 0
