@@ -97,7 +97,7 @@ def _real(value: Any) -> float | None:
     try:
         return float(value)
     except OverflowError:
-        return math.inf if value > 0 else -math.inf
+        return math.inf if int(value) > 0 else -math.inf  # an int beyond a float's range
 
 
 # ------------------------------------------------------------------ flags
@@ -156,7 +156,7 @@ def assign_limit(who: Who, value: Any) -> int:
     if number is None or number != number:
         raise refuse(who, "cs_assign_limit", value, "None or a number of tasks")
     if math.isfinite(number):
-        return math.ceil(value) if isinstance(value, numbers.Integral) else math.ceil(number)
+        return int(value) if isinstance(value, numbers.Integral) else math.ceil(number)
     return 2**62 if number > 0 else -(2**62)
 
 
@@ -231,11 +231,9 @@ def shares_many(who: Who, value: Any, groups: int) -> list[Any]:
     return list(value)
 
 
-def order_key(who: Who, value: Any) -> Any:
-    """``cs_order_key``: any key but None (keys of one policy must compare)."""
-    if value is None:
-        raise refuse(who, "cs_order_key", value, "a sort key (a tuple) for every schedulable")
-    return value
+def no_key(who: Who) -> PluginAnswerError:
+    """``cs_order_key`` answered None (any other key is taken; keys of one policy must compare)."""
+    return refuse(who, "cs_order_key", None, "a sort key (a tuple) for every schedulable")
 
 
 def incomparable(who: Who, exc: TypeError) -> PluginAnswerError:

@@ -513,9 +513,8 @@ class ResourceScheduler:
         """Raise the error for policy ``policy``'s order key: None, or keys that do not compare."""
         who = self.owner.plugins.who("SharePolicy", policy)
         if exc is None:
-            answers.order_key(who, None)
-        else:
-            raise answers.incomparable(who, exc) from exc  # type: ignore[arg-type]
+            raise answers.no_key(who)
+        raise answers.incomparable(who, exc) from exc
 
     def _key_fn(self, q: Queue) -> Any:
         """The queue's policy's order key (``cs_order_key``), remembered per policy name."""

@@ -692,7 +692,7 @@ class Scheduler:
             runnable = [js for js in job_scheds if _offerable(js.owner, kind)]
             keys = [policy.order_key(js) for js in runnable]  # before touching the order
             if None in keys:
-                self._order_key(policy, runnable[keys.index(None)])  # the error
+                raise self._key_error(policy, None)
             order = self._job_order[pool.name][kind]
             for js in order:
                 js._ordered = False
@@ -703,7 +703,7 @@ class Scheduler:
             self._sorted(order, runnable, policy)
         keys = [root.order_key(ps) for ps in pool_scheds]
         if None in keys:
-            self._order_key(root, pool_scheds[keys.index(None)])  # the error
+            raise self._key_error(root, None)
         order = self._pool_order[kind]
         order.clear()
         offering = []
@@ -743,8 +743,13 @@ class Scheduler:
         """``policy``'s order key for ``s``, which must not be None."""
         key = policy.order_key(s)
         if key is None:
-            answers.order_key(self.plugins.who("SharePolicy", policy.name), key)
+            raise self._key_error(policy, None)
         return key
+
+    def _key_error(self, policy: SharePolicyCallers, exc: TypeError | None) -> CoreSchedulerError:
+        """The error for ``policy``'s order keys: None (``exc`` None), or keys that do not compare."""
+        who = self.plugins.who("SharePolicy", policy.name)
+        return answers.no_key(who) if exc is None else _chained(answers.incomparable(who, exc), exc)
 
     def _sorted(self, order: KeyedOrder, items: list[Schedulable], policy: SharePolicyCallers) -> None:
         """``order.update(items)``; keys that do not compare are the policy's error."""
@@ -754,14 +759,7 @@ class Scheduler:
             order.clear()
             for s in items:
                 s._ordered = False
-            raise _chained(answers.incomparable(self.plugins.who("SharePolicy", policy.name), exc), exc) from exc
-
-    def _insert(self, order: KeyedOrder, item: Schedulable, policy: SharePolicyCallers) -> None:
-        """``order.add(item)``; keys that do not compare are the policy's error."""
-        try:
-            order.add(item)
-        except TypeError as exc:
-            raise _chained(answers.incomparable(self.plugins.who("SharePolicy", policy.name), exc), exc) from exc
+            raise self._key_error(policy, exc) from exc
 
     def _who(self, point: str) -> answers.Who:
         """The plugin configured at ``point`` (LoadManager, TaskSelector, VictimSelector)."""
@@ -944,7 +942,7 @@ class Scheduler:
             if open_ is None:
                 open_ = node._running[MAP] < node.slots[MAP]
             elif open_ is not True and open_ is not False:
-                open_ = answers.flag(self._who("LoadManager"), "cs_can_assign", open_)
+                open_ = answers.flag(self._who("LoadManager"), "cs_can_assign", open_) is True
         job_order = self._job_order
         for ps in self._pool_order[MAP]:
             order = job_order[ps.name][MAP]
@@ -1067,11 +1065,11 @@ class Scheduler:
         if self._job_order[s.name][s.kind]:
             key = s._key = self.root_policy.order_key(s)
             if key is None:
-                self._order_key(self.root_policy, s)  # the error
+                raise self._key_error(self.root_policy, None)
             try:
                 order.add(s)
-            except TypeError:
-                self._insert(order, s, self.root_policy)  # the error, naming the policy
+            except TypeError as exc:  # keys that do not compare: the policy's error
+                raise self._key_error(self.root_policy, exc) from exc
             s._ordered = True
         if s.kind == MAP and (s._ordered != was or (s.running >= s.max_share) != capped):
             self._map_version += 1  # the jobs a heartbeat walks for maps may have changed
@@ -1091,11 +1089,11 @@ class Scheduler:
             policy = self._pool_policy[job._pool]
             key = js._key = policy.order_key(js)
             if key is None:
-                self._order_key(policy, js)  # the error
+                raise self._key_error(policy, None)
             try:
                 order.add(js)
-            except TypeError:
-                self._insert(order, js, policy)  # the error, naming the policy
+            except TypeError as exc:  # keys that do not compare: the policy's error
+                raise self._key_error(policy, exc) from exc
             js._ordered = True
         if kind == MAP and js._ordered != was:
             self._map_version += 1
