@@ -94,10 +94,11 @@ def _real(value: Any) -> float | None:
         return value  # type: ignore[no-any-return]
     if kind is bool or _numpy_bool(value) or not isinstance(value, numbers.Real):
         return None
+    number: Any = value
     try:
-        return float(value)
-    except OverflowError:
-        return math.inf if int(value) > 0 else -math.inf  # an int beyond a float's range
+        return float(number)
+    except OverflowError:  # an int (or a Fraction) beyond a float's range
+        return math.inf if number > 0 else -math.inf
 
 
 # ------------------------------------------------------------------ flags
