@@ -115,6 +115,25 @@ class SchedulerStateError(CoreSchedulerError):
     task or node) or asks for something its state does not allow."""
 
 
+class PluginAnswerError(PluginError, SchedulerStateError):
+    """A plugin's hook returned an answer the scheduler cannot use (a share
+    that is NaN, a weight that is a string, ``"banana"`` for a slot kind…).
+
+    The message reads ``SharePolicy plugin 'mine' (dist[mine]): cs_compute_shares
+    returned [-5.0]; expected one finite share ≥ 0 (or None) per schedulable``.
+    :mod:`corescheduler.hook_answers` checks every hook's answer where it enters
+    the scheduler and raises this.  It is also a :class:`SchedulerStateError`,
+    which is what such answers raised before they named the plugin.
+    """
+
+    def __init__(self, point: str, plugin: str, origin: str, hook: str, value: str, expected: str) -> None:
+        self.point = point
+        self.plugin = plugin
+        self.origin = origin
+        self.hook = hook
+        super().__init__(f"{point} plugin '{plugin}' ({origin}): {hook} returned {value}; expected {expected}")
+
+
 class ResourceParseError(CoreSchedulerError, ValueError):
     """A resource string (``"1024 mb, 2 vcores"``, ``"50%"``, ``"memory-mb=1024, vcores=2"``)
     is malformed; the message is YARN's (``FairSchedulerConfiguration.parseResourceConfigValue``:

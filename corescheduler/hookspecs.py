@@ -33,7 +33,15 @@ return values are ignored.
 Hooks are listed in the order they run: job placement, the periodic update,
 a heartbeat's assignment, preemption, then notifications.  The objects
 handed to hooks are the scheduler's own (:mod:`corescheduler.core.model`): read
-them, do not change them.
+them, do not change them (``node.running`` and ``job.pool`` refuse a write).
+
+Every answer is checked where it enters the scheduler, in both modes
+(:mod:`corescheduler.hook_answers`): an answer a hook may not give (``"no"``
+for a flag, a NaN or negative share, a weight that is a string or a bool,
+``"banana"`` for a slot kind) is a
+:class:`~corescheduler.errors.PluginAnswerError` naming the plugin, the hook,
+the value and what was expected; ``sys.exit()`` in a hook is a
+:class:`~corescheduler.errors.PluginExecutionError`.
 """
 
 from __future__ import annotations
@@ -155,7 +163,8 @@ def cs_adjust_weight(job: Job, kind: str, weight: float, now: float) -> float | 
     :param weight: the weight so far: the priority factor (NORMAL 1, each
         level ×2) for the first adjuster, the previous adjuster's result after.
     :param now: the scheduler clock, seconds.
-    :return: the new weight, a finite number ≥ 0.  ``None`` keeps ``weight``.
+    :return: the new weight, a finite real number ≥ 0 (an int or a float; not
+        a bool or a string).  ``None`` keeps ``weight``.
 
     **Chained:** each adjuster receives the previous one's result; the last
     result is the job's weight (Hadoop's WeightAdjuster).
@@ -179,8 +188,8 @@ def cs_can_assign(node: Node, kind: str, load: ClusterLoad) -> bool | None:
     :param load: cluster totals for ``kind``: demanded tasks of runnable jobs,
         running tasks and slots.
     :return: ``True`` to allow, ``False`` to stop assigning tasks of this kind
-        on this heartbeat.  ``None`` (or no load manager) means the node's
-        slot count decides.
+        on this heartbeat (exactly a bool: ``"no"`` or ``0`` is refused).
+        ``None`` (or no load manager) means the node's slot count decides.
 
     **First non-None result wins.**
     """
@@ -256,7 +265,8 @@ def cs_node_capacity(node: Node, kind: str) -> int | None:
     Called by engines (the simulator) to know which nodes could take a task,
     so that they spend no heartbeats on full nodes; and by reports.
 
-    :return: a count ≥ 0; ``None`` means ``node.slots[kind]``.
+    :return: a whole number ≥ 0 (``2`` or ``2.0``; not ``2.5``, ``"2"`` or
+        ``True``); ``None`` means ``node.slots[kind]``.
 
     **First non-None result wins.**
     """
@@ -391,9 +401,10 @@ def cs_compute_shares(
     (``[simulation] reuse_quiet_updates``).  Time-driven behaviour belongs in
     :func:`cs_plan_preemption` or a WeightAdjuster.
 
-    :return: one share per schedulable, in order (``None`` = not applicable,
-        shown as n/a, as for jobs in a FIFO pool); ``None`` for "not my
-        policy".
+    :return: a list (or tuple) of one share per schedulable, in order: slot
+        mode a finite real number ≥ 0, resource mode Resources with no
+        negative amount, or ``None`` = not applicable, shown as n/a, as for
+        jobs in a FIFO pool; ``None`` for "not my policy".
 
     **First non-None result wins** (only the named policy is asked).
     """
@@ -436,7 +447,8 @@ def cs_order_key(schedulable: Schedulable) -> Any:
     one policy must be mutually comparable and should end with a unique
     tie-breaker (the ``name``) so that the order is deterministic.
 
-    :return: a comparable key (a tuple); ``None`` for "not my policy".
+    :return: a comparable key (a tuple); keys of one policy must compare with
+        each other.  ``None`` is refused (only the named policy is asked).
 
     **First non-None result wins** (only the named policy is asked).
     """
@@ -471,8 +483,9 @@ def cs_next_kind(node: Node) -> str | None:
     Scheduler's ``assignTasks`` tries reduces first only when the node has
     more free reduce slots than free map slots.
 
-    :return: ``"map"`` or ``"reduce"``; ``None``: the core's rule (Hadoop's
-        fair scheduler: maps while the node runs no more maps than reduces).
+    :return: ``"map"`` or ``"reduce"`` (anything else is refused); ``None``:
+        the core's rule (Hadoop's fair scheduler: maps while the node runs no
+        more maps than reduces).
 
     **First non-None result wins** (only the root policy is asked).
     """

@@ -38,10 +38,11 @@ from typing import Any
 import pluggy
 from attrs import field, frozen
 
-from corescheduler import hookspecs
+from corescheduler import hook_answers, hookspecs
 from corescheduler.config import Config
 from corescheduler.errors import (
     ConfigError,
+    PluginError,
     PluginExecutionError,
     PluginLoadError,
     SettingsError,
@@ -181,7 +182,7 @@ def load_plugin(info: PluginInfo) -> Any:
     """Import the entry point's target; failures name ``dist[entry]``."""
     try:
         return info.entry_point.load()
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # a module that calls sys.exit() on import too
         raise PluginLoadError(
             f"plugin {info.origin}: cannot load {info.value!r}: {type(exc).__name__}: {exc}"
         ) from exc
@@ -296,7 +297,9 @@ def _guard(point: str, name: str, origin: str, fn: Callable[..., Any]) -> Callab
     def call(*args: Any) -> Any:
         try:
             return fn(*args)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # sys.exit() in a hook is a plugin error too
+            if isinstance(exc, PluginError):
+                raise
             raise PluginExecutionError(point, name, origin, exc) from exc
 
     call.__wrapped__ = fn  # type: ignore[attr-defined]
@@ -346,22 +349,58 @@ class PluginSet:
 
         sc = config.scheduler
         self.resolvers = [self._caller("PoolResolver", n, "pool_resolver") for n in sc.pool_resolver]
+        #: the resolvers' names, in the order of :attr:`resolvers`
+        self.resolver_names: list[str] = list(sc.pool_resolver)
         self.known_pools = [
             fn for n in sc.pool_resolver if (fn := self.optional("PoolResolver", n, "cs_known_pools")) is not None
         ]
+        #: the names of the resolvers that implement ``cs_known_pools``, in the order of :attr:`known_pools`
+        self.known_pool_names = [n for n in sc.pool_resolver if "cs_known_pools" in self._impls[n]]
         self.weight_adjusters = [self._caller("WeightAdjuster", n, "weight_adjusters") for n in sc.weight_adjusters]
+        #: the adjusters' names, in the order of :attr:`weight_adjusters`
+        self.weight_adjuster_names: list[str] = list(sc.weight_adjusters)
         self.can_assign = self._caller("LoadManager", sc.load_manager, "load_manager")
         self.can_launch = self.optional("LoadManager", sc.load_manager, "cs_can_launch")
         self.fits = self.optional("LoadManager", sc.load_manager, "cs_fits")
         self.can_compute = self.optional("LoadManager", sc.load_manager, "cs_can_compute")
         self.node_capacity = self.optional("LoadManager", sc.load_manager, "cs_node_capacity")
         self.select_task = self._caller("TaskSelector", sc.task_selector, "task_selector")
-        self.wants_idle_heartbeat = self.optional("TaskSelector", sc.task_selector, "cs_wants_idle_heartbeat")
+        self.wants_idle_heartbeat = self._checked_flag(
+            "TaskSelector", sc.task_selector, "cs_wants_idle_heartbeat",
+            self.optional("TaskSelector", sc.task_selector, "cs_wants_idle_heartbeat"),
+        )
         self.select_victims = self._caller("VictimSelector", sc.victim_selector, "victim_selector")
         self.root_policy = self.share_policy(sc.share_policy, key="share_policy")
         for name in sc.listeners:
             self.ensure(name, "Listener", "listeners")
         self._build_notifications()
+
+    # ------------------------------------------------------------------ answers
+    def who(self, point: str, name: str) -> hook_answers.Who:
+        """The plugin ``name`` at ``point`` as :mod:`corescheduler.hook_answers` names it."""
+        return point, name, self.origins.get(name, f"<unknown>[{name}]")
+
+    def _checked_flag(self, point: str, name: str, hook: str, fn: Callable[..., Any] | None) -> Any:
+        """``fn`` (a hook an engine calls directly, outside the scheduler's methods) with its
+        answer checked as a flag and its errors named (``sys.exit()`` too)."""
+        if fn is None:
+            return None
+        who = self.who(point, name)
+        flag = hook_answers.flag
+
+        def call(*args: Any) -> Any:
+            try:
+                answer = fn(*args)
+            except (Exception, SystemExit) as exc:
+                if isinstance(exc, PluginError):
+                    raise
+                raise PluginExecutionError(*who, exc) from exc
+            if answer is None or answer is True or answer is False:
+                return answer
+            return flag(who, hook, answer)
+
+        call.__wrapped__ = fn  # type: ignore[attr-defined]
+        return call
 
     # ------------------------------------------------------------------ loading
     def _where(self, key: str) -> str:
@@ -408,7 +447,7 @@ class PluginSet:
         except ConfigError as exc:
             loc = self.config.locate("plugins", name)
             raise ConfigError([f"{loc}: {p}" for p in exc.problems]) from exc
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             raise PluginLoadError(f"plugin {origin}: failed to start: {type(exc).__name__}: {exc}") from exc
         try:
             self.pm.register(obj, name=name)

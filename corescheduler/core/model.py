@@ -21,6 +21,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, cast
 
 from corescheduler.core.javamath import ceil_float_times
@@ -214,13 +215,14 @@ class Node:
     containers preempted on this node were freed for, with how much."""
 
     __slots__ = (
+        "_running",
+        "_running_view",
         "capacity",
         "computing",
         "name",
         "preempted_for",
         "rack",
         "reserved",
-        "running",
         "slots",
         "tasks",
         "used",
@@ -242,7 +244,9 @@ class Node:
         self.name = name
         self.rack = rack
         self.slots = slots
-        self.running: dict[str, int] = {MAP: 0, REDUCE: 0} if running is None else running
+        #: the scheduler's count; plugins read :attr:`running`, a read-only view of it
+        self._running: dict[str, int] = {MAP: 0, REDUCE: 0} if running is None else running
+        self._running_view: Mapping[str, int] = MappingProxyType(self._running)
         self.tasks: dict[str, Task] = {} if tasks is None else tasks
         self.computing = computing
         self.capacity = capacity
@@ -258,8 +262,14 @@ class Node:
         """Resource mode: capacity not used by running containers (YARN ``getUnallocatedResource``)."""
         return (self.capacity or Resources()) - self.used
 
+    @property
+    def running(self) -> Mapping[str, int]:
+        """Tasks of each kind running on the node, a read-only view: only the scheduler
+        counts them (a plugin that writes it fails, named, instead of corrupting the run)."""
+        return self._running_view
+
     def free(self, kind: str) -> int:
-        return self.slots[kind] - self.running[kind]
+        return self.slots[kind] - self._running[kind]
 
 
 class Task:
@@ -374,6 +384,7 @@ class Job:
         "_located_maps",
         "_node_heaps",
         "_pending_resources",
+        "_pool",
         "_rack_heaps",
         "all_maps_located",
         "am_running",
@@ -385,7 +396,6 @@ class Job:
         "initialized",
         "map_outputs",
         "pending",
-        "pool",
         "priority",
         "queue",
         "reduce_slowstart",
@@ -422,7 +432,7 @@ class Job:
     ) -> None:
         self.id = id
         self.spec = spec
-        self.pool = pool
+        self._pool = pool
         self.user = user
         self.priority = priority
         self.submit_time = submit_time
@@ -471,6 +481,13 @@ class Job:
 
     def __repr__(self) -> str:
         return _fields_repr(self, "Job", _JOB_REPR)
+
+    @property
+    def pool(self) -> str:
+        """The pool (resource mode: leaf queue) the job is in, read-only: the scheduler
+        places and moves jobs (a plugin that writes it fails, named, instead of
+        corrupting the run)."""
+        return self._pool
 
     # ------------------------------------------------------------------ queries
     @property

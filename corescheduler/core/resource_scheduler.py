@@ -52,9 +52,11 @@ import heapq
 import math
 from collections.abc import Iterable, Mapping
 from itertools import chain
+from operator import attrgetter
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from corescheduler import hook_answers as answers
 from corescheduler.core.model import (
     MAP,
     PENDING,
@@ -94,7 +96,11 @@ def _user(job: Job) -> str:
     return job.user if job.user is not None else "default"
 _NONE = Resources()
 #: what a share policy may answer for one schedulable
-_SHARE_TYPES = {Resources, type(None)}
+_NONE_TYPE = type(None)
+_SHARE_TYPES = {Resources, _NONE_TYPE}
+_MEMORY = attrgetter("memory")
+_VCORES = attrgetter("vcores")
+_EXTRAS = attrgetter("extras")
 
 
 class _Reserved:
@@ -188,7 +194,7 @@ class ResourceScheduler:
         if problem is not None:
             self.tree.remove_empty_dynamic()
             raise owner.rejected(problem)
-        job.pool = leaf.name
+        job._pool = leaf.name
         job.queue = leaf.name
         maximum = leaf.sched.max_share
         spec = job.spec
@@ -428,6 +434,8 @@ class ResourceScheduler:
                         js._ordered = False
                         if has_pending(job):
                             k = key(js)
+                            if k is None:
+                                self._bad_key(q.policy, None)
                             if k != js._key:
                                 js._key = k
                             js._ordered = True
@@ -437,12 +445,20 @@ class ResourceScheduler:
                         cs._ordered = False
                         if cs.owner.order:
                             k = key(cs)
+                            if k is None:
+                                self._bad_key(q.policy, None)
                             if k != cs._key:
                                 cs._key = k
                             cs._ordered = True
                             items.append(cs)
                 if items:
-                    q.order.update(items)
+                    try:
+                        q.order.update(items)
+                    except TypeError as exc:
+                        q.order.clear()
+                        for item in items:
+                            item._ordered = False
+                        self._bad_key(q.policy, exc)
 
     def _reposition(self, job: Job, leaf: Queue | None = None) -> None:
         """After the app's usage or pending asks changed: its place in its leaf's order,
@@ -460,8 +476,13 @@ class ResourceScheduler:
             js._ordered = False
         js.running = job.usage
         if job.runnable and not job.is_finished and self._has_pending(job) and job in leaf.runnable_apps:
-            js._key = (key_fns.get(leaf.policy) or self._key_fn(leaf))(js)
-            leaf.order.add(js)
+            key = js._key = (key_fns.get(leaf.policy) or self._key_fn(leaf))(js)
+            if key is None:
+                self._bad_key(leaf.policy, None)
+            try:
+                leaf.order.add(js)
+            except TypeError as exc:
+                self._bad_key(leaf.policy, exc)
             js._ordered = True
         q = leaf
         parent = q.parent
@@ -471,8 +492,13 @@ class ResourceScheduler:
                 parent.order.remove(s)
                 s._ordered = False
             if q.order:
-                s._key = (key_fns.get(parent.policy) or self._key_fn(parent))(s)
-                parent.order.add(s)
+                key = s._key = (key_fns.get(parent.policy) or self._key_fn(parent))(s)
+                if key is None:
+                    self._bad_key(parent.policy, None)
+                try:
+                    parent.order.add(s)
+                except TypeError as exc:
+                    self._bad_key(parent.policy, exc)
                 s._ordered = True
             q = parent
             parent = q.parent
@@ -482,6 +508,13 @@ class ResourceScheduler:
         if q.policy not in self._admit_fns:
             self._admit_fns[q.policy] = self.owner.plugins.share_policy(q.policy).admit_job
         return self._admit_fns[q.policy]
+
+    def _bad_key(self, policy: str, exc: TypeError | None) -> None:
+        """Raise the error for policy ``policy``'s order key: None, or keys that do not compare."""
+        who = self.owner.plugins.who("SharePolicy", policy)
+        if exc is None:
+            raise answers.no_key(who)
+        raise answers.incomparable(who, exc) from exc
 
     def _key_fn(self, q: Queue) -> Any:
         """The queue's policy's order key (``cs_order_key``), remembered per policy name."""
@@ -551,14 +584,13 @@ class ResourceScheduler:
                         js.active = job.runnable
                         weight = PRIORITY_WEIGHT[job.priority]
                         if adjusters:
-                            for adjust in adjusters:  # chained: only the last answer must be a weight
+                            for adjust in adjusters:  # chained: each answer is checked (hook_answers)
                                 result = adjust(job, RESOURCES, weight, now)
                                 if result is not None:
-                                    weight = float(result)
-                            if not (weight >= 0 and math.isfinite(weight)):
-                                raise SchedulerStateError(
-                                    f"job {job.id}: weight adjusters gave {weight}, expected ≥ 0"
-                                )
+                                    if type(result) is float and 0.0 <= result <= answers.MAX_FLOAT:
+                                        weight = result
+                                    else:
+                                        weight = self.owner._weight(adjust, result)
                         js.weight = weight
                 else:
                     for c in q.child_scheds:
@@ -634,23 +666,27 @@ class ResourceScheduler:
             for name, groups in batches.items():
                 policy = plugins.share_policy(name)
                 results = None
+                hook = "cs_compute_shares"
                 if policy.compute_shares_many is not None and len(groups) > 1:
                     results = policy.compute_shares_many(groups, RESOURCES, steady)
-                    if results is not None and len(results) != len(groups):
-                        raise SchedulerStateError(
-                            f"share policy {name!r}: cs_compute_shares_many returned {len(results)} results "
-                            f"for {len(groups)} groups; expected one list of shares each"
-                        )
+                    if results is not None:
+                        hook = "cs_compute_shares_many"
+                        results = answers.shares_many(plugins.who("SharePolicy", name), results, len(groups))
                 if results is None:
                     results = [policy.compute_shares(sc, total, RESOURCES, steady) for sc, total in groups]
                 flat_scheds = []
                 for (scheds, _), shares in zip(groups, results):
-                    if shares is None or len(shares) != len(scheds):
-                        self._check(shares, scheds, name)
+                    if type(shares) is not list or len(shares) != len(scheds):
+                        answers.resource_shares(plugins.who("SharePolicy", name), hook, shares, len(scheds))
                     flat_scheds += scheds
                 flat = list(chain.from_iterable(results))
-                if not set(map(type, flat)) <= _SHARE_TYPES:
-                    self._check(flat, flat_scheds, name)
+                types = set(map(type, flat))
+                given = [s for s in flat if s is not None] if _NONE_TYPE in types else flat
+                if not types <= _SHARE_TYPES or (given and (
+                    min(map(_MEMORY, given)) < 0 or min(map(_VCORES, given)) < 0 or any(map(_EXTRAS, given))
+                )):
+                    for (scheds, _), shares in zip(groups, results):  # the error, or extras that are fine
+                        answers.resource_shares(plugins.who("SharePolicy", name), hook, shares, len(scheds))
                 if steady:
                     for s, share in zip(flat_scheds, flat):
                         s.steady_share = share if share is not None else _NONE
@@ -662,19 +698,6 @@ class ResourceScheduler:
         """``recomputeSteadyShares``: every queue counts, active or not."""
         self.tree.root.sched.steady_share = self.cluster_total
         self._shares(steady=True)
-
-    @staticmethod
-    def _check(shares: Any, scheds: list[Schedulable], policy: str) -> None:
-        if shares is None or len(shares) != len(scheds):
-            raise SchedulerStateError(
-                f"share policy {policy!r} returned {shares!r} for {len(scheds)} schedulables in resource mode; "
-                "expected one Resources each (does it support [scheduler] mode = \"resources\"?)"
-            )
-        for share in shares:
-            if share is not None and not isinstance(share, Resources):
-                raise SchedulerStateError(
-                    f"share policy {policy!r} returned {share!r} in resource mode; expected Resources or None"
-                )
 
     # ================================================================== heartbeat
     def heartbeat(self, node: Node, now: float) -> list[Assignment]:
@@ -731,11 +754,14 @@ class ResourceScheduler:
             for js in list(q.order):
                 job = js.owner
                 verdict = admit(job, RESOURCES, now)
-                if verdict is False:
-                    deferred.append(job)
-                    continue
-                if isinstance(verdict, Rejection):
-                    continue
+                if verdict is not None and verdict is not True:
+                    if verdict is not False and not isinstance(verdict, Rejection):
+                        verdict = answers.admit(self.owner.plugins.who("SharePolicy", q.policy), verdict)
+                    if verdict is False:
+                        deferred.append(job)
+                        continue
+                    if verdict is not True:  # a Rejection
+                        continue
                 result = self._assign_app(q, job, node, now, out)
                 if result is not None:
                     return result
@@ -771,10 +797,8 @@ class ResourceScheduler:
                 continue
             task = select(job, node, kind, now)
             if task is not None:
-                if task.job is not job or task.kind != kind or task.state != PENDING:
-                    raise SchedulerStateError(
-                        f"TaskSelector returned {task.id} ({task.state}), expected a pending {kind} of {job.id}"
-                    )
+                if type(task) is not Task or task.job is not job or task.kind != kind or task.state != PENDING:
+                    return self.owner._check_selected(task, job, kind)
                 return task
         return None
 
@@ -827,6 +851,8 @@ class ResourceScheduler:
         answer = fits(node, task, size) if fits is not None else None
         if answer is None:
             answer = node.used.fits_with(size, node.capacity)
+        elif answer is not True and answer is not False:
+            answer = answers.flag(self.owner._who("LoadManager"), "cs_fits", answer)
         if answer:
             self._allocate(leaf, job, task, node, size, now, out)
             return size
@@ -848,7 +874,7 @@ class ResourceScheduler:
         task.attempts += 1
         owner._launch_seq += 1
         task.launch_seq = owner._launch_seq
-        node.running[kind] = node.running.get(kind, 0) + 1
+        node._running[kind] = node._running.get(kind, 0) + 1
         node.tasks[task.id] = task
         node.used = node.used + size
         job.usage = job.usage + size
@@ -1153,7 +1179,7 @@ class ResourceScheduler:
         size = task.resources or _NONE
         if node is not None:
             node.used = node.used - size
-            node.running[task.kind] = node.running.get(task.kind, 1) - 1
+            node._running[task.kind] = node._running.get(task.kind, 1) - 1
             node.tasks.pop(task.id, None)
             if task.phase == "compute":
                 node.computing -= 1

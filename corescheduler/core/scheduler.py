@@ -47,6 +47,7 @@ from typing import Any, TypeVar
 
 from mypy_extensions import mypyc_attr
 
+from corescheduler import hook_answers as answers
 from corescheduler.config import Config
 from corescheduler.core.allocations import Allocations
 from corescheduler.core.model import (
@@ -108,13 +109,15 @@ def _chained(error: _E, cause: BaseException | None) -> _E:
 def _plugin_errors(method: _M) -> _M:
     """Turn an exception a plugin raised inside a public method into one
     :class:`~corescheduler.errors.PluginExecutionError` naming the plugin and
-    its extension point (:meth:`PluginSet.blame`); the core's own errors pass."""
+    its extension point (:meth:`PluginSet.blame`); the core's own errors pass.
+    ``SystemExit`` from a hook (``sys.exit(3)``) is such an exception too: a
+    plugin does not end the program; ``KeyboardInterrupt`` passes."""
 
     @functools.wraps(method)
     def wrapper(self: Scheduler, *args: Any, **kwargs: Any) -> Any:
         try:
             return method(self, *args, **kwargs)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             blamed = self.plugins.blame(exc)
             if blamed is None:
                 raise
@@ -328,7 +331,7 @@ class Scheduler:
                 ps = pool.sched[kind]
                 ps.last_time_at_min_share = self.now
                 ps.last_time_at_half_fair_share = self.now
-                ps._key = self.root_policy.order_key(ps)
+                ps._key = self._order_key(self.root_policy, ps)
         return pool
 
     def _configure_pool(self, pool: Pool) -> None:
@@ -437,13 +440,11 @@ class Scheduler:
     def _known_pools(self, allocations: Allocations) -> list[str]:
         """The pools the PoolResolvers configure themselves (``cs_known_pools``)."""
         names: list[str] = []
-        for known in self.plugins.known_pools:
+        plugins = self.plugins
+        for known, name in zip(plugins.known_pools, plugins.known_pool_names):
             answer = known(allocations)
-            if answer is None:
-                continue
-            if isinstance(answer, str) or not all(isinstance(n, str) and n for n in answer):
-                raise SchedulerStateError(f"cs_known_pools returned {answer!r}, expected a list of pool names")
-            names.extend(answer)
+            if answer is not None:
+                names.extend(answers.pool_names(plugins.who("PoolResolver", name), answer))
         return names
 
     # ================================================================== jobs
@@ -506,14 +507,14 @@ class Scheduler:
 
     def _resolve_pool(self, spec: JobSpec) -> str:
         queues = self._rs.live_queues() if self._rs is not None else {}
-        for resolve in self.plugins.resolvers:
+        plugins = self.plugins
+        for resolve, name in zip(plugins.resolvers, plugins.resolver_names):
             answer = resolve(spec, self.allocations, queues)
             if answer is None:
                 continue
+            answer = answers.pool_name(plugins.who("PoolResolver", name), answer)
             if isinstance(answer, Rejection):
                 raise JobRejectedError(f"job rejected by pool placement: {answer.reason}")
-            if not isinstance(answer, str) or not answer:
-                raise SchedulerStateError(f"pool placement returned {answer!r}, expected a pool name")
             return answer
         return DEFAULT_POOL
 
@@ -539,7 +540,7 @@ class Scheduler:
             self._reposition(new.sched[kind], job.running[kind])
         del old.jobs[job_id]
         new.jobs[job_id] = job
-        job.pool = pool_name
+        job._pool = pool_name
         self.update(now)
 
     @_plugin_errors
@@ -594,9 +595,10 @@ class Scheduler:
                     for adjust in adjusters:
                         result = adjust(job, kind, weight, now)
                         if result is not None:
-                            weight = float(result)
-                    if not (weight >= 0 and math.isfinite(weight)):
-                        raise SchedulerStateError(f"job {job.id}: weight adjusters gave {weight}, expected ≥ 0")
+                            if type(result) is float and 0.0 <= result <= answers.MAX_FLOAT:
+                                weight = result
+                            else:
+                                weight = self._weight(adjust, result)
                 else:
                     weight = 1.0
                 if quiet and weight != js.weight:
@@ -628,7 +630,7 @@ class Scheduler:
         order = sorted(self.jobs.values(), key=lambda j: (PRIORITY_RANK[j.priority], j.submit_time, j.id))
         newly_done = []
         for job in order:
-            user, pool = job.user, job.pool
+            user, pool = job.user, job._pool
             u = user_count.get(user, 0)
             p = pool_count.get(pool, 0)
             ulim = user_limit.get(user)
@@ -639,7 +641,7 @@ class Scheduler:
                 plim = pool_limit[pool] = allocs.pool_max_jobs(pool)
             if u < ulim and p < plim:
                 user_count[job.user] = u + 1
-                pool_count[job.pool] = p + 1
+                pool_count[job._pool] = p + 1
                 job.runnable = True
                 if not job.initialized:
                     job._initialize(self._rack_of)
@@ -669,8 +671,10 @@ class Scheduler:
             ps.running = running
             demand_total += ps.demand
         self._load[kind].runnable = demand_total
-        shares = self.root_policy.compute_shares(pool_scheds, float(self._load[kind].total_slots), kind, False)
-        self._check_shares(shares, pool_scheds, self.root_policy.name)
+        root = self.root_policy
+        shares = answers.slot_shares(self.plugins.who("SharePolicy", root.name), "cs_compute_shares",
+                                     root.compute_shares(pool_scheds, float(self._load[kind].total_slots), kind,
+                                                         False), len(pool_scheds))
         for ps, share in zip(pool_scheds, shares):
             ps.fair_share = share
         # jobs inside each pool, by the pool's own policy (schedulingMode)
@@ -680,12 +684,15 @@ class Scheduler:
             job_scheds = [j.sched[kind] for j in pool.jobs.values()]
             if not job_scheds:
                 continue  # its job order is already empty (jobs leave it as they finish or move)
-            shares = policy.compute_shares(job_scheds, float(ps.fair_share or 0.0), kind, False)
-            self._check_shares(shares, job_scheds, policy.name)
+            shares = answers.slot_shares(self.plugins.who("SharePolicy", policy.name), "cs_compute_shares",
+                                         policy.compute_shares(job_scheds, float(ps.fair_share or 0.0), kind, False),
+                                         len(job_scheds))
             for js, share in zip(job_scheds, shares):
                 js.fair_share = share
             runnable = [js for js in job_scheds if _offerable(js.owner, kind)]
             keys = [policy.order_key(js) for js in runnable]  # before touching the order
+            if None in keys:
+                raise self._key_error(policy, None)
             order = self._job_order[pool.name][kind]
             for js in order:
                 js._ordered = False
@@ -693,8 +700,10 @@ class Scheduler:
             for js, key in zip(runnable, keys):
                 js._key = key
                 js._ordered = True
-            order.update(runnable)
-        keys = [self.root_policy.order_key(ps) for ps in pool_scheds]
+            self._sorted(order, runnable, policy)
+        keys = [root.order_key(ps) for ps in pool_scheds]
+        if None in keys:
+            raise self._key_error(root, None)
         order = self._pool_order[kind]
         order.clear()
         offering = []
@@ -703,7 +712,7 @@ class Scheduler:
             ps._ordered = bool(self._job_order[ps.name][kind])
             if ps._ordered:
                 offering.append(ps)
-        order.update(offering)
+        self._sorted(order, offering, root)
 
     @staticmethod
     def _update_starvation(pool_scheds: list[Schedulable], now: float) -> None:
@@ -723,12 +732,41 @@ class Scheduler:
             if ps.running >= math.floor(min((ps.fair_share or 0.0) / 2.0, ps.demand)):
                 ps.last_time_at_half_fair_share = now
 
-    @staticmethod
-    def _check_shares(shares: Any, scheds: list[Schedulable], policy: str) -> None:
-        if shares is None or len(shares) != len(scheds):
-            raise SchedulerStateError(
-                f"share policy {policy!r} returned {shares!r} for {len(scheds)} schedulables; expected one share each"
-            )
+    # ------------------------------------------------------------------ hook answers (hook_answers)
+    def _weight(self, adjust: Any, result: Any) -> float:
+        """A WeightAdjuster's answer that is not a plain float in range: checked (and named)."""
+        plugins = self.plugins
+        name = plugins.weight_adjuster_names[plugins.weight_adjusters.index(adjust)]
+        return answers.weight(plugins.who("WeightAdjuster", name), result)
+
+    def _order_key(self, policy: SharePolicyCallers, s: Schedulable) -> Any:
+        """``policy``'s order key for ``s``, which must not be None."""
+        key = policy.order_key(s)
+        if key is None:
+            raise self._key_error(policy, None)
+        return key
+
+    def _key_error(self, policy: SharePolicyCallers, exc: TypeError | None) -> CoreSchedulerError:
+        """The error for ``policy``'s order keys: None (``exc`` None), or keys that do not compare."""
+        who = self.plugins.who("SharePolicy", policy.name)
+        return answers.no_key(who) if exc is None else _chained(answers.incomparable(who, exc), exc)
+
+    def _sorted(self, order: KeyedOrder, items: list[Schedulable], policy: SharePolicyCallers) -> None:
+        """``order.update(items)``; keys that do not compare are the policy's error."""
+        try:
+            order.update(items)
+        except TypeError as exc:
+            order.clear()
+            for s in items:
+                s._ordered = False
+            raise self._key_error(policy, exc) from exc
+
+    def _who(self, point: str) -> answers.Who:
+        """The plugin configured at ``point`` (LoadManager, TaskSelector, VictimSelector)."""
+        s = self.settings
+        name = {"LoadManager": s.load_manager, "TaskSelector": s.task_selector,
+                "VictimSelector": s.victim_selector}[point]
+        return self.plugins.who(point, name)
 
     # ================================================================== heartbeat
     @_plugin_errors
@@ -771,7 +809,9 @@ class Scheduler:
                         else:
                             ok = can_assign(node, kind, ld)
                             if ok is None:
-                                ok = node.running[kind] < node.slots[kind]
+                                ok = node._running[kind] < node.slots[kind]
+                            elif ok is not True and ok is not False:
+                                ok = answers.flag(self._who("LoadManager"), "cs_can_assign", ok)
                             if not ok:
                                 rejected[kind] = True
                 if (rejected[MAP] and rejected[REDUCE]) or (not multiple and out):
@@ -782,10 +822,12 @@ class Scheduler:
                     kind = MAP
                 else:
                     chosen = next_kind(node) if next_kind is not None else None
-                    if chosen in KINDS:
+                    if chosen is None:
+                        kind = MAP if node._running[MAP] <= node._running[REDUCE] else REDUCE
+                    elif chosen == MAP or chosen == REDUCE:
                         kind = chosen
                     else:
-                        kind = MAP if node.running[MAP] <= node.running[REDUCE] else REDUCE
+                        kind = answers.next_kind(self.plugins.who("SharePolicy", self.root_policy.name), chosen)
                 task = None
                 is_map = kind == MAP
                 for ps in self._pool_order[kind]:
@@ -800,14 +842,24 @@ class Scheduler:
                             visited[job.id] = job
                         if admit is not None:
                             verdict = admit(job, kind, now)
-                            if verdict is False:
-                                deferred.append(job)
-                                continue
-                            if isinstance(verdict, Rejection):  # a hard "no" on this heartbeat
-                                continue
+                            if verdict is not None and verdict is not True:
+                                if verdict is not False and not isinstance(verdict, Rejection):
+                                    verdict = answers.admit(
+                                        self.plugins.who("SharePolicy", self._pool_policy[ps.name].name), verdict)
+                                if verdict is False:
+                                    deferred.append(job)
+                                    continue
+                                if verdict is not True:  # a Rejection: a hard "no" on this heartbeat
+                                    continue
                         # _offer, inlined: this is the innermost loop of a simulated day
-                        if can_launch is not None and can_launch(node, job, kind) is False:
-                            continue
+                        if can_launch is not None:
+                            verdict = can_launch(node, job, kind)
+                            if verdict is False:
+                                continue
+                            if verdict is not None and verdict is not True and not answers.flag(
+                                self._who("LoadManager"), "cs_can_launch", verdict
+                            ):
+                                continue
                         chosen = select(job, node, kind, now)
                         if chosen is not None:
                             task = self._check_selected(chosen, job, kind)
@@ -831,7 +883,7 @@ class Scheduler:
                 if kind == MAP:
                     launched_map.add(task.job.id)
                 out.append(Assignment(task.job.id, task.id, kind, node.name, locality, now))
-        except Exception:
+        except (Exception, SystemExit):
             # a plugin failed mid-heartbeat: take back this heartbeat's launches (the
             # one being launched too), so no task is left running that the caller never
             # heard of; the next update rebuilds the order whatever state it is in
@@ -877,7 +929,9 @@ class Scheduler:
         if self.pending_work(REDUCE) > 0 and caps[REDUCE] > 0:
             ok = can_assign(node, REDUCE, ld)
             if ok is None:
-                ok = node.running[REDUCE] < node.slots[REDUCE]
+                ok = node._running[REDUCE] < node.slots[REDUCE]
+            elif ok is not True and ok is not False:
+                ok = answers.flag(self._who("LoadManager"), "cs_can_assign", ok)
             if ok:
                 return False
         ld = self._load[MAP]
@@ -886,7 +940,9 @@ class Scheduler:
         else:
             open_ = can_assign(node, MAP, ld)
             if open_ is None:
-                open_ = node.running[MAP] < node.slots[MAP]
+                open_ = node._running[MAP] < node.slots[MAP]
+            elif open_ is not True and open_ is not False:
+                open_ = answers.flag(self._who("LoadManager"), "cs_can_assign", open_) is True
         job_order = self._job_order
         for ps in self._pool_order[MAP]:
             order = job_order[ps.name][MAP]
@@ -895,7 +951,10 @@ class Scheduler:
             if not open_:
                 return False  # a heartbeat that walks no job would end the walked jobs' waits
             for js in order:
-                if would_select(js.owner, node, MAP, now) is not False:
+                answer = would_select(js.owner, node, MAP, now)
+                if answer is not False:
+                    if answer is not None and answer is not True:
+                        answers.flag(self._who("TaskSelector"), "cs_would_select", answer)
                     return False
         self._tick(now)
         return True
@@ -942,14 +1001,7 @@ class Scheduler:
         answer = fn(job, now)
         if answer is None:
             return None
-        try:
-            level, until = answer
-            if level in LOCALITY_RANK and not isinstance(until, bool):
-                return level, float(until)
-        except (TypeError, ValueError):
-            pass
-        raise SchedulerStateError(f"TaskSelector {self.settings.task_selector!r}: cs_map_reach returned {answer!r}; "
-                                  "expected None or (level, until): level 'node', 'rack' or 'off', until a number")
+        return answers.map_reach(self._who("TaskSelector"), answer)
 
     @_plugin_errors
     def assign_limit(self, node: Node, kind: str) -> int | None:
@@ -960,11 +1012,8 @@ class Scheduler:
         limit = fn(node, kind, self._load[kind])
         if limit is None:
             return None
-        if isinstance(limit, bool) or not isinstance(limit, (int, float)) or limit != limit:
-            raise SchedulerStateError(f"LoadManager {self.settings.load_manager!r}: cs_assign_limit returned "
-                                      f"{limit!r}; expected None or a number of tasks")
         # running < limit is running < ceil(limit) for whole task counts
-        return math.ceil(limit) if math.isfinite(limit) else (2**62 if limit > 0 else -(2**62))
+        return answers.assign_limit(self._who("LoadManager"), limit)
 
     def wants_idle_heartbeat(self) -> bool:
         """Would a heartbeat that assigns nothing change the TaskSelector's
@@ -986,24 +1035,22 @@ class Scheduler:
         for fn in self._notify("cs_heartbeat_start"):
             fn(node, now)
 
-    @staticmethod
-    def _offer(job: Job, node: Node, kind: str, now: float, can_launch: Any, select: Any) -> Task | None:
+    def _offer(self, job: Job, node: Node, kind: str, now: float, can_launch: Any, select: Any) -> Task | None:
         """Ask the LoadManager, then the TaskSelector, for a task of ``job`` on ``node``."""
-        if can_launch is not None and can_launch(node, job, kind) is False:
-            return None
+        if can_launch is not None:
+            verdict = can_launch(node, job, kind)
+            if verdict is not None and verdict is not True and not answers.flag(
+                self._who("LoadManager"), "cs_can_launch", verdict
+            ):
+                return None
         chosen = select(job, node, kind, now)
-        return Scheduler._check_selected(chosen, job, kind) if chosen is not None else None
+        return self._check_selected(chosen, job, kind) if chosen is not None else None
 
-    @staticmethod
-    def _check_selected(task: Any, job: Job, kind: str) -> Task:
+    def _check_selected(self, task: Any, job: Job, kind: str) -> Task:
         """The TaskSelector's answer, if it is a pending task of ``kind`` of ``job``."""
-        if not isinstance(task, Task):
-            raise SchedulerStateError(f"TaskSelector returned {task!r}, expected a pending {kind} of {job.id} or None")
-        if task.job is not job or task.kind != kind or task.state != PENDING:
-            raise SchedulerStateError(
-                f"TaskSelector returned {task.id} ({task.state}), expected a pending {kind} of {job.id}"
-            )
-        return task
+        if isinstance(task, Task) and task.job is job and task.kind == kind and task.state == PENDING:
+            return task
+        return answers.selected_task(self._who("TaskSelector"), task, job, kind)
 
     def _reposition(self, s: Schedulable, delta: int) -> None:
         """Change a pool schedulable's running count and re-sort it; the heartbeat
@@ -1016,8 +1063,13 @@ class Scheduler:
         capped = s.running >= s.max_share
         s.running += delta
         if self._job_order[s.name][s.kind]:
-            s._key = self.root_policy.order_key(s)
-            order.add(s)
+            key = s._key = self.root_policy.order_key(s)
+            if key is None:
+                raise self._key_error(self.root_policy, None)
+            try:
+                order.add(s)
+            except TypeError as exc:  # keys that do not compare: the policy's error
+                raise self._key_error(self.root_policy, exc) from exc
             s._ordered = True
         if s.kind == MAP and (s._ordered != was or (s.running >= s.max_share) != capped):
             self._map_version += 1  # the jobs a heartbeat walks for maps may have changed
@@ -1027,15 +1079,21 @@ class Scheduler:
         in its pool's heartbeat order: there, at its current key, while it has a
         task a heartbeat could launch (:func:`_offerable`); else out of it."""
         js = job.sched[kind]
-        order = self._job_order[job.pool][kind]
+        order = self._job_order[job._pool][kind]
         was = js._ordered
         if was:
             order.remove(js)
             js._ordered = False  # until it is back in (a failing order key leaves it out, flagged so)
         js.running += delta
         if _offerable(job, kind):
-            js._key = self._pool_policy[job.pool].order_key(js)
-            order.add(js)
+            policy = self._pool_policy[job._pool]
+            key = js._key = policy.order_key(js)
+            if key is None:
+                raise self._key_error(policy, None)
+            try:
+                order.add(js)
+            except TypeError as exc:  # keys that do not compare: the policy's error
+                raise self._key_error(policy, exc) from exc
             js._ordered = True
         if kind == MAP and js._ordered != was:
             self._map_version += 1
@@ -1043,7 +1101,7 @@ class Scheduler:
     def _job_running(self, job: Job, kind: str, delta: int) -> None:
         job.running[kind] += delta
         self._place(job, kind, delta)
-        self._reposition(self.pools[job.pool].sched[kind], delta)
+        self._reposition(self.pools[job._pool].sched[kind], delta)
         self._load[kind].running += delta
 
     def _launch(self, task: Task, node: Node, now: float, locality: str | None) -> None:
@@ -1055,7 +1113,7 @@ class Scheduler:
         task.attempts += 1
         self._launch_seq += 1
         task.launch_seq = self._launch_seq
-        node.running[kind] += 1
+        node._running[kind] += 1
         node.tasks[task.id] = task
         if kind == REDUCE:
             task.phase = "copy"
@@ -1089,7 +1147,7 @@ class Scheduler:
             raise SchedulerStateError(f"task {task_id} is not running")
         node = self.cluster.nodes[task.node]  # type: ignore[index]
         self._changes += 1
-        node.running[task.kind] -= 1
+        node._running[task.kind] -= 1
         if task.phase == "compute":
             node.computing -= 1
         task.phase = None
@@ -1121,8 +1179,12 @@ class Scheduler:
             raise SchedulerStateError(f"task {task_id} is not a reduce in its copy phase")
         node = self.cluster.nodes[task.node]  # type: ignore[index]
         can = self.plugins.can_compute
-        if can is not None and can(task, node) is False:
-            return False
+        if can is not None:
+            answer = can(task, node)
+            if answer is not None and answer is not True and not answers.flag(
+                self._who("LoadManager"), "cs_can_compute", answer
+            ):
+                return False
         task.phase = "compute"
         node.computing += 1
         for fn in self._notify("cs_task_phase"):
@@ -1139,7 +1201,7 @@ class Scheduler:
         if fn is not None:
             value = fn(node, kind)
             if value is not None:
-                return int(value)
+                return answers.node_capacity(self._who("LoadManager"), value)
         return node.slots[kind]
 
     # ================================================================== task lifecycle
@@ -1212,12 +1274,12 @@ class Scheduler:
         if self._rs is not None:
             self._rs.finish_job(job, now)  # its AM ends, it leaves its queue, waiting apps may run
         else:
-            pool = self.pools[job.pool]
+            pool = self.pools[job._pool]
             self._map_version += 1
             for kind in KINDS:
                 js = job.sched[kind]
                 if js._ordered:
-                    self._job_order[job.pool][kind].remove(js)
+                    self._job_order[job._pool][kind].remove(js)
                     js._ordered = False
                     self._reposition(pool.sched[kind], 0)
                 job.sched[kind].demand = 0
@@ -1394,7 +1456,9 @@ class Scheduler:
         if plan_fn is None:
             return PreemptionPlan(count=0)
         plan = plan_fn([p.sched[kind] for p in self.pools.values()], kind, now)
-        return plan if plan is not None else PreemptionPlan(count=0)
+        if plan is None:
+            return PreemptionPlan(count=0)
+        return answers.preemption_plan(self.plugins.who("SharePolicy", self.root_policy.name), plan)
 
     def tasks_to_preempt(self, pool: str, now: float | None = None) -> dict[str, int]:
         """Per kind, the tasks ``pool`` is owed by preemption now (Hadoop ``tasksToPreempt``)."""
@@ -1425,6 +1489,8 @@ class Scheduler:
                     key=lambda t: (t.job.pool, t.job.submit_time, t.job.id, t.index),
                 )
                 chosen = self.plugins.select_victims(candidates, plan.count, dict(plan.allowance), kind, now)
+                if chosen is not None:
+                    chosen = answers.victims(self._who("VictimSelector"), chosen)
                 victims = self._checked_victims(chosen or [], candidates, plan)
             if self.settings.preemption_only_log:
                 for task in victims:

@@ -84,7 +84,8 @@ def test_a_policy_answering_for_the_wrong_number_of_groups_is_named() -> None:
     plugins = sched.plugins
     policy = plugins.share_policy("fair")
     plugins._policies["fair"] = attrs.evolve(policy, compute_shares_many=lambda groups, kind, steady: [])
-    with pytest.raises(SchedulerStateError, match="share policy 'fair': cs_compute_shares_many returned 0"):
+    with pytest.raises(SchedulerStateError, match=r"SharePolicy plugin 'fair' \(corescheduler\[fair\]\): "
+                                                    r"cs_compute_shares_many returned \[\]"):
         sched.update(0.0)
 
 

@@ -267,7 +267,8 @@ def test_core_errors_raised_after_a_plugin_returned_are_not_blamed_on_it():
 
     h = harness({"task_selector": "wrong"}, plugins={"wrong": WrongTask})
     h.submit(maps=1, reduces=1)
-    with pytest.raises(SchedulerStateError, match=r"TaskSelector returned .*expected a pending map") as info:
+    with pytest.raises(SchedulerStateError,
+                       match=r"TaskSelector plugin 'wrong' .*cs_select_task returned .*expected a pending map") as info:
         h.heartbeat("n0000")
     assert not isinstance(info.value, PluginExecutionError)
 

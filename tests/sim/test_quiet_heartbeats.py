@@ -336,14 +336,16 @@ def test_plugin_answers_for_parking_are_checked_and_normalised() -> None:
         assert sched.map_reach(job, 1.0) == expected
     for bad in (("near", 5.0), ("node",), ("node", "soon"), ("node", True), 7):
         answers["reach"] = bad
-        with pytest.raises(SchedulerStateError, match=r"TaskSelector 'reach': cs_map_reach returned"):
+        with pytest.raises(SchedulerStateError, match=r"TaskSelector plugin 'reach' \(<in-process>\[reach\]\): "
+                                                         r"cs_map_reach returned"):
             sched.map_reach(job, 1.0)
     for given, expected in ((2, 2), (2.0, 2), (0.5, 1), (0, 0), (None, None)):  # running < limit, in whole tasks
         answers["limit"] = given
         assert sched.assign_limit(node, "map") == expected
     for bad in (True, "2", float("nan")):
         answers["limit"] = bad
-        with pytest.raises(Exception, match=r"LoadManager 'limit': cs_assign_limit returned"):
+        with pytest.raises(Exception, match=r"LoadManager plugin 'limit' \(<in-process>\[limit\]\): "
+                                                r"cs_assign_limit returned"):
             sched.assign_limit(node, "map")
 
 
@@ -358,5 +360,6 @@ def test_a_task_selector_that_returns_no_task_is_named() -> None:
     h = ClusterHarness(racks=1, nodes_per_rack=1, config={"scheduler": {"task_selector": "odd"}},
                        plugins={"odd": Odd})
     h.submit(maps=1)
-    with pytest.raises(Exception, match=r"TaskSelector returned 'a task', expected a pending map of job_0001 or None"):
+    with pytest.raises(Exception, match=r"TaskSelector plugin 'odd' .*: cs_select_task returned 'a task'; "
+                                          r"expected a pending map of job_0001 or None"):
         h.heartbeat("n0000")

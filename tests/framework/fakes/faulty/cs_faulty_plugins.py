@@ -1,0 +1,303 @@
+"""Faulty plugins: each answers one hook with a bad value, or misbehaves otherwise.
+
+The value comes from the plugin's ``[plugins.NAME] answer`` setting, so one class
+serves many cases; TOML cannot write every value, so strings starting with ``@``
+name the others (:data:`SPECIAL`).  ``tests/framework/test_hook_answers.py`` installs
+these as the entry points of a distribution (``cs-faulty``) and runs them through the
+command line, and hands them to the test harness in-process.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from corescheduler.core.model import MAP, PENDING, REDUCE, RESOURCES, RUNNING, PreemptionPlan
+from corescheduler.hookspecs import hookimpl
+from corescheduler.resources import Resources
+
+SPECIAL: dict[str, Any] = {
+    "@nan": math.nan,
+    "@inf": math.inf,
+    "@-inf": -math.inf,
+    "@complex": 2 + 1j,
+    "@huge": 10**400,
+    "@object": object(),
+    "@none": None,
+    "@negative_resources": Resources(memory=-5, vcores=1),
+    "@plan_str_count": PreemptionPlan(count="3"),  # type: ignore[arg-type]
+    "@plan_bool_count": PreemptionPlan(count=True),  # type: ignore[arg-type]
+    "@plan_negative_allowance": PreemptionPlan(count=1, allowance={"a": -1}),
+    "@plan_one": PreemptionPlan(count=1, allowance={"a": 1, "b": 1}),
+}
+
+
+def decode(value: Any) -> Any:
+    if isinstance(value, str) and value.startswith("@") and value in SPECIAL:
+        return SPECIAL[value]
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    return value
+
+
+class _Answers:
+    def __init__(self, settings: dict[str, Any]) -> None:
+        self.answer = decode(settings.get("answer"))
+
+
+# --------------------------------------------------------------------------- share policies
+
+
+class EvenShares(_Answers):
+    """A plain share policy: equal shares, ordered by name (both modes)."""
+
+    def even(self, schedulables: Any, capacity: Any) -> list[Any]:
+        n = len(schedulables)
+        if isinstance(capacity, Resources):
+            return [Resources(memory=capacity.memory // max(n, 1), vcores=capacity.vcores // max(n, 1))] * n
+        return [capacity / n] * n if n else []
+
+    @hookimpl
+    def cs_compute_shares(self, schedulables: Any, capacity: Any) -> list[Any]:
+        return self.even(schedulables, capacity)
+
+    @hookimpl
+    def cs_order_key(self, schedulable: Any) -> Any:
+        return (schedulable.name,)
+
+
+class Shares(EvenShares):
+    """cs_compute_shares: ``answer`` for every schedulable (``answer`` a list: the whole answer)."""
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        super().__init__(settings)
+        self.whole = bool(settings.get("whole", False))
+
+    @hookimpl
+    def cs_compute_shares(self, schedulables: Any, capacity: Any) -> Any:
+        return self.answer if self.whole else [self.answer] * len(schedulables)
+
+
+class NextKind(EvenShares):
+    @hookimpl
+    def cs_next_kind(self) -> Any:
+        return self.answer
+
+
+class Admit(EvenShares):
+    @hookimpl
+    def cs_admit_job(self) -> Any:
+        return self.answer
+
+
+class Key(EvenShares):
+    """cs_order_key: ``answer``; ``"@mixed"``: keys that do not compare (a tuple, then a str)."""
+
+    calls = 0
+
+    @hookimpl
+    def cs_order_key(self, schedulable: Any) -> Any:
+        if self.answer == "@mixed":
+            Key.calls += 1
+            return (schedulable.name,) if Key.calls % 2 else schedulable.name
+        return self.answer
+
+
+class Plan(EvenShares):
+    @hookimpl
+    def cs_plan_preemption(self) -> Any:
+        return self.answer
+
+
+# --------------------------------------------------------------------------- the others
+
+
+class Weight(_Answers):
+    @hookimpl
+    def cs_adjust_weight(self) -> Any:
+        return self.answer
+
+
+class Assign(_Answers):
+    @hookimpl
+    def cs_can_assign(self) -> Any:
+        return self.answer
+
+
+class _Load(_Answers):
+    @hookimpl
+    def cs_can_assign(self) -> Any:
+        return None
+
+
+class Launch(_Load):
+    @hookimpl
+    def cs_can_launch(self) -> Any:
+        return self.answer
+
+
+class Fits(_Load):
+    @hookimpl
+    def cs_fits(self) -> Any:
+        return self.answer
+
+
+class Compute(_Load):
+    @hookimpl
+    def cs_can_compute(self) -> Any:
+        return self.answer
+
+
+class Capacity(_Load):
+    @hookimpl
+    def cs_node_capacity(self) -> Any:
+        return self.answer
+
+
+class Limit(_Answers):
+    @hookimpl
+    def cs_can_assign(self, node: Any, kind: str) -> bool:
+        return node.running[kind] < node.slots[kind]
+
+    @hookimpl
+    def cs_assign_limit(self) -> Any:
+        return self.answer
+
+
+class Select(_Answers):
+    """cs_select_task: ``answer``; ``"@running"``: a task of the job that runs already;
+    ``"@other_kind"``: a pending task of the other kind."""
+
+    @hookimpl
+    def cs_select_task(self, job: Any, kind: str) -> Any:
+        if self.answer == "@running":
+            running = [t for t in job.tasks.get(kind, []) if t.state == RUNNING]
+            return running[0] if running else job.pending_task(kind)
+        if self.answer == "@other_kind":
+            other = REDUCE if kind == MAP else MAP
+            pending = [t for t in job.tasks.get(other, []) if t.state == PENDING]
+            return pending[0] if pending else "no task of the other kind"
+        return self.answer
+
+
+class _Plain(_Answers):
+    @hookimpl
+    def cs_select_task(self, job: Any, kind: str) -> Any:
+        return job.pending_task(kind)
+
+
+class Idle(_Plain):
+    @hookimpl
+    def cs_wants_idle_heartbeat(self) -> Any:
+        return self.answer
+
+
+class Would(_Answers):
+    """Takes no task (so every heartbeat walks every job and a quiet one is asked about)."""
+
+    @hookimpl
+    def cs_select_task(self) -> Any:
+        return None
+
+    @hookimpl
+    def cs_would_select(self) -> Any:
+        return self.answer
+
+
+class Reach(_Plain):
+    @hookimpl
+    def cs_would_select(self) -> Any:
+        return False
+
+    @hookimpl
+    def cs_map_reach(self) -> Any:
+        return self.answer
+
+
+class Victims(_Answers):
+    @hookimpl
+    def cs_select_victims(self) -> Any:
+        return self.answer
+
+
+class Resolver(_Answers):
+    @hookimpl
+    def cs_resolve_pool(self) -> Any:
+        return self.answer
+
+
+class Known(_Answers):
+    @hookimpl
+    def cs_resolve_pool(self) -> Any:
+        return None
+
+    @hookimpl
+    def cs_known_pools(self) -> Any:
+        return self.answer
+
+
+# --------------------------------------------------------------------------- misbehaviour
+
+
+class Exit(_Plain):
+    """A TaskSelector that calls ``sys.exit(3)``."""
+
+    @hookimpl
+    def cs_select_task(self) -> Any:
+        raise SystemExit(3)
+
+
+class ExitListener:
+    """A listener that calls ``sys.exit(3)`` when a job is added."""
+
+    @hookimpl
+    def cs_job_added(self) -> None:
+        raise SystemExit(3)
+
+
+class Vandal:
+    """A listener that writes the scheduler's objects (setting ``what``)."""
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        self.what = settings.get("what", "running")
+
+    @hookimpl
+    def cs_heartbeat_start(self, node: Any) -> None:
+        if self.what == "running":
+            node.running[MAP] = 0  # "this node runs nothing": it would take maps for ever
+        elif self.what == "running_attr":
+            node.running = {MAP: 0, REDUCE: 0}
+
+    @hookimpl
+    def cs_job_added(self, job: Any) -> None:
+        if self.what == "pool":
+            job.pool = None
+
+
+#: entry-point name -> class, as the test distribution registers them
+ENTRY_POINTS: dict[str, type] = {
+    "faulty_shares": Shares,
+    "faulty_next_kind": NextKind,
+    "faulty_admit": Admit,
+    "faulty_key": Key,
+    "faulty_plan": Plan,
+    "faulty_weight": Weight,
+    "faulty_assign": Assign,
+    "faulty_launch": Launch,
+    "faulty_fits": Fits,
+    "faulty_compute": Compute,
+    "faulty_capacity": Capacity,
+    "faulty_limit": Limit,
+    "faulty_select": Select,
+    "faulty_idle": Idle,
+    "faulty_would": Would,
+    "faulty_reach": Reach,
+    "faulty_victims": Victims,
+    "faulty_resolver": Resolver,
+    "faulty_known": Known,
+    "faulty_exit": Exit,
+    "faulty_exit_listener": ExitListener,
+    "faulty_vandal": Vandal,
+}
+
+__all__ = ["ENTRY_POINTS", "RESOURCES", "SPECIAL", "decode"]
