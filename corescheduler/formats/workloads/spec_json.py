@@ -4,7 +4,7 @@ maps and reduces or task counts and durations."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
 from corescheduler.core.model import PRIORITIES, PRIORITY_RANK, JobSpec, TaskSpec
