@@ -292,6 +292,36 @@ def test_sls_objects_are_decoded_one_at_a_time(tmp_path):
     assert peak < 2.4 * path.stat().st_size
 
 
+def test_workload_json_jobs_are_decoded_one_at_a_time(tmp_path):
+    path = tmp_path / "tasks.json"
+    jobs = []
+    for i in range(1000):
+        maps = [{"duration": 10 + k, "input_nodes": [f"n{(i + k) % 100:04d}"]} for k in range(20)]
+        jobs.append(json.dumps({"id": f"j{i}", "submit": i, "user": "u", "maps": maps}))
+    path.write_text('{"name": "lists", "jobs": [\n' + ",\n".join(jobs) + "\n]}\n")
+    peak, w = peak_bytes(lambda: load_workload(path, nodes=[f"n{k:04d}" for k in range(100)]))
+    assert (w.name, len(w), sum(w.task_counts())) == ("lists", 1000, 20_000)
+    assert peak < 2.5 * path.stat().st_size  # about 8 × before: every task object decoded at once
+
+
+@pytest.mark.parametrize(("text", "line", "message"), [
+    ('{"jobs": [\n{"id": "a", "submit": 0, "user": "u", "map_count": 1, "map_duration": 1},\n{"id": }]}', 3,
+     "invalid JSON: Expecting value"),
+    ('{"jobs": [\n{"id": "a", "submit": 0, "user": "u", "map_count": 1, "map_duration": 1}],\n"jobs": []}', 3,
+     "duplicate key 'jobs' in a JSON object"),
+    ('{"jobs": [{"id": "a", "submit": 0, "user": "u", "map_count": 1, "map_duration": 1}]}\n{"jobs": []}', 2,
+     'expected one workload object {"jobs": [...]}; more JSON follows it'),
+    ('{"jobs": [{"id": "a", "submit": -1, "user": "u", "map_count": 1, "map_duration": 1}],\n "nmae": "x"}', 1,
+     "job 'a'.submit: expected a number of seconds ≥ 0, got -1"),
+])
+def test_streamed_workload_json_errors(tmp_path, text, line, message):
+    path = tmp_path / "w.json"
+    path.write_text(text)
+    with pytest.raises(WorkloadError) as info:
+        load_workload(path)
+    assert info.value.line == line and info.value.message.startswith(message), info.value
+
+
 def test_truncated_gzip_is_one_error(tmp_path):
     import gzip
 

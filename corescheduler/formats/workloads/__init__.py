@@ -46,7 +46,7 @@ from corescheduler.formats.workloads.facebook import BUILTINS, FACEBOOK_BINS, fa
 from corescheduler.formats.workloads.problems import MAX_PROBLEMS, _JsonText, _Problems, _show
 from corescheduler.formats.workloads.replicas import ReplicaPlacer, _node_racks, place_replicas
 from corescheduler.formats.workloads.sls import _is_sls, _SlsJobs
-from corescheduler.formats.workloads.spec_json import _load_spec_json
+from corescheduler.formats.workloads.spec_json import _load_spec_json, _stream_spec_json
 from corescheduler.formats.workloads.swim import _CHUNK, _load_swim, _text_lines, swim_counts, swim_tasks
 from corescheduler.formats.workloads.workload import (
     BUILTIN_PREFIX,
@@ -105,10 +105,6 @@ def _load_json(
     text: str, source: str, node_racks: Mapping[str, str] | None, default_name: str
 ) -> tuple[list[JobSpec], str]:
     doc = _JsonText(text, source)
-    stream = doc.values()  # SLS traces of many objects: one decoded object at a time
-    first = next(stream, _NONE)
-    if first is _NONE:
-        raise WorkloadError('empty workload: expected {"jobs": [...]} or YARN SLS job objects', source, 1)
     problems = _Problems(source)
     resolve = doc.locate
     check = may_hold_surrogates(text)
@@ -121,6 +117,25 @@ def _load_json(
         for path, is_key, bad in lone_surrogates(value, (index,)):
             problems.add(path, _surrogate_problem(value, path, is_key, bad))
         return problems.count == before
+
+    def clean_job(value: Any, index: int) -> bool:
+        """No lone surrogate in element ``index`` of a streamed ``"jobs"`` array."""
+        if not check:
+            return True
+        before = problems.count
+        for path, is_key, bad in lone_surrogates(value, (0, "jobs", index)):
+            problems.add(path, _surrogate_problem({"jobs": {index: value}}, path, is_key, bad))
+        return problems.count == before
+
+    streamed = _stream_spec_json(doc, problems, node_racks, default_name, clean_job)
+    if streamed is not None:  # a workload JSON document: one job decoded at a time
+        if problems:
+            raise problems.error(resolve)
+        return streamed
+    stream = doc.values()  # SLS traces of many objects: one decoded object at a time
+    first = next(stream, _NONE)
+    if first is _NONE:
+        raise WorkloadError('empty workload: expected {"jobs": [...]} or YARN SLS job objects', source, 1)
 
     second = next(stream, _NONE) if isinstance(first, dict | list) else _NONE
     if second is _NONE and isinstance(first, dict) and "jobs" in first:
@@ -183,6 +198,8 @@ def _surrogate_problem(top: Any, path: tuple[Any, ...], is_key: bool, bad: str) 
 
 
 def _item(items: Any, index: Any) -> Any:
+    if isinstance(items, dict):  # the one element of a streamed "jobs" array
+        return items.get(index)
     return items[index] if isinstance(items, list) and isinstance(index, int) and index < len(items) else None
 
 

@@ -123,6 +123,7 @@ class _JsonText:
         self.text = text
         self.source = source
         self.starts: list[int] = []  # where each top-level value starts
+        self._end = 0  # where the last array read element by element ended
         self._children: dict[int, list[int]] = {}  # array start -> element starts found so far
 
     def _ws(self, i: int) -> int:

@@ -3,13 +3,23 @@ maps and reduces or task counts and durations."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
 from corescheduler.core.model import PRIORITIES, PRIORITY_RANK, JobSpec, TaskSpec
 from corescheduler.core.shuffle import ShuffleSpec
-from corescheduler.errors import ResourceParseError
-from corescheduler.formats.workloads.problems import _count, _number, _Problems, _show, _TaskCache, _unknown_key
+from corescheduler.errors import ResourceParseError, WorkloadError
+from corescheduler.formats.workloads.problems import (
+    _STRICT,
+    _count,
+    _JsonText,
+    _number,
+    _Problems,
+    _show,
+    _TaskCache,
+    _unknown_key,
+)
 from corescheduler.formats.workloads.workload import MAX_JOB_TASKS, MAX_WORKLOAD_JOBS, _Tally, job_tasks_problem
 from corescheduler.resources import Resources, parse_configurable
 
@@ -385,28 +395,113 @@ class _JsonJobs(_JobsReader):
 def _load_spec_json(
     doc: dict[str, Any], problems: _Problems, node_racks: Mapping[str, str] | None, default_name: str
 ) -> tuple[list[JobSpec], str]:
-    root = (0,)
-    for key in doc:
-        if key not in _TOP_KEYS:
-            problems.add((*root, key), _unknown_key(key, _TOP_KEYS, "the workload object"))
-    name = doc.get("name", default_name)
-    if not isinstance(name, str) or not name:
-        problems.add((*root, "name"), f"name: expected a non-empty string, got {_show(name)}")
-        name = default_name
+    name = _spec_name(doc, problems, default_name)
     jobs_value = doc["jobs"]
     if not isinstance(jobs_value, list):
-        problems.add((*root, "jobs"), f"jobs: expected a list of job objects, got {_show(jobs_value)}")
+        problems.add((0, "jobs"), f"jobs: expected a list of job objects, got {_show(jobs_value)}")
         return [], name
-    if not jobs_value:
-        problems.add((*root, "jobs"), "jobs: the workload has no jobs")
     if len(jobs_value) > MAX_WORKLOAD_JOBS:
-        problems.add((*root, "jobs"), f"jobs: {len(jobs_value):,} jobs; at most {MAX_WORKLOAD_JOBS:,} "
+        problems.add((0, "jobs"), f"jobs: {len(jobs_value):,} jobs; at most {MAX_WORKLOAD_JOBS:,} "
                      "(MAX_WORKLOAD_JOBS, see docs/workloads.md)")
         return [], name
+    return _spec_jobs(jobs_value, problems, node_racks, lambda obj, i: True), name
+
+
+def _spec_name(doc: Mapping[str, Any], problems: _Problems, default_name: str) -> str:
+    """The workload's name; unknown top-level keys are problems."""
+    for key in doc:
+        if key not in _TOP_KEYS:
+            problems.add((0, key), _unknown_key(key, _TOP_KEYS, "the workload object"))
+    name = doc.get("name", default_name)
+    if not isinstance(name, str) or not name:
+        problems.add((0, "name"), f"name: expected a non-empty string, got {_show(name)}")
+        name = default_name
+    return name
+
+
+def _spec_jobs(
+    items: Iterable[Any], problems: _Problems, node_racks: Mapping[str, str] | None,
+    clean: Callable[[Any, int], bool],
+) -> list[JobSpec]:
+    """The jobs of ``"jobs"``, one element at a time (``clean(obj, index)``: no lone surrogate)."""
     checker = _JsonJobs(problems, node_racks)
     jobs = []
-    for i, obj in enumerate(jobs_value):
-        job = checker.job(obj, (*root, "jobs", i), i)
+    count = 0
+    for i, obj in enumerate(items):
+        count += 1
+        if not clean(obj, i):
+            continue
+        job = checker.job(obj, (0, "jobs", i), i)
         if job is not None:
             jobs.append(job)
+    if not count:
+        problems.add((0, "jobs"), "jobs: the workload has no jobs")
+    return jobs
+
+
+def _stream_spec_json(
+    doc: _JsonText, problems: _Problems, node_racks: Mapping[str, str] | None, default_name: str,
+    clean: Callable[[Any, int], bool],
+) -> tuple[list[JobSpec], str] | None:
+    """A workload JSON document read with its ``"jobs"`` array decoded one job at a time,
+    each job's objects dropped once its JobSpec is built (memory: the text and the jobs,
+    not every decoded task object).  None when the text is not one object with a
+    ``"jobs"`` array: the caller decodes it whole.  Any syntax error (or a duplicate key)
+    is raised by decoding the whole text, with the decoder's own message and line."""
+    text = doc.text
+    start = doc._ws(0)
+    if text[start : start + 1] != "{":
+        return None
+    others: dict[str, Any] = {}
+    jobs: list[JobSpec] | None = None
+    try:
+        i = doc._ws(start + 1)
+        while text[i] != "}":
+            key, i = scanstring(text, i + 1)
+            if key in others or (key == "jobs" and jobs is not None):
+                raise ValueError(key)  # a duplicate key: the whole decode names it
+            i = doc._ws(i)
+            if text[i] != ":":
+                raise ValueError(i)
+            i = doc._ws(i + 1)
+            if key == "jobs" and text[i] == "[":
+                if not doc.starts:
+                    doc.starts.append(start)
+                jobs = _spec_jobs(_array_items(doc, i), problems, node_racks, clean)
+                i = doc._ws(doc._end)
+            else:
+                others[key], i = _STRICT.raw_decode(text, i)
+                i = doc._ws(i)
+            if text[i] == ",":
+                i = doc._ws(i + 1)
+            elif text[i] != "}":
+                raise ValueError(i)
+        end = doc._ws(i + 1)
+    except (ValueError, IndexError, RecursionError):
+        doc.decode()  # raises WorkloadError for the syntax error
+        raise  # pragma: no cover - the whole text decoded after all
+    if jobs is None:
+        return None  # no "jobs" array: decoded whole by the caller
+    if end < len(text):
+        raise WorkloadError('expected one workload object {"jobs": [...]}; more JSON follows it', doc.source,
+                            doc.line(end))
+    name = _spec_name({**others, "jobs": None}, problems, default_name)
     return jobs, name
+
+
+def _array_items(doc: _JsonText, i: int) -> Iterator[Any]:
+    """The elements of the JSON array at ``i``, decoded one at a time; ``doc._end`` is
+    left just past its ``]``."""
+    text = doc.text
+    j = doc._ws(i + 1)
+    if text[j] != "]":
+        while True:
+            value, j = _STRICT.raw_decode(text, j)
+            yield value
+            j = doc._ws(j)
+            if text[j] == "]":
+                break
+            if text[j] != ",":
+                raise ValueError(j)
+            j = doc._ws(j + 1)
+    doc._end = j + 1
