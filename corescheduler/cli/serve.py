@@ -27,7 +27,9 @@ token_option = click.option("--token", default=lambda: os.environ.get("CORESCHED
 @click.option("--port", default=8088, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--state", default=None, metavar="DIR",
               help="Keep the job ledger (SQLite) here; default: in memory.")
-@click.option("--tokens", default=None, metavar="FILE", help="Tokens file (TOML); without it the API is open.")
+@click.option("--tokens", default=None, metavar="FILE",
+              help="Tokens file (TOML, token hashes: `corescheduler token add`); without it the API is open and "
+                   "serve listens only on loopback.")
 @click.option("--log-json", is_flag=True, help="Structured logs: one JSON object a line on stderr.")
 def serve(
     config_path: str | None, dask: str | None, host: str, port: int, state: str | None, tokens: str | None,
@@ -41,14 +43,41 @@ def serve(
         from corescheduler.service.service import Service
     except ImportError as exc:
         raise ConfigError(f"serve needs the service extra: pip install 'corescheduler[service]' ({exc})") from None
+    from corescheduler.service.tokens import check_private
+
     cfg = load_config(config_path)
-    principals = load_tokens(tokens) if tokens else None
+    principals = None
+    if tokens:
+        principals = load_tokens(tokens)
+        check_private(Path(tokens), "the tokens file")
+        for warning in principals.warnings:
+            click.echo(f"warning: {warning}", err=True)
+    elif not _loopback(host):
+        raise ConfigError(f"--host {host}: without --tokens the API is open (everyone is an admin and X-User "
+                          "is believed), so serve listens only on loopback (127.0.0.1, ::1); give --tokens FILE")
+    if state is not None and Path(state).exists():
+        check_private(Path(state), "the state directory")
     _check_port(host, port)
     service = Service(cfg, dask=dask, state=state)
     app = create_app(service, principals)
     from corescheduler.service.logs import configure
 
     uvicorn.run(app, host=host, port=port, lifespan="on", log_config=configure(log_json))
+
+
+def _loopback(host: str) -> bool:
+    """Every address ``host`` names is a loopback one."""
+    import ipaddress
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except OSError:
+        return False
+    try:
+        return bool(infos) and all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
+    except ValueError:
+        return False
 
 
 def _check_port(host: str, port: int) -> None:

@@ -1,0 +1,65 @@
+"""The job document's schema for the OpenAPI description (``POST /jobs``), as pydantic models.
+
+The service checks a job with :func:`corescheduler.service.jobs.parse_job` (one error naming
+the field, ``maps[2].call``); these models only describe the same document, so that clients
+and the API fuzz (``tests/service/test_api_fuzz.py``) know what a valid job is.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+#: a name: no control character (NUL, newline, ...)
+NAME = r"^[^\x00-\x1f\x7f-\x9f]*$"
+#: a name that is not only white space
+POOL = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+Priority = Literal["VERY_LOW", "LOW", "NORMAL", "HIGH", "VERY_HIGH"]
+
+
+class _Task(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    input_nodes: list[str] = Field(default=[], description="Workers (address or name) or hosts holding the input.")
+    resources: str | None = Field(default=None, description="Resource mode: the task's size, \"2048 mb, 1 vcores\".")
+    env: dict[str, str] = Field(default={}, description="Environment variables of the task.")
+    cwd: str | None = Field(default=None, min_length=1, description="The task's working directory.")
+
+
+class CallTask(_Task):
+    """A Python call on a worker."""
+
+    call: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$", description="package.module:function")
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+
+
+class CommandTask(_Task):
+    """A command (argv) on a worker."""
+
+    command: list[str] = Field(min_length=1, description="argv")
+
+
+class Job(BaseModel):
+    """A job (SPEC §8): maps, optional reduces over every map's result."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(default="", max_length=200, pattern=NAME)
+    pool: str | None = Field(default=None, min_length=1, max_length=200, pattern=POOL)
+    queue: str | None = Field(default=None, min_length=1, max_length=200, pattern=POOL,
+                              description="Another name for pool (give one of them).")
+    priority: Priority = "NORMAL"
+    maps: list[CallTask | CommandTask] = Field(min_length=1)
+    reduces: list[CallTask | CommandTask] = []
+    task_resources: str | None = Field(default=None, description="Resource mode: every task's size.")
+    properties: dict[str, Any] = {}
+
+
+def job_schema() -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(schema of a job, its component schemas)``, references under ``#/components/schemas``."""
+    schema = Job.model_json_schema(ref_template="#/components/schemas/{model}")
+    components = schema.pop("$defs", {})
+    components["Job"] = schema
+    return {"$ref": "#/components/schemas/Job"}, components
