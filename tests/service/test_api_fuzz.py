@@ -26,7 +26,6 @@ from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from corescheduler.service.backend import WorkerInfo  # noqa: E402
-
 from tests.service.conftest import free_port  # noqa: E402
 
 pytestmark = pytest.mark.slow
