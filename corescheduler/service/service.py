@@ -172,6 +172,8 @@ class Service:
             self._loader = AllocationFileLoader(path)
             allocations = self._loader.current
         self.scheduler = Scheduler(config, Cluster(), allocations, history=False)
+        #: the allocations without run-time mode switches (without a file: those the scheduler began with)
+        self._file_allocations = self.scheduler.allocations
         self.resource_mode = self.scheduler.resource_mode
         cc = config.cluster
         self.backend = backend or DaskBackend(  # no more worker processes than cores, unless [service] says
@@ -223,6 +225,10 @@ class Service:
         async with self._lock:
             if self.backend.up:
                 await self._sync_workers()
+            modes = self.store.modes()
+            if modes and not self.resource_mode:  # pools switched at run time before a restart
+                self.mode_overrides = modes
+                self.scheduler.set_allocations(self._with_overrides(self._base()), update=False)
             self._restore()
         self._loop_task = asyncio.create_task(self._run(), name="corescheduler-loop")
 
@@ -615,14 +621,28 @@ class Service:
         async with self._lock:
             if pool not in self.scheduler.pools and pool not in self.scheduler.allocations.pools:
                 raise ServiceError(f"no pool {pool!r}", 404, "pool")
-            self.mode_overrides[pool] = mode
-            try:
-                self.scheduler.set_allocations(self._with_overrides(self.scheduler.allocations), update=True)
-            except CoreSchedulerError as exc:
-                del self.mode_overrides[pool]
-                raise ServiceError(str(exc), 400, "mode") from None
+            before = dict(self.mode_overrides)
+
+            def overrides(modes: dict[str, str]) -> None:
+                self.mode_overrides = modes
+                self.scheduler.set_allocations(self._with_overrides(self._base()), update=True)
+
+            def apply() -> None:
+                try:
+                    overrides({**before, pool: mode})
+                except CoreSchedulerError as exc:
+                    overrides(before)
+                    raise ServiceError(str(exc), 400, "mode") from None
+
+            # the ledger keeps it: a restart keeps the switch (as the allocation file keeps its own)
+            self._write(lambda w: w("INSERT OR REPLACE INTO modes (pool, mode) VALUES (?, ?)", (pool, mode)),
+                        apply, lambda _: overrides(before))
             self.kick()
             return {"pool": pool, "mode": mode}
+
+    def _base(self) -> Allocations:
+        """The allocations as the file says (the last good load), before run-time mode switches."""
+        return self._loader.current if self._loader is not None else self._file_allocations
 
     def _with_overrides(self, allocations: Allocations) -> Allocations:
         if not self.mode_overrides:

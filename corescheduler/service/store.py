@@ -50,6 +50,10 @@ CREATE TABLE IF NOT EXISTS tasks (
     PRIMARY KEY (job, kind, idx)
 );
 CREATE INDEX IF NOT EXISTS jobs_state ON jobs (state);
+CREATE TABLE IF NOT EXISTS modes (
+    pool TEXT PRIMARY KEY,
+    mode TEXT NOT NULL
+);
 """
 
 #: a statement writer: ``write(sql, args)``
@@ -260,6 +264,10 @@ class Store:
 
     def tasks(self, job_id: str) -> list[dict[str, Any]]:
         return self._rows("SELECT * FROM tasks WHERE job = ? ORDER BY kind, idx", (job_id,))
+
+    def modes(self) -> dict[str, str]:
+        """Pools switched between fifo and fair at run time (``PUT /admin/scheduling-mode``)."""
+        return {r["pool"]: r["mode"] for r in self._rows("SELECT pool, mode FROM modes")}
 
     def unfinished(self) -> Iterator[dict[str, Any]]:
         """Jobs accepted and not ended, oldest first, each with ``tasks`` (its rows)."""

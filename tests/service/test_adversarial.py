@@ -394,6 +394,10 @@ def test_a_ledger_that_fails_leaves_the_scheduler_as_it_was(live_service, tmp_pa
             r = c.delete(f"/api/v1/jobs/{job['id']}")
             assert r.status_code == 503, r.text
             assert job["id"] in sched.jobs
+            failing["INTO modes"] = "disk I/O error"
+            r = c.put("/api/v1/admin/scheduling-mode", json={"pool": "alpha", "mode": "fifo"}, headers=auth["ops"])
+            assert r.status_code == 503, r.text
+            assert sched.pools["alpha"].policy == "fair"
         failing.clear()
         row = c.get(f"/api/v1/jobs/{job['id']}").json()
         assert row["pool"] == "alpha" and row["priority"] == "NORMAL" and row["state"] in ("accepted", "running")
@@ -404,4 +408,12 @@ def test_a_ledger_that_fails_leaves_the_scheduler_as_it_was(live_service, tmp_pa
         _all_answer(c, auth["alice"], job["id"])
         assert c.put(f"/api/v1/jobs/{job['id']}/pool", json={"pool": "beta"}).json()["pool"] == "beta"
         assert sched.jobs[job["id"]].pool == "beta"
+        r = c.put("/api/v1/admin/scheduling-mode", json={"pool": "beta", "mode": "fifo"}, headers=auth["ops"])
+        assert r.status_code == 200 and sched.pools["beta"].policy == "fifo"
+    live.stop()
+    # the switch is in the ledger: a restarted service keeps it, and the job
+    live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 1, "reduce_slots": 1},
+                         "service": {"tick": 0.1}}, tokens=load_tokens(path), state=str(tmp_path / "state"))
+    with httpx.Client(base_url=live.url, timeout=30, headers=auth["alice"]) as c:
+        assert {p["name"]: p["policy"] for p in c.get("/api/v1/pools").json()["pools"]}["beta"] == "fifo"
         assert c.delete(f"/api/v1/jobs/{job['id']}").json()["state"] == "killed"
