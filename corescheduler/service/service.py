@@ -511,7 +511,11 @@ class Service:
         TaskTracker's map outputs were in Hadoop)."""
         count = 0
         for row in self.store.unfinished():
-            request = parse_job(row["document"])
+            try:  # a job accepted by an older version may hold what this one refuses
+                request = parse_job(row["document"])
+            except JobFormatError as exc:
+                self.store.job_ended(row["id"], "failed", error=f"could not be restored: {exc.field}: {exc.message}")
+                continue
             done = {(t["kind"], t["idx"]): t for t in row["tasks"] if t["state"] == "complete"}
             reduces_left = [i for i in range(len(request.reduces)) if (REDUCE, i) not in done]
             if reduces_left:
