@@ -53,12 +53,12 @@ class CommandTask(_Task):
 class Job(BaseModel):
     """A job (SPEC §8): maps, optional reduces over every map's result."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"not": {"required": ["pool", "queue"]}})
+    model_config = ConfigDict(extra="forbid")
 
     name: str = Field(default="", max_length=200, pattern=NAME)
     pool: str | None = Field(default=None, min_length=1, max_length=200, pattern=POOL)
     queue: str | None = Field(default=None, min_length=1, max_length=200, pattern=POOL,
-                              description="Another name for pool (give one of them).")
+                              description="Another name for pool: give one of them (or both the same).")
     priority: Priority = "NORMAL"
     maps: list[CallTask | CommandTask] = Field(min_length=1)
     reduces: list[CallTask | CommandTask] = []

@@ -32,7 +32,7 @@ pytestmark = pytest.mark.slow
 
 #: the fuzz's time budget (seconds), and the most cases it runs
 BUDGET = 40.0
-MAX_EXAMPLES = 450
+MAX_EXAMPLES = 400
 ALWAYS_UP = ("/api/v1/pools", "/metrics", "/scheduler")
 
 
@@ -147,15 +147,16 @@ def test_the_api_survives_a_fuzz_of_its_own_schema(monkeypatch, tmp_path) -> Non
             positive, negative = schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE
             for result in schema.get_all_operations():
                 operation = result.ok()
-                strategies += [operation.as_strategy(generation_mode=positive),
-                               operation.as_strategy(generation_mode=negative)]
+                strategies.append(operation.as_strategy(generation_mode=positive))
+                if len(operation.body) or len(operation.query):  # something to get wrong (a path id alone: no)
+                    strategies.append(operation.as_strategy(generation_mode=negative))
                 if "{job_id}" in operation.path:  # on the live jobs too
                     strategies.append(st.sampled_from(ids).flatmap(
                         lambda i, op=operation: op.as_strategy(generation_mode=positive,
                                                                path_parameters={"job_id": i})))
                 if operation.method.upper() == "POST" and operation.path == "/api/v1/jobs":
                     strategies += [operation.as_strategy(generation_mode=positive)] * 4  # jobs, mostly valid
-            assert len(strategies) >= 20
+            assert len(strategies) >= 15
             counts: Counter[str] = Counter()
             stop_at = time.monotonic() + BUDGET
 
