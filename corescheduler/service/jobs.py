@@ -227,7 +227,7 @@ def _task(doc: Any, where: str) -> TaskRequest:
     call = command = None
     if "call" in doc:
         call = doc["call"]
-        if not isinstance(call, str) or not _CALL.match(call):
+        if not isinstance(call, str) or len(call) > 1000 or not _CALL.match(call):
             raise JobFormatError("expected \"package.module:function\"", f"{where}.call")
         for key in ("args", "kwargs"):
             if key in doc and not isinstance(doc[key], list if key == "args" else Mapping):

@@ -172,22 +172,25 @@ def _header_lines(text: str) -> dict[str, int]:
 
 
 def readable_by_others(path: Path) -> str | None:
-    """The ``chmod`` that makes ``path`` private when group or others may read it; else None."""
+    """The ``chmod`` that makes ``path`` private when group or others may read it — or write
+    it (a writable tokens file takes a new admin; a writable state directory a new ledger);
+    else None."""
     mode = path.stat().st_mode
-    if not mode & (stat.S_IRGRP | stat.S_IROTH):
+    if not mode & (stat.S_IRGRP | stat.S_IROTH | stat.S_IWGRP | stat.S_IWOTH):
         return None
     return f"chmod {'700' if stat.S_ISDIR(mode) else '600'} {path}"
 
 
 def check_private(path: Path, what: str) -> None:
-    """Refuse (one error naming the file and the fix) ``path`` readable by group or others."""
+    """Refuse (one error naming the file and the fix) ``path`` readable or writable by group
+    or others."""
     try:
         fix = readable_by_others(path)
     except OSError as exc:
         raise ConfigError(f"{what} {path}: {exc.strerror}") from None
     if fix is not None:
         mode = stat.S_IMODE(path.stat().st_mode)
-        raise ConfigError(f"{what} {path} is readable by group or others (mode {mode:04o}); "
+        raise ConfigError(f"{what} {path} is readable or writable by group or others (mode {mode:04o}); "
                           f"the service refuses to start: {fix}")
 
 
@@ -205,7 +208,7 @@ def add_token(path: Path, user: str, groups: tuple[str, ...] = (), admin: bool =
         load_tokens(path)  # a broken file is not appended to
         fix = readable_by_others(path)
         if fix is not None:
-            warnings.append(f"{path} is readable by group or others; serve refuses it: {fix}")
+            warnings.append(f"{path} is readable or writable by group or others; serve refuses it: {fix}")
     token = secrets.token_urlsafe(32)
     entry = [f"[tokens.\"{hash_token(token)}\"]", f"user = {_toml_str(user)}"]
     if groups:

@@ -96,7 +96,8 @@ def test_a_plain_token_loads_with_a_warning_naming_its_line(tmp_path) -> None:
         load_tokens(path)
 
 
-@pytest.mark.parametrize(("target", "mode"), [("tokens", 0o640), ("tokens", 0o604), ("state", 0o755)])
+@pytest.mark.parametrize(("target", "mode"), [("tokens", 0o640), ("tokens", 0o604), ("tokens", 0o602),
+                                             ("state", 0o755), ("state", 0o730)])
 def test_serve_refuses_files_others_can_read(tmp_path, target, mode) -> None:
     tokens = tmp_path / "tokens.toml"
     _add_token(tokens, "alice")
@@ -329,6 +330,7 @@ def test_strings_that_cannot_be_stored_are_400_and_break_nothing(live_service, t
         ({"maps": [{"command": ["true"], "cwd": "/tmp/\ud800"}]}, "maps[0].cwd"),
         ({"maps": [task], "properties": {"k": "\ud800"}}, "properties"),
         ({"maps": [task], "priority": "\ud800"}, "priority"),
+        ({"maps": [{"call": "m" * 1000 + ":f"}]}, "maps[0].call"),
     ]
     with httpx.Client(base_url=live.url, timeout=30) as c:
         pools_before = {p["name"] for p in c.get("/api/v1/pools").json()["pools"]}
