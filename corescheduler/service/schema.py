@@ -64,6 +64,8 @@ class Job(BaseModel):
     reduces: list[CallTask | CommandTask] = []
     task_resources: str | None = Field(default=None, pattern=SIZE, description="Resource mode only: every task's size.")
     properties: dict[Annotated[str, StringConstraints(max_length=200, pattern=NAME)], Any] = {}
+    timeout: float | None = Field(default=None, gt=0, le=366 * 24 * 3600,
+                                  description="Seconds each attempt of its tasks may run (SPEC §8b).")
 
 
 def job_schema() -> tuple[dict[str, Any], dict[str, Any]]:
