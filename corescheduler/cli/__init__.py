@@ -67,6 +67,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "simulate": "corescheduler.cli.simulate:simulate",
     "status": "corescheduler.cli.serve:status",
     "submit": "corescheduler.cli.serve:submit",
+    "token": "corescheduler.cli.token:token",
 }
 
 

@@ -37,7 +37,9 @@ token_option = click.option("--token", default=lambda: os.environ.get("CORESCHED
 @click.option("--port", default=8088, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--state", default=None, metavar="DIR",
               help="Keep the job ledger (SQLite) here; default: in memory.")
-@click.option("--tokens", default=None, metavar="FILE", help="Tokens file (TOML); without it the API is open.")
+@click.option("--tokens", default=None, metavar="FILE",
+              help="Tokens file (TOML, token hashes: `corescheduler token add`); without it the API is open and "
+                   "serve listens only on loopback.")
 @click.option("--log-json", is_flag=True, help="Structured logs: one JSON object a line on stderr.")
 def serve(
     config_path: str | None, dask: str | None, dask_security: str | None, host: str, port: int, state: str | None,
@@ -53,12 +55,24 @@ def serve(
         raise ConfigError(f"serve needs the service extra: pip install 'corescheduler[service]' ({exc})") from None
     if dask_security is not None and dask is None:
         raise ConfigError("--dask-security goes with --dask (the embedded cluster makes its own certificate)")
+    from corescheduler.service.tokens import check_private
+
     cfg = load_config(config_path)
-    principals = load_tokens(tokens) if tokens else None
-    if tokens:  # the path in `ps` tells a task where to look; it is read already
+    principals = None
+    if tokens:
+        principals = load_tokens(tokens)
+        check_private(Path(tokens), "the tokens file")
+        for warning in principals.warnings:
+            click.echo(f"warning: {warning}", err=True)
+        # the path in `ps` tells a task where to look; it is read already
         from corescheduler.service.hide import hide_argument
 
         hide_argument(tokens)
+    elif not _loopback(host):
+        raise ConfigError(f"--host {host}: without --tokens the API is open (everyone is an admin and X-User "
+                          "is believed), so serve listens only on loopback (127.0.0.1, ::1); give --tokens FILE")
+    if state is not None and Path(state).exists():
+        check_private(Path(state), "the state directory")
     _check_port(host, port)
     _check_identity(cfg)
     security = None
@@ -95,6 +109,21 @@ def _check_identity(cfg: Any) -> None:
             raise ConfigError(f"[service] run_as: no OS account {account!r} on this host") from None
         if uid == 0:
             raise ConfigError(f"[service] run_as: {account!r} is root; tasks must run as an unprivileged account")
+
+
+def _loopback(host: str) -> bool:
+    """Every address ``host`` names is a loopback one."""
+    import ipaddress
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except OSError:
+        return False
+    try:
+        return bool(infos) and all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
+    except ValueError:
+        return False
 
 
 def _check_port(host: str, port: int) -> None:

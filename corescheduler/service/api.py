@@ -1,4 +1,4 @@
-"""The REST API under ``/api/v1`` (SPEC §8), with FastAPI; OpenAPI at ``/api/v1/openapi.json``.
+"""The REST API under ``/api/v1`` (SPEC §8, §8b), with FastAPI; OpenAPI at ``/api/v1/openapi.json``.
 
 Every refused request is a 4xx with ``{"error": ..., "field": ...}`` naming what
 was wrong; nothing is stored for it.  Mutating requests need a token
@@ -6,92 +6,147 @@ was wrong; nothing is stored for it.  Mutating requests need a token
 valid one, 403 for a non-admin acting on someone else's job or on the
 scheduling mode.  Without a tokens file the service is open (it binds to
 127.0.0.1 unless told otherwise) and the user is ``X-User`` or ``anonymous``.
+
+Reading (SPEC §8b, YARN's ``mapreduce.job.acl-view-job``): a job's result, errors and
+document (arguments, ``env``, command) are for its owner, admins and the users its
+queue's ``aclAdministerApps`` names; anyone else sees its summary, or nothing with
+``[service] public_read = "none"`` — 403 with a token, 401 without.
+
+The ``/scheduler`` page signs in with a form (POST ``/scheduler/login``) that sets an
+HttpOnly, SameSite=Strict session cookie (a random id, never the token); each of its
+forms carries a CSRF token.  No token is taken from a URL, and the access log's lines
+are redacted of any token.
 """
 
-
+import functools
+import hashlib
+import hmac
 import json
-import tomllib
+import logging
+import re
+import secrets
+import time
+from collections import OrderedDict
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
-from attrs import frozen
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from corescheduler.errors import ConfigError
+from corescheduler.core.queues import full_queue_name
 from corescheduler.service.service import Service, ServiceError
+from corescheduler.service.tokens import Principal, TokenTable, load_tokens
+
+__all__ = ["API", "COOKIE", "MAX_BODY", "Principal", "TokenTable", "create_app", "load_tokens"]
 
 API = "/api/v1"
-#: the cookie that keeps the page's token
-COOKIE = "corescheduler_token"
+#: the page's session cookie (a random id; the token itself is never stored in the browser)
+COOKIE = "corescheduler_session"
 #: the largest request body accepted (a job document)
 MAX_BODY = 4 << 20
+#: a page session's life, and the most sessions kept (the oldest go first)
+SESSION_TTL = 12 * 3600.0
+MAX_SESSIONS = 10_000
+#: what a job summary shows to those who may not read the job (SPEC §8b)
+SUMMARY = ("id", "name", "user", "pool", "priority", "state", "submitted", "started", "ended", "maps", "reduces")
+JOB_STATES = ("accepted", "running", "finished", "killed", "failed")
+_JOB_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+#: a piece of a log line that could be a token
+_PIECE = re.compile(r"[^\s/?&=;,\"'()\[\]]{8,}")
+_TOKEN_PARAM = re.compile(r"(?i)((?:access_)?token=)[^&\s\"]*")
 
 
-@frozen
-class Principal:
-    """Who is asking."""
-
-    user: str
-    groups: tuple[str, ...] = ()
-    admin: bool = False
+def _safe(text: str | None) -> str | None:
+    """Text a response can carry: a lone surrogate (from a request) as its escape."""
+    return None if text is None else text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def load_tokens(path: str | Path) -> dict[str, Principal]:
-    """``--tokens FILE``: ``[tokens."SECRET"]`` tables with ``user``, ``groups``, ``admin``."""
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text())
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the tokens file: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    tokens = data.get("tokens")
-    if not isinstance(tokens, Mapping) or set(data) - {"tokens"}:
-        raise ConfigError(f"{path}: expected only [tokens.\"SECRET\"] tables")
-    out = {}
-    for secret, entry in tokens.items():
-        where = f"{path}: [tokens.\"{secret[:4]}…\"]"
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("user"), str) or not entry["user"]:
-            raise ConfigError(f"{where}: expected user = \"name\"")
-        unknown = set(entry) - {"user", "groups", "admin"}
-        if unknown:
-            raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r}; expected user, groups, admin")
-        groups = entry.get("groups", [])
-        if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
-            raise ConfigError(f"{where}: groups: expected a list of names")
-        admin = entry.get("admin", False)
-        if not isinstance(admin, bool):
-            raise ConfigError(f"{where}: admin: expected true or false")
-        if len(secret) < 8:
-            raise ConfigError(f"{where}: a token must be at least 8 characters")
-        out[secret] = Principal(entry["user"], tuple(groups), admin)
-    return out
+class RedactTokens(logging.Filter):
+    """Takes every token out of a log record's arguments (the access log's path and query):
+    a ``token=`` value, or any piece of the line that is a valid token."""
+
+    def __init__(self, tokens: TokenTable | None) -> None:
+        super().__init__()
+        self.tokens = tokens
+
+    def redact(self, text: str) -> str:
+        text = _TOKEN_PARAM.sub(r"\1[redacted]", text)
+        if self.tokens is None or not len(self.tokens):
+            return text
+
+        def piece(m: re.Match[str]) -> str:
+            value = m.group(0)
+            return "[redacted]" if self.tokens.matches(value) or self.tokens.matches(unquote(value)) else value
+
+        return _PIECE.sub(piece, text)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and record.args:
+            record.args = tuple(self.redact(a) if isinstance(a, str) else a for a in record.args)
+        elif isinstance(record.msg, str) and not record.args:
+            record.msg = self.redact(record.msg)
+        return True
 
 
-def create_app(service: Service, tokens: Mapping[str, Principal] | None = None, manage: bool = True) -> Any:
-    """The ASGI application of ``service``; ``manage``: the app's lifespan starts and stops it."""
+def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | None = None,
+               manage: bool = True) -> Any:
+    """The ASGI application of ``service``; ``manage``: the app's lifespan starts and stops it.
+    ``tokens``: a :class:`TokenTable` (``load_tokens``), or plain tokens -> principals."""
     from contextlib import asynccontextmanager
+
+    from corescheduler.service.schema import job_schema
+
+    table: TokenTable | None
+    if tokens is None or isinstance(tokens, TokenTable):
+        table = tokens
+    else:
+        table = TokenTable.from_plain(tokens)
+    redact = RedactTokens(table)
+    #: page sessions: sha256(session id) -> (principal, expiry)
+    sessions: OrderedDict[bytes, tuple[Principal, float]] = OrderedDict()
+    page_key = secrets.token_bytes(32)  # signs the page's CSRF tokens; new each start
 
     @asynccontextmanager
     async def lifespan(app: Any) -> Any:
-        if manage:
-            await service.start()
+        loggers = [logging.getLogger(n) for n in ("uvicorn.access", "uvicorn.error", "uvicorn")]
+        for lg in loggers:
+            lg.addFilter(redact)
         try:
-            yield
-        finally:
             if manage:
-                await service.stop()
+                await service.start()
+            try:
+                yield
+            finally:
+                if manage:
+                    await service.stop()
+        finally:
+            for lg in loggers:
+                lg.removeFilter(redact)
 
     app = FastAPI(title="corescheduler", version=_version(), openapi_url=f"{API}/openapi.json",
                   docs_url=f"{API}/docs", redoc_url=None, lifespan=lifespan)
     app.state.service = service
+    job_ref, job_components = job_schema()
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            from fastapi.openapi.utils import get_openapi
+
+            doc = get_openapi(title=app.title, version=app.version, routes=app.routes)
+            doc.setdefault("components", {}).setdefault("schemas", {}).update(job_components)
+            if table is not None:
+                doc["components"].setdefault("securitySchemes", {})["bearer"] = {"type": "http", "scheme": "bearer"}
+                doc["security"] = [{"bearer": []}, {}]
+            app.openapi_schema = doc
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
     def error(status: int, message: str, field: str | None = None) -> JSONResponse:
-        return JSONResponse({"error": message, "field": field}, status_code=status)
+        return JSONResponse({"error": _safe(message), "field": _safe(field)}, status_code=status)
 
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> JSONResponse:
@@ -107,19 +162,76 @@ def create_app(service: Service, tokens: Mapping[str, Principal] | None = None, 
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         return error(exc.status_code, str(exc.detail))
 
-    def principal(request: Request, mutating: bool) -> Principal:
-        header = request.headers.get("authorization", "")
-        if tokens is None:
+    # ------------------------------------------------------------------ who is asking
+    def principal(request: Request, mutating: bool) -> Principal | None:
+        """The token's principal; None for an anonymous read (a mutating request without a
+        token is a 401).  Without a tokens file everyone is an admin (``X-User`` names them)."""
+        if table is None:
             return Principal(request.headers.get("x-user") or "anonymous", admin=True)
-        if not header.lower().startswith("bearer "):
+        header = request.headers.get("authorization")
+        if header is None:
             if mutating:
                 raise ServiceError("a token is needed: Authorization: Bearer <token>", 401, "Authorization")
-            return Principal("anonymous")
-        who = tokens.get(header[7:].strip())
+            return None
+        if not header.lower().startswith("bearer "):
+            raise ServiceError("expected Authorization: Bearer <token>", 401, "Authorization")
+        who = table.lookup(header[7:].strip())
         if who is None:
             raise ServiceError("unknown token", 401, "Authorization")
         return who
 
+    def queue_admin(who: Principal, pool: str | None) -> bool:
+        """The queue's ``aclAdministerApps`` (or an ancestor's) names ``who`` — only where the
+        allocation file sets one (SPEC §3: ACLs apply where the file has them)."""
+        if not pool:
+            return False
+        try:
+            queues = service.scheduler.allocations.queue_config()
+            name = full_queue_name(pool)
+            for q in (name, *queues.ancestors(name)):
+                acl = queues.spec(q).acl_administer_apps
+                if acl is not None and acl.allows(who.user, who.groups):
+                    return True
+        except Exception:  # a pool name the queue tree cannot take: no queue ACL applies
+            return False
+        return False
+
+    def may_act(who: Principal | None, row: Mapping[str, Any]) -> bool:
+        """Its owner, an admin, or its queue's administrators (YARN's view and modify ACLs)."""
+        if who is None:
+            return False
+        return who.admin or row["user"] == who.user or queue_admin(who, row.get("pool"))
+
+    def job_row(job_id: str) -> dict[str, Any]:
+        row = service.store.job(job_id) if _JOB_ID.match(job_id) else None
+        if row is None:
+            raise ServiceError(f"no job {job_id!r}", 404, "id")
+        return row
+
+    def refuse(who: Principal | None, job_id: str, what: str) -> ServiceError:
+        if who is None:
+            return ServiceError(f"a token is needed to read {what} of job {job_id}", 401, "Authorization")
+        return ServiceError(f"{what} of job {job_id} is for its owner, admins and its queue's administrators",
+                            403, "id")
+
+    def readable(who: Principal | None, row: Mapping[str, Any], job_id: str, what: str) -> bool:
+        """True: the whole job; False: its summary; a refusal (401/403) when not even that."""
+        if may_act(who, row):
+            return True
+        if service.settings.public_read == "none":
+            raise refuse(who, job_id, what)
+        return False
+
+    def summary(described: dict[str, Any]) -> dict[str, Any]:
+        return {k: described[k] for k in SUMMARY if k in described}
+
+    def owner_or_admin(who: Principal, job_id: str) -> None:
+        row = job_row(job_id)
+        if not may_act(who, row):
+            raise ServiceError(f"job {job_id} belongs to {row['user']}; only it, an admin or its queue's "
+                               "administrators may change it", 403, "id")
+
+    # ------------------------------------------------------------------ bodies
     async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
         """The body, refused (413) as soon as it passes ``limit`` bytes: never held whole."""
         declared = request.headers.get("content-length")
@@ -152,58 +264,82 @@ def create_app(service: Service, tokens: Mapping[str, Principal] | None = None, 
             raise ServiceError("expected a string", 400, name)
         return value
 
-    def owner_or_admin(who: Principal, job_id: str) -> None:
-        row = service.store.job(job_id)
-        if row is None:
-            raise ServiceError(f"no job {job_id!r}", 404, "id")
-        if not who.admin and row["user"] != who.user:
-            raise ServiceError(f"job {job_id} belongs to {row['user']}; only it or an admin may change it", 403, "id")
-
+    # ------------------------------------------------------------------ jobs
     @app.post(f"{API}/jobs", status_code=201, openapi_extra={"requestBody": {"content": {"application/json": {
-        "schema": {"type": "object"}}}, "required": True}})
+        "schema": job_ref}}, "required": True}})
     async def submit(request: Request) -> JSONResponse:
         """Submit a job (SPEC §8 job format)."""
         who = principal(request, mutating=True)
+        assert who is not None
         doc = await body_json(request)
         return JSONResponse(await service.submit(doc, who.user, list(who.groups)), status_code=201)
 
     @app.get(f"{API}/jobs")
-    async def jobs(state: str | None = None, limit: int = 200) -> dict[str, Any]:
-        """Jobs, newest first."""
+    async def jobs(request: Request, state: str | None = None, limit: int = 200) -> dict[str, Any]:
+        """Jobs, newest first: whole for those who may read them, else their summaries (or
+        none, with ``public_read = "none"``)."""
         if not 1 <= limit <= 10_000:
             raise ServiceError("expected 1 to 10000", 400, "limit")
-        rows = service.store.jobs(limit=limit, state=state)
-        return {"jobs": [service.describe(r["id"]) for r in rows]}
+        if state is not None and state not in JOB_STATES:
+            raise ServiceError(f"expected one of {', '.join(JOB_STATES)}", 400, "state")
+        who = principal(request, mutating=False)
+        hidden = service.settings.public_read == "none"
+        if hidden and who is None:
+            raise ServiceError("a token is needed to list jobs", 401, "Authorization")
+        out = []
+        for row in service.store.jobs(limit=limit, state=state):
+            if may_act(who, row):
+                out.append(service.describe(row["id"]))
+            elif not hidden:
+                out.append(summary(service.describe(row["id"])))
+        return {"jobs": out}
 
     @app.get(API + "/jobs/{job_id}")
-    async def job(job_id: str) -> dict[str, Any]:
-        return service.describe(job_id)
+    async def job(job_id: str, request: Request) -> dict[str, Any]:
+        """A job; for its owner, admins and its queue's administrators with its errors and its
+        document as submitted (arguments, env, commands)."""
+        who = principal(request, mutating=False)
+        row = job_row(job_id)
+        if readable(who, row, job_id, "the job"):
+            return {**service.describe(job_id), "document": row["document"]}
+        return summary(service.describe(job_id))
 
     @app.get(API + "/jobs/{job_id}/result")
-    async def result(job_id: str) -> Any:
+    async def result(job_id: str, request: Request) -> Any:
+        who = principal(request, mutating=False)
+        row = job_row(job_id)
+        if not may_act(who, row):
+            raise refuse(who, job_id, "the result")
         return {"id": job_id, "result": service.result(job_id)}
 
     @app.delete(API + "/jobs/{job_id}")
     async def kill(job_id: str, request: Request) -> dict[str, Any]:
         who = principal(request, mutating=True)
+        assert who is not None
         owner_or_admin(who, job_id)
         return await service.kill_job(job_id, f"killed by {who.user}")
 
-    def _one(name: str) -> dict[str, Any]:
+    def _one(name: str, schema: dict[str, Any]) -> dict[str, Any]:
         return {"requestBody": {"required": True, "content": {"application/json": {"schema": {
-            "type": "object", "properties": {name: {"type": "string"}}, "required": [name]}}}}}
+            "type": "object", "properties": {name: schema}, "required": [name], "additionalProperties": False}}}}}
 
-    @app.put(API + "/jobs/{job_id}/pool", openapi_extra=_one("pool"))
+    from corescheduler.service.schema import POOL
+
+    @app.put(API + "/jobs/{job_id}/pool", openapi_extra=_one("pool", {"type": "string", "minLength": 1,
+                                                                      "maxLength": 200, "pattern": POOL}))
     async def move(job_id: str, request: Request) -> dict[str, Any]:
-        """Move a job to another pool (its owner or an admin)."""
+        """Move a job to another pool (its owner, an admin or its queue's administrators)."""
         who = principal(request, mutating=True)
+        assert who is not None
         owner_or_admin(who, job_id)
         return await service.move(job_id, await body_field(request, "pool"))
 
-    @app.put(API + "/jobs/{job_id}/priority", openapi_extra=_one("priority"))
+    @app.put(API + "/jobs/{job_id}/priority", openapi_extra=_one("priority", {
+        "type": "string", "enum": ["VERY_LOW", "LOW", "NORMAL", "HIGH", "VERY_HIGH"]}))
     async def priority(job_id: str, request: Request) -> dict[str, Any]:
-        """Change a job's priority (its owner or an admin)."""
+        """Change a job's priority (its owner, an admin or its queue's administrators)."""
         who = principal(request, mutating=True)
+        assert who is not None
         owner_or_admin(who, job_id)
         return await service.set_priority(job_id, await body_field(request, "priority"))
 
@@ -217,12 +353,13 @@ def create_app(service: Service, tokens: Mapping[str, Principal] | None = None, 
         return {"nodes": service.nodes()}
 
     @app.put(f"{API}/admin/scheduling-mode", openapi_extra={"requestBody": {"required": True, "content": {
-        "application/json": {"schema": {"type": "object", "required": ["pool", "mode"], "properties": {
-            "pool": {"type": "string"}, "mode": {"type": "string", "enum": ["fifo", "fair"]}}}}}}})
+        "application/json": {"schema": {"type": "object", "required": ["pool", "mode"], "additionalProperties": False,
+                                        "properties": {"pool": {"type": "string", "minLength": 1, "maxLength": 200},
+                                                       "mode": {"type": "string", "enum": ["fifo", "fair"]}}}}}}})
     async def scheduling_mode(request: Request) -> dict[str, Any]:
         """Switch a pool between fifo and fair (admins)."""
         who = principal(request, mutating=True)
-        if not who.admin:
+        if who is None or not who.admin:
             raise ServiceError("only an admin may change the scheduling mode", 403, "mode")
         doc = await body_json(request)
         if not isinstance(doc, dict) or set(doc) != {"pool", "mode"}:
@@ -236,18 +373,40 @@ def create_app(service: Service, tokens: Mapping[str, Principal] | None = None, 
     async def reload(request: Request) -> dict[str, Any]:
         """Reload the allocation file now (admins)."""
         who = principal(request, mutating=True)
-        if not who.admin:
+        if who is None or not who.admin:
             raise ServiceError("only an admin may reload the allocations", 403, None)
         return await service.reload()
 
     # ------------------------------------------------------------------ the /scheduler page
-    def page_principal(request: Request) -> Principal | None:
-        """The page's user: the Authorization header, else the token cookie; None if none valid."""
-        if tokens is None:
-            return Principal("anonymous", admin=True)
-        header = request.headers.get("authorization", "")
-        secret = header[7:].strip() if header.lower().startswith("bearer ") else request.cookies.get(COOKIE)
-        return tokens.get(secret or "")
+    def session_of(request: Request) -> tuple[bytes | None, Principal | None]:
+        """The page's session (its key) and user, from the session cookie."""
+        sid = request.cookies.get(COOKIE)
+        if not sid:
+            return None, None
+        key = hashlib.sha256(sid.encode("utf-8", "surrogatepass")).digest()
+        entry = sessions.get(key)
+        if entry is None:
+            return None, None
+        who, expires = entry
+        if time.monotonic() > expires:
+            sessions.pop(key, None)
+            return None, None
+        return key, who
+
+    def csrf_for(scope: bytes | str) -> str:
+        """The CSRF token of a session (or of the open page, or of the sign-in form): a MAC
+        that a page of another site cannot read."""
+        data = scope if isinstance(scope, bytes) else scope.encode()
+        return hmac.new(page_key, data, hashlib.sha256).hexdigest()
+
+    def page_user(request: Request) -> tuple[Principal | None, str | None]:
+        """The page's user and the CSRF token its forms carry (None: no one signed in)."""
+        if table is None:
+            return Principal("anonymous", admin=True), csrf_for("open")
+        key, who = session_of(request)
+        if who is None or key is None:
+            return None, None
+        return who, csrf_for(key)
 
     def back(request: Request, message: str | None = None) -> Any:
         from urllib.parse import quote
@@ -267,24 +426,68 @@ def create_app(service: Service, tokens: Mapping[str, Principal] | None = None, 
     async def scheduler_page(request: Request) -> Any:
         from corescheduler.service.page import render
 
-        token = request.query_params.get("token")
-        if token is not None and tokens is not None:
-            response = back(request, None if token in tokens else "unknown token")
-            if token in tokens:
-                response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
-            return response
-        who = page_principal(request)
-        return HTMLResponse(render(service, service.history, "advanced" in request.query_params,
-                                   request.query_params.get("message"), token_ok=who is not None))
+        who, csrf = page_user(request)
+        if "token" in request.query_params:  # never from a URL: it would be in logs and histories
+            message, status = "a token is not taken from a URL: sign in with the form", 400
+        else:
+            message, status = request.query_params.get("message"), 200
+        visible = None
+        if service.settings.public_read == "none" and not (who is not None and who.admin):
+            visible = functools.partial(may_act, who)
+        return HTMLResponse(render(service, service.history, "advanced" in request.query_params, message,
+                                   token_ok=who is not None, csrf=csrf, user=None if table is None else who,
+                                   login_csrf=csrf_for("login") if table is not None else None,
+                                   visible=visible), status_code=status)
+
+    @app.post("/scheduler/login", include_in_schema=False)
+    async def page_login(request: Request) -> Any:
+        fields = await form(request)
+        if table is None:
+            return back(request)
+        if not hmac.compare_digest(fields.get("csrf", ""), csrf_for("login")):
+            return back(request, "the sign-in form expired: try again")
+        who = table.lookup(fields.get("token", "").strip())
+        if who is None:
+            return back(request, "unknown token")
+        sid = secrets.token_urlsafe(32)
+        now = time.monotonic()
+        for key in [k for k, (_, expires) in sessions.items() if expires < now]:
+            del sessions[key]
+        while len(sessions) >= MAX_SESSIONS:
+            sessions.popitem(last=False)
+        sessions[hashlib.sha256(sid.encode()).digest()] = (who, now + SESSION_TTL)
+        response = back(request)
+        response.set_cookie(COOKIE, sid, max_age=int(SESSION_TTL), httponly=True, samesite="strict", path="/")
+        return response
+
+    @app.post("/scheduler/logout", include_in_schema=False)
+    async def page_logout(request: Request) -> Any:
+        fields = await form(request)
+        key, _ = session_of(request)
+        if key is not None and hmac.compare_digest(fields.get("csrf", ""), csrf_for(key)):
+            sessions.pop(key, None)
+        response = back(request)
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+        return response
 
     async def page_action(request: Request, job_id: str | None, action: Any) -> Any:
-        who = page_principal(request)
-        if who is None:
-            return back(request, "a token is needed: open /scheduler?token=… first")
+        fields = await form(request)
+        if request.headers.get("authorization") is not None:  # a client, not a browser form: no CSRF
+            try:
+                who: Principal | None = principal(request, mutating=True)
+            except ServiceError as exc:
+                return back(request, exc.message)
+        else:
+            who, csrf = page_user(request)
+            if who is None or csrf is None:
+                return back(request, "sign in first")
+            if not hmac.compare_digest(fields.get("csrf", ""), csrf):
+                return back(request, "the form expired (or came from another site): try again")
+        assert who is not None
         try:
             if job_id is not None:
                 owner_or_admin(who, job_id)
-            await action(who, await form(request))
+            await action(who, fields)
         except ServiceError as exc:
             return back(request, exc.message)
         return back(request)

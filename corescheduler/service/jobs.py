@@ -37,6 +37,12 @@ MAX_TASKS = 100_000
 MAX_DEPTH = 64
 #: the longest time limit an attempt may have (a year, in seconds): beyond it, none was meant
 MAX_TIMEOUT = 366 * 24 * 3600.0
+#: the longest job, pool or queue name, input node or property name
+MAX_NAME = 200
+#: a lone UTF-16 surrogate: valid in JSON text ("\ud800"), not storable as UTF-8 (SQLite, responses)
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+#: what a name (job, pool, queue, input node) may not hold: control characters, NUL included
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class JobFormatError(CoreSchedulerError):
@@ -113,24 +119,77 @@ def _nodes_for(name: str, nodes: Mapping[str, str]) -> list[str]:
     return [node for key, node in nodes.items() if key.startswith(f"host:{name}")]
 
 
+def check_name(value: Any, field: str, what: str = "a name") -> str:
+    """A pool, queue or job name as the ledger stores it: a string of at most ``MAX_NAME``
+    characters with no control character (NUL included) and no lone surrogate; else a
+    :class:`JobFormatError` naming ``field``."""
+    if not isinstance(value, str):
+        raise JobFormatError(f"expected {what} (a string), got {_kind(value)}", field)
+    if len(value) > MAX_NAME:
+        raise JobFormatError(f"expected {what} of at most {MAX_NAME} characters, got {len(value)}", field)
+    if _SURROGATE.search(value):
+        raise JobFormatError(f"{what} holds a lone UTF-16 surrogate (not valid Unicode text)", field)
+    if _CONTROL.search(value):
+        raise JobFormatError(f"{what} holds a control character (NUL, newline, ...)", field)
+    return value
+
+
+def unstorable(value: Any) -> bool:
+    """Whether any string in ``value`` (keys included, at any depth) holds a lone surrogate."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if _SURROGATE.search(v):
+                return True
+        elif isinstance(v, Mapping):
+            for k, item in v.items():
+                if isinstance(k, str) and _SURROGATE.search(k):
+                    return True
+                stack.append(item)
+        elif isinstance(v, list | tuple):
+            stack.extend(v)
+    return False
+
+
+def _check_storable(doc: Mapping[str, Any]) -> None:
+    """Every string of the document is Unicode text (no lone surrogate); the first that is
+    not is a 400 naming its field (``maps[0].args``)."""
+    for key, value in doc.items():
+        if isinstance(key, str) and _SURROGATE.search(key):
+            raise JobFormatError("a field name holds a lone UTF-16 surrogate", "body")
+        if key in ("maps", "reduces") and isinstance(value, list):
+            for i, task in enumerate(value):
+                if isinstance(task, Mapping):
+                    for k, v in task.items():
+                        if unstorable(k) or unstorable(v):
+                            raise JobFormatError("a string holds a lone UTF-16 surrogate (not valid Unicode text)",
+                                                 f"{key}[{i}].{k}" if not unstorable(k) else f"{key}[{i}]")
+                elif unstorable(task):
+                    raise JobFormatError("a string holds a lone UTF-16 surrogate", f"{key}[{i}]")
+        elif unstorable(value):
+            raise JobFormatError("a string holds a lone UTF-16 surrogate (not valid Unicode text)", key)
+
+
 def parse_job(doc: Any) -> JobRequest:
     """Check a submitted job document; raises :class:`JobFormatError` on the first problem."""
     if not isinstance(doc, Mapping):
         raise JobFormatError(f"a job must be a JSON object, got {_kind(doc)}", None)
+    _check_storable(doc)
     if "user" in doc:
         raise JobFormatError("the user comes from the token; do not give one", "user")
     unknown = [k for k in doc if k not in JOB_KEYS]
     if unknown:
         raise JobFormatError(f"unknown field {unknown[0]!r}; a job has {', '.join(JOB_KEYS)}", unknown[0])
-    name = doc.get("name", "")
-    if not isinstance(name, str) or len(name) > 200:
-        raise JobFormatError("expected a string of at most 200 characters", "name")
+    name = check_name(doc.get("name", ""), "name", "a job name")
     pool = doc.get("pool", doc.get("queue"))
     where = "pool" if "pool" in doc else "queue"
     if "pool" in doc and "queue" in doc and doc["pool"] != doc["queue"]:
         raise JobFormatError("give pool or queue, not two different ones", "queue")
-    if pool is not None and (not isinstance(pool, str) or not pool.strip() or len(pool) > 200):
-        raise JobFormatError("expected a pool name (a non-empty string)", where)
+    if pool is not None:
+        check_name(pool, where, "a pool name")
+        if not pool.strip():
+            raise JobFormatError("expected a pool name (a non-empty string)", where)
     priority = doc.get("priority", "NORMAL")
     if not isinstance(priority, str) or priority.upper() not in PRIORITY_WEIGHT:
         raise JobFormatError(f"expected one of {', '.join(PRIORITY_WEIGHT)}", "priority")
@@ -150,6 +209,8 @@ def parse_job(doc: Any) -> JobRequest:
         if timeout is None:
             raise JobFormatError(f"expected seconds each attempt may run, a number > 0 and at most {MAX_TIMEOUT:.0f}",
                                  "timeout")
+    for key in properties:
+        check_name(key, "properties", "a property name")
     return JobRequest(
         timeout=timeout,
         name=name or "job", pool=pool.strip() if isinstance(pool, str) else None, priority=priority.upper(),
@@ -186,7 +247,7 @@ def _task(doc: Any, where: str) -> TaskRequest:
     call = command = None
     if "call" in doc:
         call = doc["call"]
-        if not isinstance(call, str) or not _CALL.match(call):
+        if not isinstance(call, str) or len(call) > 1000 or not _CALL.match(call):
             raise JobFormatError("expected \"package.module:function\"", f"{where}.call")
         for key in ("args", "kwargs"):
             if key in doc and not isinstance(doc[key], list if key == "args" else Mapping):
@@ -206,6 +267,8 @@ def _task(doc: Any, where: str) -> TaskRequest:
     nodes = doc.get("input_nodes", [])
     if not isinstance(nodes, list) or not all(isinstance(n, str) and n for n in nodes):
         raise JobFormatError("expected a list of worker addresses or host names", f"{where}.input_nodes")
+    for n in nodes:
+        check_name(n, f"{where}.input_nodes", "a worker address or host name")
     env = doc.get("env", {})
     if not isinstance(env, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
         raise JobFormatError("expected an object of strings", f"{where}.env")

@@ -9,9 +9,10 @@ Here the switch is per pool (fifo/fair, SPEC §8), the pools also show demand
 and fair share, and a small chart plots each pool's running tasks against its
 fair share over the last minutes.  The page refreshes itself every
 ``REFRESH`` seconds.  Actions are HTML forms posting to ``/scheduler/…`` and
-redirecting back (POST, not Hadoop's GET, so a reload never repeats one); with
-a tokens file they need the token, given once as ``/scheduler?token=…`` (kept
-in a cookie) or in the ``Authorization`` header.
+redirecting back (POST, not Hadoop's GET, so a reload never repeats one), each
+with a CSRF token (a hidden field).  With a tokens file a sign-in form (POST
+``/scheduler/login``) starts a session (an HttpOnly, SameSite=Strict cookie);
+a token is never taken from a URL.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import html
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from corescheduler.core.model import MAP, PRIORITY_WEIGHT, REDUCE
@@ -99,10 +101,14 @@ def _num(value: Any) -> str:
 
 
 def render(service: Service, history: History, advanced: bool = False, message: str | None = None,
-           token_ok: bool = True) -> str:
-    """The whole page."""
+           token_ok: bool = True, csrf: str | None = None, user: Any = None, login_csrf: str | None = None,
+           visible: Callable[[dict[str, Any]], bool] | None = None) -> str:
+    """The whole page.  ``csrf``: the token its forms carry (None: no one is signed in);
+    ``user``: who is signed in (None: no one, or an open service); ``login_csrf``: the
+    sign-in form's (a service with tokens); ``visible``: which jobs' rows to show (all if None)."""
     sched = service.scheduler
     q = "?advanced" if advanced else ""
+    hidden = f"<input type='hidden' name='csrf' value='{_e(csrf)}'>" if csrf else ""
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>",
         f"<meta http-equiv='refresh' content='{REFRESH}'>",
@@ -112,6 +118,15 @@ def render(service: Service, history: History, advanced: bool = False, message: 
     ]
     if message:
         parts.append(f"<p class='err' id='message'>{_e(message)}</p>")
+    if user is not None:
+        parts.append(f"<p class='muted' id='user'>Signed in as {_e(user.user)}{' (admin)' if user.admin else ''}. "
+                     f"<form method='post' action='/scheduler/logout'>{hidden}"
+                     "<button type='submit' id='logout'>Sign out</button></form></p>")
+    elif login_csrf is not None:
+        parts.append("<form method='post' action='/scheduler/login' id='login'>"
+                     f"<input type='hidden' name='csrf' value='{_e(login_csrf)}'>"
+                     "<label>Token <input type='password' name='token' autocomplete='off'></label> "
+                     "<button type='submit'>Sign in</button></form>")
     ok, why = service.healthy()
     parts.append(f"<p class='muted'>{len(service.workers)} workers, {len(service.grants)} tasks running, "
                  f"{len(sched.jobs)} jobs; {'healthy' if ok else _e(why)}.</p>")
@@ -145,7 +160,7 @@ def render(service: Service, history: History, advanced: bool = False, message: 
                 f"<td>{_num(m.fair_share)}</td><td>{_num(r.fair_share)}</td>"
                 + (f"<td>{_num(m.weight)}</td>" if advanced else "")
                 + f"<td class='l'>{_e(mode)} <form method='post' action='/scheduler/pools/{_u(name)}/mode{q}'>"
-                f"<input type='hidden' name='mode' value='{other}'>"
+                f"<input type='hidden' name='mode' value='{other}'>{hidden}"
                 f"<button type='submit' id='mode-{_e(name)}'>Switch to {other}</button></form></td></tr>")
     parts.append("</table>")
     parts.append(_chart(history))
@@ -160,15 +175,17 @@ def render(service: Service, history: History, advanced: bool = False, message: 
         else sorted(n for n, q2 in sched._rs.tree.queues.items() if q2.is_leaf)  # type: ignore[union-attr]
     for job in sorted(sched.jobs.values(), key=lambda j: (j.submit_time, j.id)):
         row = service.store.job(job.id) or {}
+        if visible is not None and (not row or not visible(row)):
+            continue
         submitted = time.strftime("%b %d, %H:%M:%S", time.localtime(row.get("submitted") or time.time()))
         name = row.get("name", "")
         parts.append(f"<tr data-job='{_e(job.id)}'><td>{submitted}</td><td class='l'>"
                      f"<a href='/api/v1/jobs/{_e(job.id)}'>{_e(job.id)}</a></td><td class='l'>{_e(job.user)}</td>"
                      f"<td class='l'>{_e(name)}</td>")
         parts.append(_select(f"/scheduler/jobs/{_u(job.id)}/pool{q}", "pool", pool_names, job.pool,
-                             f"pool-{job.id}"))
+                             f"pool-{job.id}", hidden))
         parts.append(_select(f"/scheduler/jobs/{_u(job.id)}/priority{q}", "priority", list(PRIORITY_WEIGHT),
-                             job.priority, f"priority-{job.id}"))
+                             job.priority, f"priority-{job.id}", hidden))
         for kind in (MAP, REDUCE):
             total = job.num_maps if kind == MAP else job.num_reduces
             done = job.complete[kind] if hasattr(job, "complete") else 0
@@ -181,15 +198,16 @@ def render(service: Service, history: History, advanced: bool = False, message: 
         parts.append("</tr>")
     parts.append("</table>")
     if not token_ok:
-        parts.append("<p class='muted'>Actions need a token: open /scheduler?token=… once.</p>")
+        parts.append("<p class='muted'>Actions need you to sign in (the form above).</p>")
     parts.append("</body></html>")
     return "".join(parts)
 
 
-def _select(action: str, name: str, choices: list[str], selected: str | None, element_id: str) -> str:
+def _select(action: str, name: str, choices: list[str], selected: str | None, element_id: str,
+            hidden: str = "") -> str:
     options = "".join(f"<option value='{_e(c)}'{' selected' if c == selected else ''}>{_e(c)}</option>"
                       for c in choices)
-    return (f"<td><form method='post' action='{_e(action)}'><select id='{_e(element_id)}' name='{name}' "
+    return (f"<td><form method='post' action='{_e(action)}'>{hidden}<select id='{_e(element_id)}' name='{name}' "
             f"onchange='this.form.submit()'>{options}</select></form></td>")
 
 

@@ -35,16 +35,26 @@ from attrs import define, field
 
 from corescheduler.config import Config
 from corescheduler.core.allocations import Allocations
-from corescheduler.core.model import COMPLETE, MAP, REDUCE, RUNNING, Assignment, Cluster, Job, Task
+from corescheduler.core.model import (
+    COMPLETE,
+    MAP,
+    PRIORITY_WEIGHT,
+    REDUCE,
+    RUNNING,
+    Assignment,
+    Cluster,
+    Job,
+    Task,
+)
 from corescheduler.core.scheduler import AccessDeniedError, JobRejectedError, Scheduler
 from corescheduler.errors import CoreSchedulerError, SchedulerStateError
 from corescheduler.formats.allocation_file import AllocationFileLoader
 from corescheduler.resources import Resources
 from corescheduler.service.backend import DaskBackend, WorkerInfo, wait_futures
-from corescheduler.service.jobs import JobFormatError, JobRequest, check_timeout, parse_job
+from corescheduler.service.jobs import JobFormatError, JobRequest, check_name, check_timeout, parse_job
 from corescheduler.service.page import History
 from corescheduler.service.runner import AttemptFailed, AttemptKilled
-from corescheduler.service.store import Store
+from corescheduler.service.store import LedgerError, Store
 
 log = logging.getLogger("corescheduler.service")
 
@@ -117,12 +127,14 @@ class ServiceSettings:
         if isinstance(self.run_as, dict):
             return self.run_as.get(user or "", self.run_as["*"])
         return self.run_as
+    #: what anyone may read of a job that is not theirs (SPEC §8b): "summary" or "none"
+    public_read: str = "summary"
 
     @classmethod
     def from_config(cls, config: Config) -> ServiceSettings:
         raw: Mapping[str, Any] = config.service
         known = {"tick", "max_attempts", "workers", "threads", "isolation", "backlog", "run_as",
-                 "task_timeout", "dashboard"}
+                 "task_timeout", "dashboard", "public_read"}
         unknown = sorted(set(raw) - known)
         if unknown:
             raise ServiceError(f"[service] {unknown[0]}: unknown setting; expected one of {', '.join(sorted(known))}")
@@ -137,6 +149,11 @@ class ServiceSettings:
             if raw["isolation"] not in ("process", "thread"):
                 raise ServiceError(f"[service] isolation: expected \"process\" or \"thread\", got {raw['isolation']!r}")
             out.isolation = raw["isolation"]
+        if "public_read" in raw:
+            if raw["public_read"] not in ("summary", "none"):
+                raise ServiceError("[service] public_read: expected \"summary\" or \"none\", "
+                                   f"got {raw['public_read']!r}")
+            out.public_read = raw["public_read"]
         if "backlog" in raw:
             value = raw["backlog"]
             if not isinstance(value, int | float) or isinstance(value, bool) or not (1 <= value <= 10):
@@ -196,6 +213,8 @@ class Service:
             self._loader = AllocationFileLoader(path)
             allocations = self._loader.current
         self.scheduler = Scheduler(config, Cluster(), allocations, history=False)
+        #: the allocations without run-time mode switches (without a file: those the scheduler began with)
+        self._file_allocations = self.scheduler.allocations
         self.resource_mode = self.scheduler.resource_mode
         cc = config.cluster
         #: tasks run as the [service] run_as accounts: only a root service can switch to them
@@ -257,6 +276,10 @@ class Service:
         async with self._lock:
             if self.backend.up:
                 await self._sync_workers()
+            modes = self.store.modes()
+            if modes and not self.resource_mode:  # pools switched at run time before a restart
+                self.mode_overrides = modes
+                self.scheduler.set_allocations(self._with_overrides(self._base()), update=False)
             self._restore()
         self._loop_task = asyncio.create_task(self._run(), name="corescheduler-loop")
 
@@ -487,25 +510,46 @@ class Service:
             seq = self.store.next_seq()
             job_id = f"job_{seq:04d}"
             spec = request.spec(user, list(groups), job_id, self.node_names())
-            try:  # placed now (a rejection is answered now); the loop's next turn runs the update
-                job = self.scheduler.submit(spec, self.now(), update=False)
-            except AccessDeniedError as exc:  # the queue's submit ACL
-                raise ServiceError(str(exc), 403, "pool") from None
-            except JobRejectedError as exc:
-                raise ServiceError(str(exc), 400, "pool") from None
-            except SchedulerStateError as exc:
-                raise ServiceError(str(exc), 400, None) from None
-            try:
-                self.store.add_job(job_id, seq, user, list(groups), dict(request.document), request.name,
-                                   job.pool, request.priority, len(request.maps), len(request.reduces))
-            except Exception:
+            now = self.now()
+
+            def write(w: Any) -> None:  # the job and its tasks first: nothing is placed if they cannot be stored
+                for sql, args in self.store.job_statements(
+                        job_id, seq, user, list(groups), dict(request.document), request.name, request.pool,
+                        request.priority, len(request.maps), len(request.reduces)):
+                    w(sql, args)
+
+            def place() -> Job:  # placed now (a rejection is answered now); the loop's next turn runs the update
+                try:
+                    return self.scheduler.submit(spec, now, update=False)
+                except AccessDeniedError as exc:  # the queue's submit ACL
+                    raise ServiceError(str(exc), 403, "pool") from None
+                except JobRejectedError as exc:
+                    raise ServiceError(str(exc), 400, "pool") from None
+                except SchedulerStateError as exc:
+                    raise ServiceError(str(exc), 400, None) from None
+
+            def placed(w: Any, job: Job) -> None:  # where the scheduler put it
+                w("UPDATE jobs SET pool = ? WHERE id = ?", (job.pool, job_id))
+
+            def unplace(job: Job) -> None:
                 self.scheduler.end_job(job_id, self.now(), state="failed", reason="could not be stored")
-                raise
+
+            self._write(write, place, unplace, placed)
             self.jobs[job_id] = LiveJob(request, {MAP: list(range(len(request.maps))),
                                                   REDUCE: list(range(len(request.reduces)))})
-            self._job_started(job)
+            self._job_started(self.scheduler.jobs[job_id])
             self.kick()
             return self.describe(job_id)
+
+    def _write(self, write: Any, apply: Any, undo: Any, after: Any = None) -> Any:
+        """A request's change, ledger first (:meth:`Store.change`); a ledger that cannot be
+        written is a 503 and nothing changed."""
+        try:
+            return self.store.change(write, apply, undo, after)
+        except LedgerError as exc:
+            log.error("the ledger could not be written: %s", exc)
+            raise ServiceError(f"the change could not be written to the ledger ({exc}); nothing changed",
+                               503, None) from None
 
     def _job_started(self, job: Job) -> None:
         if job.initialized:
@@ -518,7 +562,11 @@ class Service:
         TaskTracker's map outputs were in Hadoop)."""
         count = 0
         for row in self.store.unfinished():
-            request = parse_job(row["document"])
+            try:  # a job accepted by an older version may hold what this one refuses
+                request = parse_job(row["document"])
+            except JobFormatError as exc:
+                self.store.job_ended(row["id"], "failed", error=f"could not be restored: {exc.field}: {exc.message}")
+                continue
             done = {(t["kind"], t["idx"]): t for t in row["tasks"] if t["state"] == "complete"}
             reduces_left = [i for i in range(len(request.reduces)) if (REDUCE, i) not in done]
             if reduces_left:
@@ -553,36 +601,63 @@ class Service:
     async def kill_job(self, job_id: str, reason: str = "killed by request") -> dict[str, Any]:
         async with self._lock:
             self._live(job_id)
-            stopped = self.scheduler.end_job(job_id, self.now(), state="killed", reason=reason)
+            now = self.now()
+
+            def write(w: Any) -> None:
+                for sql, args in self.store.end_statements(job_id, "killed", error=reason):
+                    w(sql, args)
+
+            # the ledger's commit first: a kill cannot be undone in the scheduler
+            self._write(write, lambda: None, lambda _: None)
+            stopped = self.scheduler.end_job(job_id, now, state="killed", reason=reason)
             for task in stopped:
                 await self._stop_grant(task.id)
-            self.store.job_ended(job_id, "killed", error=reason)
             self._forget(job_id, "killed", reason)
             self.kick()
             return self.describe(job_id)
 
     async def move(self, job_id: str, pool: str) -> dict[str, Any]:
-        pool = pool.strip() if isinstance(pool, str) else pool
-        if not isinstance(pool, str) or not pool or len(pool) > 200:
+        try:
+            pool = check_name(pool, "pool", "a pool name").strip()
+        except JobFormatError as exc:
+            raise ServiceError(exc.message, 400, "pool") from None
+        if not pool:
             raise ServiceError("expected a pool name (a non-empty string of at most 200 characters)", 400, "pool")
         async with self._lock:
-            self._live(job_id)
-            try:
-                self.scheduler.move(job_id, pool, self.now())
-            except SchedulerStateError as exc:
-                raise ServiceError(str(exc), 400, "pool") from None
-            self.store.set_job(job_id, pool=self.scheduler.jobs[job_id].pool)
+            job = self._live(job_id)
+            before = job.pool
+
+            def apply() -> str:
+                try:
+                    self.scheduler.move(job_id, pool, self.now())
+                except SchedulerStateError as exc:
+                    raise ServiceError(str(exc), 400, "pool") from None
+                return self.scheduler.jobs[job_id].pool
+
+            def undo(_: Any) -> None:
+                self.scheduler.move(job_id, before, self.now())
+
+            self._write(lambda w: w("UPDATE jobs SET pool = ? WHERE id = ?", (pool, job_id)), apply, undo,
+                        lambda w, placed: w("UPDATE jobs SET pool = ? WHERE id = ?", (placed, job_id)))
             self.kick()
             return self.describe(job_id)
 
     async def set_priority(self, job_id: str, priority: str) -> dict[str, Any]:
+        if not isinstance(priority, str) or priority.upper() not in PRIORITY_WEIGHT:
+            raise ServiceError(f"expected one of {', '.join(PRIORITY_WEIGHT)}", 400, "priority")
+        priority = priority.upper()
         async with self._lock:
-            self._live(job_id)
-            try:
-                self.scheduler.set_priority(job_id, priority.upper(), self.now())
-            except (SchedulerStateError, ValueError) as exc:
-                raise ServiceError(str(exc), 400, "priority") from None
-            self.store.set_job(job_id, priority=priority.upper())
+            job = self._live(job_id)
+            before = job.priority
+
+            def apply() -> None:
+                try:
+                    self.scheduler.set_priority(job_id, priority, self.now())
+                except (SchedulerStateError, ValueError) as exc:
+                    raise ServiceError(str(exc), 400, "priority") from None
+
+            self._write(lambda w: w("UPDATE jobs SET priority = ? WHERE id = ?", (priority, job_id)), apply,
+                        lambda _: self.scheduler.set_priority(job_id, before, self.now()))
             self.kick()
             return self.describe(job_id)
 
@@ -591,20 +666,38 @@ class Service:
         SPEC §8 per pool).  Kept across allocation reloads until switched back."""
         if mode not in ("fifo", "fair"):
             raise ServiceError("expected \"fifo\" or \"fair\"", 400, "mode")
+        try:
+            check_name(pool, "pool", "a pool name")
+        except JobFormatError as exc:
+            raise ServiceError(exc.message, 400, "pool") from None
         if self.resource_mode:
             raise ServiceError("in resource mode a queue's policy is its schedulingPolicy in the allocation file",
                                400, "mode")
         async with self._lock:
             if pool not in self.scheduler.pools and pool not in self.scheduler.allocations.pools:
                 raise ServiceError(f"no pool {pool!r}", 404, "pool")
-            self.mode_overrides[pool] = mode
-            try:
-                self.scheduler.set_allocations(self._with_overrides(self.scheduler.allocations), update=True)
-            except CoreSchedulerError as exc:
-                del self.mode_overrides[pool]
-                raise ServiceError(str(exc), 400, "mode") from None
+            before = dict(self.mode_overrides)
+
+            def overrides(modes: dict[str, str]) -> None:
+                self.mode_overrides = modes
+                self.scheduler.set_allocations(self._with_overrides(self._base()), update=True)
+
+            def apply() -> None:
+                try:
+                    overrides({**before, pool: mode})
+                except CoreSchedulerError as exc:
+                    overrides(before)
+                    raise ServiceError(str(exc), 400, "mode") from None
+
+            # the ledger keeps it: a restart keeps the switch (as the allocation file keeps its own)
+            self._write(lambda w: w("INSERT OR REPLACE INTO modes (pool, mode) VALUES (?, ?)", (pool, mode)),
+                        apply, lambda _: overrides(before))
             self.kick()
             return {"pool": pool, "mode": mode}
+
+    def _base(self) -> Allocations:
+        """The allocations as the file says (the last good load), before run-time mode switches."""
+        return self._loader.current if self._loader is not None else self._file_allocations
 
     def _with_overrides(self, allocations: Allocations) -> Allocations:
         if not self.mode_overrides:

@@ -12,10 +12,11 @@ the process being killed (the case the service must survive), not a power cut
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -49,10 +50,20 @@ CREATE TABLE IF NOT EXISTS tasks (
     PRIMARY KEY (job, kind, idx)
 );
 CREATE INDEX IF NOT EXISTS jobs_state ON jobs (state);
+CREATE TABLE IF NOT EXISTS modes (
+    pool TEXT PRIMARY KEY,
+    mode TEXT NOT NULL
+);
 """
 
+#: a statement writer: ``write(sql, args)``
+Write = Callable[..., None]
 #: job states that never change again
 ENDED = ("finished", "killed", "failed")
+
+
+class LedgerError(Exception):
+    """The ledger could not be written (the change was rolled back): ``cause`` says why."""
 
 
 class Store:
@@ -62,9 +73,17 @@ class Store:
         if directory is None:
             self.path = ":memory:"
         else:
+            # private: the directory 0700 and the database 0600 before SQLite opens it (its WAL
+            # and shared-memory files take the database's mode)
             path = Path(directory)
-            path.mkdir(parents=True, exist_ok=True)
+            path.mkdir(mode=0o700, parents=True, exist_ok=True)
             self.path = str(path / "state.db")
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                if os.fstat(fd).st_mode & 0o077:
+                    os.fchmod(fd, 0o600)
+            finally:
+                os.close(fd)
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
         self._db.execute("PRAGMA journal_mode = WAL")
@@ -91,20 +110,70 @@ class Store:
         if pending:
             self._tx(pending)
 
+    def _execute(self, sql: str, args: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+        """Every statement goes through here (one place to watch, or to make fail in a test)."""
+        return self._db.execute(sql, args)
+
     def _tx(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
         if self._pending and statements and statements is not self._pending:
             with self._lock:
                 pending, self._pending = self._pending, []
             statements = pending + statements  # task changes go first, in their order
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            self._execute("BEGIN IMMEDIATE")
             try:
                 for sql, args in statements:
-                    self._db.execute(sql, args)
+                    self._execute(sql, args)
+                self._execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                self._rollback()
                 raise
-            self._db.execute("COMMIT")
+
+    def _rollback(self) -> None:
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
+
+    def change(self, write: Callable[[Write], None], apply: Callable[[], Any], undo: Callable[[Any], None],
+               after: Callable[[Write, Any], None] | None = None) -> Any:
+        """One change of a request, ledger first.  ``write(w)`` gives its statements
+        (``w(sql, args)``, executed at once: a value SQLite cannot take fails here, before
+        anything else changed); then ``apply()`` changes the scheduler; then ``after(w,
+        applied)`` may write what the scheduler decided (the pool it placed a job in); then
+        the commit.  ``apply`` raising rolls the statements back; a write after it or the
+        commit failing rolls back and calls ``undo(applied)``.  Either way the ledger and
+        the scheduler agree.  A failed write or commit raises :class:`LedgerError`; an error
+        of ``apply`` propagates as it is.  Returns what ``apply`` returned."""
+        self.flush()
+
+        def w(sql: str, args: tuple[Any, ...] = ()) -> None:
+            try:
+                self._execute(sql, args)
+            except (sqlite3.Error, UnicodeError, OverflowError, ValueError) as exc:
+                raise LedgerError(f"{type(exc).__name__}: {exc}") from None
+
+        with self._lock:
+            try:
+                self._execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise LedgerError(f"{type(exc).__name__}: {exc}") from None
+            try:
+                write(w)
+                applied = apply()
+            except BaseException:
+                self._rollback()
+                raise
+            try:
+                if after is not None:
+                    after(w, applied)
+                try:
+                    self._execute("COMMIT")
+                except sqlite3.Error as exc:
+                    raise LedgerError(f"{type(exc).__name__}: {exc}") from None
+            except BaseException:
+                self._rollback()
+                undo(applied)
+                raise
+            return applied
 
     # ------------------------------------------------------------------ writes
     def next_seq(self) -> int:
@@ -116,7 +185,15 @@ class Store:
                 name: str, pool: str | None, priority: str, maps: int, reduces: int,
                 submitted: float | None = None) -> None:
         """The job and its tasks, in one transaction (all or nothing)."""
-        statements = [(
+        self._tx(self.job_statements(job_id, seq, user, groups, document, name, pool, priority, maps, reduces,
+                                     submitted))
+
+    @staticmethod
+    def job_statements(job_id: str, seq: int, user: str | None, groups: list[str], document: dict[str, Any],
+                       name: str, pool: str | None, priority: str, maps: int, reduces: int,
+                       submitted: float | None = None) -> list[tuple[str, tuple[Any, ...]]]:
+        """The statements that store a new job and its tasks."""
+        statements: list[tuple[str, tuple[Any, ...]]] = [(
             "INSERT INTO jobs (id, seq, user, groups, document, name, pool, priority, state, submitted) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'accepted', ?)",
             (job_id, seq, user, json.dumps(groups), json.dumps(document), name, pool, priority,
@@ -126,7 +203,7 @@ class Store:
                        for i in range(maps)]
         statements += [("INSERT INTO tasks (job, kind, idx, state) VALUES (?, 'reduce', ?, 'pending')", (job_id, i))
                        for i in range(reduces)]
-        self._tx(statements)
+        return statements
 
     def job_started(self, job_id: str, pool: str) -> None:
         self._tx([("UPDATE jobs SET state = 'running', started = COALESCE(started, ?), pool = ? "
@@ -153,11 +230,17 @@ class Store:
                    (state, error, text, 1 if failed else 0, job_id, kind, idx))
 
     def job_ended(self, job_id: str, state: str, error: str | None = None, result: Any = None) -> None:
+        self._tx(self.end_statements(job_id, state, error, result))
+
+    @staticmethod
+    def end_statements(job_id: str, state: str, error: str | None = None,
+                       result: Any = None) -> list[tuple[str, tuple[Any, ...]]]:
+        """The statements that end a job (``finished``, ``killed`` or ``failed``)."""
         text = _json(result)
-        self._tx([("UPDATE jobs SET state = ?, ended = ?, error = ?, result = ? WHERE id = ? "
-                   "AND state NOT IN ('finished', 'killed', 'failed')", (state, time.time(), error, text, job_id)),
-                  ("UPDATE tasks SET state = CASE WHEN state = 'complete' THEN 'complete' ELSE ? END "
-                   "WHERE job = ?", ("killed" if state != "finished" else "complete", job_id))])
+        return [("UPDATE jobs SET state = ?, ended = ?, error = ?, result = ? WHERE id = ? "
+                 "AND state NOT IN ('finished', 'killed', 'failed')", (state, time.time(), error, text, job_id)),
+                ("UPDATE tasks SET state = CASE WHEN state = 'complete' THEN 'complete' ELSE ? END "
+                 "WHERE job = ?", ("killed" if state != "finished" else "complete", job_id))]
 
     # ------------------------------------------------------------------ reads
     def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
@@ -181,6 +264,10 @@ class Store:
 
     def tasks(self, job_id: str) -> list[dict[str, Any]]:
         return self._rows("SELECT * FROM tasks WHERE job = ? ORDER BY kind, idx", (job_id,))
+
+    def modes(self) -> dict[str, str]:
+        """Pools switched between fifo and fair at run time (``PUT /admin/scheduling-mode``)."""
+        return {r["pool"]: r["mode"] for r in self._rows("SELECT pool, mode FROM modes")}
 
     def unfinished(self) -> Iterator[dict[str, Any]]:
         """Jobs accepted and not ended, oldest first, each with ``tasks`` (its rows)."""

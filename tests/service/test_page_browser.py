@@ -54,3 +54,38 @@ def test_move_a_job_with_the_pool_select_and_switch_a_pool_to_fifo(live_service,
         for job in (a, b):
             client.delete(f"/api/v1/jobs/{job['id']}")
     time.sleep(0.1)
+
+
+def test_sign_in_with_the_form_then_act_and_the_cookie_is_out_of_scripts_reach(live_service, tmp_path) -> None:
+    from corescheduler.service.tokens import Principal
+
+    token = "browser-admin-token-1"
+    live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 1, "reduce_slots": 1},
+                         "service": {"tick": 0.2}, "scheduler": {"task_selector": "locality"}},
+                        tokens={token: Principal("ops", admin=True)})
+    auth = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=live.url, timeout=30, headers=auth) as client:
+        job = client.post("/api/v1/jobs", json={"maps": [{"command": ["sleep", "60"]}] * 2, "pool": "alpha"}).json()
+        client.post("/api/v1/jobs", json={"maps": [{"command": ["sleep", "60"]}], "pool": "beta"})
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            try:
+                page = browser.new_page()
+                page.goto(f"{live.url}/scheduler", timeout=30_000)
+                with page.expect_navigation(timeout=30_000):  # acting before signing in is refused
+                    page.locator(f"#priority-{job['id']}").select_option("HIGH")
+                assert "sign in" in page.locator("#message").inner_text()
+                assert client.get(f"/api/v1/jobs/{job['id']}").json()["priority"] == "NORMAL"
+                page.fill("#login input[name='token']", token)
+                with page.expect_navigation(timeout=30_000):
+                    page.locator("#login button").click()
+                assert "Signed in as ops" in page.locator("#user").inner_text()
+                assert token not in page.url and token not in page.content()
+                assert page.evaluate("document.cookie") == ""  # HttpOnly: no script reads the session
+                with page.expect_navigation(timeout=30_000):
+                    page.locator(f"#pool-{job['id']}").select_option("beta")
+                assert client.get(f"/api/v1/jobs/{job['id']}").json()["pool"] == "beta"
+                assert page.locator("#message").count() == 0
+            finally:
+                browser.close()
+        client.delete(f"/api/v1/jobs/{job['id']}")

@@ -57,7 +57,8 @@ def test_resource_mode_jobs_run_and_acls_refuse(live_service, tmp_path) -> None:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and c.get(f"/api/v1/jobs/{job_id}").json()["state"] != "finished":
             time.sleep(0.1)
-        assert c.get(f"/api/v1/jobs/{job_id}/result").json()["result"] == [24, 24, 24]
+        assert c.get(f"/api/v1/jobs/{job_id}/result", headers=alice).json()["result"] == [24, 24, 24]
+        assert c.get(f"/api/v1/jobs/{job_id}/result").status_code == 401  # not anonymously (SPEC §8b)
         queues = {q["name"]: q for q in c.get("/api/v1/queues").json()["pools"]}
         assert {"root.prod", "root.dev"} <= set(queues)
         assert "corescheduler_pool_fair_share" in c.get("/metrics").text
