@@ -138,6 +138,56 @@ def _note(workload: Any, seed: int, result: Any) -> str:
     )
 
 
+#: rejected or unfinished jobs printed one by one per run; report.html and metrics.json have them all
+MAX_NOT_RUN_LINES = 20
+
+
+def _stall_timeout(config: Any) -> float:
+    from corescheduler.sim.simulator import SimulationOptions
+
+    return SimulationOptions.from_config(config).stall_timeout
+
+
+def _echo_not_run(label: str, metrics: Any, stall_timeout: float, *, several: bool = False) -> None:
+    """The run's rejected and unfinished jobs, one a line with its reason (nothing if every job finished)."""
+    from corescheduler.sim.report import STALLED, not_run, not_run_counts
+
+    rows = not_run(metrics)
+    if not rows:
+        return
+    rejected, unfinished = not_run_counts(metrics)
+    parts = [f"{n:,} {what}" for n, what in ((rejected, "rejected"), (unfinished, "did not finish")) if n]
+    click.echo()
+    click.echo(f"{label + ': ' if several else ''}jobs that did not run to the end: {', '.join(parts)}")
+    stalled = STALLED.replace("[simulation] stall_timeout", f"[simulation] stall_timeout ({stall_timeout:g} s)")
+    for row in rows[:MAX_NOT_RUN_LINES]:
+        pool = f" (pool {row['pool']})" if row["pool"] else ""
+        reason = row["reason"].replace(STALLED, stalled)
+        click.echo(f"  {row['job']}{pool} {row['outcome']}: {reason}")
+    if len(rows) > MAX_NOT_RUN_LINES:
+        click.echo(f"  ... and {len(rows) - MAX_NOT_RUN_LINES:,} more (report.html, metrics.json)")
+
+
+def _strict_exit(runs: Sequence[tuple[str, Any]]) -> None:
+    """``--strict``: exit 1 (one line on stderr) when a run rejected or did not finish a job."""
+    from corescheduler.sim.report import not_run_counts
+
+    bad = []
+    for label, metrics in runs:
+        rejected, unfinished = not_run_counts(metrics)
+        if rejected or unfinished:
+            bad.append(f"{label}: {rejected:,} rejected, {unfinished:,} did not finish")
+    if bad:
+        click.echo(f"strict: not every job ran to the end ({'; '.join(bad)})", err=True)
+        raise SystemExit(1)
+
+
+strict_option = click.option(
+    "--strict", is_flag=True,
+    help="Exit 1 when any job was rejected or did not finish (the results are still written and printed).",
+)
+
+
 # --------------------------------------------------------------------------- simulate
 
 
@@ -175,13 +225,19 @@ def out_option(default: str, help_text: str) -> Any:
 @workload_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds heartbeats, replicas and the workload.")
 @out_option("sim-out", "Folder for metrics.json, events.jsonl and report.html.")
+@strict_option
 @json_option
-def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: str, as_json: bool) -> None:
+def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: str, strict: bool,
+             as_json: bool) -> None:
     """Simulate a workload under a scheduler configuration.
 
     Writes DIR/metrics.json, DIR/events.jsonl and DIR/report.html and prints
     a summary.  With no arguments: the bundled example config and the
     built-in Facebook workload.
+
+    Jobs rejected at submission or still unfinished when the run stopped are
+    listed with their reasons; the exit status is 0 all the same (they are
+    results) unless --strict is given.
     """
     from corescheduler.sim.report import summary_rows, write_report
 
@@ -199,10 +255,13 @@ def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: st
     )
     if as_json:
         print_json(result.metrics["summary"])
-        return
-    rows = summary_rows([(label, result.metrics)])
-    print_table(["measure", label], rows, right=(1,), title=_note(workload, seed, result))
-    click.echo(f"wrote {result.metrics_path}, {result.events_path}, {report}")
+    else:
+        rows = summary_rows([(label, result.metrics)])
+        print_table(["measure", label], rows, right=(1,), title=_note(workload, seed, result))
+        _echo_not_run(label, result.metrics, _stall_timeout(config))
+        click.echo(f"wrote {result.metrics_path}, {result.events_path}, {report}")
+    if strict:
+        _strict_exit([(label, result.metrics)])
 
 
 # --------------------------------------------------------------------------- compare
@@ -286,9 +345,10 @@ def _run_parallel(runs: list[tuple[str, str, int]], workload_spec: str, out: Pat
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Runs at once, each in a process of its own (default: one per core).")
 @out_option("compare-out", "Folder for report.html, compare.json and one sub-folder per run.")
+@strict_option
 @json_option
 def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int, ...], jobs: int | None,
-            out_dir: str, as_json: bool) -> None:
+            out_dir: str, strict: bool, as_json: bool) -> None:
     """Run the same workload under several configurations (and seeds).
 
     Prints a side-by-side table (response times per job-size bin, locality,
@@ -306,8 +366,8 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
         raise click.UsageError("compare needs at least two --config files")
     seeds = tuple(dict.fromkeys(seeds))  # a seed given twice runs once
     labels = _labels(config_paths)
-    for path in config_paths:  # every config checked before any run
-        load_run_config(path)
+    stall_timeouts = {path: _stall_timeout(load_run_config(path)[0])  # every config checked before any run
+                      for path in config_paths}
     runs = [(label if len(seeds) == 1 else f"{label}-seed{seed}", path, seed)
             for seed in seeds for label, path in zip(labels, config_paths)]
     workers = min(jobs or os.cpu_count() or 1, len(runs))
@@ -345,10 +405,16 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
     (out / "compare.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     if as_json:
         print_json(summary)
+        if strict:
+            _strict_exit(runs_out)
         return
     seed_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {', '.join(map(str, seeds))}"
     print_table(["measure", *run_labels], rows, right=tuple(range(1, len(run_labels) + 1)),
                 title=f"{workload_spec}, {seed_text}: {len(runs)} runs in {time.perf_counter() - started:.1f} s "
                       f"({workers} at once)")
+    for (label, path, _), metrics in zip(runs, metrics_of):
+        _echo_not_run(label, metrics, stall_timeouts[path], several=True)
     click.echo(f"wrote {report}, {out / 'compare.json'} and {', '.join(str(out / label) for label in run_labels)}")
+    if strict:
+        _strict_exit(runs_out)
 

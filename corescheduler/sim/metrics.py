@@ -157,6 +157,7 @@ class MetricsCollector:
             "job_start": self._job_start,
             "job_finish": self._job_finish,
             "task_phase": self._task_phase,
+            "job_rejected": self._job_rejected,
         }
 
     # ------------------------------------------------------------------ input
@@ -173,6 +174,9 @@ class MetricsCollector:
         """The job was refused by pool placement."""
         self.jobs.pop(job_id, None)
         self.rejected[job_id] = reason
+
+    def _job_rejected(self, e: Mapping[str, Any]) -> None:
+        self.reject(e["job"], str(e.get("reason") or "rejected"))
 
     def feed(self, event: Mapping[str, Any]) -> None:
         """One event dict (SPEC §5); unknown types are ignored.  A

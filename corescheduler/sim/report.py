@@ -67,6 +67,8 @@ def summary_rows(runs: Sequence[Run]) -> list[list[str]]:
     (preceded by the measure's name); per-bin rows follow the overall ones."""
     spec = [
         ("jobs finished", "finished_jobs", "int"),
+        ("jobs rejected", "rejected_jobs", "int"),
+        ("jobs unfinished", "unfinished_jobs", "int"),
         ("makespan (s)", "makespan", "num"),
         ("mean response (s)", "mean_response_time", "num"),
         ("p95 response (s)", "p95_response_time", "num"),
@@ -102,6 +104,36 @@ def summary_rows(runs: Sequence[Run]) -> list[list[str]]:
                 [f"bin {name}: {label}", *(_fmt(m.get("bins", {}).get(name, {}).get(key), kind) for _, m in runs)]
             )
     return rows
+
+
+#: why a job listed in metrics.json["unfinished"] did not finish: the simulator stops a run
+#: only when nothing has run for ``[simulation] stall_timeout`` and no more jobs are due
+STALLED = "nothing ran for [simulation] stall_timeout and no more jobs were due: the run stopped"
+
+
+def not_run(metrics: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The jobs of a run that were rejected or did not finish, each a dict of ``job``,
+    ``pool``, ``outcome`` (``"rejected"`` or ``"unfinished"``) and ``reason``: the
+    rejection's message from ``metrics.json["rejected"]``, or for an unfinished job
+    whether it ever started and why the run stopped."""
+    out: list[dict[str, Any]] = []
+    for job_id, reason in (metrics.get("rejected") or {}).items():
+        out.append({"job": job_id, "pool": None, "outcome": "rejected", "reason": reason})
+    unfinished = metrics.get("unfinished") or []
+    if unfinished:
+        records = {job.get("id"): job for job in metrics.get("jobs", []) if job.get("id") in set(unfinished)}
+        for job_id in unfinished:
+            job = records.get(job_id, {})
+            start = job.get("start")
+            state = "never started" if start is None else f"started at {_fmt(float(start))} s"
+            out.append({"job": job_id, "pool": job.get("pool"), "outcome": "unfinished",
+                        "reason": f"{state}; {STALLED}"})
+    return out
+
+
+def not_run_counts(metrics: Mapping[str, Any]) -> tuple[int, int]:
+    """``(rejected, unfinished)`` job counts of a run."""
+    return len(metrics.get("rejected") or {}), len(metrics.get("unfinished") or [])
 
 
 def _bins(runs: Sequence[Run]) -> list[str]:
@@ -444,6 +476,7 @@ def render_report(runs: Sequence[Run], *, title: str = "corescheduler simulation
         '<h2 id="summary">Summary</h2>',
         f'<table class="summary"><thead><tr><th>measure</th>{head}</tr></thead><tbody>{body}</tbody></table>',
     ]
+    parts += _not_run_section(runs)
     captions = {
         "cdf-pool": "Fraction of jobs finished within a response time (finish − submit), per pool.",
         "cdf-bin": "The same by job size (number of maps), the delay-scheduling paper's bins.",
@@ -463,6 +496,40 @@ def render_report(runs: Sequence[Run], *, title: str = "corescheduler simulation
     return "\n".join(parts) + "\n"
 
 
+#: rows of the "rejected or unfinished" table shown per run (metrics.json has them all)
+MAX_NOT_RUN_ROWS = 200
+
+
+def _not_run_section(runs: Sequence[Run]) -> list[str]:
+    """The "Jobs rejected or unfinished" section: each job with its reason, or nothing if every job finished."""
+    esc = html.escape
+    per_run = [(label, not_run(m)) for label, m in runs]
+    if not any(rows for _, rows in per_run):
+        return []
+    several = len(runs) > 1
+    head = ("<th>run</th>" if several else "") + "<th>job</th><th>pool</th><th>outcome</th><th>reason</th>"
+    body = []
+    notes = []
+    for label, rows in per_run:
+        for row in rows[:MAX_NOT_RUN_ROWS]:
+            cells = ([label] if several else []) + [row["job"], row["pool"] or "–", row["outcome"], row["reason"]]
+            body.append("<tr>" + "".join(f"<td>{esc(str(c))}</td>" for c in cells) + "</tr>")
+        if len(rows) > MAX_NOT_RUN_ROWS:
+            notes.append(f"{label}: {len(rows) - MAX_NOT_RUN_ROWS:,} more not shown; metrics.json lists every one "
+                         "(\"rejected\", \"unfinished\").")
+    counts = "; ".join(
+        f"{label}: " + ", ".join(f"{n:,} {what}" for n, what in zip(not_run_counts(m), ("rejected", "unfinished")))
+        for label, m in runs
+    )
+    return [
+        '<h2 id="not-run">Jobs rejected or unfinished</h2>',
+        f'<p class="meta">{esc(counts)}. A rejected job never entered the scheduler (its job_rejected '
+        "event in events.jsonl carries the reason); an unfinished one was still waiting when the run stopped.</p>",
+        f'<table class="not-run"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>',
+        *(f'<p class="meta">{esc(note)}</p>' for note in notes),
+    ]
+
+
 def write_report(
     path: str | Path, runs: Sequence[Run], *, title: str = "corescheduler simulation", notes: Sequence[str] = ()
 ) -> Path:
@@ -472,4 +539,5 @@ def write_report(
     return path
 
 
-__all__ = ["MAX_POOLS", "PLOTS", "render_report", "summary_rows", "write_report"]
+__all__ = ["MAX_POOLS", "PLOTS", "STALLED", "not_run", "not_run_counts", "render_report", "summary_rows",
+           "write_report"]
