@@ -267,6 +267,13 @@ def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: st
 # --------------------------------------------------------------------------- compare
 
 
+def _seed_list(seeds: Sequence[int]) -> str:
+    """``0..9`` for a run of consecutive seeds, else the seeds comma-separated."""
+    if len(seeds) > 2 and list(seeds) == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"{seeds[0]}..{seeds[-1]}"
+    return ", ".join(map(str, seeds))
+
+
 #: set in each worker process of a parallel compare: where its runs report their progress
 _PROGRESS_QUEUE: Any = None
 
@@ -340,15 +347,17 @@ def _run_parallel(runs: list[tuple[str, str, int]], workload_spec: str, out: Pat
     help="A corescheduler.toml to compare (give two or more).",
 )
 @workload_option
-@click.option("--seed", "seeds", type=int, multiple=True, default=(0,), show_default=True,
-              help="The seed of every run; give several to run each config with each seed.")
+@click.option("--seed", "seeds", type=int, multiple=True,
+              help="The seed of every run (default 0); give several to run each config with each seed.")
+@click.option("--seeds", "seed_count", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Shorthand for seeds 0 .. N-1.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Runs at once, each in a process of its own (default: one per core).")
 @out_option("compare-out", "Folder for report.html, compare.json and one sub-folder per run.")
 @strict_option
 @json_option
-def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int, ...], jobs: int | None,
-            out_dir: str, strict: bool, as_json: bool) -> None:
+def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int, ...], seed_count: int | None,
+            jobs: int | None, out_dir: str, strict: bool, as_json: bool) -> None:
     """Run the same workload under several configurations (and seeds).
 
     Prints a side-by-side table (response times per job-size bin, locality,
@@ -357,14 +366,23 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
     to DIR/<label>/, labels being the config file names (with -seedN when
     several seeds are given).  The runs go in parallel processes, one per
     core (``--jobs``), with one progress bar; each gives what it gives alone.
+
+    With several seeds (--seed given more than once, or --seeds N for seeds
+    0..N-1) the table gives, per config, each measure's mean across seeds with
+    its 95 % confidence interval (Student t), and the paired difference of
+    each config from the first with its interval, marked "(noise)" when the
+    interval contains 0; the report plots the intervals.
     """
     import os
 
     from corescheduler.sim.report import summary_rows, write_report
+    from corescheduler.sim.stats import compare_statistics, statistics_rows
 
     if len(config_paths) < 2:
         raise click.UsageError("compare needs at least two --config files")
-    seeds = tuple(dict.fromkeys(seeds))  # a seed given twice runs once
+    if seed_count is not None and seeds:
+        raise click.UsageError("give --seed or --seeds, not both")
+    seeds = tuple(range(seed_count)) if seed_count is not None else tuple(dict.fromkeys(seeds)) or (0,)
     labels = _labels(config_paths)
     stall_timeouts = {path: _stall_timeout(load_run_config(path)[0])  # every config checked before any run
                       for path in config_paths}
@@ -390,8 +408,13 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
     runs_out = list(zip(run_labels, metrics_of))
     notes = [f"{label}: {path}; {answer[2]}" for (label, path, _), answer in zip(runs, answers)]
     workload_name = answers[-1][3]
+    statistics = None
+    if len(seeds) > 1:
+        by_run = {(label, seed): m for label, (_, _, seed), m in
+                  zip([label for seed in seeds for label in labels], runs, metrics_of)}
+        statistics = compare_statistics(labels, seeds, by_run)
     report = write_report(out / "report.html", runs_out, title=f"corescheduler compare on {workload_name}",
-                          notes=notes)
+                          notes=notes, statistics=statistics)
     rows = summary_rows(runs_out)
     table = {"columns": ["measure", *run_labels], "rows": rows}
     summary = {
@@ -402,19 +425,30 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
                  for (label, path, seed), m in zip(runs, metrics_of)},
         "table": table,
     }
+    if statistics is not None:
+        summary["statistics"] = statistics
     (out / "compare.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     if as_json:
         print_json(summary)
         if strict:
             _strict_exit(runs_out)
         return
-    seed_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {', '.join(map(str, seeds))}"
-    print_table(["measure", *run_labels], rows, right=tuple(range(1, len(run_labels) + 1)),
-                title=f"{workload_spec}, {seed_text}: {len(runs)} runs in {time.perf_counter() - started:.1f} s "
-                      f"({workers} at once)")
+    seed_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {_seed_list(seeds)}"
+    title = (f"{workload_spec}, {seed_text}: {len(runs)} runs in {time.perf_counter() - started:.1f} s "
+             f"({workers} at once)")
+    if statistics is None:
+        print_table(["measure", *run_labels], rows, right=tuple(range(1, len(run_labels) + 1)), title=title)
+    else:
+        columns, stat_rows = statistics_rows(statistics)
+        print_table(columns, stat_rows, right=tuple(range(1, len(columns))),
+                    title=f"{title}; mean ± 95% CI half-width over {len(seeds)} seeds")
+        click.echo(f"{labels[0]} is the baseline: a difference is paired seed by seed, and marked (noise) when "
+                   "its interval contains 0. Each run's own figures: compare.json, report.html.")
     for (label, path, _), metrics in zip(runs, metrics_of):
         _echo_not_run(label, metrics, stall_timeouts[path], several=True)
-    click.echo(f"wrote {report}, {out / 'compare.json'} and {', '.join(str(out / label) for label in run_labels)}")
+    folders = (", ".join(str(out / label) for label in run_labels) if len(run_labels) <= 4
+               else f"{len(run_labels)} run folders {out / run_labels[0]} .. {out / run_labels[-1]}")
+    click.echo(f"wrote {report}, {out / 'compare.json'} and {folders}")
     if strict:
         _strict_exit(runs_out)
 

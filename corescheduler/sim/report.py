@@ -429,6 +429,96 @@ def _utilization_figure(runs: Sequence[Run]) -> Any:
     return fig
 
 
+def _interval_figures(stats: Mapping[str, Any]) -> tuple[Any, Any | None]:
+    """Across seeds: each measure's mean per config with its confidence interval (the seeds' own
+    values as dots), and each config's paired difference from the baseline with its interval."""
+    plt = _plt()
+    every = list(stats["measures"].values())
+    configs = list(every[0]["configs"]) if every else []
+    # a measure with one value in every run (no preemption anywhere, say) says nothing drawn
+    measures = [m for m in every if len({v for c in configs for v in m["configs"][c]["values"]}) > 1] or every[:1]
+    colors = _colors(len(configs))
+    level = f"{100 * stats['confidence']:g}%"
+
+    def scale(m: Mapping[str, Any]) -> float:
+        return 100.0 if m["kind"] == "pct" else 1.0
+
+    def heading(m: Mapping[str, Any], diff: bool) -> str:
+        return f"{m['label']} ({'percentage points' if diff else '%'})" if m["kind"] == "pct" else m["label"]
+
+    rows, cols = _grid(max(1, len(measures)))
+    fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.5 * rows), squeeze=False)
+    for i, m in enumerate(measures):
+        ax = axes[i // cols][i % cols]
+        k = scale(m)
+        for x, (color, c) in enumerate(zip(colors, configs)):
+            st = m["configs"][c]
+            ax.scatter([x] * len(st["values"]), [k * v for v in st["values"]], color=color, alpha=0.35, s=10, lw=0)
+            ax.errorbar([x], [k * st["mean"]], yerr=[[k * (st["half_width"] or 0.0)]], color=color, fmt="o",
+                        capsize=5, ms=5, lw=1.6)
+        ax.set_xticks(range(len(configs)), configs, rotation=20 if len(configs) > 2 else 0, fontsize=8)
+        ax.set_xlim(-0.6, len(configs) - 0.4)
+        ax.set_title(heading(m, False), fontsize=9)
+    for j in range(len(measures), rows * cols):
+        axes[j // cols][j % cols].axis("off")
+    fig.suptitle(f"Mean across {len(stats['seeds'])} seeds with its {level} confidence interval (dots: each seed)")
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    if len(configs) < 2:
+        return fig, None
+    others = configs[1:]
+    rows, cols = _grid(max(1, len(measures)))
+    dfig, daxes = plt.subplots(rows, cols, figsize=(3.4 * cols, (0.5 + 0.45 * len(others)) * rows + 0.6),
+                               squeeze=False)
+    for i, m in enumerate(measures):
+        ax = daxes[i // cols][i % cols]
+        k = scale(m)
+        ax.axvline(0.0, color="0.4", lw=0.9)
+        for y, c in enumerate(others):
+            d = m["differences"][c]
+            color = "0.6" if d["within_noise"] else colors[configs.index(c)]
+            ax.errorbar([k * d["mean"]], [y], xerr=[[k * (d["half_width"] or 0.0)]], color=color, fmt="o",
+                        capsize=4, ms=5, lw=1.6)
+        ax.set_yticks(range(len(others)), others, fontsize=8)
+        ax.set_ylim(-0.6, len(others) - 0.4)
+        ax.set_title(heading(m, True), fontsize=9)
+        ax.grid(axis="y", visible=False)
+    for j in range(len(measures), rows * cols):
+        daxes[j // cols][j % cols].axis("off")
+    dfig.suptitle(f"Paired difference from {stats['baseline']} with its {level} interval (grey: within noise)")
+    dfig.tight_layout(rect=(0, 0, 1, 0.93))
+    return fig, dfig
+
+
+def _statistics_section(stats: Mapping[str, Any], svgs: Mapping[str, str]) -> list[str]:
+    from corescheduler.sim.stats import statistics_rows
+
+    esc = html.escape
+    columns, rows = statistics_rows(stats)
+    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr><td>" + esc(row[0]) + "</td>"
+        + "".join(f'<td class="n{" noise" if "(noise)" in c else ""}">{esc(c)}</td>' for c in row[1:]) + "</tr>"
+        for row in rows
+    )
+    level = f"{100 * stats['confidence']:g}%"
+    seeds = stats["seeds"]
+    parts = [
+        '<h2 id="across-seeds">Across seeds</h2>',
+        f'<p class="meta">Each config ran with seeds {esc(", ".join(map(str, seeds)))}. A cell is the mean over '
+        f"the {len(seeds)} seeds ± the half-width of its {level} confidence interval (Student t, {len(seeds) - 1} "
+        f"degrees of freedom); a difference is taken seed by seed against {esc(stats['baseline'])} (paired) and "
+        "is marked (noise) when its interval contains 0. Percentages differ in percentage points (pp).</p>",
+        f'<table class="statistics"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>',
+        f'<figure data-plot="intervals">{svgs["intervals"]}<figcaption>Each measure\'s mean per config with its '
+        f"{level} confidence interval; the dots are the seeds' own values.</figcaption></figure>",
+    ]
+    if "differences" in svgs:
+        parts.append(f'<figure data-plot="differences">{svgs["differences"]}<figcaption>Each config\'s paired '
+                     f"difference from {esc(stats['baseline'])} with its {level} interval; grey when the interval "
+                     "contains 0 (within noise).</figcaption></figure>")
+    return parts
+
+
 # --------------------------------------------------------------------------- page
 
 _CSS = """
@@ -436,13 +526,16 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sa
 max-width:1100px;padding:0 1em;color:#222}
 h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #ddd}
 .meta{color:#666}table{border-collapse:collapse;margin:1em 0}th,td{padding:.25em .8em;border-bottom:1px solid #eee}
-th{text-align:left;background:#f6f6f6}td.n{text-align:right;font-variant-numeric:tabular-nums}
+th{text-align:left;background:#f6f6f6}td.n{text-align:right;font-variant-numeric:tabular-nums}td.noise{color:#888}
 figure{margin:1em 0}figure svg{max-width:100%;height:auto}figcaption{color:#666;font-size:.9em}
 """
 
 
-def render_report(runs: Sequence[Run], *, title: str = "corescheduler simulation", notes: Sequence[str] = ()) -> str:
-    """The report page for ``runs`` — ``(label, metrics)`` pairs — as HTML text."""
+def render_report(runs: Sequence[Run], *, title: str = "corescheduler simulation", notes: Sequence[str] = (),
+                  statistics: Mapping[str, Any] | None = None) -> str:
+    """The report page for ``runs`` — ``(label, metrics)`` pairs — as HTML text.  ``statistics``:
+    a compare's across-seeds statistics (:func:`corescheduler.sim.stats.compare_statistics`),
+    shown as a table and plotted as intervals after the summary."""
     if not runs:
         raise ValueError("a report needs at least one run")
     plt = _plt()
@@ -458,6 +551,10 @@ def render_report(runs: Sequence[Run], *, title: str = "corescheduler simulation
         }
         if _resource_mode(runs):
             figures["dominant-share"] = _dominant_figure(runs, shown, other)
+        if statistics is not None and statistics.get("measures"):
+            figures["intervals"], differences = _interval_figures(statistics)
+            if differences is not None:
+                figures["differences"] = differences
         svgs = {name: _svg(fig, i) for i, (name, fig) in enumerate(figures.items())}
     esc = html.escape
     labels = [label for label, _ in runs]
@@ -476,6 +573,8 @@ def render_report(runs: Sequence[Run], *, title: str = "corescheduler simulation
         '<h2 id="summary">Summary</h2>',
         f'<table class="summary"><thead><tr><th>measure</th>{head}</tr></thead><tbody>{body}</tbody></table>',
     ]
+    if "intervals" in svgs:
+        parts += _statistics_section(statistics or {}, svgs)
     parts += _not_run_section(runs)
     captions = {
         "cdf-pool": "Fraction of jobs finished within a response time (finish − submit), per pool.",
@@ -531,11 +630,12 @@ def _not_run_section(runs: Sequence[Run]) -> list[str]:
 
 
 def write_report(
-    path: str | Path, runs: Sequence[Run], *, title: str = "corescheduler simulation", notes: Sequence[str] = ()
+    path: str | Path, runs: Sequence[Run], *, title: str = "corescheduler simulation", notes: Sequence[str] = (),
+    statistics: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write :func:`render_report` to ``path``; returns the path."""
     path = Path(path)
-    path.write_text(render_report(runs, title=title, notes=notes), encoding="utf-8")
+    path.write_text(render_report(runs, title=title, notes=notes, statistics=statistics), encoding="utf-8")
     return path
 
 
