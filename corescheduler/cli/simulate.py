@@ -168,6 +168,24 @@ def _echo_not_run(label: str, metrics: Any, stall_timeout: float, *, several: bo
         click.echo(f"  ... and {len(rows) - MAX_NOT_RUN_LINES:,} more (report.html, metrics.json)")
 
 
+def weight_note(config: Any, metrics: Any) -> str | None:
+    """A note when the selected weight adjusters could not change any decision: a job's weight
+    only divides its pool's share among the pool's jobs (Hadoop 1.x: ``PoolSchedulable.getWeight``
+    is the allocation file's pool weight, job weights never reach it), so if no pool ever held
+    two started, unfinished jobs at once (``metrics.json`` ``max_jobs_in_a_pool``, counted from
+    the job events) the weights mattered to nothing.  None when they could have mattered."""
+    adjusters = tuple(config.scheduler.weight_adjusters)
+    summary = metrics.get("summary", {})
+    peak = summary.get("max_jobs_in_a_pool")
+    if not adjusters or peak is None or peak > 1 or not summary.get("jobs"):
+        return None
+    names = ", ".join(adjusters)
+    return (f"note: weight adjusters ({names}) could not change any decision: no pool ever held two "
+            "running jobs at once, and a job's weight only divides its pool's share among the pool's jobs. "
+            "Pool weights come from the allocation file's <weight>; to divide the cluster among pools "
+            "differently, write a SharePolicy (docs/plugin-authors.md).")
+
+
 def _strict_exit(runs: Sequence[tuple[str, Any]]) -> None:
     """``--strict``: exit 1 (one line on stderr) when a run rejected or did not finish a job."""
     from corescheduler.sim.report import not_run_counts
@@ -247,11 +265,13 @@ def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: st
         result, workload = run_simulation(
             config, allocations, workload_spec, seed, out, bars(label) if bars else None
         )
+    note = weight_note(config, result.metrics)
     report = write_report(
         out / "report.html",
         [(label, result.metrics)],
         title=f"corescheduler simulation: {label} on {workload.name}",
-        notes=[f"config {config.source or 'built-in defaults'}", _note(workload, seed, result)],
+        notes=[f"config {config.source or 'built-in defaults'}", _note(workload, seed, result),
+               *([note] if note else [])],
     )
     if as_json:
         print_json(result.metrics["summary"])
@@ -259,6 +279,9 @@ def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: st
         rows = summary_rows([(label, result.metrics)])
         print_table(["measure", label], rows, right=(1,), title=_note(workload, seed, result))
         _echo_not_run(label, result.metrics, _stall_timeout(config))
+        if note:
+            click.echo()
+            click.echo(note)
         click.echo(f"wrote {result.metrics_path}, {result.events_path}, {report}")
     if strict:
         _strict_exit([(label, result.metrics)])
@@ -384,8 +407,8 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
         raise click.UsageError("give --seed or --seeds, not both")
     seeds = tuple(range(seed_count)) if seed_count is not None else tuple(dict.fromkeys(seeds)) or (0,)
     labels = _labels(config_paths)
-    stall_timeouts = {path: _stall_timeout(load_run_config(path)[0])  # every config checked before any run
-                      for path in config_paths}
+    loaded = {path: load_run_config(path)[0] for path in config_paths}  # every config checked before any run
+    stall_timeouts = {path: _stall_timeout(config) for path, config in loaded.items()}
     runs = [(label if len(seeds) == 1 else f"{label}-seed{seed}", path, seed)
             for seed in seeds for label, path in zip(labels, config_paths)]
     workers = min(jobs or os.cpu_count() or 1, len(runs))
@@ -446,6 +469,12 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
                    "its interval contains 0. Each run's own figures: compare.json, report.html.")
     for (label, path, _), metrics in zip(runs, metrics_of):
         _echo_not_run(label, metrics, stall_timeouts[path], several=True)
+    unweighted = [label for (label, path, _), metrics in zip(runs, metrics_of) if weight_note(loaded[path], metrics)]
+    if unweighted:
+        click.echo()
+        click.echo(f"note: in {', '.join(unweighted)} the weight adjusters could not change any decision: no pool "
+                   "ever held two running jobs at once, and a job's weight only divides its pool's share among the "
+                   "pool's jobs (docs/plugin-authors.md).")
     folders = (", ".join(str(out / label) for label in run_labels) if len(run_labels) <= 4
                else f"{len(run_labels)} run folders {out / run_labels[0]} .. {out / run_labels[-1]}")
     click.echo(f"wrote {report}, {out / 'compare.json'} and {folders}")
