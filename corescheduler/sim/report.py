@@ -7,7 +7,8 @@ be mailed, archived or opened offline.  Built from ``metrics.json`` dicts
 
 Plots, each a ``<figure data-plot="…">``:
 
-* ``cdf-pool`` — response-time CDF per pool;
+* ``cdf-pool`` — response-time CDF per pool: the pools with the most finished jobs (at
+  least :data:`MIN_CDF_JOBS`), the rest as one "other N pools" line;
 * ``cdf-bin`` — response-time CDF per job-size bin;
 * ``running-share`` — running tasks per pool over time against its fair share;
 * ``locality-bin`` — node and rack locality per job-size bin;
@@ -16,7 +17,9 @@ Plots, each a ``<figure data-plot="…">``:
 With one run, a CDF plot has a line per pool (bin); with several
 (``compare``), a panel per pool (bin) with a line per run, and every other
 plot overlays the runs in one colour each.  Pools beyond the busiest
-:data:`MAX_POOLS` are folded into one "other pools" entry.
+:data:`MAX_POOLS` (by slot-seconds; for the CDF, by jobs) are folded into one "other
+pools" entry.  With several seeds (``compare``) an "Across seeds" section plots each
+measure's interval; rejected and unfinished jobs are listed with their reasons.
 """
 
 from __future__ import annotations
@@ -164,6 +167,37 @@ def _pool_groups(runs: Sequence[Run]) -> tuple[list[str], set[str]]:
     return ranked[: MAX_POOLS - 1], set(ranked[MAX_POOLS - 1 :])
 
 
+#: the fewest finished jobs a pool needs for a CDF line of its own (a one-job "CDF" is one step)
+MIN_CDF_JOBS = 5
+
+
+def _cdf_pool_groups(runs: Sequence[Run]) -> tuple[list[str], set[str]]:
+    """The pools the response-time CDF shows by name — those with the most finished jobs (all
+    runs together), at most :data:`MAX_POOLS` − 1 and each with at least :data:`MIN_CDF_JOBS` —
+    and the rest, folded into :data:`OTHER`."""
+    jobs: dict[str, int] = {}
+    for _, m in runs:
+        for job in m.get("jobs", []):
+            if job.get("response_time") is not None:
+                name = job.get("pool") or "default"
+                jobs[name] = jobs.get(name, 0) + 1
+    used = {name: i for i, name in enumerate(_pool_ranking(runs))}
+    ranked = sorted(jobs, key=lambda n: (-jobs[n], used.get(n, len(used)), n))
+    big = [name for name in ranked if jobs[name] >= MIN_CDF_JOBS * len(runs)]
+    if len(ranked) <= MAX_POOLS and len(big) == len(ranked):
+        return ranked, set()
+    shown = big[: MAX_POOLS - 1]
+    return shown, set(ranked) - set(shown)
+
+
+def _group_label(group: str, other: set[str], shown: Sequence[str], jobs: int | None = None) -> str:
+    """A CDF's legend entry or panel title: the pool, or how many pools "other" holds."""
+    if group != OTHER:
+        return group if jobs is None else f"{group} ({jobs:,} jobs)"
+    what = f"{'other' if shown else 'all'} {len(other):,} pools"
+    return what if jobs is None else f"{what} ({jobs:,} jobs)"
+
+
 def _responses(metrics: Mapping[str, Any], field: str, shown: Sequence[str], other: set[str]) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {name: [] for name in shown}
     if other:
@@ -249,14 +283,20 @@ def _cdf_figure(runs: Sequence[Run], field: str, shown: Sequence[str], other: se
     groups = [*shown, *([OTHER] if other else [])]
     per_run = [(label, _responses(m, field, shown, other)) for label, m in runs]
     if len(runs) == 1:
-        fig, ax = plt.subplots(figsize=(7.5, 4.2))
+        fig, ax = plt.subplots(figsize=(9.0, 4.2))
         data = per_run[0][1]
         log = False
         for color, group in zip(_colors(len(groups)), groups):
             values = data.get(group) or []
             if values:
                 xs, ys = _cdf(values)
-                ax.step(xs, ys, where="post", color=color, label=f"{group} ({len(values)})")
+                if group == OTHER and field == "pool" and shown:  # the rest: dark and dashed, apart from the others
+                    ax.step(xs, ys, where="post", color="0.25", lw=1.8, ls="--",
+                            label=_group_label(group, other, shown, len(values)))
+                else:
+                    label = _group_label(group, other, shown, len(values)) if field == "pool" else \
+                        f"{group} ({len(values)})"
+                    ax.step(xs, ys, where="post", color=color, lw=1.8, label=label)
                 log |= min(xs) > 0
         _finish_cdf(ax, log, legend=True)
         ax.set_title(title)
@@ -272,9 +312,9 @@ def _cdf_figure(runs: Sequence[Run], field: str, shown: Sequence[str], other: se
             values = data.get(group) or []
             if values:
                 xs, ys = _cdf(values)
-                ax.step(xs, ys, where="post", color=color, label=label)
+                ax.step(xs, ys, where="post", color=color, lw=1.5, label=label)
                 log |= min(xs) > 0
-        ax.set_title(group, fontsize=9)
+        ax.set_title(_group_label(group, other, shown) if field == "pool" else group, fontsize=9)
         _finish_cdf(ax, log, legend=False)
     for j in range(len(groups), rows * cols):
         axes[j // cols][j % cols].axis("off")
@@ -293,8 +333,8 @@ def _finish_cdf(ax: Any, log: bool, legend: bool) -> None:
     ax.set_xlabel("response time (s)")
     ax.set_ylabel("fraction of jobs")
     ax.set_ylim(0, 1.02)
-    if legend and ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7, loc="lower right", ncol=2 if len(ax.get_lines()) > 6 else 1)
+    if legend and ax.get_legend_handles_labels()[0]:  # beside the plot, clear of the lines
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False)
 
 
 def _legend_runs(fig: Any, runs: Sequence[Run]) -> None:
@@ -543,7 +583,7 @@ def render_report(runs: Sequence[Run], *, title: str = "corescheduler simulation
         shown, other = _pool_groups(runs)
         bins = _bins(runs)
         figures = {
-            "cdf-pool": _cdf_figure(runs, "pool", shown, other, "Response-time CDF per pool"),
+            "cdf-pool": _cdf_figure(runs, "pool", *_cdf_pool_groups(runs), "Response-time CDF per pool"),
             "cdf-bin": _cdf_figure(runs, "size_bin", bins, set(), "Response-time CDF per job size (maps)"),
             "running-share": _running_figure(runs, shown, other),
             "locality-bin": _locality_figure(runs),
@@ -577,7 +617,8 @@ def render_report(runs: Sequence[Run], *, title: str = "corescheduler simulation
         parts += _statistics_section(statistics or {}, svgs)
     parts += _not_run_section(runs)
     captions = {
-        "cdf-pool": "Fraction of jobs finished within a response time (finish − submit), per pool.",
+        "cdf-pool": "Fraction of jobs finished within a response time (finish − submit): the pools with the "
+                    f"most finished jobs (at least {MIN_CDF_JOBS} each) one by one, the other pools together.",
         "cdf-bin": "The same by job size (number of maps), the delay-scheduling paper's bins.",
         "running-share": "Tasks running (maps + reduces) and the pool's fair share, sampled over the run.",
         "locality-bin": "Share of map launches reading node-local input, and node- or rack-local input.",
