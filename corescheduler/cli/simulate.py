@@ -383,12 +383,12 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
             jobs: int | None, out_dir: str, strict: bool, as_json: bool) -> None:
     """Run the same workload under several configurations (and seeds).
 
-    Prints a side-by-side table (response times per job-size bin, locality,
+    With one seed, prints a side-by-side table (response times per job-size bin, locality,
     utilisation, preemptions, makespan) and writes one report with the runs
     overlaid to DIR/report.html; each run's metrics.json and events.jsonl go
     to DIR/<label>/, labels being the config file names (with -seedN when
     several seeds are given).  The runs go in parallel processes, one per
-    core (``--jobs``), with one progress bar; each gives what it gives alone.
+    core (--jobs), with one progress bar; each gives what it gives alone.
 
     With several seeds (--seed given more than once, or --seeds N for seeds
     0..N-1) the table gives, per config, each measure's mean across seeds with

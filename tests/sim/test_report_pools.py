@@ -16,7 +16,8 @@ def _metrics(pools: dict[str, int]) -> dict:
     jobs.append({"id": "unfinished", "pool": "ghost", "size_bin": "1", "response_time": None})
     used = {name: {"slot_seconds_map": 1000.0 / (1 + i), "slot_seconds_reduce": 0.0}
             for i, name in enumerate(reversed(list(pools)))}  # slot-seconds rank the pools the other way round
-    return {"summary": {}, "jobs": jobs, "pools": used, "bins": {"1": {}}, "timeline": {}}
+    timeline = {"time": [0.0, 1.0], "utilization": {"map": [0.5, 0.5], "reduce": [0.1, 0.1]}}
+    return {"summary": {}, "jobs": jobs, "pools": used, "bins": {"1": {}}, "timeline": timeline}
 
 
 def _cdf_svg(page: str) -> str:
