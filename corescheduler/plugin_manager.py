@@ -47,6 +47,7 @@ from corescheduler.errors import (
     PluginLoadError,
     SettingsError,
 )
+from corescheduler.settings import closest_name
 
 GROUP = "corescheduler"
 BUILTIN_DIST = "corescheduler"
@@ -428,8 +429,10 @@ class PluginSet:
         else:
             known = sorted(set(self.available) | set(self.extra))
             note = f" ({DISABLE_AUTOLOAD_ENV} is set: built-ins only)" if autoload_disabled() else ""
+            close = closest_name(name, known)
+            hint = f" (did you mean {close!r}?)" if close else ""
             raise ConfigError(
-                f"{where}: {label}: unknown plugin {name!r}; available: {', '.join(known) or '(none)'}{note}"
+                f"{where}: {label}: unknown plugin {name!r}{hint}; available: {', '.join(known) or '(none)'}{note}"
             )
         settings = self.config.plugin_settings(name)
         try:

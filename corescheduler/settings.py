@@ -259,9 +259,15 @@ class Settings:
             raise ConfigError(msgs)
 
 
-def unknown_setting(key: str, known: Iterable[str]) -> str:
-    """``"unknown setting"``, with the closest known key when one is close (a typo)."""
+def closest_name(name: str, known: Iterable[str]) -> str | None:
+    """The known name closest to ``name`` when one is close enough to be a typo of it, else None."""
     import difflib
 
-    close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.7)
-    return f"unknown setting; did you mean {close[0]!r}?" if close else "unknown setting"
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.7)
+    return close[0] if close else None
+
+
+def unknown_setting(key: str, known: Iterable[str]) -> str:
+    """``"unknown setting"``, with the closest known key when one is close (a typo)."""
+    close = closest_name(key, known)
+    return f"unknown setting; did you mean {close!r}?" if close else "unknown setting"

@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import click
 
-from corescheduler.cli.common import config_option, json_option, load_config, one_line, print_json, print_table
+from corescheduler.cli.common import (
+    config_option,
+    json_option,
+    load_config,
+    one_line,
+    print_json,
+    print_table,
+    stdout_is_terminal,
+)
+
+#: the width the plugin table keeps to without --verbose (the hooks column gives way)
+WIDTH = 100
+#: the narrowest the hooks column gets, however wide the other columns are
+MIN_HOOKS_WIDTH = 24
 
 #: Extension points as the config names them, in the order they run.
 CONFIG_POINTS = (
@@ -20,13 +34,38 @@ CONFIG_POINTS = (
 )
 
 
+def shorten(items: Sequence[str], width: int) -> str:
+    """``items`` comma-joined in at most ``width`` characters: as many as fit, then ``+N more``."""
+    full = ", ".join(items)
+    if len(full) <= width:
+        return full
+    for keep in range(len(items) - 1, 0, -1):
+        text = f"{', '.join(items[:keep])}, +{len(items) - keep} more"
+        if len(text) <= width:
+            return text
+    return f"{len(items)} hooks"
+
+
+def _main_first(hooks: Sequence[str], points: Sequence[str]) -> list[str]:
+    """``hooks`` with its extension points' own hooks first, in the order the points define
+    them (the defining hook first: ``cs_select_task`` before ``cs_map_reach``), then the rest."""
+    from corescheduler.hookspecs import EXTENSION_POINTS
+
+    rank = {hook: i for point in points for i, hook in enumerate(EXTENSION_POINTS.get(point, ()))}
+    return sorted(hooks, key=lambda h: (h not in rank, rank.get(h, 0)))
+
+
 @click.command()
 @config_option
+@click.option("--verbose", "-v", is_flag=True,
+              help="List every hook, however wide the table gets.")
 @json_option
-def plugins(config_path: str | None, as_json: bool) -> None:
+def plugins(config_path: str | None, verbose: bool, as_json: bool) -> None:
     """List discovered plugins and what they implement.
 
-    Shows each plugin's name, extension points, hooks, distribution and version.
+    Shows each plugin's name, extension points, hooks, distribution and version,
+    in 100 columns: a long hook list is shortened (--verbose or --json lists
+    every hook).
 
     A plugin that cannot be imported is listed with its error.  With --config,
     also validate that config (every selected plugin is loaded with its
@@ -54,16 +93,28 @@ def plugins(config_path: str | None, as_json: bool) -> None:
         print_json(out)
         return
 
+    columns = ["name", "extension points", "hooks", "distribution", "version"]
+    others = [[row["name"], ", ".join(row["points"]) or "-", row["dist"], row["version"]] for row in rows]
+    widths = [max([len(c), *(len(r[i]) for r in others)]) for i, c in enumerate(columns[:2] + columns[3:])]
+    # plain text: two spaces between columns; rich: a border and padding around each
+    overhead = 3 * len(columns) + 1 if stdout_is_terminal() else 2 * (len(columns) - 1)
+    room = max(MIN_HOOKS_WIDTH, WIDTH - sum(widths) - overhead)
     table = []
+    shortened = False
     for row in rows:
         if row["error"] == "blocked":
             points, hooks = "-", "blocked ([scheduler] blocked_plugins)"
         elif row["error"] is not None:
-            points, hooks = "-", f"error: {one_line(row['error'])}"
+            points, hooks = "-", f"error: {one_line(row['error'])}"  # whole: what to fix
         else:
-            points, hooks = ", ".join(row["points"]) or "-", ", ".join(row["hooks"]) or "-"
+            points = ", ".join(row["points"]) or "-"
+            hooks = ", ".join(row["hooks"]) or "-"
+            if not verbose and len(hooks) > room:
+                hooks, shortened = shorten(_main_first(row["hooks"], row["points"]), room), True
         table.append([row["name"], points, hooks, row["dist"], row["version"]])
-    print_table(["name", "extension points", "hooks", "distribution", "version"], table)
+    print_table(columns, table)
+    if shortened:
+        click.echo("(hooks shortened to fit 100 columns: --verbose or --json lists them all)")
     if selected is not None:
         click.echo()
         point_rows = [

@@ -145,6 +145,74 @@ def _note(workload: Any, seed: int, result: Any) -> str:
     )
 
 
+#: rejected or unfinished jobs printed one by one per run; report.html and metrics.json have them all
+MAX_NOT_RUN_LINES = 20
+
+
+def _stall_timeout(config: Any) -> float:
+    from corescheduler.sim.simulator import SimulationOptions
+
+    return SimulationOptions.from_config(config).stall_timeout
+
+
+def _echo_not_run(label: str, metrics: Any, stall_timeout: float, *, several: bool = False) -> None:
+    """The run's rejected and unfinished jobs, one a line with its reason (nothing if every job finished)."""
+    from corescheduler.sim.report import STALLED, not_run, not_run_counts
+
+    rows = not_run(metrics)
+    if not rows:
+        return
+    rejected, unfinished = not_run_counts(metrics)
+    parts = [f"{n:,} {what}" for n, what in ((rejected, "rejected"), (unfinished, "did not finish")) if n]
+    click.echo()
+    click.echo(f"{label + ': ' if several else ''}jobs that did not run to the end: {', '.join(parts)}")
+    stalled = STALLED.replace("[simulation] stall_timeout", f"[simulation] stall_timeout ({stall_timeout:g} s)")
+    for row in rows[:MAX_NOT_RUN_LINES]:
+        pool = f" (pool {row['pool']})" if row["pool"] else ""
+        reason = row["reason"].replace(STALLED, stalled)
+        click.echo(f"  {row['job']}{pool} {row['outcome']}: {reason}")
+    if len(rows) > MAX_NOT_RUN_LINES:
+        click.echo(f"  ... and {len(rows) - MAX_NOT_RUN_LINES:,} more (report.html, metrics.json)")
+
+
+def weight_note(config: Any, metrics: Any) -> str | None:
+    """A note when the selected weight adjusters could not change any decision: a job's weight
+    only divides its pool's share among the pool's jobs (Hadoop 1.x: ``PoolSchedulable.getWeight``
+    is the allocation file's pool weight, job weights never reach it), so if no pool ever held
+    two started, unfinished jobs at once (``metrics.json`` ``max_jobs_in_a_pool``, counted from
+    the job events) the weights mattered to nothing.  None when they could have mattered."""
+    adjusters = tuple(config.scheduler.weight_adjusters)
+    summary = metrics.get("summary", {})
+    peak = summary.get("max_jobs_in_a_pool")
+    if not adjusters or peak is None or peak > 1 or not summary.get("jobs"):
+        return None
+    names = ", ".join(adjusters)
+    return (f"note: weight adjusters ({names}) could not change any decision: no pool ever held two "
+            "running jobs at once, and a job's weight only divides its pool's share among the pool's jobs. "
+            "Pool weights come from the allocation file's <weight>; to divide the cluster among pools "
+            "differently, write a SharePolicy (docs/plugin-authors.md).")
+
+
+def _strict_exit(runs: Sequence[tuple[str, Any]]) -> None:
+    """``--strict``: exit 1 (one line on stderr) when a run rejected or did not finish a job."""
+    from corescheduler.sim.report import not_run_counts
+
+    bad = []
+    for label, metrics in runs:
+        rejected, unfinished = not_run_counts(metrics)
+        if rejected or unfinished:
+            bad.append(f"{label}: {rejected:,} rejected, {unfinished:,} did not finish")
+    if bad:
+        click.echo(f"strict: not every job ran to the end ({'; '.join(bad)})", err=True)
+        raise SystemExit(1)
+
+
+strict_option = click.option(
+    "--strict", is_flag=True,
+    help="Exit 1 when any job was rejected or did not finish (the results are still written and printed).",
+)
+
+
 # --------------------------------------------------------------------------- simulate
 
 
@@ -182,13 +250,19 @@ def out_option(default: str, help_text: str) -> Any:
 @workload_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds heartbeats, replicas and the workload.")
 @out_option("sim-out", "Folder for metrics.json, events.jsonl and report.html.")
+@strict_option
 @json_option
-def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: str, as_json: bool) -> None:
+def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: str, strict: bool,
+             as_json: bool) -> None:
     """Simulate a workload under a scheduler configuration.
 
     Writes DIR/metrics.json, DIR/events.jsonl and DIR/report.html and prints
     a summary.  With no arguments: the bundled example config and the
     built-in Facebook workload.
+
+    Jobs rejected at submission or still unfinished when the run stopped are
+    listed with their reasons; the exit status is 0 all the same (they are
+    results) unless --strict is given.
     """
     from corescheduler.sim.report import summary_rows, write_report
 
@@ -199,21 +273,36 @@ def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: st
         result, workload = run_simulation(
             config, allocations, workload_spec, seed, out, bars(label) if bars else None
         )
+    note = weight_note(config, result.metrics)
     report = write_report(
         out / "report.html",
         [(label, result.metrics)],
         title=f"corescheduler simulation: {label} on {workload.name}",
-        notes=[f"config {config.source or 'built-in defaults'}", _note(workload, seed, result)],
+        notes=[f"config {config.source or 'built-in defaults'}", _note(workload, seed, result),
+               *([note] if note else [])],
     )
     if as_json:
         print_json(result.metrics["summary"])
-        return
-    rows = summary_rows([(label, result.metrics)])
-    print_table(["measure", label], rows, right=(1,), title=_note(workload, seed, result))
-    click.echo(f"wrote {result.metrics_path}, {result.events_path}, {report}")
+    else:
+        rows = summary_rows([(label, result.metrics)])
+        print_table(["measure", label], rows, right=(1,), title=_note(workload, seed, result))
+        _echo_not_run(label, result.metrics, _stall_timeout(config))
+        if note:
+            click.echo()
+            click.echo(note)
+        click.echo(f"wrote {result.metrics_path}, {result.events_path}, {report}")
+    if strict:
+        _strict_exit([(label, result.metrics)])
 
 
 # --------------------------------------------------------------------------- compare
+
+
+def _seed_list(seeds: Sequence[int]) -> str:
+    """``0..9`` for a run of consecutive seeds, else the seeds comma-separated."""
+    if len(seeds) > 2 and list(seeds) == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"{seeds[0]}..{seeds[-1]}"
+    return ", ".join(map(str, seeds))
 
 
 #: set in each worker process of a parallel compare: where its runs report their progress
@@ -289,33 +378,47 @@ def _run_parallel(runs: list[tuple[str, str, int]], workload_spec: str, out: Pat
     help="A corescheduler.toml to compare (give two or more).",
 )
 @workload_option
-@click.option("--seed", "seeds", type=int, multiple=True, default=(0,), show_default=True,
-              help="The seed of every run; give several to run each config with each seed.")
+@click.option("--seed", "seeds", type=int, multiple=True,
+              help="The seed of every run (default 0); give several to run each config with each seed.")
+@click.option("--seeds", "seed_count", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Shorthand for seeds 0 .. N-1.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Runs at once, each in a process of its own (default: one per core).")
 @out_option("compare-out", "Folder for report.html, compare.json and one sub-folder per run.")
+@strict_option
 @json_option
-def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int, ...], jobs: int | None,
-            out_dir: str, as_json: bool) -> None:
+def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int, ...], seed_count: int | None,
+            jobs: int | None, out_dir: str, strict: bool, as_json: bool) -> None:
     """Run the same workload under several configurations (and seeds).
 
-    Prints a side-by-side table (response times per job-size bin, locality,
+    With one seed, prints a side-by-side table (response times per job-size bin, locality,
     utilisation, preemptions, makespan) and writes one report with the runs
     overlaid to DIR/report.html; each run's metrics.json and events.jsonl go
     to DIR/<label>/, labels being the config file names (with -seedN when
     several seeds are given).  The runs go in parallel processes, one per
-    core (``--jobs``), with one progress bar; each gives what it gives alone.
+    core (--jobs), with one progress bar; each gives what it gives alone.
+
+    With several seeds (--seed given more than once, or --seeds N for seeds
+    0..N-1) the table gives, per config, each measure's mean across seeds with
+    its 95 % confidence interval (Student t), and the paired difference of
+    each config from the first with its interval, marked "(noise)" when the
+    interval contains 0; the report plots the intervals.
     """
     import os
 
     from corescheduler.sim.report import summary_rows, write_report
+    from corescheduler.sim.stats import compare_statistics, statistics_rows
 
     if len(config_paths) < 2:
         raise click.UsageError("compare needs at least two --config files")
-    seeds = tuple(dict.fromkeys(seeds))  # a seed given twice runs once
+    if seed_count is not None and seeds:
+        raise click.UsageError("give --seed or --seeds, not both")
+    seeds = tuple(range(seed_count)) if seed_count is not None else tuple(dict.fromkeys(seeds)) or (0,)
     labels = _labels(config_paths)
-    for path in config_paths:  # every config checked before any run
-        warn_unused_plugin_tables(*load_run_config(path)[:2])
+    loaded = {path: load_run_config(path)[:2] for path in config_paths}  # every config checked before any run
+    for config, allocations in loaded.values():
+        warn_unused_plugin_tables(config, allocations)
+    stall_timeouts = {path: _stall_timeout(config) for path, (config, _) in loaded.items()}
     runs = [(label if len(seeds) == 1 else f"{label}-seed{seed}", path, seed)
             for seed in seeds for label, path in zip(labels, config_paths)]
     workers = min(jobs or os.cpu_count() or 1, len(runs))
@@ -338,8 +441,13 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
     runs_out = list(zip(run_labels, metrics_of))
     notes = [f"{label}: {path}; {answer[2]}" for (label, path, _), answer in zip(runs, answers)]
     workload_name = answers[-1][3]
+    statistics = None
+    if len(seeds) > 1:
+        by_run = {(label, seed): m for label, (_, _, seed), m in
+                  zip([label for seed in seeds for label in labels], runs, metrics_of)}
+        statistics = compare_statistics(labels, seeds, by_run)
     report = write_report(out / "report.html", runs_out, title=f"corescheduler compare on {workload_name}",
-                          notes=notes)
+                          notes=notes, statistics=statistics)
     rows = summary_rows(runs_out)
     table = {"columns": ["measure", *run_labels], "rows": rows}
     summary = {
@@ -350,13 +458,36 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
                  for (label, path, seed), m in zip(runs, metrics_of)},
         "table": table,
     }
+    if statistics is not None:
+        summary["statistics"] = statistics
     (out / "compare.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     if as_json:
         print_json(summary)
+        if strict:
+            _strict_exit(runs_out)
         return
-    seed_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {', '.join(map(str, seeds))}"
-    print_table(["measure", *run_labels], rows, right=tuple(range(1, len(run_labels) + 1)),
-                title=f"{workload_spec}, {seed_text}: {len(runs)} runs in {time.perf_counter() - started:.1f} s "
-                      f"({workers} at once)")
-    click.echo(f"wrote {report}, {out / 'compare.json'} and {', '.join(str(out / label) for label in run_labels)}")
+    seed_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {_seed_list(seeds)}"
+    title = (f"{workload_spec}, {seed_text}: {len(runs)} runs in {time.perf_counter() - started:.1f} s "
+             f"({workers} at once)")
+    if statistics is None:
+        print_table(["measure", *run_labels], rows, right=tuple(range(1, len(run_labels) + 1)), title=title)
+    else:
+        columns, stat_rows = statistics_rows(statistics)
+        print_table(columns, stat_rows, right=tuple(range(1, len(columns))),
+                    title=f"{title}; mean ± 95% CI half-width over {len(seeds)} seeds")
+        click.echo(f"{labels[0]} is the baseline: a difference is paired seed by seed, and marked (noise) when "
+                   "its interval contains 0. Each run's own figures: compare.json, report.html.")
+    for (label, path, _), metrics in zip(runs, metrics_of):
+        _echo_not_run(label, metrics, stall_timeouts[path], several=True)
+    unweighted = [label for (label, path, _), metrics in zip(runs, metrics_of) if weight_note(loaded[path], metrics)]
+    if unweighted:
+        click.echo()
+        click.echo(f"note: in {', '.join(unweighted)} the weight adjusters could not change any decision: no pool "
+                   "ever held two running jobs at once, and a job's weight only divides its pool's share among the "
+                   "pool's jobs (docs/plugin-authors.md).")
+    folders = (", ".join(str(out / label) for label in run_labels) if len(run_labels) <= 4
+               else f"{len(run_labels)} run folders {out / run_labels[0]} .. {out / run_labels[-1]}")
+    click.echo(f"wrote {report}, {out / 'compare.json'} and {folders}")
+    if strict:
+        _strict_exit(runs_out)
 

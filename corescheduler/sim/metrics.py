@@ -128,6 +128,12 @@ class MetricsCollector:
         self.nodes = nodes
         self.jobs: dict[str, _JobRecord] = {}
         self.rejected: dict[str, str] = {}
+        #: started, unfinished jobs per pool now, and the most a pool ever held at once: job weights
+        #: (WeightAdjusters) only divide a pool's share among its jobs, so with at most one job in
+        #: every pool they cannot change a decision.  Kept per job event, never per task.
+        self._active: dict[str, int] = {}
+        self._active_pool: dict[str, str] = {}
+        self.pool_peak: dict[str, int] = {}
         self.jobs_done = 0
         self._running: dict[str, tuple[float, str, str]] = {}  # task -> (start, kind, job)
         self._sizes: dict[str, Mapping[str, int]] = {}  # resource mode: task -> its container's size
@@ -157,6 +163,7 @@ class MetricsCollector:
             "job_start": self._job_start,
             "job_finish": self._job_finish,
             "task_phase": self._task_phase,
+            "job_rejected": self._job_rejected,
         }
 
     # ------------------------------------------------------------------ input
@@ -173,6 +180,9 @@ class MetricsCollector:
         """The job was refused by pool placement."""
         self.jobs.pop(job_id, None)
         self.rejected[job_id] = reason
+
+    def _job_rejected(self, e: Mapping[str, Any]) -> None:
+        self.reject(e["job"], str(e.get("reason") or "rejected"))
 
     def feed(self, event: Mapping[str, Any]) -> None:
         """One event dict (SPEC §5); unknown types are ignored.  A
@@ -221,8 +231,18 @@ class MetricsCollector:
         rec = self.jobs.get(e["job"])
         if rec is not None:
             rec.start = e["time"]
+        job_id = e["job"]
+        if job_id not in self._active_pool:
+            pool = e.get("pool") or (rec.pool if rec is not None else None) or "default"
+            self._active_pool[job_id] = pool
+            n = self._active[pool] = self._active.get(pool, 0) + 1
+            if n > self.pool_peak.get(pool, 0):
+                self.pool_peak[pool] = n
 
     def _job_finish(self, e: Mapping[str, Any]) -> None:
+        pool = self._active_pool.pop(e["job"], None)
+        if pool is not None:
+            self._active[pool] -= 1
         rec = self.jobs.get(e["job"])
         if rec is not None:
             rec.finish = e["time"]
@@ -426,6 +446,7 @@ class MetricsCollector:
             "finished_jobs": len(responses),
             "unfinished_jobs": len(unfinished),
             "rejected_jobs": len(self.rejected),
+            "max_jobs_in_a_pool": max(self.pool_peak.values(), default=0),
             "tasks": self.finished_tasks,
             "map_launches": self.starts.get(MAP, 0),
             "reduce_launches": self.starts.get(REDUCE, 0),
@@ -462,6 +483,7 @@ class MetricsCollector:
                 "p95_response_time": _r(percentile(values, 95)),
                 "slot_seconds_map": _r(sums[0]),
                 "slot_seconds_reduce": _r(sums[1]),
+                "max_concurrent_jobs": self.pool_peak.get(name, 0),
             }
             if self.resources is not None:
                 spent = self.pool_resource_seconds.get(name, {})

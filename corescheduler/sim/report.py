@@ -7,7 +7,8 @@ be mailed, archived or opened offline.  Built from ``metrics.json`` dicts
 
 Plots, each a ``<figure data-plot="…">``:
 
-* ``cdf-pool`` — response-time CDF per pool;
+* ``cdf-pool`` — response-time CDF per pool: the pools with the most finished jobs (at
+  least :data:`MIN_CDF_JOBS`), the rest as one "other N pools" line;
 * ``cdf-bin`` — response-time CDF per job-size bin;
 * ``running-share`` — running tasks per pool over time against its fair share;
 * ``locality-bin`` — node and rack locality per job-size bin;
@@ -16,7 +17,9 @@ Plots, each a ``<figure data-plot="…">``:
 With one run, a CDF plot has a line per pool (bin); with several
 (``compare``), a panel per pool (bin) with a line per run, and every other
 plot overlays the runs in one colour each.  Pools beyond the busiest
-:data:`MAX_POOLS` are folded into one "other pools" entry.
+:data:`MAX_POOLS` (by slot-seconds; for the CDF, by jobs) are folded into one "other
+pools" entry.  With several seeds (``compare``) an "Across seeds" section plots each
+measure's interval; rejected and unfinished jobs are listed with their reasons.
 """
 
 from __future__ import annotations
@@ -67,6 +70,8 @@ def summary_rows(runs: Sequence[Run]) -> list[list[str]]:
     (preceded by the measure's name); per-bin rows follow the overall ones."""
     spec = [
         ("jobs finished", "finished_jobs", "int"),
+        ("jobs rejected", "rejected_jobs", "int"),
+        ("jobs unfinished", "unfinished_jobs", "int"),
         ("makespan (s)", "makespan", "num"),
         ("mean response (s)", "mean_response_time", "num"),
         ("p95 response (s)", "p95_response_time", "num"),
@@ -104,6 +109,36 @@ def summary_rows(runs: Sequence[Run]) -> list[list[str]]:
     return rows
 
 
+#: why a job listed in metrics.json["unfinished"] did not finish: the simulator stops a run
+#: only when nothing has run for ``[simulation] stall_timeout`` and no more jobs are due
+STALLED = "nothing ran for [simulation] stall_timeout and no more jobs were due: the run stopped"
+
+
+def not_run(metrics: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The jobs of a run that were rejected or did not finish, each a dict of ``job``,
+    ``pool``, ``outcome`` (``"rejected"`` or ``"unfinished"``) and ``reason``: the
+    rejection's message from ``metrics.json["rejected"]``, or for an unfinished job
+    whether it ever started and why the run stopped."""
+    out: list[dict[str, Any]] = []
+    for job_id, reason in (metrics.get("rejected") or {}).items():
+        out.append({"job": job_id, "pool": None, "outcome": "rejected", "reason": reason})
+    unfinished = metrics.get("unfinished") or []
+    if unfinished:
+        records = {job.get("id"): job for job in metrics.get("jobs", []) if job.get("id") in set(unfinished)}
+        for job_id in unfinished:
+            job = records.get(job_id, {})
+            start = job.get("start")
+            state = "never started" if start is None else f"started at {_fmt(float(start))} s"
+            out.append({"job": job_id, "pool": job.get("pool"), "outcome": "unfinished",
+                        "reason": f"{state}; {STALLED}"})
+    return out
+
+
+def not_run_counts(metrics: Mapping[str, Any]) -> tuple[int, int]:
+    """``(rejected, unfinished)`` job counts of a run."""
+    return len(metrics.get("rejected") or {}), len(metrics.get("unfinished") or [])
+
+
 def _bins(runs: Sequence[Run]) -> list[str]:
     names: dict[str, None] = {}
     for _, m in runs:
@@ -130,6 +165,37 @@ def _pool_groups(runs: Sequence[Run]) -> tuple[list[str], set[str]]:
     if len(ranked) <= MAX_POOLS:
         return ranked, set()
     return ranked[: MAX_POOLS - 1], set(ranked[MAX_POOLS - 1 :])
+
+
+#: the fewest finished jobs a pool needs for a CDF line of its own (a one-job "CDF" is one step)
+MIN_CDF_JOBS = 5
+
+
+def _cdf_pool_groups(runs: Sequence[Run]) -> tuple[list[str], set[str]]:
+    """The pools the response-time CDF shows by name — those with the most finished jobs (all
+    runs together), at most :data:`MAX_POOLS` − 1 and each with at least :data:`MIN_CDF_JOBS` —
+    and the rest, folded into :data:`OTHER`."""
+    jobs: dict[str, int] = {}
+    for _, m in runs:
+        for job in m.get("jobs", []):
+            if job.get("response_time") is not None:
+                name = job.get("pool") or "default"
+                jobs[name] = jobs.get(name, 0) + 1
+    used = {name: i for i, name in enumerate(_pool_ranking(runs))}
+    ranked = sorted(jobs, key=lambda n: (-jobs[n], used.get(n, len(used)), n))
+    big = [name for name in ranked if jobs[name] >= MIN_CDF_JOBS * len(runs)]
+    if len(ranked) <= MAX_POOLS and len(big) == len(ranked):
+        return ranked, set()
+    shown = big[: MAX_POOLS - 1]
+    return shown, set(ranked) - set(shown)
+
+
+def _group_label(group: str, other: set[str], shown: Sequence[str], jobs: int | None = None) -> str:
+    """A CDF's legend entry or panel title: the pool, or how many pools "other" holds."""
+    if group != OTHER:
+        return group if jobs is None else f"{group} ({jobs:,} jobs)"
+    what = f"{'other' if shown else 'all'} {len(other):,} pools"
+    return what if jobs is None else f"{what} ({jobs:,} jobs)"
 
 
 def _responses(metrics: Mapping[str, Any], field: str, shown: Sequence[str], other: set[str]) -> dict[str, list[float]]:
@@ -217,14 +283,20 @@ def _cdf_figure(runs: Sequence[Run], field: str, shown: Sequence[str], other: se
     groups = [*shown, *([OTHER] if other else [])]
     per_run = [(label, _responses(m, field, shown, other)) for label, m in runs]
     if len(runs) == 1:
-        fig, ax = plt.subplots(figsize=(7.5, 4.2))
+        fig, ax = plt.subplots(figsize=(9.0, 4.2))
         data = per_run[0][1]
         log = False
         for color, group in zip(_colors(len(groups)), groups):
             values = data.get(group) or []
             if values:
                 xs, ys = _cdf(values)
-                ax.step(xs, ys, where="post", color=color, label=f"{group} ({len(values)})")
+                if group == OTHER and field == "pool" and shown:  # the rest: dark and dashed, apart from the others
+                    ax.step(xs, ys, where="post", color="0.25", lw=1.8, ls="--",
+                            label=_group_label(group, other, shown, len(values)))
+                else:
+                    label = _group_label(group, other, shown, len(values)) if field == "pool" else \
+                        f"{group} ({len(values)})"
+                    ax.step(xs, ys, where="post", color=color, lw=1.8, label=label)
                 log |= min(xs) > 0
         _finish_cdf(ax, log, legend=True)
         ax.set_title(title)
@@ -240,9 +312,9 @@ def _cdf_figure(runs: Sequence[Run], field: str, shown: Sequence[str], other: se
             values = data.get(group) or []
             if values:
                 xs, ys = _cdf(values)
-                ax.step(xs, ys, where="post", color=color, label=label)
+                ax.step(xs, ys, where="post", color=color, lw=1.5, label=label)
                 log |= min(xs) > 0
-        ax.set_title(group, fontsize=9)
+        ax.set_title(_group_label(group, other, shown) if field == "pool" else group, fontsize=9)
         _finish_cdf(ax, log, legend=False)
     for j in range(len(groups), rows * cols):
         axes[j // cols][j % cols].axis("off")
@@ -261,8 +333,8 @@ def _finish_cdf(ax: Any, log: bool, legend: bool) -> None:
     ax.set_xlabel("response time (s)")
     ax.set_ylabel("fraction of jobs")
     ax.set_ylim(0, 1.02)
-    if legend and ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7, loc="lower right", ncol=2 if len(ax.get_lines()) > 6 else 1)
+    if legend and ax.get_legend_handles_labels()[0]:  # beside the plot, clear of the lines
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False)
 
 
 def _legend_runs(fig: Any, runs: Sequence[Run]) -> None:
@@ -397,6 +469,96 @@ def _utilization_figure(runs: Sequence[Run]) -> Any:
     return fig
 
 
+def _interval_figures(stats: Mapping[str, Any]) -> tuple[Any, Any | None]:
+    """Across seeds: each measure's mean per config with its confidence interval (the seeds' own
+    values as dots), and each config's paired difference from the baseline with its interval."""
+    plt = _plt()
+    every = list(stats["measures"].values())
+    configs = list(every[0]["configs"]) if every else []
+    # a measure with one value in every run (no preemption anywhere, say) says nothing drawn
+    measures = [m for m in every if len({v for c in configs for v in m["configs"][c]["values"]}) > 1] or every[:1]
+    colors = _colors(len(configs))
+    level = f"{100 * stats['confidence']:g}%"
+
+    def scale(m: Mapping[str, Any]) -> float:
+        return 100.0 if m["kind"] == "pct" else 1.0
+
+    def heading(m: Mapping[str, Any], diff: bool) -> str:
+        return f"{m['label']} ({'percentage points' if diff else '%'})" if m["kind"] == "pct" else m["label"]
+
+    rows, cols = _grid(max(1, len(measures)))
+    fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.5 * rows), squeeze=False)
+    for i, m in enumerate(measures):
+        ax = axes[i // cols][i % cols]
+        k = scale(m)
+        for x, (color, c) in enumerate(zip(colors, configs)):
+            st = m["configs"][c]
+            ax.scatter([x] * len(st["values"]), [k * v for v in st["values"]], color=color, alpha=0.35, s=10, lw=0)
+            ax.errorbar([x], [k * st["mean"]], yerr=[[k * (st["half_width"] or 0.0)]], color=color, fmt="o",
+                        capsize=5, ms=5, lw=1.6)
+        ax.set_xticks(range(len(configs)), configs, rotation=20 if len(configs) > 2 else 0, fontsize=8)
+        ax.set_xlim(-0.6, len(configs) - 0.4)
+        ax.set_title(heading(m, False), fontsize=9)
+    for j in range(len(measures), rows * cols):
+        axes[j // cols][j % cols].axis("off")
+    fig.suptitle(f"Mean across {len(stats['seeds'])} seeds with its {level} confidence interval (dots: each seed)")
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    if len(configs) < 2:
+        return fig, None
+    others = configs[1:]
+    rows, cols = _grid(max(1, len(measures)))
+    dfig, daxes = plt.subplots(rows, cols, figsize=(3.4 * cols, (0.5 + 0.45 * len(others)) * rows + 0.6),
+                               squeeze=False)
+    for i, m in enumerate(measures):
+        ax = daxes[i // cols][i % cols]
+        k = scale(m)
+        ax.axvline(0.0, color="0.4", lw=0.9)
+        for y, c in enumerate(others):
+            d = m["differences"][c]
+            color = "0.6" if d["within_noise"] else colors[configs.index(c)]
+            ax.errorbar([k * d["mean"]], [y], xerr=[[k * (d["half_width"] or 0.0)]], color=color, fmt="o",
+                        capsize=4, ms=5, lw=1.6)
+        ax.set_yticks(range(len(others)), others, fontsize=8)
+        ax.set_ylim(-0.6, len(others) - 0.4)
+        ax.set_title(heading(m, True), fontsize=9)
+        ax.grid(axis="y", visible=False)
+    for j in range(len(measures), rows * cols):
+        daxes[j // cols][j % cols].axis("off")
+    dfig.suptitle(f"Paired difference from {stats['baseline']} with its {level} interval (grey: within noise)")
+    dfig.tight_layout(rect=(0, 0, 1, 0.93))
+    return fig, dfig
+
+
+def _statistics_section(stats: Mapping[str, Any], svgs: Mapping[str, str]) -> list[str]:
+    from corescheduler.sim.stats import statistics_rows
+
+    esc = html.escape
+    columns, rows = statistics_rows(stats)
+    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr><td>" + esc(row[0]) + "</td>"
+        + "".join(f'<td class="n{" noise" if "(noise)" in c else ""}">{esc(c)}</td>' for c in row[1:]) + "</tr>"
+        for row in rows
+    )
+    level = f"{100 * stats['confidence']:g}%"
+    seeds = stats["seeds"]
+    parts = [
+        '<h2 id="across-seeds">Across seeds</h2>',
+        f'<p class="meta">Each config ran with seeds {esc(", ".join(map(str, seeds)))}. A cell is the mean over '
+        f"the {len(seeds)} seeds ± the half-width of its {level} confidence interval (Student t, {len(seeds) - 1} "
+        f"degrees of freedom); a difference is taken seed by seed against {esc(stats['baseline'])} (paired) and "
+        "is marked (noise) when its interval contains 0. Percentages differ in percentage points (pp).</p>",
+        f'<table class="statistics"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>',
+        f'<figure data-plot="intervals">{svgs["intervals"]}<figcaption>Each measure\'s mean per config with its '
+        f"{level} confidence interval; the dots are the seeds' own values.</figcaption></figure>",
+    ]
+    if "differences" in svgs:
+        parts.append(f'<figure data-plot="differences">{svgs["differences"]}<figcaption>Each config\'s paired '
+                     f"difference from {esc(stats['baseline'])} with its {level} interval; grey when the interval "
+                     "contains 0 (within noise).</figcaption></figure>")
+    return parts
+
+
 # --------------------------------------------------------------------------- page
 
 _CSS = """
@@ -404,13 +566,16 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sa
 max-width:1100px;padding:0 1em;color:#222}
 h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #ddd}
 .meta{color:#666}table{border-collapse:collapse;margin:1em 0}th,td{padding:.25em .8em;border-bottom:1px solid #eee}
-th{text-align:left;background:#f6f6f6}td.n{text-align:right;font-variant-numeric:tabular-nums}
+th{text-align:left;background:#f6f6f6}td.n{text-align:right;font-variant-numeric:tabular-nums}td.noise{color:#888}
 figure{margin:1em 0}figure svg{max-width:100%;height:auto}figcaption{color:#666;font-size:.9em}
 """
 
 
-def render_report(runs: Sequence[Run], *, title: str = "corescheduler simulation", notes: Sequence[str] = ()) -> str:
-    """The report page for ``runs`` — ``(label, metrics)`` pairs — as HTML text."""
+def render_report(runs: Sequence[Run], *, title: str = "corescheduler simulation", notes: Sequence[str] = (),
+                  statistics: Mapping[str, Any] | None = None) -> str:
+    """The report page for ``runs`` — ``(label, metrics)`` pairs — as HTML text.  ``statistics``:
+    a compare's across-seeds statistics (:func:`corescheduler.sim.stats.compare_statistics`),
+    shown as a table and plotted as intervals after the summary."""
     if not runs:
         raise ValueError("a report needs at least one run")
     plt = _plt()
@@ -418,7 +583,7 @@ def render_report(runs: Sequence[Run], *, title: str = "corescheduler simulation
         shown, other = _pool_groups(runs)
         bins = _bins(runs)
         figures = {
-            "cdf-pool": _cdf_figure(runs, "pool", shown, other, "Response-time CDF per pool"),
+            "cdf-pool": _cdf_figure(runs, "pool", *_cdf_pool_groups(runs), "Response-time CDF per pool"),
             "cdf-bin": _cdf_figure(runs, "size_bin", bins, set(), "Response-time CDF per job size (maps)"),
             "running-share": _running_figure(runs, shown, other),
             "locality-bin": _locality_figure(runs),
@@ -426,6 +591,10 @@ def render_report(runs: Sequence[Run], *, title: str = "corescheduler simulation
         }
         if _resource_mode(runs):
             figures["dominant-share"] = _dominant_figure(runs, shown, other)
+        if statistics is not None and statistics.get("measures"):
+            figures["intervals"], differences = _interval_figures(statistics)
+            if differences is not None:
+                figures["differences"] = differences
         svgs = {name: _svg(fig, i) for i, (name, fig) in enumerate(figures.items())}
     esc = html.escape
     labels = [label for label, _ in runs]
@@ -444,8 +613,12 @@ def render_report(runs: Sequence[Run], *, title: str = "corescheduler simulation
         '<h2 id="summary">Summary</h2>',
         f'<table class="summary"><thead><tr><th>measure</th>{head}</tr></thead><tbody>{body}</tbody></table>',
     ]
+    if "intervals" in svgs:
+        parts += _statistics_section(statistics or {}, svgs)
+    parts += _not_run_section(runs)
     captions = {
-        "cdf-pool": "Fraction of jobs finished within a response time (finish − submit), per pool.",
+        "cdf-pool": "Fraction of jobs finished within a response time (finish − submit): the pools with the "
+                    f"most finished jobs (at least {MIN_CDF_JOBS} each) one by one, the other pools together.",
         "cdf-bin": "The same by job size (number of maps), the delay-scheduling paper's bins.",
         "running-share": "Tasks running (maps + reduces) and the pool's fair share, sampled over the run.",
         "locality-bin": "Share of map launches reading node-local input, and node- or rack-local input.",
@@ -463,13 +636,49 @@ def render_report(runs: Sequence[Run], *, title: str = "corescheduler simulation
     return "\n".join(parts) + "\n"
 
 
+#: rows of the "rejected or unfinished" table shown per run (metrics.json has them all)
+MAX_NOT_RUN_ROWS = 200
+
+
+def _not_run_section(runs: Sequence[Run]) -> list[str]:
+    """The "Jobs rejected or unfinished" section: each job with its reason, or nothing if every job finished."""
+    esc = html.escape
+    per_run = [(label, not_run(m)) for label, m in runs]
+    if not any(rows for _, rows in per_run):
+        return []
+    several = len(runs) > 1
+    head = ("<th>run</th>" if several else "") + "<th>job</th><th>pool</th><th>outcome</th><th>reason</th>"
+    body = []
+    notes = []
+    for label, rows in per_run:
+        for row in rows[:MAX_NOT_RUN_ROWS]:
+            cells = ([label] if several else []) + [row["job"], row["pool"] or "–", row["outcome"], row["reason"]]
+            body.append("<tr>" + "".join(f"<td>{esc(str(c))}</td>" for c in cells) + "</tr>")
+        if len(rows) > MAX_NOT_RUN_ROWS:
+            notes.append(f"{label}: {len(rows) - MAX_NOT_RUN_ROWS:,} more not shown; metrics.json lists every one "
+                         "(\"rejected\", \"unfinished\").")
+    counts = "; ".join(
+        f"{label}: " + ", ".join(f"{n:,} {what}" for n, what in zip(not_run_counts(m), ("rejected", "unfinished")))
+        for label, m in runs
+    )
+    return [
+        '<h2 id="not-run">Jobs rejected or unfinished</h2>',
+        f'<p class="meta">{esc(counts)}. A rejected job never entered the scheduler (its job_rejected '
+        "event in events.jsonl carries the reason); an unfinished one was still waiting when the run stopped.</p>",
+        f'<table class="not-run"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>',
+        *(f'<p class="meta">{esc(note)}</p>' for note in notes),
+    ]
+
+
 def write_report(
-    path: str | Path, runs: Sequence[Run], *, title: str = "corescheduler simulation", notes: Sequence[str] = ()
+    path: str | Path, runs: Sequence[Run], *, title: str = "corescheduler simulation", notes: Sequence[str] = (),
+    statistics: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write :func:`render_report` to ``path``; returns the path."""
     path = Path(path)
-    path.write_text(render_report(runs, title=title, notes=notes), encoding="utf-8")
+    path.write_text(render_report(runs, title=title, notes=notes, statistics=statistics), encoding="utf-8")
     return path
 
 
-__all__ = ["MAX_POOLS", "PLOTS", "render_report", "summary_rows", "write_report"]
+__all__ = ["MAX_POOLS", "PLOTS", "STALLED", "not_run", "not_run_counts", "render_report", "summary_rows",
+           "write_report"]

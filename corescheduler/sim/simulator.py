@@ -1093,8 +1093,9 @@ class Simulation:
             )
             try:
                 sched.submit(spec, t, update=False)
-            except JobRejectedError as exc:
-                self.collector.reject(job_id, str(exc))
+            except JobRejectedError as exc:  # SPEC §5: the reason goes to events.jsonl (and so the metrics)
+                self._emit({"time": t, "type": "job_rejected", "job": job_id, "pool": spec.pool, "user": spec.user,
+                            "reason": str(exc)})
             i += 1
         self._next_job = i
         sched.update(t)

@@ -56,7 +56,7 @@ def test_metrics_from_events() -> None:
     assert jobs["b"]["response_time"] == 11.0
     assert m["pools"]["p"] == {
         "jobs": 1, "mean_response_time": 20.0, "p95_response_time": 20.0,
-        "slot_seconds_map": 24.0, "slot_seconds_reduce": 4.0,
+        "slot_seconds_map": 24.0, "slot_seconds_reduce": 4.0, "max_concurrent_jobs": 1,
     }
     assert list(m["bins"]) == ["1", "2"]  # smallest jobs first
     assert m["bins"]["1"]["node_locality"] == 0.0
