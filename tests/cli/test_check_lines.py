@@ -11,7 +11,6 @@ import pytest
 from cli_helpers import run
 from paths import EXAMPLES
 
-
 MR1_BAD = """\
 <allocations>
   <pool name="a">
