@@ -81,12 +81,12 @@ def _check_file(name: str, checked: dict[Path, bool]) -> bool:
     path = _resolved(name)
     if path in checked:
         return checked[path]
-    checked[path] = True  # a config naming itself as its allocation file is not read twice
     if _kind(name) == "xml":
-        checked[path] = _check_allocations(name)
-    else:
-        checked[path] = _check_config(name, checked)
-    return checked[path]
+        ok = _check_allocations(name)
+    else:  # (a config naming itself as its allocation file is read as one there, and fails)
+        ok = _check_config(name, checked)
+    checked[path] = ok
+    return ok
 
 
 #: the root element of Hadoop's capacity-scheduler.xml (and of every *-site.xml)

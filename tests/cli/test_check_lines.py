@@ -215,3 +215,11 @@ def test_plugin_settings_problems_are_one_a_line(files):
 def test_exit_status_two_for_usage():
     assert run("check").exit_code == 2
     assert run("check", "--bogus", "x.toml").exit_code == 2
+
+
+def test_a_config_naming_itself_as_its_allocation_file_is_not_ok(files):
+    """It is read as an allocation file there (and is not one); nothing is said to be "above" that is not."""
+    config = files("me.toml", '[scheduler]\nallocation_file = "me.toml"\n')
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [f"{config}:1: not well-formed XML: Start tag expected, '<' not found"]
