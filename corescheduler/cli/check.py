@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 import click
 
 from corescheduler.cli.common import one_line, plugin_table_warnings
-from corescheduler.errors import AllocationError, ConfigError, CoreSchedulerError, PluginLoadError
+from corescheduler.errors import ConfigError, CoreSchedulerError, LocatedError, PluginLoadError
 from corescheduler.plugin_manager import REQUIRED_HOOK, PluginSet, hooks_of, load_plugin, name_clash
 
 
@@ -23,9 +24,11 @@ def check(files: tuple[str, ...]) -> None:
     A .toml file is read as corescheduler.toml: its plugins are loaded with
     their settings, and the allocation file it names is checked too.  A .xml
     file is read as an allocation file.  Other files are sniffed (XML if they
-    start with "<").  Prints "FILE: ok" or each error; exits 1 if any failed.
+    start with "<").  Prints each error on a line of its own (FILE:LINE: message),
+    and "FILE: ok" for a file only when it and every file it names are good;
+    exits 1 if any failed.
     """
-    checked: set[Path] = set()
+    checked: dict[Path, bool] = {}
     failed = False
     for name in files:
         failed |= not _check_file(name, checked)
@@ -40,11 +43,25 @@ def _resolved(path: str | Path) -> Path:
         return Path(path)
 
 
-def _report(name: str, exc: CoreSchedulerError) -> None:
+def _lines(name: str, exc: CoreSchedulerError, named_by: str | None = None) -> list[str]:
+    """Each problem of ``exc`` (found in file ``name``) as a line of its own:
+    ``FILE:LINE: message``, or ``FILE: message`` where it has no line (then followed by
+    ``(named by …)`` when ``named_by`` says which setting named the file)."""
+    if isinstance(exc, LocatedError):
+        lines = []
+        for line, message in exc.problems:
+            if line is not None:
+                lines.append(f"{exc.source}:{line}: {one_line(message)}")
+            else:
+                lines.append(f"{exc.source}: {one_line(message)}" + (f" (named by {named_by})" if named_by else ""))
+        return lines
     problems = exc.problems if isinstance(exc, ConfigError) else [str(exc)]
-    for problem in problems:
-        problem = one_line(problem)
-        click.echo(problem if problem.startswith(name) else f"{name}: {problem}")
+    return [p if p.startswith(f"{name}:") else f"{name}: {p}" for p in map(one_line, problems)]
+
+
+def _report(name: str, exc: CoreSchedulerError, named_by: str | None = None) -> None:
+    for line in _lines(name, exc, named_by):
+        click.echo(line)
 
 
 def _kind(name: str) -> str:
@@ -59,26 +76,35 @@ def _kind(name: str) -> str:
     return "xml" if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<") else "toml"
 
 
-def _check_file(name: str, checked: set[Path]) -> bool:
-    """Check one file (once); True if it is good."""
+def _check_file(name: str, checked: dict[Path, bool]) -> bool:
+    """Check one file (once; ``checked`` holds each file's result); True if it is good."""
     path = _resolved(name)
     if path in checked:
-        return True
-    checked.add(path)
+        return checked[path]
     if _kind(name) == "xml":
-        return _check_allocations(name)
-    return _check_config(name, checked)
+        ok = _check_allocations(name)
+    else:  # (a config naming itself as its allocation file is read as one there, and fails)
+        ok = _check_config(name, checked)
+    checked[path] = ok
+    return ok
 
 
-def _check_allocations(name: str, named_by: str | None = None) -> bool:
+#: the root element of Hadoop's capacity-scheduler.xml (and of every *-site.xml)
+_NOT_ALLOCATIONS = "top-level element must be <allocations>, found <configuration>"
+
+
+def _check_allocations(name: str) -> bool:
     from corescheduler.formats.allocation_file import load_allocations
 
     try:
         allocations = load_allocations(name)
-    except AllocationError as exc:
-        if exc.line is None and named_by is not None:
-            exc = AllocationError(f"{exc.message} (named by {named_by})", exc.source)
-        _report(name, exc)
+    except CoreSchedulerError as exc:
+        lines = _lines(name, exc)
+        if len(lines) == 1 and lines[0].endswith(_NOT_ALLOCATIONS):  # a Hadoop *-site.xml or capacity file
+            lines[0] += ("; a Hadoop <configuration> file is not an allocation file: a capacity-scheduler.xml "
+                         "is checked through the config that names it ([plugins.capacity] config_file)")
+        for line in lines:
+            click.echo(line)
         return False
     for warning in allocations.warnings:
         click.echo(f"warning: {one_line(warning)}")
@@ -97,8 +123,7 @@ class _Problems:
         if isinstance(exc, str):
             self.lines.append(one_line(exc))
             return
-        for problem in exc.problems if isinstance(exc, ConfigError) else [str(exc)]:
-            self.lines.append(one_line(problem))
+        self.lines.extend(_lines(self.name, exc))
 
     def report(self) -> bool:
         """Print every problem (by line where the message has one); True if none."""
@@ -112,13 +137,38 @@ class _Problems:
         for problem in sorted(map(one_line, self.lines), key=order):
             if problem not in seen:
                 seen.add(problem)
-                click.echo(problem if problem.startswith(self.name) else f"{self.name}: {problem}")
+                problem = problem if problem.startswith(f"{self.name}:") else f"{self.name}: {problem}"
+                click.echo(_in_named_file(self.name, problem))
         return not self.lines
 
 
-def _check_config(name: str, checked: set[Path]) -> bool:
+#: ``CONFIG:LINE: [plugins.NAME] KEY: …`` where KEY names a file (``config_file``, ``…_file``)
+_FILE_SETTING = re.compile(r"(?P<where>.+?:\d+): (?P<key>\[plugins\.[^\]]+\] [\w.-]*file): (?P<rest>.+)")
+#: ``FILE:LINE: message`` or ``FILE: message`` (a path without ": " in it)
+_IN_FILE = re.compile(r"(?P<file>[^\s:][^:]*?)(?::(?P<line>\d+))?: (?P<message>.+)")
+
+
+def _in_named_file(name: str, problem: str) -> str:
+    """A problem a plugin found in a file one of its settings names (the capacity plugin's
+    ``config_file``) reads ``CONFIG:5: [plugins.capacity] config_file: cap.xml:3: message``:
+    put it where it is, ``cap.xml:3: message`` (``cap.xml: message (named by CONFIG:5
+    [plugins.capacity] config_file)`` without a line), as an allocation file's problems
+    are, so that every line starts with the file and line of the problem."""
+    setting = _FILE_SETTING.fullmatch(problem)
+    if setting is None or not setting["where"].startswith(f"{name}:"):
+        return problem
+    inner = _IN_FILE.fullmatch(setting["rest"])
+    if inner is None or not (os.path.isfile(inner["file"]) or inner["message"].startswith("cannot read")):
+        return problem
+    if inner["line"]:  # as an allocation file's problems: the line says where
+        return f"{inner['file']}:{inner['line']}: {inner['message']}"
+    return f"{inner['file']}: {inner['message']} (named by {setting['where']} {setting['key']})"
+
+
+def _check_config(name: str, checked: dict[Path, bool]) -> bool:
     """Check a config: every section and every key, each problem reported (not only the
-    first section's); then the allocation file it names."""
+    first section's); then the allocation file it names.  "NAME: ok" comes last, and
+    only when the allocation file is good too."""
     from corescheduler.config import Config
     from corescheduler.formats.workloads import WorkloadSettings
     from corescheduler.sim.simulator import SimulationOptions
@@ -142,15 +192,11 @@ def _check_config(name: str, checked: set[Path]) -> bool:
     ok = found.report()
     alloc_path = config.allocation_path()
     allocations = None
-    if alloc_path is not None and _resolved(alloc_path) not in checked:
-        checked.add(_resolved(alloc_path))
-        allocations = _config_allocations(config, alloc_path, name, plugin_set, ok)
+    if alloc_path is not None:
+        allocations = _config_allocations(config, alloc_path, name, plugin_set, checked)
         ok = ok and allocations is not None
-    else:
-        if ok:
-            click.echo(f"{name}: ok")
-        if alloc_path is not None:  # checked on its own: read again for its schedulingModes
-            allocations = _quietly(alloc_path)
+    if ok:
+        click.echo(f"{name}: ok")
     for warning in plugin_table_warnings(config, allocations):
         click.echo(f"warning: {one_line(warning)}")
     return ok
@@ -190,24 +236,30 @@ def _scheduling_modes(allocations: Any) -> dict[str, tuple[str, int | None]]:
     return uses
 
 
-def _config_allocations(config: Any, alloc_path: Path, name: str, plugin_set: Any, config_ok: bool) -> Any:
-    """Check the allocation file a config names; its allocations if good, else None
-    (after printing why)."""
+def _config_allocations(config: Any, alloc_path: Path, name: str, plugin_set: Any, checked: dict[Path, bool]) -> Any:
+    """Check the allocation file a config names (its own problems once, however many
+    files name it; its share policies against this config); its allocations if good,
+    else None (after printing why)."""
     from corescheduler.formats.allocation_file import load_allocations
 
     alloc_name = str(alloc_path)
-    named_by = f"{config.locate('scheduler', 'allocation_file')} [scheduler] allocation_file"
-    try:
-        allocations = load_allocations(alloc_path)
-    except AllocationError as exc:
-        if config_ok:
-            click.echo(f"{name}: ok")
-        if exc.line is None:
-            exc = AllocationError(f"{exc.message} (named by {named_by})", exc.source)
-        _report(alloc_name, exc)
-        return None
-    if config_ok:
-        click.echo(f"{name}: ok")
+    located = config.locate("scheduler", "allocation_file")
+    named_by = f"{located} [scheduler] allocation_file"
+    path = _resolved(alloc_path)
+    if path in checked:  # given on the command line too (or named by another config): reported there
+        allocations = _quietly(alloc_path) if checked[path] else None
+        if allocations is None:
+            click.echo(f"{located}: [scheduler] allocation_file: {alloc_name} has errors (reported above)")
+            return None
+        first = False
+    else:
+        checked[path] = False
+        try:
+            allocations = load_allocations(alloc_path)
+        except CoreSchedulerError as exc:
+            _report(alloc_name, exc, named_by)
+            return None
+        first = True
     # every share policy the file names (schedulingMode) must be usable with this config
     bad = False
     for mode, (what, line) in _scheduling_modes(allocations).items():
@@ -215,13 +267,16 @@ def _config_allocations(config: Any, alloc_path: Path, name: str, plugin_set: An
             plugin_set.share_policy(mode)
         except CoreSchedulerError as exc:
             where = f"{alloc_name}:{line}" if line is not None else alloc_name
-            click.echo(f"{where}: {what} {mode!r} cannot be used with {name}: {one_line(str(exc))}")
+            reason = one_line(str(exc)).removeprefix(f"{name}: ")
+            click.echo(f"{where}: {what} {mode!r} cannot be used with {name}: {reason}")
             bad = True
     if bad:
         return None
-    for warning in allocations.warnings:
-        click.echo(f"warning: {one_line(warning)}")
-    click.echo(f"{alloc_name}: ok")
+    if first:
+        checked[path] = True
+        for warning in allocations.warnings:
+            click.echo(f"warning: {one_line(warning)}")
+        click.echo(f"{alloc_name}: ok")
     return allocations
 
 

@@ -101,6 +101,10 @@ def queue_rows(config: Any) -> dict[str, Any]:
                 "preemptable": queues.preemptable(name),
                 "acl_submit_apps": str(queues.acl(name, "submit")),
                 "acl_administer_apps": str(queues.acl(name, "administer")),
+                "effective_acl_submit_apps": str(queues.effective_acl(name, "submit")),
+                "effective_acl_submit_apps_from": _acl_sources(queues, name, "submit"),
+                "effective_acl_administer_apps": str(queues.effective_acl(name, "administer")),
+                "effective_acl_administer_apps_from": _acl_sources(queues, name, "administer"),
                 "steady_fair_share": _resources_json(steady.get(name)),
                 "children": list(spec.children),
             }
@@ -118,7 +122,52 @@ def queue_rows(config: Any) -> dict[str, Any]:
         "user_max_apps_default": queues.user_max_apps_default,
         "placement": placement,
         "warnings": list(allocations.warnings) if allocations is not None else [],
+        "notes": _acl_notes(queues),
     }
+
+
+def _acl_sources(queues: Any, name: str, kind: str) -> list[dict[str, Any]]:
+    """:meth:`QueueConfig.acl_sources` as JSON: ``{"queue", "acl", "configured"}`` each."""
+    return [
+        {"queue": queue, "acl": str(acl), "configured": configured}
+        for queue, acl, configured in queues.acl_sources(name, kind)
+    ]
+
+
+def _acl_notes(queues: Any) -> list[str]:
+    """A note when a queue's ACL restricts nothing: it is set below root while root's
+    own ACL of the kind is YARN's default ``*``, which every queue inherits."""
+    from corescheduler.core.queues import ROOT
+
+    notes = []
+    for kind, element in (("submit", "aclSubmitApps"), ("administer", "aclAdministerApps")):
+        restricted = [  # in tree order
+            spec.name for _, spec in queues.walk()
+            if spec.name != ROOT
+            and (spec.acl_submit_apps if kind == "submit" else spec.acl_administer_apps) is not None
+        ]
+        root = queues.spec(ROOT)
+        if restricted and (root.acl_submit_apps if kind == "submit" else root.acl_administer_apps) is None:
+            notes.append(
+                f"<{element}> is set on {', '.join(restricted)} but not on root, whose ACL is then YARN's default "
+                f"'*': every queue inherits it, so anybody may {'submit to' if kind == 'submit' else 'administer'} "
+                f"every queue; set <{element}> on root (a single space: nobody) to restrict"
+            )
+    return notes
+
+
+def _acl_text(acl: str, sources: list[dict[str, Any]], name: str) -> str:
+    """``alice (own) + * (inherited from root's default)``: each ACL that lets somebody
+    in, and whose it is; "nobody" if none does."""
+    if not sources:
+        return acl
+    parts = []
+    for source in sources:
+        whose = "own" if source["queue"] == name else f"inherited from {source['queue']}"
+        if not source["configured"]:
+            whose = "root's default" if source["queue"] == name else f"{whose}'s default"
+        parts.append(f"{source['acl']} ({whose})")
+    return " + ".join(parts)
 
 
 def _rule_json(rule: Any) -> dict[str, Any]:
@@ -144,7 +193,10 @@ def queues(config_path: str | None, as_json: bool) -> None:
 
     Settings are after YARN's defaults and inheritance (min/max resources,
     maxRunningApps, maxAMShare, policy, preemption timeouts and threshold,
-    ACLs); the steady fair share divides the configured cluster
+    ACLs).  An ACL column shows everybody the queue lets in and whose ACL
+    does: the queue's own and every ancestor's (YARN's rule), e.g.
+    "alice (own) + * (inherited from root's default)" — root's ACL is "*"
+    unless set.  The steady fair share divides the configured cluster
     ([cluster] node_resources × nodes) among all queues, active or not.
     An MR1 allocation file shows its pools as leaves under root.
     """
@@ -171,8 +223,8 @@ def queues(config_path: str | None, as_json: bool) -> None:
                 _seconds(q["fair_share_preemption_timeout"]),
                 f"{q['fair_share_preemption_threshold']:g}",
                 "yes" if q["preemptable"] else "no",
-                q["acl_submit_apps"],
-                q["acl_administer_apps"],
+                _acl_text(q["effective_acl_submit_apps"], q["effective_acl_submit_apps_from"], q["name"]),
+                _acl_text(q["effective_acl_administer_apps"], q["effective_acl_administer_apps_from"], q["name"]),
                 _json_resources_text(q["steady_fair_share"]),
             ]
         )
@@ -186,6 +238,8 @@ def queues(config_path: str | None, as_json: bool) -> None:
     )
     if result["placement"]:
         click.echo("placement: " + " → ".join(_rule_text(r) for r in result["placement"]))
+    for note in result["notes"]:
+        click.echo(f"note: {note}", err=True)
 
 
 def _rule_text(rule: dict[str, Any]) -> str:

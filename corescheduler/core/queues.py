@@ -388,6 +388,40 @@ class QueueConfig:
         """``FairScheduler.addApplication``: submit *or* administer access (admin implies submit)."""
         return self.has_access(name, "submit", user, groups) or self.has_access(name, "administer", user, groups)
 
+    def acl_sources(self, name: str, kind: str) -> list[tuple[str, AccessControlList, bool]]:
+        """Where the queue's effective ACL of ``kind`` comes from: ``(queue, acl, configured)``
+        for the queue and each ancestor, nearest first, whose ACL lets somebody in
+        (``configured`` is False for root's default ``*``).
+
+        YARN's ancestor rule, as :meth:`has_access` applies it: Hadoop 2.x
+        ``FSQueue.hasAccess`` → ``AllocationConfiguration.hasAccess`` tries the queue's
+        name and each shorter prefix (``root.a.b``, ``root.a``, ``root``) and allows the
+        user if any one's ``getQueueAcl`` does; ``getQueueAcl`` of a queue without the
+        ACL is ``EVERYBODY_ACL`` (``*``) for root and ``NOBODY_ACL`` (``" "``) for the
+        others — so unless root's ACL is set, everybody may use every queue.  (Hadoop 3's
+        ``ConfiguredYarnAuthorizer.checkPermission`` walks the parents the same way.)"""
+        out = []
+        for queue in (full_queue_name(name), *self.ancestors(name)):
+            acl = self.acl(queue, kind)
+            if acl.all_allowed or acl.users or acl.groups:
+                spec = self.spec(queue)
+                own = spec.acl_submit_apps if kind == "submit" else spec.acl_administer_apps
+                out.append((queue, acl, own is not None))
+        return out
+
+    def effective_acl(self, name: str, kind: str) -> AccessControlList:
+        """Everybody :meth:`has_access` lets in: the union of :meth:`acl_sources`' ACLs
+        (``*`` if one of them is ``*``, nobody if there are none)."""
+        sources = [acl for _, acl, _ in self.acl_sources(name, kind)]
+        if any(acl.all_allowed for acl in sources):
+            return EVERYBODY
+        if not sources:
+            return NOBODY
+        users = frozenset().union(*(acl.users for acl in sources))
+        groups = frozenset().union(*(acl.groups for acl in sources))
+        union = AccessControlList(" ", users=users, groups=groups)
+        return attrs.evolve(union, text=str(union))  # Hadoop's getAclString: "users groups"
+
     @classmethod
     def empty(cls) -> QueueConfig:
         """Only ``root``; YARN's defaults everywhere (no allocation file)."""

@@ -68,7 +68,8 @@ def parse_allocations(text: str | bytes, source: str = "<allocations>") -> Alloc
 
     Raises :class:`AllocationError` ``"SOURCE:LINE: ..."``: for text that is
     not well-formed XML, a root other than ``<allocations>``, or bad values
-    (every bad value of the file is reported, joined by "; ").
+    (every bad value of the file is reported: joined by "; " in the message, one by
+    one in its ``problems``).
     """
     root = _parse_xml(text, source)
     ctx = _Context(source)
@@ -272,11 +273,13 @@ class _Context:
         self.errors.append(AllocationError(message, self.source, elem.sourceline))
 
     def raise_errors(self) -> None:
-        """Raise all errors as one AllocationError at the first error's line."""
+        """Raise all errors as one AllocationError at the first error's line (its message
+        joins them, for one-line reports; ``problems`` keeps each, for ``check``)."""
         if self.errors:
             first, *rest = self.errors
             message = "; ".join([first.message, *map(str, rest)])
-            raise AllocationError(message, first.source, first.line)
+            problems = [(e.line, e.message) for e in self.errors]
+            raise AllocationError(message, first.source, first.line, problems=problems)
 
 
 # Who owns an element: None (top level) or (kind, name), e.g. ("pool", "poolA").

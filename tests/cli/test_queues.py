@@ -11,6 +11,11 @@ import pytest
 from cli_helpers import assert_user_error, run
 
 INT_MAX = 2**31 - 1
+ROOT_ACL_NOTE = (
+    "<aclSubmitApps> is set on root.prod but not on root, whose ACL is then YARN's default '*': every queue "
+    "inherits it, so anybody may submit to every queue; set <aclSubmitApps> on root (a single space: nobody) "
+    "to restrict"
+)
 
 ALLOCATIONS = """\
 <?xml version="1.0"?>
@@ -128,7 +133,7 @@ def test_text_lists_the_tree_and_steady_shares(setup) -> None:
     config = setup()
     result = run("queues", "--config", str(config))
     assert result.exit_code == 0, result.output
-    assert result.stderr == ""
+    assert result.stderr == f"note: {ROOT_ACL_NOTE}\n"  # prod's ACL, root's unset (issue 30 item 3)
     lines = result.stdout.splitlines()
     assert lines[0].startswith("queues of ") and lines[0].endswith("on 100000 MB, 80 vc")
     assert str(Path("alloc") / "fair.xml") in lines[0]
@@ -155,17 +160,19 @@ def test_text_lists_the_tree_and_steady_shares(setup) -> None:
 def test_text_shows_effective_settings(setup) -> None:
     """AllocationConfiguration getters and FSQueue.updatePreemptionVariables: the table shows each queue's
     effective policy, weight, limits, timeouts (inherited; "never" for Long.MAX_VALUE), preemptability and
-    ACLs (root ``*``, others nobody unless set)."""
+    effective ACLs (each queue's own and its ancestors': root ``*`` unless set, others nobody unless set)."""
     rows = table_rows(run("queues", "--config", str(setup())).stdout)
     root, prod, web, batch = rows["root"], rows["  prod"], rows["    web"], rows["    batch"]
     # queue type policy weight min max apps AM min-timeout fair-timeout threshold preemptable submit admin share
     assert root[1:] == [
-        "parent", "fair", "1", "0 MB, 0 vc", "unbounded", "∞", "-", "60 s", "never", "0.5", "yes", "*", "*",
-        "100000 MB, 80 vc",
+        "parent", "fair", "1", "0 MB, 0 vc", "unbounded", "∞", "-", "60 s", "never", "0.5", "yes",
+        "* (root's default)", "* (root's default)", "100000 MB, 80 vc",
     ]
     assert prod[2:5] == ["fair", "2", "20000 MB, 10 vc"]
     assert prod[8:10] == ["60 s", "30 s"]
-    assert prod[12:14] == ["alice,bob ops", "nobody"]
+    # effective ACLs (issue 30 item 3): the queue's own and root's default "*", which every queue inherits
+    assert prod[12:14] == ["alice,bob ops (own) + * (inherited from root's default)",
+                           "* (inherited from root's default)"]
     assert web[2:12] == ["fair", "1", "0 MB, 0 vc", "unbounded", "10", "0.2", "60 s", "30 s", "0.5", "yes"]
     assert batch[2] == "fifo"
     assert batch[7] == "0.5"  # queueMaxAMShareDefault
@@ -182,7 +189,8 @@ def test_text_prints_warnings_on_stderr(setup) -> None:
     result = run("queues", "--config", str(config))
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines() == [
-        f"warning: {config.parent / 'alloc' / 'fair.xml'}:{line}: Bad element in allocations file: colour (ignored)"
+        f"warning: {config.parent / 'alloc' / 'fair.xml'}:{line}: Bad element in allocations file: colour (ignored)",
+        f"note: {ROOT_ACL_NOTE}",  # issue 30 item 3: prod's aclSubmitApps restricts nothing while root's is unset
     ]
     assert list(table_rows(result.stdout))[:2] == ["root", "  prod"]
 
