@@ -1072,8 +1072,12 @@ class Simulation:
             self._placer = ReplicaPlacer(self._nodes_by_rack, self.replication)
         rng = self._place_rng
         place = self._placer.place
+        # every field kept but the input nodes (tests/sim/test_odd_workloads.py checks that each
+        # of TaskSpec's fields survives); read as Any: see above
         maps = tuple(
-            ts if ts.input_nodes else TaskSpec(cast(Any, ts).duration, place(rng), cast(Any, ts).copy_duration)
+            ts if ts.input_nodes else TaskSpec(
+                cast(Any, ts).duration, place(rng), cast(Any, ts).copy_duration, cast(Any, ts).resources
+            )
             for ts in spec.maps
         )
         return evolve(spec, maps=maps)  # type: ignore[arg-type]  # attrs' converter types it as an Iterable
@@ -1097,6 +1101,9 @@ class Simulation:
                 self.collector.reject(job_id, str(exc))
             i += 1
         self._next_job = i
+        # a submission starts the stall timer's wait afresh: a job that arrives after an idle
+        # gap longer than stall_timeout waits for its first heartbeat, not for nothing
+        self._last_activity = t
         sched.update(t)
         if i < len(jobs):
             self._push(self._submit_time(jobs[i]), SUBMIT, None)
