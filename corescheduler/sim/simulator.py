@@ -1120,20 +1120,24 @@ class Simulation:
                 at = k * interval
                 if at <= t:  # beyond 2**53 ticks they are no longer distinct floats: the next float
                     at = math.nextafter(t, math.inf)
+            if at == math.inf:  # update_interval = inf: no periodic updates (submissions still update)
+                return
             if self._skip_updates and self._heap:
-                at = self._quiet_until(k, interval)
+                at = self._quiet_until(k, interval, at)
             self._push(at, UPDATE, None)
 
-    def _quiet_until(self, k: int, interval: float) -> float:
+    def _quiet_until(self, k: int, interval: float, at: float) -> float:
         """The next update's time when it would be tick ``k``: if no task is pending, the last
         tick before the next event instead.  Nothing can change in the updates between:
         no task can launch, no pool can be starved (demand is what runs), and what an update
         records (starvation times, a plugin's view of the pools) is recorded again by the
         update that runs.  The preemption check's clock is moved as those updates would
-        have moved it (:meth:`_skip_preempt_checks`), so later checks fall on the same ticks."""
-        at = k * interval
+        have moved it (:meth:`_skip_preempt_checks`), so later checks fall on the same ticks.
+        ``at`` is tick ``k``'s time, or the next float where the ticks are no longer distinct
+        floats (recomputing ``k * interval`` there gave the current time again: a clock stuck
+        from about 10**16 s)."""
         pending = self.scheduler._pending_work
-        if pending[MAP] or pending[REDUCE]:
+        if (pending[MAP] or pending[REDUCE]) and not self._blocked():
             return at
         nxt = self._heap[0][0]
         last = math.floor(nxt / interval)
@@ -1148,6 +1152,20 @@ class Simulation:
         if self.scheduler.settings.preemption:
             last = self._skip_preempt_checks(k, last, interval)
         return last * interval
+
+    def _blocked(self) -> bool:
+        """Tasks are pending, but none can launch before the next event, whatever the updates
+        in between compute (issue 25: a long task no longer costs an update every tick).  No
+        node waits with a free slot of a kind a heartbeat could launch
+        (:meth:`~corescheduler.core.scheduler.Scheduler.pending_work`): a node that has one
+        and beats has its heartbeat on the heap, which is then the next event.  Preemption is
+        off: a check between could kill for a pool starved meanwhile.  Updates between
+        events then only repeat what the last of them records."""
+        sched = self.scheduler
+        if sched.settings.preemption:
+            return False
+        idle = self._idle
+        return not (idle[MAP] and sched.pending_work(MAP) > 0) and not (idle[REDUCE] and sched.pending_work(REDUCE) > 0)
 
     def _skip_preempt_checks(self, first: int, end: int, interval: float) -> int:
         """Ticks ``first`` … ``end - 1`` are skipped: set the scheduler's last preemption check
@@ -1415,6 +1433,36 @@ class Simulation:
             return
         self._arm_update(t)
 
+    def _only_updates(self, t: float) -> None:
+        """After the update at ``t``, nothing but the next update is on the heap: no task will
+        end, no job come, no heartbeat happen (nodes that beat have theirs on the heap), so
+        the updates to come change nothing a heartbeat would see (issue 25: jobs no node can
+        run, a stall_timeout of inf, used to tick for ever).  With nothing running, only the
+        stall timer can end the run: its update is moved to the tick the timer fires at,
+        which the updates in between would have reached (same result, no cost per tick).
+        Tasks running with no end to come (reduces the LoadManager holds, waiting for each
+        other), or a stall timer that never fires: the run ends now, its jobs unfinished.
+        With preemption on and tasks running a check may still kill one: the updates go on,
+        as without this."""
+        sched = self.scheduler
+        if sched.settings.preemption and sched._running_tasks:
+            return
+        stall = self.options.stall_timeout
+        if not any(sched._load[k].running for k in KINDS) and math.isfinite(stall):
+            interval = self.options.update_interval
+            due = self._last_activity + stall  # the timer fires at the first update after this
+            k = math.floor(due / interval) + 1
+            at = k * interval
+            if at <= due:
+                at = (k + 1) * interval
+                if at <= due:  # ticks no longer distinct floats
+                    at = math.nextafter(due, math.inf)
+            nxt = self._heap[0][0]
+            if at > nxt:
+                self._heap[0] = (at, self._heap[0][1], UPDATE, None)  # the only event: still a heap
+            return
+        self.stalled = True
+
     # ================================================================== run
     def run(self, progress: Callable[[float], None] | None = None) -> SimulationResult:
         """Run to the end (every job finished); ``progress`` gets the fraction
@@ -1515,6 +1563,10 @@ class Simulation:
                 if park:
                     self._check_limits(t)
                 self._wake(t)
+                if len(heap) == 1 and self._update_armed:  # only updates are left to happen
+                    self._only_updates(t)
+                    if self.stalled:
+                        break
             else:  # SUBMIT
                 self._submit_batch(t)
                 self._wake(t)
