@@ -457,7 +457,7 @@ class Simulation:
         self._resource_mode = self.scheduler.resource_mode
         self._resting: set[_NodeState] = set()  # resource mode: nodes waiting for requests
         self._skip_idle = self.options.skip_idle_heartbeats and not self._resource_mode
-        self._skip_updates = self.options.skip_idle_updates and not self._resource_mode
+        self._skip_updates = self.options.skip_idle_updates
         #: the pending IDLE_BEAT: (time, generation); a newer generation voids older events
         self._idle_beat: tuple[Any, ...] | None = None  # (time, generation[, node rank])
         #: can the TaskSelector want an idle heartbeat at all (cs_wants_idle_heartbeat)?
@@ -1136,9 +1136,13 @@ class Simulation:
         ``at`` is tick ``k``'s time, or the next float where the ticks are no longer distinct
         floats (recomputing ``k * interval`` there gave the current time again: a clock stuck
         from about 10**16 s)."""
-        pending = self.scheduler._pending_work
-        if (pending[MAP] or pending[REDUCE]) and not self._blocked():
-            return at
+        if self._resource_mode:
+            if not self._blocked():
+                return at
+        else:
+            pending = self.scheduler._pending_work
+            if (pending[MAP] or pending[REDUCE]) and not self._blocked():
+                return at
         nxt = self._heap[0][0]
         last = math.floor(nxt / interval)
         for _ in range(3):
@@ -1164,6 +1168,9 @@ class Simulation:
         sched = self.scheduler
         if sched.settings.preemption:
             return False
+        if self._resource_mode:  # a resting node with room beats again once an app asks (_wake)
+            return not (sched._rs.tree.root.order  # type: ignore[union-attr]
+                        and any(ns.node.available.any_positive() for ns in self._resting))
         idle = self._idle
         return not (idle[MAP] and sched.pending_work(MAP) > 0) and not (idle[REDUCE] and sched.pending_work(REDUCE) > 0)
 
@@ -1427,11 +1434,20 @@ class Simulation:
         if (
             self._next_job >= len(self._jobs)
             and t - self._last_activity > self.options.stall_timeout
-            and not any(sched._load[k].running for k in KINDS)
+            and not self._tasks_running()
         ):
             self.stalled = True  # nothing has run for stall_timeout and nothing more comes: give up
             return
         self._arm_update(t)
+
+    def _tasks_running(self) -> bool:
+        """Does a task run (the stall timer waits while one does)?  Resource mode: a container
+        other than an AM (the slot counts do not see containers; an AM runs until its app
+        ends, so it is no sign of progress)."""
+        sched = self.scheduler
+        if not self._resource_mode:
+            return any(sched._load[k].running for k in KINDS)
+        return any(not task.is_am for task in sched._running_tasks.values())
 
     def _only_updates(self, t: float) -> None:
         """After the update at ``t``, nothing but the next update is on the heap: no task will
@@ -1448,7 +1464,7 @@ class Simulation:
         if sched.settings.preemption and sched._running_tasks:
             return
         stall = self.options.stall_timeout
-        if not any(sched._load[k].running for k in KINDS) and math.isfinite(stall):
+        if not self._tasks_running() and math.isfinite(stall):
             interval = self.options.update_interval
             due = self._last_activity + stall  # the timer fires at the first update after this
             k = math.floor(due / interval) + 1
