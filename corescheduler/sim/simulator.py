@@ -202,9 +202,9 @@ class SimulationOptions:
     update tick with nothing changed since the last update reuses its shares
     (``Scheduler(reuse_quiet_updates=True)``; default true; turn it off for a
     share policy that keeps a clock of its own).  ``stall_timeout``: stop
-    when jobs wait but no task has run for this long
-    and nothing is left to submit (default 3600 s; their jobs are reported
-    as unfinished).  ``rack_local_map_slowdown`` and ``off_rack_map_slowdown``:
+    when jobs wait but no task has run and no job has been submitted for this
+    long, and nothing is left to submit (default 3600 s; their jobs are
+    reported as unfinished).  ``rack_local_map_slowdown`` and ``off_rack_map_slowdown``:
     a map launched rack-local or off-rack runs for its duration times this
     factor, the cost of reading its input over the network (default 1.0: no
     cost; the trace's durations are taken as node-local ones).
@@ -212,10 +212,12 @@ class SimulationOptions:
     (default true); false beats every node with a free slot at every tick,
     as a real cluster does — slower, and the reference the skipping is
     tested against (same ``events.jsonl``).  ``skip_idle_updates``: while no
-    task is pending (every runnable job's tasks run or are done), skip the
+    task is pending (every runnable job's tasks run or are done), or none can
+    launch before the next event (:meth:`Simulation._blocked`), skip the
     periodic updates up to the last one before the next event (default true;
-    slot mode): nothing can change in them, so a day of idle time costs one
-    update, not 172,800.  False runs every update: the reference.
+    slot mode, and resource mode without preemption): nothing can change in
+    them, so a day of idle time costs one update, not 172,800.  False runs
+    every update: the reference.
     """
 
     update_interval: float
