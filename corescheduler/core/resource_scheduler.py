@@ -234,6 +234,15 @@ class ResourceScheduler:
             am_task.resources = am
             am_task.is_am = True
             self.am_tasks[job.id] = am_task
+
+    def admit(self, job: Job, now: float) -> None:
+        """Make the app :meth:`submit` placed runnable, or let it wait for the running-app
+        limits (``MaxRunningAppsEnforcer``).  Separate from :meth:`submit` so that the
+        caller writes the app's ``job_submit`` before the ``job_start`` this may write
+        (SPEC §5: a job's ``job_submit`` comes before anything else of it)."""
+        leaf = self.tree.queues.get(job.queue or "")
+        if leaf is None:  # pragma: no cover - submit placed it in this leaf
+            raise SchedulerStateError(f"job {job.id} has no leaf queue {job.queue!r}")
         if self._can_be_runnable(leaf, job):
             self._make_runnable(leaf, job, now)
         else:

@@ -489,13 +489,15 @@ class Scheduler:
             reduce_slowstart=self.settings.reduce_slowstart,
         )
         if self._rs is not None:
-            self._rs.submit(job, now)  # placement checks: raises JobRejectedError, nothing stored
+            self._rs.submit(job, now)  # placement checks: raises JobRejectedError; admitted below
             pool_name = job.pool
         self._job_seq += 1
         self.jobs[job_id] = job
         if self._rs is None:
             self._pool(pool_name).jobs[job_id] = job
         self._emit({"time": now, "type": "job_submit", "job": job_id, "pool": pool_name, "user": job.user})
+        if self._rs is not None:
+            self._rs.admit(job, now)  # after job_submit: it may write job_start (SPEC §5)
         for fn in self._notify("cs_job_added"):
             fn(job, now)
         self._dirty = True

@@ -202,9 +202,9 @@ class SimulationOptions:
     update tick with nothing changed since the last update reuses its shares
     (``Scheduler(reuse_quiet_updates=True)``; default true; turn it off for a
     share policy that keeps a clock of its own).  ``stall_timeout``: stop
-    when jobs wait but no task has run for this long
-    and nothing is left to submit (default 3600 s; their jobs are reported
-    as unfinished).  ``rack_local_map_slowdown`` and ``off_rack_map_slowdown``:
+    when jobs wait but no task has run and no job has been submitted for this
+    long, and nothing is left to submit (default 3600 s; their jobs are
+    reported as unfinished).  ``rack_local_map_slowdown`` and ``off_rack_map_slowdown``:
     a map launched rack-local or off-rack runs for its duration times this
     factor, the cost of reading its input over the network (default 1.0: no
     cost; the trace's durations are taken as node-local ones).
@@ -212,10 +212,12 @@ class SimulationOptions:
     (default true); false beats every node with a free slot at every tick,
     as a real cluster does — slower, and the reference the skipping is
     tested against (same ``events.jsonl``).  ``skip_idle_updates``: while no
-    task is pending (every runnable job's tasks run or are done), skip the
+    task is pending (every runnable job's tasks run or are done), or none can
+    launch before the next event (:meth:`Simulation._blocked`), skip the
     periodic updates up to the last one before the next event (default true;
-    slot mode): nothing can change in them, so a day of idle time costs one
-    update, not 172,800.  False runs every update: the reference.
+    slot mode, and resource mode without preemption): nothing can change in
+    them, so a day of idle time costs one update, not 172,800.  False runs
+    every update: the reference.
     """
 
     update_interval: float
@@ -457,7 +459,7 @@ class Simulation:
         self._resource_mode = self.scheduler.resource_mode
         self._resting: set[_NodeState] = set()  # resource mode: nodes waiting for requests
         self._skip_idle = self.options.skip_idle_heartbeats and not self._resource_mode
-        self._skip_updates = self.options.skip_idle_updates and not self._resource_mode
+        self._skip_updates = self.options.skip_idle_updates
         #: the pending IDLE_BEAT: (time, generation); a newer generation voids older events
         self._idle_beat: tuple[Any, ...] | None = None  # (time, generation[, node rank])
         #: can the TaskSelector want an idle heartbeat at all (cs_wants_idle_heartbeat)?
@@ -1072,8 +1074,12 @@ class Simulation:
             self._placer = ReplicaPlacer(self._nodes_by_rack, self.replication)
         rng = self._place_rng
         place = self._placer.place
+        # every field kept but the input nodes (tests/sim/test_odd_workloads.py checks that each
+        # of TaskSpec's fields survives); read as Any: see above
         maps = tuple(
-            ts if ts.input_nodes else TaskSpec(cast(Any, ts).duration, place(rng), cast(Any, ts).copy_duration)
+            ts if ts.input_nodes else TaskSpec(
+                cast(Any, ts).duration, place(rng), cast(Any, ts).copy_duration, cast(Any, ts).resources
+            )
             for ts in spec.maps
         )
         return evolve(spec, maps=maps)  # type: ignore[arg-type]  # attrs' converter types it as an Iterable
@@ -1098,6 +1104,9 @@ class Simulation:
                             "reason": str(exc)})
             i += 1
         self._next_job = i
+        # a submission starts the stall timer's wait afresh: a job that arrives after an idle
+        # gap longer than stall_timeout waits for its first heartbeat, not for nothing
+        self._last_activity = t
         sched.update(t)
         if i < len(jobs):
             self._push(self._submit_time(jobs[i]), SUBMIT, None)
@@ -1114,21 +1123,29 @@ class Simulation:
                 at = k * interval
                 if at <= t:  # beyond 2**53 ticks they are no longer distinct floats: the next float
                     at = math.nextafter(t, math.inf)
+            if at == math.inf:  # update_interval = inf: no periodic updates (submissions still update)
+                return
             if self._skip_updates and self._heap:
-                at = self._quiet_until(k, interval)
+                at = self._quiet_until(k, interval, at)
             self._push(at, UPDATE, None)
 
-    def _quiet_until(self, k: int, interval: float) -> float:
+    def _quiet_until(self, k: int, interval: float, at: float) -> float:
         """The next update's time when it would be tick ``k``: if no task is pending, the last
         tick before the next event instead.  Nothing can change in the updates between:
         no task can launch, no pool can be starved (demand is what runs), and what an update
         records (starvation times, a plugin's view of the pools) is recorded again by the
         update that runs.  The preemption check's clock is moved as those updates would
-        have moved it (:meth:`_skip_preempt_checks`), so later checks fall on the same ticks."""
-        at = k * interval
-        pending = self.scheduler._pending_work
-        if pending[MAP] or pending[REDUCE]:
-            return at
+        have moved it (:meth:`_skip_preempt_checks`), so later checks fall on the same ticks.
+        ``at`` is tick ``k``'s time, or the next float where the ticks are no longer distinct
+        floats (recomputing ``k * interval`` there gave the current time again: a clock stuck
+        from about 10**16 s)."""
+        if self._resource_mode:
+            if not self._blocked():
+                return at
+        else:
+            pending = self.scheduler._pending_work
+            if (pending[MAP] or pending[REDUCE]) and not self._blocked():
+                return at
         nxt = self._heap[0][0]
         last = math.floor(nxt / interval)
         for _ in range(3):
@@ -1142,6 +1159,23 @@ class Simulation:
         if self.scheduler.settings.preemption:
             last = self._skip_preempt_checks(k, last, interval)
         return last * interval
+
+    def _blocked(self) -> bool:
+        """Tasks are pending, but none can launch before the next event, whatever the updates
+        in between compute (issue 25: a long task no longer costs an update every tick).  No
+        node waits with a free slot of a kind a heartbeat could launch
+        (:meth:`~corescheduler.core.scheduler.Scheduler.pending_work`): a node that has one
+        and beats has its heartbeat on the heap, which is then the next event.  Preemption is
+        off: a check between could kill for a pool starved meanwhile.  Updates between
+        events then only repeat what the last of them records."""
+        sched = self.scheduler
+        if sched.settings.preemption:
+            return False
+        if self._resource_mode:  # a resting node with room beats again once an app asks (_wake)
+            return not (sched._rs.tree.root.order  # type: ignore[union-attr]
+                        and any(ns.node.available.any_positive() for ns in self._resting))
+        idle = self._idle
+        return not (idle[MAP] and sched.pending_work(MAP) > 0) and not (idle[REDUCE] and sched.pending_work(REDUCE) > 0)
 
     def _skip_preempt_checks(self, first: int, end: int, interval: float) -> int:
         """Ticks ``first`` … ``end - 1`` are skipped: set the scheduler's last preemption check
@@ -1403,11 +1437,50 @@ class Simulation:
         if (
             self._next_job >= len(self._jobs)
             and t - self._last_activity > self.options.stall_timeout
-            and not any(sched._load[k].running for k in KINDS)
+            and not self._tasks_running()
         ):
             self.stalled = True  # nothing has run for stall_timeout and nothing more comes: give up
             return
         self._arm_update(t)
+
+    def _tasks_running(self) -> bool:
+        """Does a task run (the stall timer waits while one does)?  Resource mode: a container
+        other than an AM (the slot counts do not see containers; an AM runs until its app
+        ends, so it is no sign of progress)."""
+        sched = self.scheduler
+        if not self._resource_mode:
+            return any(sched._load[k].running for k in KINDS)
+        return any(not task.is_am for task in sched._running_tasks.values())
+
+    def _only_updates(self, t: float) -> None:
+        """After the update at ``t``, nothing but the next update is on the heap: no task will
+        end, no job come, no heartbeat happen (nodes that beat have theirs on the heap), so
+        the updates to come change nothing a heartbeat would see (issue 25: jobs no node can
+        run, a stall_timeout of inf, used to tick for ever).  With nothing running, only the
+        stall timer can end the run: its update is moved to the tick the timer fires at,
+        which the updates in between would have reached (same result, no cost per tick).
+        Tasks running with no end to come (reduces the LoadManager holds, waiting for each
+        other), or a stall timer that never fires: the run ends now, its jobs unfinished.
+        With preemption on and tasks running a check may still kill one: the updates go on,
+        as without this."""
+        sched = self.scheduler
+        if sched.settings.preemption and sched._running_tasks:
+            return
+        stall = self.options.stall_timeout
+        if not self._tasks_running() and math.isfinite(stall):
+            interval = self.options.update_interval
+            due = self._last_activity + stall  # the timer fires at the first update after this
+            k = math.floor(due / interval) + 1
+            at = k * interval
+            if at <= due:
+                at = (k + 1) * interval
+                if at <= due:  # ticks no longer distinct floats
+                    at = math.nextafter(due, math.inf)
+            nxt = self._heap[0][0]
+            if at > nxt:
+                self._heap[0] = (at, self._heap[0][1], UPDATE, None)  # the only event: still a heap
+            return
+        self.stalled = True
 
     # ================================================================== run
     def run(self, progress: Callable[[float], None] | None = None) -> SimulationResult:
@@ -1509,6 +1582,10 @@ class Simulation:
                 if park:
                     self._check_limits(t)
                 self._wake(t)
+                if len(heap) == 1 and self._update_armed:  # only updates are left to happen
+                    self._only_updates(t)
+                    if self.stalled:
+                        break
             else:  # SUBMIT
                 self._submit_batch(t)
                 self._wake(t)
