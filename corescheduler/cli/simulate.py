@@ -479,7 +479,7 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
                    "its interval contains 0. Each run's own figures: compare.json, report.html.")
     for (label, path, _), metrics in zip(runs, metrics_of):
         _echo_not_run(label, metrics, stall_timeouts[path], several=True)
-    unweighted = [label for (label, path, _), metrics in zip(runs, metrics_of) if weight_note(loaded[path], metrics)]
+    unweighted = [label for (label, path, _), metrics in zip(runs, metrics_of) if weight_note(loaded[path][0], metrics)]
     if unweighted:
         click.echo()
         click.echo(f"note: in {', '.join(unweighted)} the weight adjusters could not change any decision: no pool "
