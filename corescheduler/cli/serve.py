@@ -187,11 +187,19 @@ def submit(job_file: str, url: str, token: str | None, wait: bool, as_json: bool
 @click.argument("job_id", required=False)
 @url_option
 @token_option
+@click.option("--limit", type=click.IntRange(1, 1000), default=100, show_default=True,
+              help="Without JOB: the newest LIMIT jobs.")
+@click.option("--after", default=None, metavar="JOB", help="Without JOB: the jobs older than JOB (the next page).")
 @json_option
-def status(job_id: str | None, url: str, token: str | None, as_json: bool) -> None:
-    """One job's state, or every job's."""
+def status(job_id: str | None, url: str, token: str | None, limit: int, after: str | None, as_json: bool) -> None:
+    """One job's state, or the newest jobs' (a page of LIMIT; --after for the next)."""
+    following = None
     with _client(url, token) as client:
-        jobs = [client.job(job_id)] if job_id else client.jobs()
+        if job_id:
+            jobs = [client.job(job_id)]
+        else:
+            page = client.jobs_page(limit=limit, after=after)
+            jobs, following = page["jobs"], page["next"]
     if as_json:
         print_json(jobs[0] if job_id else jobs)
         return
@@ -199,6 +207,8 @@ def status(job_id: str | None, url: str, token: str | None, as_json: bool) -> No
              f"{j['maps']['finished']}/{j['maps']['total']}", f"{j['reduces']['finished']}/{j['reduces']['total']}",
              j.get("error") or ""] for j in jobs]
     print_table(["job", "user", "pool", "state", "maps", "reduces", "error"], rows)
+    if following:
+        click.echo(f"more: corescheduler status --after {following}")
 
 
 @click.command()

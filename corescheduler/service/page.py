@@ -174,7 +174,7 @@ def render(service: Service, history: History, advanced: bool = False, message: 
     pool_names = sorted(set(sched.pools) | set(sched.allocations.pool_names())) if not service.resource_mode \
         else sorted(n for n, q2 in sched._rs.tree.queues.items() if q2.is_leaf)  # type: ignore[union-attr]
     for job in sorted(sched.jobs.values(), key=lambda j: (j.submit_time, j.id)):
-        row = service.store.job(job.id) or {}
+        row = service.store.job_summary(job.id) or {}
         if visible is not None and (not row or not visible(row)):
             continue
         submitted = time.strftime("%b %d, %H:%M:%S", time.localtime(row.get("submitted") or time.time()))
