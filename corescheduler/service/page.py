@@ -57,6 +57,11 @@ class History:
         for name, running, fair in _pool_totals(service):
             self.samples.setdefault(name, deque(maxlen=HISTORY)).append((now, running, fair))
 
+    def forget(self, pools: list[str]) -> None:
+        """Pools the service forgot (empty dynamic pools): their series go too."""
+        for name in pools:
+            self.samples.pop(name, None)
+
 
 def _pool_totals(service: Service) -> list[tuple[str, float, float]]:
     sched = service.scheduler

@@ -222,6 +222,12 @@ class Service:
         #: the allocations without run-time mode switches (without a file: those the scheduler began with)
         self._file_allocations = self.scheduler.allocations
         self.resource_mode = self.scheduler.resource_mode
+        if self.resource_mode and config.cluster.minimum_allocation.vcores < 1:
+            # a worker offers its threads as vcores: an ask of no vcores would run more tasks on it
+            # than it has threads
+            raise ServiceError(f"[cluster] minimum_allocation {config.cluster.minimum_allocation}: the service "
+                               "counts a worker's threads as its vcores, so every task needs at least 1 vcores",
+                               field="minimum_allocation")
         cc = config.cluster
         #: tasks run as the [service] run_as accounts: only a root service can switch to them
         self.switch_user = self.settings.run_as is not None and os.geteuid() == 0
@@ -337,6 +343,7 @@ class Service:
                     if now - last_sync >= 1.0:
                         await self._sync_workers()
                         last_sync = now
+                        self._forget_pools()
                     await self._turn(now)
                     self.store.flush()
                     self.history.sample(self)
@@ -345,6 +352,14 @@ class Service:
                 self.engine_error = f"{type(exc).__name__}: {exc}"
                 log.exception("scheduler loop turn failed")
             self.last_turn = self.now()
+
+    def _forget_pools(self) -> None:
+        """Pools and queues placement created, empty now, are forgotten (as YARN's dynamic
+        queues): one-off pool names do not pile up in ``/pools``, ``/metrics`` or the page."""
+        removed = self.scheduler.remove_empty_pools()
+        if removed:
+            self.history.forget(removed)
+            log.debug("forgot %d empty pools: %s", len(removed), ", ".join(removed[:10]))
 
     async def _engine_down(self) -> None:
         """The engine is unreachable: nothing is granted; what ran there runs again once it is
