@@ -83,8 +83,15 @@ def serve(
     service = Service(cfg, dask=dask, state=state, dask_security=security)
     warn_unused_plugin_tables(cfg, service.scheduler.allocations)
     app = create_app(service, principals)
+    # distributed sets up its own handler when first imported: imported now, the log config
+    # below replaces it (one line, one format); the embedded workers (other processes) log
+    # warnings and errors only, read from the environment at their start
+    import distributed  # noqa: F401
+
     from corescheduler.service.logs import configure
 
+    # (a stop cancels their running attempts: the state machine's warning about it is noise)
+    os.environ.setdefault("DASK_LOGGING", repr({"distributed": "warning", "distributed.worker.state_machine": "error"}))
     uvicorn.run(app, host=host, port=port, lifespan="on", log_config=configure(log_json))
 
 
@@ -209,6 +216,17 @@ def status(job_id: str | None, url: str, token: str | None, limit: int, after: s
     print_table(["job", "user", "pool", "state", "maps", "reduces", "error"], rows)
     if following:
         click.echo(f"more: corescheduler status --after {following}")
+
+
+@click.command()
+@click.argument("job_id")
+@url_option
+@token_option
+def result(job_id: str, url: str, token: str | None) -> None:
+    """Print a finished job's result (JSON): its reduces' results, or its maps'."""
+    with _client(url, token) as client:
+        value = client.result(job_id)
+    print_json(value)
 
 
 @click.command()

@@ -55,6 +55,8 @@ SUMMARY = ("id", "name", "user", "pool", "priority", "state", "submitted", "star
 JOB_STATES = ("accepted", "running", "finished", "killed", "failed")
 _JOB_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _TASK_ID = re.compile(r"^([A-Za-z0-9_.-]{1,64})_([mr])_(\d{1,9})$")
+#: the jobs that ended last, on the page
+RECENT = 20
 #: a page of jobs or tasks: its default and largest size
 PAGE = 100
 MAX_PAGE = 1000
@@ -131,7 +133,7 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
                 lg.removeFilter(redact)
 
     app = FastAPI(title="corescheduler", version=_version(), openapi_url=f"{API}/openapi.json",
-                  docs_url=f"{API}/docs", redoc_url=None, lifespan=lifespan)
+                  docs_url=None, redoc_url=None, lifespan=lifespan)
     app.state.service = service
     job_ref, job_components = job_schema()
 
@@ -489,10 +491,22 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         visible = None
         if service.settings.public_read == "none" and not (who is not None and who.admin):
             visible = functools.partial(may_act, who)
+        store = service.store
+        live = list(service.scheduler.jobs)
+
+        def read() -> tuple[dict[str, Any], list[tuple[dict[str, Any], str | None]]]:
+            rows = {job_id: row for job_id in live if (row := store.job_summary(job_id)) is not None}
+            recent = store.recent_ended(RECENT)
+            return rows, [(row, row["error"] or (store.job_stats(row["id"])["last_error"]
+                                                 if row["state"] != "finished" else None)) for row in recent]
+
+        rows, recent = await service.read(read)
+        ended = [(row, err if may_act(who, row) else None) for row, err in recent
+                 if visible is None or visible(row)]  # the error for those who may read the job (SPEC §8b)
         return HTMLResponse(render(service, service.history, "advanced" in request.query_params, message,
                                    token_ok=who is not None, csrf=csrf, user=None if table is None else who,
                                    login_csrf=csrf_for("login") if table is not None else None,
-                                   visible=visible), status_code=status)
+                                   visible=visible, ended=ended, rows=rows), status_code=status)
 
     @app.post("/scheduler/login", include_in_schema=False)
     async def page_login(request: Request) -> Any:
@@ -563,6 +577,28 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
             return await service.set_mode(pool, f.get("mode", ""))
 
         return await page_action(request, None, act)
+
+    @app.get(f"{API}/docs", include_in_schema=False, response_class=HTMLResponse)
+    async def api_docs() -> HTMLResponse:
+        """The API's operations, from its OpenAPI document, as a page with no script and no
+        outside asset (it works offline); the document itself is linked."""
+        import html
+
+        rows = []
+        for path, ops in openapi().get("paths", {}).items():
+            for method, op in ops.items():
+                text = op.get("summary") or ""
+                doc = (op.get("description") or "").strip()
+                rows.append(f"<tr><td>{html.escape(method.upper())}</td><td><code>{html.escape(path)}</code></td>"
+                            f"<td>{html.escape(text)}</td><td>{html.escape(doc)}</td></tr>")
+        return HTMLResponse(
+            "<!doctype html><html><head><meta charset='utf-8'><title>corescheduler API</title>"
+            "<style>body{font-family:sans-serif;margin:1em}td{border-top:1px solid #ccc;padding:4px;"
+            "vertical-align:top}td:last-child{white-space:pre-wrap}</style></head><body>"
+            f"<h1>corescheduler API {html.escape(app.version)}</h1><p>The whole description, with every "
+            f"schema: <a href='{API}/openapi.json'>{API}/openapi.json</a> (OpenAPI 3; any OpenAPI viewer "
+            "reads it).</p><table><tr><th>method</th><th>path</th><th>summary</th><th>description</th></tr>"
+            + "".join(rows) + "</table></body></html>")
 
     @app.get("/healthz")
     async def healthz() -> JSONResponse:

@@ -298,6 +298,8 @@ class Service:
         self._loop_task = asyncio.create_task(self._run(), name="corescheduler-loop")
 
     async def stop(self) -> None:
+        log.info("stopping: %d running attempts to stop, %d jobs kept for the next start",
+                 len(self.grants), len(self.scheduler.jobs))
         self._stopping = True
         self._wake.set()
         if self._loop_task is not None:
@@ -313,6 +315,7 @@ class Service:
         await self.backend.close()
         self._read_pool.shutdown(wait=True)
         self.store.close()
+        log.info("stopped")
 
     def healthy(self) -> tuple[bool, str]:
         if not self.backend.up:
