@@ -227,11 +227,11 @@ class ResourceScheduler:
             total = _NONE
             for task in tasks:
                 ask = task.resources if task.resources is not None else default  # neither the task nor the job
-                size = sized.get(ask)
-                if size is None:
-                    size = sized[ask] = self._normalize(ask)
-                task.resources = size
-                total = total + size
+                normal = sized.get(ask)
+                if normal is None:
+                    normal = sized[ask] = self._normalize(ask)
+                task.resources = normal
+                total = total + normal
             job._pending_resources[kind] = total
         if am is not None:
             am_task = Task(f"{job.id}_am_000000", job, AM, 0)

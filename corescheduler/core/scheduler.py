@@ -343,12 +343,12 @@ class Scheduler:
         simulator does not call this; the live service does, which keeps ``/metrics`` and its
         page bounded however many one-off pools its users name."""
         if self._rs is not None:
-            removed = self._rs.tree.remove_empty_dynamic()
-            if removed:
+            gone = self._rs.tree.remove_empty_dynamic()
+            if gone:
                 self._rs._steady_dirty = True
-            return removed
+            return gone
         keep = {DEFAULT_POOL, *self.allocations.pool_names(), *self._known_pools(self.allocations)}
-        removed = []
+        removed: list[str] = []
         for name, pool in list(self.pools.items()):
             if name in keep or pool.jobs or any(pool.sched[kind].running for kind in KINDS):
                 continue
