@@ -107,3 +107,20 @@ def test_api_docs_page_works_offline_and_the_page_lists_ended_jobs(live_service)
     assert out.exit_code == 1 and "owner" in out.output and "Traceback" not in out.output, out.output
     out = CliRunner().invoke(cli, ["result", bad["id"], "--url", live.url, "--token", "alice-token-1"])
     assert out.exit_code == 1 and "failed" in out.output, out.output
+
+
+def test_a_worker_does_not_log_the_attempts_the_service_reports() -> None:
+    import logging
+
+    from corescheduler.service.workerinit import _OurFailures
+
+    def record(exception_text: str) -> logging.LogRecord:  # as distributed.worker logs it
+        return logging.LogRecord("distributed.worker", logging.ERROR, __file__, 1,
+                                 "Compute Failed\nKey:       %s\nState:     %s\nTask:  %s\nException: %r\n"
+                                 "Traceback: %r\n", ("job_0001/map1/a1-6", "executing", "<Task ...>",
+                                                     exception_text, "  File ..."), None)
+
+    quiet = _OurFailures()
+    assert not quiet.filter(record("AttemptKilled('job_0001/map1/a1-6')"))
+    assert not quiet.filter(record("AttemptFailed('exit 1')"))
+    assert quiet.filter(record("MemoryError()"))  # anything else is still an error of the worker's
