@@ -308,8 +308,9 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         return JSONResponse({"jobs": out, "next": following})
 
     async def job_row(job_id: str) -> dict[str, Any]:
-        """A job's ledger row (without its document), read off the loop; 404 if none."""
-        row = await service.read(service.store.job_summary, job_id) if _JOB_ID.match(job_id) else None
+        """A job's ledger row (without its document: one primary-key lookup through the loop's
+        own read connection, which a write never holds back); 404 if none."""
+        row = service.store.job_summary(job_id) if _JOB_ID.match(job_id) else None
         if row is None:
             raise ServiceError(f"no job {job_id!r}", 404, "id")
         return row

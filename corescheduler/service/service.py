@@ -917,8 +917,13 @@ class Service:
         """``rows`` (from :meth:`Store.jobs_page` or :meth:`Store.job_summary`) described; the
         ledger's counts are read off the loop, the scheduler's view added on it."""
         store = self.store
-        stats = await self.read(lambda: [store.job_stats(r["id"]) for r in rows])
-        return [self.described(r, s) for r, s in zip(rows, stats)]
+        stats = [store.cached_stats(r["id"]) for r in rows]  # kept: no thread needed
+        missing = [i for i, s in enumerate(stats) if s is None]
+        if missing:
+            read = await self.read(lambda: [store.job_stats(rows[i]["id"]) for i in missing])
+            for i, s in zip(missing, read):
+                stats[i] = s
+        return [self.described(r, s) for r, s in zip(rows, stats) if s is not None]
 
     def described(self, row: dict[str, Any], stats: dict[str, Any]) -> dict[str, Any]:
         """A job row and its :meth:`Store.job_stats` as the API shows them, with the

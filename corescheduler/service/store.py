@@ -409,11 +409,9 @@ class Store:
         """A job's task counts per kind and state, its failed attempts and its last task error,
         counted by SQLite (no row comes to Python); served again until a commit touches the job."""
         stamp = self.commits  # before the query: a commit after it makes this answer stale
-        with self._cache_lock:
-            cached = self._stats.get(job_id)
-            if cached is not None and cached[0] >= max(self._touched.get(job_id, 0), self._all_touched):
-                self._stats.move_to_end(job_id)
-                return cached[1]
+        cached = self.cached_stats(job_id)
+        if cached is not None:
+            return cached
         counts: dict[str, dict[str, int]] = {"map": {}, "reduce": {}}
         failures = 0
         for r in self._read("SELECT kind, state, COUNT(*) AS n, SUM(failures) AS f FROM tasks WHERE job = ? "
@@ -429,6 +427,16 @@ class Store:
             while len(self._stats) > STATS_CACHE:
                 self._stats.popitem(last=False)
         return stats
+
+    def cached_stats(self, job_id: str) -> dict[str, Any] | None:
+        """:meth:`job_stats` if it is kept and no commit touched the job since (no query: the
+        loop may ask); None otherwise."""
+        with self._cache_lock:
+            cached = self._stats.get(job_id)
+            if cached is not None and cached[0] >= max(self._touched.get(job_id, 0), self._all_touched):
+                self._stats.move_to_end(job_id)
+                return cached[1]
+        return None
 
     def tasks_page(self, job_id: str, limit: int, after: tuple[str, int] | None = None,
                    ) -> tuple[list[dict[str, Any]], tuple[str, int] | None]:
