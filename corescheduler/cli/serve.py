@@ -212,10 +212,18 @@ def status(job_id: str | None, url: str, token: str | None, limit: int, after: s
         return
     rows = [[j["id"], j["user"] or "-", j["pool"] or "-", j["state"],
              f"{j['maps']['finished']}/{j['maps']['total']}", f"{j['reduces']['finished']}/{j['reduces']['total']}",
-             j.get("error") or ""] for j in jobs]
+             _one_line(j.get("error") or j.get("last_task_error") or "")] for j in jobs]
     print_table(["job", "user", "pool", "state", "maps", "reduces", "error"], rows)
     if following:
         click.echo(f"more: corescheduler status --after {following}")
+
+
+def _one_line(error: str, width: int = 100) -> str:
+    """An error as one table cell: its last line (a traceback's exception), at most ``width``
+    characters; ``--json`` and ``status JOB --json`` give it whole."""
+    lines = [line.strip() for line in error.splitlines() if line.strip()]
+    text = lines[-1] if lines else ""
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 @click.command()

@@ -158,3 +158,20 @@ def test_the_api_pages_jobs_and_tasks_and_reads_off_the_loop(live_service) -> No
     assert f"corescheduler status --after {ids[1]}" in out.output
     out = CliRunner().invoke(main, ["status", "--url", live.url, "--after", ids[1]])
     assert out.exit_code == 0 and ids[0] in out.output and "more:" not in out.output, out.output
+
+
+def test_status_keeps_its_table_whole_whatever_the_error(monkeypatch) -> None:
+    from click.testing import CliRunner
+
+    from corescheduler.cli import cli
+    from corescheduler.client import Client
+
+    job = {"id": "job_0001", "user": "alice", "pool": "default", "state": "failed",
+           "maps": {"finished": 0, "total": 1}, "reduces": {"finished": 0, "total": 0},
+           "error": "task map 0 failed: Traceback (most recent call last):\n  File \"x.py\", line 1, in f\n"
+                    "    raise ValueError('no')\nValueError: no\n"}
+    monkeypatch.setattr(Client, "jobs_page", lambda self, *a, **k: {"jobs": [job], "next": None})
+    out = CliRunner().invoke(cli, ["status", "--url", "http://127.0.0.1:9"])
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert len(lines) == 2 and lines[1].startswith("job_0001") and lines[1].endswith("ValueError: no"), out.output
