@@ -3,7 +3,8 @@
     python benchmarks/bench_service.py makespan   # 2,000 tasks of 50 ms: raw client.map vs the service
     python benchmarks/bench_service.py load       # 20 clients submit 500 jobs over HTTP: submit latency
     python benchmarks/bench_service.py start      # process isolation: one attempt's start, without Dask
-    python benchmarks/bench_service.py            # all three
+    python benchmarks/bench_service.py readers    # 8 readers of a 100k-task job: /healthz, a 1-task job
+    python benchmarks/bench_service.py            # all four
 
 ``makespan``: one local cluster (2 worker processes × 2 threads, 127.0.0.1) for
 the whole run.  First raw Dask — ``client.map(time.sleep, [0.05] * 2000,
@@ -24,6 +25,14 @@ instruction (its own clock), p50/p99, and the whole attempt (start, run, result 
 ``load``: a service with its embedded cluster behind uvicorn on 127.0.0.1;
 20 concurrent HTTP clients post 500 one-map jobs in all; p50/p99/max submit
 latency (request sent to 201 received).
+
+``readers`` (issue 26 item 5): ``corescheduler serve`` in its own process (embedded
+cluster, 2 workers × 2 slots, state in memory) holding a 100k-map job in a pool that
+runs no job (``maxRunningJobs`` 0: its tasks stay pending, so the slots stay free).
+Measured from this process, first with no readers, then while 8 readers in another
+process loop over ``GET /jobs/{id}`` (its 100k-map document), ``GET /jobs/{id}/tasks``
+and ``GET /jobs``: ``/healthz`` latency p50/p99 (100 requests) and a 1-task job's
+latency (submit to its end seen, 10 jobs one after another), p50.  Goal: less than 2×.
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ import asyncio
 import statistics
 import sys
 import time
+from typing import Any
 
 TASKS = 2000
 SECONDS = 0.05
@@ -155,15 +165,113 @@ def bench_load(clients: int = 20, jobs: int = 500) -> None:
           f"max {max(latencies) * 1000:.1f} ms")
 
 
+def _reader(url: str, job_id: str, readers: int, stop: Any) -> None:
+    """``readers`` concurrent readers of the big job until ``stop`` is set (another process)."""
+    import httpx
+
+    async def one(k: int) -> None:
+        paths = [f"/api/v1/jobs/{job_id}", f"/api/v1/jobs/{job_id}/tasks?limit=100", "/api/v1/jobs"]
+        async with httpx.AsyncClient(base_url=url, timeout=120) as c:
+            for i in range(1_000_000):
+                if stop.is_set():
+                    return
+                (await c.get(paths[(i + k) % len(paths)])).raise_for_status()
+
+    async def all_of() -> None:
+        await asyncio.gather(*(one(k) for k in range(readers)))
+
+    asyncio.run(all_of())
+
+
+def _measure(c: Any) -> tuple[list[float], list[float]]:
+    health = []
+    for _ in range(100):
+        t = time.perf_counter()
+        c.get("/healthz").raise_for_status()
+        health.append(time.perf_counter() - t)
+    jobs = []
+    for _ in range(10):
+        t = time.perf_counter()
+        job = c.post("/api/v1/jobs", json={"pool": "small", "maps": [{"command": ["true"]}]}).json()
+        for _ in range(12_000):
+            if c.get(f"/api/v1/jobs/{job['id']}").json()["state"] in ("finished", "failed", "killed"):
+                break
+            time.sleep(0.01)
+        jobs.append(time.perf_counter() - t)
+    return health, jobs
+
+
+def bench_readers(tasks: int = 100_000, readers: int = 8) -> None:
+    import multiprocessing
+    import os
+    import socket
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    import httpx
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chmod(tmp, 0o755)  # the tasks' account reads nothing here but must traverse nothing either
+        alloc = Path(tmp) / "pools.xml"
+        alloc.write_text("<allocations><pool name='big'><maxRunningJobs>0</maxRunningJobs></pool>"
+                         "<pool name='small'/></allocations>")
+        run_as = f'run_as = "{os.environ.get("CORESCHEDULER_TEST_RUN_AS", "corescheduler-task")}"\n' \
+            if os.geteuid() == 0 else ""
+        config = Path(tmp) / "corescheduler.toml"
+        config.write_text(f'[scheduler]\nallocation_file = "{alloc}"\n[cluster]\nracks = 1\nnodes_per_rack = 2\n'
+                          f'map_slots = 2\nreduce_slots = 1\n[service]\nworkers = 2\ntick = 0.1\n{run_as}')
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        url = f"http://127.0.0.1:{port}"
+        server = subprocess.Popen([sys.executable, "-m", "corescheduler", "serve", "--config", str(config),
+                                   "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            with httpx.Client(base_url=url, timeout=300) as c:
+                for _ in range(1200):
+                    if server.poll() is not None:
+                        raise RuntimeError(f"serve exited with {server.returncode}")
+                    try:
+                        if c.get("/healthz").status_code == 200:
+                            break
+                    except httpx.TransportError:
+                        pass
+                    time.sleep(0.1)
+                big = c.post("/api/v1/jobs", json={"pool": "big", "name": "big",
+                                                   "maps": [{"command": ["true"]}] * tasks})
+                big.raise_for_status()
+                quiet_health, quiet_jobs = _measure(c)
+                stop = multiprocessing.Event()
+                reading = multiprocessing.Process(target=_reader, args=(url, big.json()["id"], readers, stop))
+                reading.start()
+                time.sleep(2.0)
+                busy_health, busy_jobs = _measure(c)
+                stop.set()
+                reading.join(120)
+                if reading.is_alive():
+                    reading.terminate()
+        finally:
+            server.terminate()
+            server.wait(60)
+    print(f"readers: {readers} readers of a {tasks}-task job")
+    for label, quiet, busy in (("/healthz", quiet_health, busy_health), ("1-task job", quiet_jobs, busy_jobs)):
+        q, b = statistics.median(quiet), statistics.median(busy)
+        print(f"  {label:10s}: p50 {q * 1000:7.1f} ms quiet, {b * 1000:7.1f} ms with readers ({b / q:4.2f}×); "
+              f"p99 {_pct(quiet, 99) * 1000:7.1f} → {_pct(busy, 99) * 1000:7.1f} ms")
+
+
 async def _gather(client, clients: int) -> None:
     await asyncio.gather(*(client(k) for k in range(clients)))
 
 
 if __name__ == "__main__":
-    which = sys.argv[1:] or ["makespan", "load", "start"]
+    which = sys.argv[1:] or ["makespan", "load", "start", "readers"]
     if "start" in which:
         bench_start()
     if "makespan" in which:
         bench_makespan()
     if "load" in which:
         bench_load()
+    if "readers" in which:
+        bench_readers()

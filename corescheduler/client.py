@@ -12,6 +12,7 @@ the field it names and the HTTP status.  Needs the ``[service]`` extra (httpx).
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from corescheduler.errors import CoreSchedulerError
@@ -81,8 +82,46 @@ class Client:
     def job(self, job_id: str) -> dict[str, Any]:
         return self._call("GET", f"/jobs/{_q(job_id)}")
 
-    def jobs(self, state: str | None = None) -> list[dict[str, Any]]:
-        return self._call("GET", "/jobs", params={"state": state} if state else None)["jobs"]
+    def jobs_page(self, state: str | None = None, limit: int = 100, after: str | None = None) -> dict[str, Any]:
+        """One page of jobs, newest first: ``{"jobs": [...], "next": id | None}`` (``next``:
+        the ``after`` of the following page; None on the last)."""
+        params: dict[str, Any] = {"limit": limit}
+        if state:
+            params["state"] = state
+        if after:
+            params["after"] = after
+        return self._call("GET", "/jobs", params=params)
+
+    def jobs(self, state: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        """The newest ``limit`` jobs (one page; :meth:`iter_jobs` for all)."""
+        return self.jobs_page(state, limit)["jobs"]
+
+    def iter_jobs(self, state: str | None = None, page: int = 100) -> Iterator[dict[str, Any]]:
+        """Every job, newest first, a page at a time."""
+        after = None
+        while True:
+            got = self.jobs_page(state, page, after)
+            yield from got["jobs"]
+            after = got["next"]
+            if after is None:
+                return
+
+    def tasks_page(self, job_id: str, limit: int = 100, after: str | None = None) -> dict[str, Any]:
+        """One page of a job's tasks, maps then reduces: ``{"tasks": [...], "next": task id | None}``."""
+        params: dict[str, Any] = {"limit": limit}
+        if after:
+            params["after"] = after
+        return self._call("GET", f"/jobs/{_q(job_id)}/tasks", params=params)
+
+    def iter_tasks(self, job_id: str, page: int = 100) -> Iterator[dict[str, Any]]:
+        """Every task of a job, a page at a time."""
+        after = None
+        while True:
+            got = self.tasks_page(job_id, page, after)
+            yield from got["tasks"]
+            after = got["next"]
+            if after is None:
+                return
 
     def result(self, job_id: str) -> Any:
         return self._call("GET", f"/jobs/{_q(job_id)}/result")["result"]

@@ -171,6 +171,13 @@ class ClusterConfig:
     heartbeats_per_second: float = 0.0
     #: resource mode: what each node offers (YARN's NodeManager defaults: 8192 MB, 8 vcores)
     node_resources: Resources = field(factory=lambda: Resources(8192, 8))
+    #: resource mode: how asks are sized (YARN's yarn.scheduler.minimum-allocation-*,
+    #: yarn.resource-types.*.increment-allocation, yarn.scheduler.maximum-allocation-*):
+    #: each resource at least the minimum, rounded up to the increment, at most the maximum;
+    #: an ask above the maximum is refused (SPEC §6b)
+    minimum_allocation: Resources = field(factory=lambda: Resources(1024, 1))
+    increment_allocation: Resources = field(factory=lambda: Resources(1024, 1))
+    maximum_allocation: Resources = field(factory=lambda: Resources(8192, 4))
     #: network distance (same node, same rack, other rack): hop counts of a two-level tree,
     #: CoGRS's values and Hadoop's ``NetworkTopology.getDistance``'s
     network_distances: tuple[float, float, float] = (0.0, 2.0, 4.0)
@@ -211,6 +218,11 @@ class ClusterConfig:
             s.problem("nodes_per_rack", f"racks × nodes_per_rack = {racks * nodes_per_rack:,} nodes; at most "
                       f"{MAX_CLUSTER_NODES:,} (MAX_CLUSTER_NODES)")
             racks, nodes_per_rack = d.racks, d.nodes_per_rack
+        minimum = _resources(s, "minimum_allocation", d.minimum_allocation)
+        maximum = _resources(s, "maximum_allocation", d.maximum_allocation)
+        if not minimum.fits_in(maximum):  # YarnConfiguration: minimum <= maximum, or the RM does not start
+            s.problem("maximum_allocation", f"maximum_allocation {maximum} is below minimum_allocation {minimum}")
+            minimum, maximum = d.minimum_allocation, d.maximum_allocation
         return cls(
             racks=racks,
             nodes_per_rack=nodes_per_rack,
@@ -222,6 +234,9 @@ class ClusterConfig:
             ),
             heartbeats_per_second=float(s.number("heartbeats_per_second", d.heartbeats_per_second, minimum=0)),
             node_resources=_resources(s, "node_resources", d.node_resources),
+            minimum_allocation=minimum,
+            increment_allocation=_resources(s, "increment_allocation", d.increment_allocation),
+            maximum_allocation=maximum,
             network_distances=s.numbers(  # type: ignore[arg-type]
                 "network_distances", d.network_distances, count=3, minimum=0, ascending=True,
                 example=" ([same node, same rack, other rack], like [0, 2, 4])"),

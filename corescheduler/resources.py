@@ -476,6 +476,31 @@ __all__ = [
     "ConfigurableResources",
     "ResourceParseError",
     "Resources",
+    "normalize",
     "parse_configurable",
     "parse_resources",
 ]
+
+
+def normalize(ask: Resources, minimum: Resources, maximum: Resources, increment: Resources) -> Resources:
+    """An ask as YARN's schedulers size it (``SchedulerUtils.normalizeRequest`` →
+    ``DominantResourceCalculator.normalize``): each resource type at least its ``minimum``,
+    rounded up to a multiple of its ``increment`` (none for an increment of 0), at most its
+    ``maximum`` (a type the maximum does not list is not capped).  Refusing an ask above the
+    maximum is the caller's (``SchedulerUtils.validateResourceRequest``)."""
+    values: dict[str, int] = {}
+    for name, value in ask.items():
+        value = max(value, minimum.get(name))
+        step = increment.get(name)
+        if step > 0:
+            value = -(-value // step) * step
+        if name in maximum.names:
+            value = min(value, maximum.get(name))
+        values[name] = value
+    for name in (*minimum.names, *increment.names):  # a type the ask omits still gets its minimum
+        if name not in values and minimum.get(name) > 0:
+            step = increment.get(name)
+            value = minimum.get(name)
+            values[name] = -(-value // step) * step if step > 0 else value
+    return Resources.of(values)
+

@@ -62,6 +62,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "plugins": "corescheduler.cli.plugins:plugins",
     "kill": "corescheduler.cli.serve:kill",
     "queues": "corescheduler.cli.queues:queues",
+    "result": "corescheduler.cli.serve:result",
     "serve": "corescheduler.cli.serve:serve",
     "shares": "corescheduler.cli.shares:shares",
     "simulate": "corescheduler.cli.simulate:simulate",

@@ -83,8 +83,15 @@ def serve(
     service = Service(cfg, dask=dask, state=state, dask_security=security)
     warn_unused_plugin_tables(cfg, service.scheduler.allocations)
     app = create_app(service, principals)
+    # distributed sets up its own handler when first imported: imported now, the log config
+    # below replaces it (one line, one format); the embedded workers (other processes) log
+    # warnings and errors only, read from the environment at their start
+    import distributed  # noqa: F401
+
     from corescheduler.service.logs import configure
 
+    # (a stop cancels their running attempts: the state machine's warning about it is noise)
+    os.environ.setdefault("DASK_LOGGING", repr({"distributed": "warning", "distributed.worker.state_machine": "error"}))
     uvicorn.run(app, host=host, port=port, lifespan="on", log_config=configure(log_json))
 
 
@@ -187,18 +194,47 @@ def submit(job_file: str, url: str, token: str | None, wait: bool, as_json: bool
 @click.argument("job_id", required=False)
 @url_option
 @token_option
+@click.option("--limit", type=click.IntRange(1, 1000), default=100, show_default=True,
+              help="Without JOB: the newest LIMIT jobs.")
+@click.option("--after", default=None, metavar="JOB", help="Without JOB: the jobs older than JOB (the next page).")
 @json_option
-def status(job_id: str | None, url: str, token: str | None, as_json: bool) -> None:
-    """One job's state, or every job's."""
+def status(job_id: str | None, url: str, token: str | None, limit: int, after: str | None, as_json: bool) -> None:
+    """One job's state, or the newest jobs' (a page of LIMIT; --after for the next)."""
+    following = None
     with _client(url, token) as client:
-        jobs = [client.job(job_id)] if job_id else client.jobs()
+        if job_id:
+            jobs = [client.job(job_id)]
+        else:
+            page = client.jobs_page(limit=limit, after=after)
+            jobs, following = page["jobs"], page["next"]
     if as_json:
         print_json(jobs[0] if job_id else jobs)
         return
     rows = [[j["id"], j["user"] or "-", j["pool"] or "-", j["state"],
              f"{j['maps']['finished']}/{j['maps']['total']}", f"{j['reduces']['finished']}/{j['reduces']['total']}",
-             j.get("error") or ""] for j in jobs]
+             _one_line(j.get("error") or j.get("last_task_error") or "")] for j in jobs]
     print_table(["job", "user", "pool", "state", "maps", "reduces", "error"], rows)
+    if following:
+        click.echo(f"more: corescheduler status --after {following}")
+
+
+def _one_line(error: str, width: int = 100) -> str:
+    """An error as one table cell: its last line (a traceback's exception), at most ``width``
+    characters; ``--json`` and ``status JOB --json`` give it whole."""
+    lines = [line.strip() for line in error.splitlines() if line.strip()]
+    text = lines[-1] if lines else ""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@click.command()
+@click.argument("job_id")
+@url_option
+@token_option
+def result(job_id: str, url: str, token: str | None) -> None:
+    """Print a finished job's result (JSON): its reduces' results, or its maps'."""
+    with _client(url, token) as client:
+        value = client.result(job_id)
+    print_json(value)
 
 
 @click.command()

@@ -76,7 +76,7 @@ from corescheduler.core.model import (
 from corescheduler.core.queue_tree import Queue, QueueTree, valid_queue_name
 from corescheduler.core.queues import full_queue_name
 from corescheduler.errors import SchedulerStateError
-from corescheduler.resources import Resources
+from corescheduler.resources import Resources, normalize
 
 if TYPE_CHECKING:
     from corescheduler.core.scheduler import Scheduler
@@ -222,16 +222,20 @@ class ResourceScheduler:
         job.sched[RESOURCES] = s
         job._initialize(owner._rack_of)
         default = self.settings.task_resources
+        sized: dict[Resources, Resources] = {}  # ask -> normalized (a job has few distinct sizes)
         for kind, tasks in job.tasks.items():
             total = _NONE
             for task in tasks:
-                if task.resources is None:  # neither the task nor the job gives a size
-                    task.resources = default
-                total = total + task.resources
+                ask = task.resources if task.resources is not None else default  # neither the task nor the job
+                normal = sized.get(ask)
+                if normal is None:
+                    normal = sized[ask] = self._normalize(ask)
+                task.resources = normal
+                total = total + normal
             job._pending_resources[kind] = total
         if am is not None:
             am_task = Task(f"{job.id}_am_000000", job, AM, 0)
-            am_task.resources = am
+            am_task.resources = self._normalize(am)
             am_task.is_am = True
             self.am_tasks[job.id] = am_task
 
@@ -250,6 +254,12 @@ class ResourceScheduler:
             self.user_waiting.setdefault(_user(job), []).append(job)
         self._steady_dirty = True
 
+    def _normalize(self, ask: Resources) -> Resources:
+        """``SchedulerUtils.normalizeRequest``: the ask rounded up to the increment, between the
+        minimum and the maximum allocation (``[cluster]``; SPEC §6b)."""
+        c = self.owner.config.cluster
+        return normalize(ask, c.minimum_allocation, c.maximum_allocation, c.increment_allocation)
+
     def _size_problem(self, job: Job, leaf: Queue) -> str | None:
         """Why a request of the app is refused, or None: a negative amount, or more than the queue's
         ``maxContainerAllocation`` (YARN ``SchedulerUtils.normalizeAndValidateRequest`` against
@@ -262,9 +272,16 @@ class ResourceScheduler:
         labelled = [("AM", spec.am_resources)] if spec.am_resources is not None else []
         labelled += [("task", s) for s in sizes]
         limit = self.tree.config.max_container_allocation(leaf.name)
+        maximum = self.owner.config.cluster.maximum_allocation
         for what, size in labelled:  # (a request larger than every node waits for one, as in YARN)
             if any(v < 0 for _, v in size.items()):
                 return f"job {job.id}: its {what} container {size} asks for a negative amount"
+            over = [n for n, v in size.items() if n in maximum.names and v > maximum.get(n)]
+            if over:  # SchedulerUtils.validateResourceRequest: above the maximum allocation
+                return (f"Invalid resource request! Cannot allocate containers as requested resource is greater "
+                        f"than maximum allowed allocation. Requested resource type=[{over[0]}], Requested "
+                        f"resource={size}, maximum allowed allocation={maximum} (job {job.id}'s {what} container; "
+                        "[cluster] maximum_allocation)")
             if limit is not None and not size.fits_in(limit):
                 return (f"Cannot submit {job.id} to queue {leaf.name}: its {what} container {size} is larger "
                         f"than the queue's maxContainerAllocation {limit}")

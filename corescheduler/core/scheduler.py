@@ -334,6 +334,37 @@ class Scheduler:
                 ps._key = self._order_key(self.root_policy, ps)
         return pool
 
+    def remove_empty_pools(self) -> list[str]:
+        """Forget the pools placement created that are empty: not in the allocations, not a
+        PoolResolver's known pool, not the default pool, with no job and nothing running; their
+        names.  YARN removes such dynamic queues (``QueueManager.removeEmptyDynamicQueues``, an
+        ``FSQueue`` whose ``isDynamic()`` and that has no apps); in resource mode the queue
+        tree does so at every update.  MR1's ``PoolManager`` never forgot a pool, so the
+        simulator does not call this; the live service does, which keeps ``/metrics`` and its
+        page bounded however many one-off pools its users name."""
+        if self._rs is not None:
+            gone = self._rs.tree.remove_empty_dynamic()
+            if gone:
+                self._rs._steady_dirty = True
+            return gone
+        keep = {DEFAULT_POOL, *self.allocations.pool_names(), *self._known_pools(self.allocations)}
+        removed: list[str] = []
+        for name, pool in list(self.pools.items()):
+            if name in keep or pool.jobs or any(pool.sched[kind].running for kind in KINDS):
+                continue
+            for kind in KINDS:
+                ps = pool.sched[kind]
+                if ps._ordered:
+                    self._pool_order[kind].remove(ps)
+                    ps._ordered = False
+            del self.pools[name]
+            del self._job_order[name]
+            self._pool_policy.pop(name, None)
+            removed.append(name)
+        if removed:
+            self._dirty = True
+        return removed
+
     def _configure_pool(self, pool: Pool) -> None:
         spec = self.allocations.pool(pool.name)
         pool.spec = spec

@@ -33,7 +33,7 @@ from urllib.parse import unquote
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from corescheduler.core.queues import full_queue_name
@@ -54,6 +54,12 @@ MAX_SESSIONS = 10_000
 SUMMARY = ("id", "name", "user", "pool", "priority", "state", "submitted", "started", "ended", "maps", "reduces")
 JOB_STATES = ("accepted", "running", "finished", "killed", "failed")
 _JOB_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+_TASK_ID = re.compile(r"^([A-Za-z0-9_.-]{1,64})_([mr])_(\d{1,9})$")
+#: the jobs that ended last, on the page
+RECENT = 20
+#: a page of jobs or tasks: its default and largest size
+PAGE = 100
+MAX_PAGE = 1000
 #: a piece of a log line that could be a token
 _PIECE = re.compile(r"[^\s/?&=;,\"'()\[\]]{8,}")
 _TOKEN_PARAM = re.compile(r"(?i)((?:access_)?token=)[^&\s\"]*")
@@ -127,7 +133,7 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
                 lg.removeFilter(redact)
 
     app = FastAPI(title="corescheduler", version=_version(), openapi_url=f"{API}/openapi.json",
-                  docs_url=f"{API}/docs", redoc_url=None, lifespan=lifespan)
+                  docs_url=None, redoc_url=None, lifespan=lifespan)
     app.state.service = service
     job_ref, job_components = job_schema()
 
@@ -202,8 +208,8 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
             return False
         return who.admin or row["user"] == who.user or queue_admin(who, row.get("pool"))
 
-    def job_row(job_id: str) -> dict[str, Any]:
-        row = service.store.job(job_id) if _JOB_ID.match(job_id) else None
+    def live_row(job_id: str) -> dict[str, Any]:
+        row = service.store.job_summary(job_id) if _JOB_ID.match(job_id) else None
         if row is None:
             raise ServiceError(f"no job {job_id!r}", 404, "id")
         return row
@@ -226,7 +232,7 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         return {k: described[k] for k in SUMMARY if k in described}
 
     def owner_or_admin(who: Principal, job_id: str) -> None:
-        row = job_row(job_id)
+        row = live_row(job_id)
         if not may_act(who, row):
             raise ServiceError(f"job {job_id} belongs to {row['user']}; only it, an admin or its queue's "
                                "administrators may change it", 403, "id")
@@ -275,42 +281,94 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         return JSONResponse(await service.submit(doc, who.user, list(who.groups)), status_code=201)
 
     @app.get(f"{API}/jobs")
-    async def jobs(request: Request, state: str | None = None, limit: int = 200) -> dict[str, Any]:
-        """Jobs, newest first: whole for those who may read them, else their summaries (or
-        none, with ``public_read = "none"``)."""
-        if not 1 <= limit <= 10_000:
-            raise ServiceError("expected 1 to 10000", 400, "limit")
+    async def jobs(request: Request, state: str | None = None, limit: int = PAGE, after: str | None = None,
+                   ) -> JSONResponse:
+        """Jobs, newest first, ``limit`` at a time (default 100): ``after`` is the previous
+        page's ``next``.  Whole for those who may read them, else their summaries (or none,
+        with ``public_read = "none"``)."""
+        if not 1 <= limit <= MAX_PAGE:
+            raise ServiceError(f"expected 1 to {MAX_PAGE}", 400, "limit")
         if state is not None and state not in JOB_STATES:
             raise ServiceError(f"expected one of {', '.join(JOB_STATES)}", 400, "state")
+        if after is not None and not _JOB_ID.match(after):
+            raise ServiceError("expected a job id (the previous page's next)", 400, "after")
         who = principal(request, mutating=False)
         hidden = service.settings.public_read == "none"
         if hidden and who is None:
             raise ServiceError("a token is needed to list jobs", 401, "Authorization")
+        try:
+            rows, following = await service.read(service.store.jobs_page, limit, after, state)
+        except KeyError:
+            raise ServiceError(f"no job {after!r}", 400, "after") from None
+        whole = [may_act(who, row) for row in rows]
+        shown = [row for row, w in zip(rows, whole) if w or not hidden]
         out = []
-        for row in service.store.jobs(limit=limit, state=state):
-            if may_act(who, row):
-                out.append(service.describe(row["id"]))
-            elif not hidden:
-                out.append(summary(service.describe(row["id"])))
-        return {"jobs": out}
+        for described, w in zip(await service.describe_many(shown), [w for w in whole if w or not hidden]):
+            out.append(described if w else summary(described))
+        return JSONResponse({"jobs": out, "next": following})
+
+    async def job_row(job_id: str) -> dict[str, Any]:
+        """A job's ledger row (without its document: one primary-key lookup through the loop's
+        own read connection, which a write never holds back); 404 if none."""
+        row = service.store.job_summary(job_id) if _JOB_ID.match(job_id) else None
+        if row is None:
+            raise ServiceError(f"no job {job_id!r}", 404, "id")
+        return row
 
     @app.get(API + "/jobs/{job_id}")
-    async def job(job_id: str, request: Request) -> dict[str, Any]:
+    async def job(job_id: str, request: Request) -> Response:
         """A job; for its owner, admins and its queue's administrators with its errors and its
         document as submitted (arguments, env, commands)."""
         who = principal(request, mutating=False)
-        row = job_row(job_id)
-        if readable(who, row, job_id, "the job"):
-            return {**service.describe(job_id), "document": row["document"]}
-        return summary(service.describe(job_id))
+        row = await job_row(job_id)
+        whole = readable(who, row, job_id, "the job")
+        described = (await service.describe_many([row]))[0]
+        if not whole:
+            return JSONResponse(summary(described))
+
+        def body() -> bytes:  # the stored document spliced in as it is: never decoded, in a thread
+            document = service.store.job_document(job_id) or b"null"
+            return b"".join((json.dumps(described)[:-1].encode(), b', "document": ', document, b"}"))
+
+        return Response(await service.read(body), media_type="application/json")
+
+    @app.get(API + "/jobs/{job_id}/tasks")
+    async def tasks(job_id: str, request: Request, limit: int = PAGE, after: str | None = None) -> JSONResponse:
+        """A job's tasks, maps then reduces by index, ``limit`` at a time (default 100):
+        ``after`` is the previous page's ``next`` (a task id, ``job_0001_m_000041``).  Each
+        task's error only for those who may read the job."""
+        if not 1 <= limit <= MAX_PAGE:
+            raise ServiceError(f"expected 1 to {MAX_PAGE}", 400, "limit")
+        cursor = None
+        if after is not None:
+            m = _TASK_ID.match(after)
+            if m is None or m.group(1) != job_id:
+                raise ServiceError(f"expected a task id of job {job_id} (the previous page's next)", 400, "after")
+            cursor = ("map" if m.group(2) == "m" else "reduce", int(m.group(3)))
+        who = principal(request, mutating=False)
+        row = await job_row(job_id)
+        whole = readable(who, row, job_id, "the tasks")
+        rows, following = await service.read(service.store.tasks_page, job_id, limit, cursor)
+
+        def task_id(kind: str, idx: int) -> str:
+            return f"{job_id}_{kind[0]}_{idx:06d}"
+
+        out = []
+        for t in rows:
+            entry = {"id": task_id(t["kind"], t["idx"]), "kind": t["kind"], "index": t["idx"], "state": t["state"],
+                     "attempts": t["attempts"], "failed_attempts": t["failures"], "node": t["node"]}
+            if whole:
+                entry["error"] = t["error"]
+            out.append(entry)
+        return JSONResponse({"tasks": out, "next": task_id(*following) if following else None})
 
     @app.get(API + "/jobs/{job_id}/result")
     async def result(job_id: str, request: Request) -> Any:
         who = principal(request, mutating=False)
-        row = job_row(job_id)
+        row = await job_row(job_id)
         if not may_act(who, row):
             raise refuse(who, job_id, "the result")
-        return {"id": job_id, "result": service.result(job_id)}
+        return JSONResponse({"id": job_id, "result": await service.read(service.result, job_id)})
 
     @app.delete(API + "/jobs/{job_id}")
     async def kill(job_id: str, request: Request) -> dict[str, Any]:
@@ -434,10 +492,22 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         visible = None
         if service.settings.public_read == "none" and not (who is not None and who.admin):
             visible = functools.partial(may_act, who)
+        store = service.store
+        live = list(service.scheduler.jobs)
+
+        def read() -> tuple[dict[str, Any], list[tuple[dict[str, Any], str | None]]]:
+            rows = {job_id: row for job_id in live if (row := store.job_summary(job_id)) is not None}
+            recent = store.recent_ended(RECENT)
+            return rows, [(row, row["error"] or (store.job_stats(row["id"])["last_error"]
+                                                 if row["state"] != "finished" else None)) for row in recent]
+
+        rows, recent = await service.read(read)
+        ended = [(row, err if may_act(who, row) else None) for row, err in recent
+                 if visible is None or visible(row)]  # the error for those who may read the job (SPEC §8b)
         return HTMLResponse(render(service, service.history, "advanced" in request.query_params, message,
                                    token_ok=who is not None, csrf=csrf, user=None if table is None else who,
                                    login_csrf=csrf_for("login") if table is not None else None,
-                                   visible=visible), status_code=status)
+                                   visible=visible, ended=ended, rows=rows), status_code=status)
 
     @app.post("/scheduler/login", include_in_schema=False)
     async def page_login(request: Request) -> Any:
@@ -508,6 +578,28 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
             return await service.set_mode(pool, f.get("mode", ""))
 
         return await page_action(request, None, act)
+
+    @app.get(f"{API}/docs", include_in_schema=False, response_class=HTMLResponse)
+    async def api_docs() -> HTMLResponse:
+        """The API's operations, from its OpenAPI document, as a page with no script and no
+        outside asset (it works offline); the document itself is linked."""
+        import html
+
+        rows = []
+        for path, ops in openapi().get("paths", {}).items():
+            for method, op in ops.items():
+                text = op.get("summary") or ""
+                doc = (op.get("description") or "").strip()
+                rows.append(f"<tr><td>{html.escape(method.upper())}</td><td><code>{html.escape(path)}</code></td>"
+                            f"<td>{html.escape(text)}</td><td>{html.escape(doc)}</td></tr>")
+        return HTMLResponse(
+            "<!doctype html><html><head><meta charset='utf-8'><title>corescheduler API</title>"
+            "<style>body{font-family:sans-serif;margin:1em}td{border-top:1px solid #ccc;padding:4px;"
+            "vertical-align:top}td:last-child{white-space:pre-wrap}</style></head><body>"
+            f"<h1>corescheduler API {html.escape(app.version)}</h1><p>The whole description, with every "
+            f"schema: <a href='{API}/openapi.json'>{API}/openapi.json</a> (OpenAPI 3; any OpenAPI viewer "
+            "reads it).</p><table><tr><th>method</th><th>path</th><th>summary</th><th>description</th></tr>"
+            + "".join(rows) + "</table></body></html>")
 
     @app.get("/healthz")
     async def healthz() -> JSONResponse:

@@ -57,6 +57,11 @@ class History:
         for name, running, fair in _pool_totals(service):
             self.samples.setdefault(name, deque(maxlen=HISTORY)).append((now, running, fair))
 
+    def forget(self, pools: list[str]) -> None:
+        """Pools the service forgot (empty dynamic pools): their series go too."""
+        for name in pools:
+            self.samples.pop(name, None)
+
 
 def _pool_totals(service: Service) -> list[tuple[str, float, float]]:
     sched = service.scheduler
@@ -102,10 +107,14 @@ def _num(value: Any) -> str:
 
 def render(service: Service, history: History, advanced: bool = False, message: str | None = None,
            token_ok: bool = True, csrf: str | None = None, user: Any = None, login_csrf: str | None = None,
-           visible: Callable[[dict[str, Any]], bool] | None = None) -> str:
+           visible: Callable[[dict[str, Any]], bool] | None = None,
+           ended: list[tuple[dict[str, Any], str | None]] | None = None,
+           rows: dict[str, dict[str, Any]] | None = None) -> str:
     """The whole page.  ``csrf``: the token its forms carry (None: no one is signed in);
     ``user``: who is signed in (None: no one, or an open service); ``login_csrf``: the
-    sign-in form's (a service with tokens); ``visible``: which jobs' rows to show (all if None)."""
+    sign-in form's (a service with tokens); ``visible``: which jobs' rows to show (all if None);
+    ``ended``: the jobs that ended last, each with the error its reader may see (None: none,
+    or not theirs to read); ``rows``: the running jobs' ledger rows, read before (else here)."""
     sched = service.scheduler
     q = "?advanced" if advanced else ""
     hidden = f"<input type='hidden' name='csrf' value='{_e(csrf)}'>" if csrf else ""
@@ -174,7 +183,7 @@ def render(service: Service, history: History, advanced: bool = False, message: 
     pool_names = sorted(set(sched.pools) | set(sched.allocations.pool_names())) if not service.resource_mode \
         else sorted(n for n, q2 in sched._rs.tree.queues.items() if q2.is_leaf)  # type: ignore[union-attr]
     for job in sorted(sched.jobs.values(), key=lambda j: (j.submit_time, j.id)):
-        row = service.store.job(job.id) or {}
+        row = (rows.get(job.id) if rows is not None else service.store.job_summary(job.id)) or {}
         if visible is not None and (not row or not visible(row)):
             continue
         submitted = time.strftime("%b %d, %H:%M:%S", time.localtime(row.get("submitted") or time.time()))
@@ -197,6 +206,17 @@ def render(service: Service, history: History, advanced: bool = False, message: 
                              f"<td>{_num(s.min_share if s else None)}</td>")
         parts.append("</tr>")
     parts.append("</table>")
+    if ended:
+        parts.append("<h2>Recently Ended Jobs</h2><table id='ended'><tr><th>Ended</th><th>JobID</th><th>User</th>"
+                     "<th>Name</th><th>Pool</th><th>State</th><th>Error</th></tr>")
+        for row, err in ended:
+            when = time.strftime("%b %d, %H:%M:%S", time.localtime(row.get("ended") or time.time()))
+            parts.append(f"<tr data-job='{_e(row['id'])}' class='{_e(row['state'])}'><td>{when}</td>"
+                         f"<td class='l'><a href='/api/v1/jobs/{_e(row['id'])}'>{_e(row['id'])}</a></td>"
+                         f"<td class='l'>{_e(row.get('user') or '')}</td><td class='l'>{_e(row.get('name') or '')}</td>"
+                         f"<td class='l'>{_e(row.get('pool') or '')}</td><td>{_e(row['state'])}</td>"
+                         f"<td class='l err'>{_e((err or '')[:500])}</td></tr>")
+        parts.append("</table>")
     if not token_ok:
         parts.append("<p class='muted'>Actions need you to sign in (the form above).</p>")
     parts.append("</body></html>")

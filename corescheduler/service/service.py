@@ -22,12 +22,14 @@ count of each.  Resource mode: its memory limit
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import math
 import os
 import time
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import attrs
@@ -55,6 +57,10 @@ from corescheduler.service.jobs import JobFormatError, JobRequest, check_name, c
 from corescheduler.service.page import History
 from corescheduler.service.runner import AttemptFailed, AttemptKilled
 from corescheduler.service.store import LedgerError, Store
+
+#: threads reading the ledger for the API: more readers queue (SQLite runs without the GIL, but
+#: each thread's Python share of a read competes with the loop)
+READERS = 4
 
 log = logging.getLogger("corescheduler.service")
 
@@ -216,6 +222,12 @@ class Service:
         #: the allocations without run-time mode switches (without a file: those the scheduler began with)
         self._file_allocations = self.scheduler.allocations
         self.resource_mode = self.scheduler.resource_mode
+        if self.resource_mode and config.cluster.minimum_allocation.vcores < 1:
+            # a worker offers its threads as vcores: an ask of no vcores would run more tasks on it
+            # than it has threads
+            raise ServiceError(f"[cluster] minimum_allocation {config.cluster.minimum_allocation}: the service "
+                               "counts a worker's threads as its vcores, so every task needs at least 1 vcores",
+                               field="minimum_allocation")
         cc = config.cluster
         #: tasks run as the [service] run_as accounts: only a root service can switch to them
         self.switch_user = self.settings.run_as is not None and os.geteuid() == 0
@@ -234,6 +246,8 @@ class Service:
         #: the engine is a LocalCluster this service started (no --dask)
         self.embedded = dask is None and backend is None
         self.store = Store(state)
+        #: the threads that read the ledger for the API (each with its own connection)
+        self._read_pool = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="corescheduler-read")
         self.jobs: dict[str, LiveJob] = {}
         self.grants: dict[str, Grant] = {}  # the scheduler's task id -> its attempt on the engine
         self.workers: dict[str, WorkerInfo] = {}
@@ -284,6 +298,8 @@ class Service:
         self._loop_task = asyncio.create_task(self._run(), name="corescheduler-loop")
 
     async def stop(self) -> None:
+        log.info("stopping: %d running attempts to stop, %d jobs kept for the next start",
+                 len(self.grants), len(self.scheduler.jobs))
         self._stopping = True
         self._wake.set()
         if self._loop_task is not None:
@@ -297,7 +313,9 @@ class Service:
         for task in list(self._watchers):
             task.cancel()
         await self.backend.close()
+        self._read_pool.shutdown(wait=True)
         self.store.close()
+        log.info("stopped")
 
     def healthy(self) -> tuple[bool, str]:
         if not self.backend.up:
@@ -328,6 +346,7 @@ class Service:
                     if now - last_sync >= 1.0:
                         await self._sync_workers()
                         last_sync = now
+                        self._forget_pools()
                     await self._turn(now)
                     self.store.flush()
                     self.history.sample(self)
@@ -336,6 +355,14 @@ class Service:
                 self.engine_error = f"{type(exc).__name__}: {exc}"
                 log.exception("scheduler loop turn failed")
             self.last_turn = self.now()
+
+    def _forget_pools(self) -> None:
+        """Pools and queues placement created, empty now, are forgotten (as YARN's dynamic
+        queues): one-off pool names do not pile up in ``/pools``, ``/metrics`` or the page."""
+        removed = self.scheduler.remove_empty_pools()
+        if removed:
+            self.history.forget(removed)
+            log.debug("forgot %d empty pools: %s", len(removed), ", ".join(removed[:10]))
 
     async def _engine_down(self) -> None:
         """The engine is unreachable: nothing is granted; what ran there runs again once it is
@@ -875,31 +902,48 @@ class Service:
 
     # ------------------------------------------------------------------ reading
     def describe(self, job_id: str) -> dict[str, Any]:
-        """A job as the API shows it."""
-        row = self.store.job(job_id)
+        """A job as the API shows it (on the loop: cheap however many tasks the job has)."""
+        row = self.store.job_summary(job_id)
         if row is None:
             raise ServiceError(f"no job {job_id!r}", 404, "id")
-        tasks = self.store.tasks(job_id)
-        counts: dict[str, dict[str, int]] = {MAP: {}, REDUCE: {}}
-        for t in tasks:
-            state = t["state"]
-            counts[t["kind"]][state] = counts[t["kind"]].get(state, 0) + 1
+        return self.described(row, self.store.job_stats(job_id))
+
+    async def read(self, fn: Any, *args: Any) -> Any:
+        """``fn(*args)`` — a ledger read — in one of the service's reading threads, off the
+        event loop: a slow read never delays scheduling or another request."""
+        return await asyncio.get_running_loop().run_in_executor(self._read_pool, functools.partial(fn, *args))
+
+    async def describe_many(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``rows`` (from :meth:`Store.jobs_page` or :meth:`Store.job_summary`) described; the
+        ledger's counts are read off the loop, the scheduler's view added on it."""
+        store = self.store
+        stats = [store.cached_stats(r["id"]) for r in rows]  # kept: no thread needed
+        missing = [i for i, s in enumerate(stats) if s is None]
+        if missing:
+            read = await self.read(lambda: [store.job_stats(rows[i]["id"]) for i in missing])
+            for i, s in zip(missing, read):
+                stats[i] = s
+        return [self.described(r, s) for r, s in zip(rows, stats) if s is not None]
+
+    def described(self, row: dict[str, Any], stats: dict[str, Any]) -> dict[str, Any]:
+        """A job row and its :meth:`Store.job_stats` as the API shows them, with the
+        scheduler's live view (pool, priority, fair share, running) while it holds the job."""
+        counts = stats["counts"]
         out: dict[str, Any] = {
-            "id": job_id, "name": row["name"], "user": row["user"], "pool": row["pool"],
+            "id": row["id"], "name": row["name"], "user": row["user"], "pool": row["pool"],
             "priority": row["priority"], "state": row["state"], "submitted": row["submitted"],
             "started": row["started"], "ended": row["ended"], "error": row["error"],
-            "maps": _counts(counts[MAP]), "reduces": _counts(counts[REDUCE]),
-            "failed_attempts": sum(t["failures"] for t in tasks),
+            "maps": _counts(counts.get(MAP, {})), "reduces": _counts(counts.get(REDUCE, {})),
+            "failed_attempts": stats["failures"],
         }
-        job = self.scheduler.jobs.get(job_id)
+        job = self.scheduler.jobs.get(row["id"])
         if job is not None:
             out["pool"] = job.pool
             out["priority"] = job.priority
             out["fair_share"] = self._job_share(job)
             out["running"] = dict(job.running)
-        errors = [t["error"] for t in tasks if t["error"]]
-        if errors and not out["error"]:
-            out["last_task_error"] = errors[-1]
+        if stats["last_error"] and not out["error"]:
+            out["last_task_error"] = stats["last_error"]
         return out
 
     def _job_share(self, job: Job) -> Any:
@@ -949,7 +993,8 @@ class Service:
         return out
 
     def result(self, job_id: str) -> Any:
-        row = self.store.job(job_id)
+        """A finished job's result (a ledger read: the API calls it in a reading thread)."""
+        row = self.store.job_result(job_id)
         if row is None:
             raise ServiceError(f"no job {job_id!r}", 404, "id")
         if row["state"] != "finished":

@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -50,6 +54,8 @@ CREATE TABLE IF NOT EXISTS tasks (
     PRIMARY KEY (job, kind, idx)
 );
 CREATE INDEX IF NOT EXISTS jobs_state ON jobs (state);
+CREATE INDEX IF NOT EXISTS jobs_seq ON jobs (seq);
+CREATE INDEX IF NOT EXISTS jobs_ended ON jobs (ended);
 CREATE TABLE IF NOT EXISTS modes (
     pool TEXT PRIMARY KEY,
     mode TEXT NOT NULL
@@ -58,6 +64,9 @@ CREATE TABLE IF NOT EXISTS modes (
 
 #: a statement writer: ``write(sql, args)``
 Write = Callable[..., None]
+#: the readers' caches: jobs whose stats are kept, bytes of documents kept
+STATS_CACHE = 4096
+DOCUMENT_CACHE = 64 << 20
 #: job states that never change again
 ENDED = ("finished", "killed", "failed")
 
@@ -67,59 +76,96 @@ class LedgerError(Exception):
 
 
 class Store:
-    """One SQLite database (``state.db`` in the state directory; ``:memory:`` without one)."""
+    """One SQLite database: ``state.db`` in the state directory; without one, in a private
+    temporary directory removed at :meth:`close` (not durable, and ``synchronous = OFF``).
+
+    The service's loop writes through one connection; :meth:`jobs_page`, :meth:`job_stats`,
+    :meth:`tasks_page` and :meth:`job_summary` read through a connection of the calling thread
+    (WAL: a reader never waits for the writer, nor the writer for it), so the API runs them
+    in threads off the event loop."""
 
     def __init__(self, directory: str | Path | None) -> None:
+        self._temp: str | None = None
         if directory is None:
-            self.path = ":memory:"
-        else:
-            # private: the directory 0700 and the database 0600 before SQLite opens it (its WAL
-            # and shared-memory files take the database's mode)
-            path = Path(directory)
-            path.mkdir(mode=0o700, parents=True, exist_ok=True)
-            self.path = str(path / "state.db")
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-            try:
-                if os.fstat(fd).st_mode & 0o077:
-                    os.fchmod(fd, 0o600)
-            finally:
-                os.close(fd)
+            self._temp = directory = tempfile.mkdtemp(prefix="corescheduler-state-")  # 0700
+        # private: the directory 0700 and the database 0600 before SQLite opens it (its WAL
+        # and shared-memory files take the database's mode)
+        path = Path(directory)
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.path = str(path / "state.db")
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            if os.fstat(fd).st_mode & 0o077:
+                os.fchmod(fd, 0o600)
+        finally:
+            os.close(fd)
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
         self._db.execute("PRAGMA journal_mode = WAL")
-        self._db.execute("PRAGMA synchronous = NORMAL")
+        self._db.execute("PRAGMA synchronous = " + ("OFF" if self._temp else "NORMAL"))
         self._db.execute("PRAGMA busy_timeout = 5000")
         self._db.executescript(SCHEMA)
         self._pending: list[tuple[str, tuple[Any, ...]]] = []
+        self._local = threading.local()  # each reading thread's connection
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        # what the readers may serve again without asking SQLite: a job's stats until a commit
+        # touches the job (``_touched``: job -> the commit that last did; ``_all_touched``: the
+        # last commit that may have touched any), and documents (they never change)
+        self.commits = 0
+        self._touched: dict[str, int] = {}
+        self._all_touched = 0
+        self._pending_jobs: set[str] = set()
+        self._stats: OrderedDict[str, tuple[int, dict[str, Any]]] = OrderedDict()
+        self._documents: OrderedDict[str, bytes] = OrderedDict()
+        self._documents_size = 0
+        self._cache_lock = threading.Lock()
+        self._closed = False
 
     def close(self) -> None:
         self.flush()
-        with self._lock:
+        with self._lock, self._readers_lock:
+            self._closed = True
             self._db.close()
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
+        if self._temp is not None:
+            shutil.rmtree(self._temp, ignore_errors=True)
 
-    def defer(self, sql: str, args: tuple[Any, ...]) -> None:
+    def defer(self, sql: str, args: tuple[Any, ...], job: str | None = None) -> None:
         """A task state change, written with the next :meth:`flush` (the service flushes once a
         loop turn and before any job-level write): a crash loses at most the last turn's task
         changes, and a task not recorded complete simply runs again."""
         with self._lock:
             self._pending.append((sql, args))
+            if job is None:
+                self._pending_jobs.add("")  # "": any job
+            else:
+                self._pending_jobs.add(job)
 
     def flush(self) -> None:
         with self._lock:
             pending, self._pending = self._pending, []
+            jobs, self._pending_jobs = self._pending_jobs, set()
         if pending:
-            self._tx(pending)
+            self._tx(pending, jobs)
 
     def _execute(self, sql: str, args: tuple[Any, ...] = ()) -> sqlite3.Cursor:
         """Every statement goes through here (one place to watch, or to make fail in a test)."""
         return self._db.execute(sql, args)
 
-    def _tx(self, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
-        if self._pending and statements and statements is not self._pending:
-            with self._lock:
-                pending, self._pending = self._pending, []
-            statements = pending + statements  # task changes go first, in their order
+    def _tx(self, statements: list[tuple[str, tuple[Any, ...]]], jobs: Iterable[str] | None = None) -> None:
+        """``statements`` in one transaction (after the deferred ones); ``jobs``: the jobs they
+        change (None: any)."""
+        touched: set[str] | None = set(jobs) if jobs is not None else None
         with self._lock:
+            if self._pending and statements is not self._pending:
+                statements = self._pending + statements  # task changes go first, in their order
+                self._pending = []
+            if touched is not None:
+                touched |= self._pending_jobs
+            self._pending_jobs = set()
             self._execute("BEGIN IMMEDIATE")
             try:
                 for sql, args in statements:
@@ -128,6 +174,17 @@ class Store:
             except BaseException:
                 self._rollback()
                 raise
+            self._committed(touched)
+
+    def _committed(self, jobs: set[str] | None) -> None:
+        """After a commit (under the lock): the readers' stats of ``jobs`` (None or "": any) are stale."""
+        self.commits += 1
+        if jobs is None or "" in jobs or len(self._touched) > 100_000:
+            self._all_touched = self.commits
+            self._touched.clear()
+        else:
+            for job in jobs:
+                self._touched[job] = self.commits
 
     def _rollback(self) -> None:
         if self._db.in_transaction:
@@ -169,6 +226,7 @@ class Store:
                     self._execute("COMMIT")
                 except sqlite3.Error as exc:
                     raise LedgerError(f"{type(exc).__name__}: {exc}") from None
+                self._committed(None)
             except BaseException:
                 self._rollback()
                 undo(applied)
@@ -186,7 +244,7 @@ class Store:
                 submitted: float | None = None) -> None:
         """The job and its tasks, in one transaction (all or nothing)."""
         self._tx(self.job_statements(job_id, seq, user, groups, document, name, pool, priority, maps, reduces,
-                                     submitted))
+                                     submitted), [job_id])
 
     @staticmethod
     def job_statements(job_id: str, seq: int, user: str | None, groups: list[str], document: dict[str, Any],
@@ -207,7 +265,7 @@ class Store:
 
     def job_started(self, job_id: str, pool: str) -> None:
         self._tx([("UPDATE jobs SET state = 'running', started = COALESCE(started, ?), pool = ? "
-                   "WHERE id = ? AND state IN ('accepted', 'running')", (time.time(), pool, job_id))])
+                   "WHERE id = ? AND state IN ('accepted', 'running')", (time.time(), pool, job_id))], [job_id])
 
     def set_job(self, job_id: str, **values: Any) -> None:
         """Admin changes: ``pool``, ``priority``."""
@@ -215,11 +273,11 @@ class Store:
         sets = [k for k in values if k in allowed]
         if sets:
             self._tx([(f"UPDATE jobs SET {', '.join(f'{k} = ?' for k in sets)} WHERE id = ?",
-                       (*(values[k] for k in sets), job_id))])
+                       (*(values[k] for k in sets), job_id))], [job_id])
 
     def task_started(self, job_id: str, kind: str, idx: int, node: str) -> None:
         self.defer("UPDATE tasks SET state = 'running', attempts = attempts + 1, node = ? "
-                   "WHERE job = ? AND kind = ? AND idx = ?", (node, job_id, kind, idx))
+                   "WHERE job = ? AND kind = ? AND idx = ?", (node, job_id, kind, idx), job_id)
 
     def task_ended(self, job_id: str, kind: str, idx: int, state: str, error: str | None = None,
                    result: Any = None, failed: bool = False) -> None:
@@ -227,10 +285,10 @@ class Store:
         text = _json(result)
         self.defer("UPDATE tasks SET state = ?, error = COALESCE(?, error), result = ?, "
                    "failures = failures + ? WHERE job = ? AND kind = ? AND idx = ?",
-                   (state, error, text, 1 if failed else 0, job_id, kind, idx))
+                   (state, error, text, 1 if failed else 0, job_id, kind, idx), job_id)
 
     def job_ended(self, job_id: str, state: str, error: str | None = None, result: Any = None) -> None:
-        self._tx(self.end_statements(job_id, state, error, result))
+        self._tx(self.end_statements(job_id, state, error, result), [job_id])
 
     @staticmethod
     def end_statements(job_id: str, state: str, error: str | None = None,
@@ -264,6 +322,144 @@ class Store:
 
     def tasks(self, job_id: str) -> list[dict[str, Any]]:
         return self._rows("SELECT * FROM tasks WHERE job = ? ORDER BY kind, idx", (job_id,))
+
+    # ------------------------------------------------------------------ reads off the loop
+    def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+        """Rows through this thread's own read-only connection: committed data, never waiting
+        for the loop's writes (WAL).  The task changes deferred to the loop's next flush are
+        at most one loop turn old."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            with self._readers_lock:  # not the writer's lock: a read never waits for a write
+                if self._closed:
+                    raise sqlite3.ProgrammingError("the ledger is closed")
+                conn = sqlite3.connect(f"file:{quote(self.path)}?mode=ro", uri=True, check_same_thread=False,
+                                       isolation_level=None)
+                conn.execute("PRAGMA busy_timeout = 5000")
+                self._readers.append(conn)
+            self._local.conn = conn
+        cur = conn.execute(sql, args)
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row)) for row in cur.fetchall()]
+
+    _COLUMNS = "id, seq, user, groups, name, pool, priority, state, submitted, started, ended, error"
+
+    def job_summary(self, job_id: str) -> dict[str, Any] | None:
+        """A job's row without its document and result (cheap however many tasks it has)."""
+        rows = self._read(f"SELECT {self._COLUMNS} FROM jobs WHERE id = ?", (job_id,))
+        if not rows:
+            return None
+        rows[0]["groups"] = json.loads(rows[0]["groups"])
+        return rows[0]
+
+    def job_document(self, job_id: str) -> bytes | None:
+        """A job's document as stored (JSON, UTF-8, not decoded); the last read ones are kept
+        (up to :data:`DOCUMENT_CACHE` bytes: a document never changes)."""
+        with self._cache_lock:
+            cached = self._documents.get(job_id)
+            if cached is not None:
+                self._documents.move_to_end(job_id)
+                return cached
+        rows = self._read("SELECT document FROM jobs WHERE id = ?", (job_id,))
+        if not rows:
+            return None
+        data = rows[0]["document"].encode()
+        if len(data) <= DOCUMENT_CACHE // 4:
+            with self._cache_lock:
+                if job_id not in self._documents:
+                    self._documents[job_id] = data
+                    self._documents_size += len(data)
+                while self._documents_size > DOCUMENT_CACHE:
+                    _, old = self._documents.popitem(last=False)
+                    self._documents_size -= len(old)
+        return data
+
+    def job_result(self, job_id: str) -> dict[str, Any] | None:
+        """A job's state and its result (decoded)."""
+        rows = self._read("SELECT state, result FROM jobs WHERE id = ?", (job_id,))
+        if not rows:
+            return None
+        rows[0]["result"] = json.loads(rows[0]["result"]) if rows[0]["result"] is not None else None
+        return rows[0]
+
+    def jobs_page(self, limit: int, after: str | None = None, state: str | None = None,
+                  ) -> tuple[list[dict[str, Any]], str | None]:
+        """Up to ``limit`` jobs, newest first, after the job ``after`` (the previous page's
+        last); and the id to ask the next page after (None: this is the last page).  A
+        ``after`` that names no job raises KeyError."""
+        where, args = [], []
+        if after is not None:
+            seq = self._read("SELECT seq FROM jobs WHERE id = ?", (after,))
+            if not seq:
+                raise KeyError(after)
+            where.append("seq < ?")
+            args.append(seq[0]["seq"])
+        if state is not None:
+            where.append("state = ?")
+            args.append(state)
+        sql = f"SELECT {self._COLUMNS} FROM jobs" + (" WHERE " + " AND ".join(where) if where else "")
+        rows = self._read(sql + " ORDER BY seq DESC LIMIT ?", (*args, limit + 1))
+        for r in rows:
+            r["groups"] = json.loads(r["groups"])
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return rows, (rows[-1]["id"] if more and rows else None)
+
+    def job_stats(self, job_id: str) -> dict[str, Any]:
+        """A job's task counts per kind and state, its failed attempts and its last task error,
+        counted by SQLite (no row comes to Python); served again until a commit touches the job."""
+        stamp = self.commits  # before the query: a commit after it makes this answer stale
+        cached = self.cached_stats(job_id)
+        if cached is not None:
+            return cached
+        counts: dict[str, dict[str, int]] = {"map": {}, "reduce": {}}
+        failures = 0
+        for r in self._read("SELECT kind, state, COUNT(*) AS n, SUM(failures) AS f FROM tasks WHERE job = ? "
+                            "GROUP BY kind, state", (job_id,)):
+            counts.setdefault(r["kind"], {})[r["state"]] = r["n"]
+            failures += r["f"] or 0
+        last = self._read("SELECT error FROM tasks WHERE job = ? AND error IS NOT NULL "
+                          "ORDER BY kind DESC, idx DESC LIMIT 1", (job_id,))
+        stats = {"counts": counts, "failures": failures, "last_error": last[0]["error"] if last else None}
+        with self._cache_lock:
+            self._stats[job_id] = (stamp, stats)
+            self._stats.move_to_end(job_id)
+            while len(self._stats) > STATS_CACHE:
+                self._stats.popitem(last=False)
+        return stats
+
+    def cached_stats(self, job_id: str) -> dict[str, Any] | None:
+        """:meth:`job_stats` if it is kept and no commit touched the job since (no query: the
+        loop may ask); None otherwise."""
+        with self._cache_lock:
+            cached = self._stats.get(job_id)
+            if cached is not None and cached[0] >= max(self._touched.get(job_id, 0), self._all_touched):
+                self._stats.move_to_end(job_id)
+                return cached[1]
+        return None
+
+    def tasks_page(self, job_id: str, limit: int, after: tuple[str, int] | None = None,
+                   ) -> tuple[list[dict[str, Any]], tuple[str, int] | None]:
+        """Up to ``limit`` of a job's tasks, maps then reduces by index, after the task
+        ``after`` (kind, index); and the task to ask the next page after (None: last page)."""
+        cols = "kind, idx, state, attempts, failures, node, error"
+        if after is None:
+            rows = self._read(f"SELECT {cols} FROM tasks WHERE job = ? ORDER BY kind, idx LIMIT ?",
+                              (job_id, limit + 1))
+        else:
+            rows = self._read(f"SELECT {cols} FROM tasks WHERE job = ? AND (kind, idx) > (?, ?) "
+                              "ORDER BY kind, idx LIMIT ?", (job_id, after[0], after[1], limit + 1))
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return rows, ((rows[-1]["kind"], rows[-1]["idx"]) if more and rows else None)
+
+    def recent_ended(self, limit: int) -> list[dict[str, Any]]:
+        """The last ``limit`` jobs that ended (finished, killed or failed), latest first."""
+        rows = self._read(f"SELECT {self._COLUMNS} FROM jobs WHERE state IN ('finished', 'killed', 'failed') "
+                          "ORDER BY ended DESC LIMIT ?", (limit,))
+        for r in rows:
+            r["groups"] = json.loads(r["groups"])
+        return rows
 
     def modes(self) -> dict[str, str]:
         """Pools switched between fifo and fair at run time (``PUT /admin/scheduling-mode``)."""

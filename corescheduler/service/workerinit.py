@@ -5,6 +5,9 @@ before the worker registers with its scheduler, so before any task reaches it.
   worker was spawned with the service's, and a call under ``isolation = "thread"`` runs in
   this process.  The initial environment the kernel shows in ``/proc/<pid>/environ`` is
   wiped too.
+- Dask's "Compute Failed" error for an attempt that was killed or failed is not logged:
+  the service records and reports both (a kill is how a stop, a preemption or a timeout
+  ends an attempt), so the worker's copy was an ERROR and a traceback for nothing.
 - ``--run-as ACCOUNT`` (the service runs as root with ``isolation = "thread"``): the worker
   process takes that account (``initgroups``, ``setgid``, ``setuid``) after giving it its
   scratch directory, so thread-isolated calls run as it (SPEC §8b).
@@ -12,6 +15,7 @@ before the worker registers with its scheduler, so before any task reaches it.
 
 from __future__ import annotations
 
+import logging
 import os
 import pwd
 from typing import Any
@@ -22,9 +26,21 @@ from corescheduler.service.hide import wipe_initial_environ
 from corescheduler.service.runner import base_env
 
 
+class _OurFailures(logging.Filter):
+    """Drops the worker's "Compute Failed" record of an attempt the service reports itself."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str) and record.msg.startswith("Compute Failed") and isinstance(record.args, tuple):
+            text = next((a for a in record.args if isinstance(a, str) and a.startswith("Attempt")), "")
+            if text.startswith(("AttemptKilled(", "AttemptFailed(")):
+                return False
+        return True
+
+
 @click.command()
 @click.option("--run-as", "run_as", default=None, help="The OS account the worker process runs as.")
 def dask_setup(worker: Any, run_as: str | None) -> None:
+    logging.getLogger("distributed.worker").addFilter(_OurFailures())
     home = pwd.getpwuid(os.geteuid()).pw_dir
     account = None
     if run_as is not None and os.geteuid() == 0:

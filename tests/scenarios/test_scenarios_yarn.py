@@ -657,7 +657,12 @@ def test_min_share_starvation_counts_every_resource() -> None:
     xml = """<allocations><queue name="a"/>
       <queue name="b"><minResources>1024 mb, 4 vcores</minResources>
         <minSharePreemptionTimeout>1</minSharePreemptionTimeout></queue></allocations>"""
-    h = _one_node(xml, preemption=True)
+    # 512 MB asks kept as they are: the minimum and increment allocation at 512 MB (SPEC §6b
+    # normalizes to 1024 MB by default), as Hadoop's tests set yarn.scheduler.minimum-allocation-mb
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="8192 mb, 8 vcores", allocations=xml,
+                       config={"scheduler": {"mode": "resources", "preemption": True},
+                               "cluster": {"minimum_allocation": "512 mb, 1 vcores",
+                                           "increment_allocation": "512 mb, 1 vcores"}})
     h.submit(queue="a", tasks=7, resources="512 mb, 1 vcores")
     for _ in range(7):
         h.heartbeat("n0000")

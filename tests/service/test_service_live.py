@@ -98,7 +98,9 @@ def test_jobs_run_results_come_back_kills_are_real_and_bad_requests_are_refused(
                 assert (await client.get("/api/v1/openapi.json")).status_code == 200
                 assert (await client.get("/healthz")).json()["ok"] is True
                 metrics = (await client.get("/metrics")).text
-                assert 'corescheduler_pool_running_tasks{kind="map",pool="etl"}' in metrics
+                # per-pool series (the default pool's: "etl", made by placement, is forgotten once
+                # its job ends — issue 26, tests/service/test_pools_and_sizes.py)
+                assert 'corescheduler_pool_running_tasks{kind="map",pool="default"}' in metrics
         finally:
             await service.stop()
 
