@@ -1206,34 +1206,26 @@ class Simulation:
         pool's starvation times either move with every update (it is at its share:
         ``Scheduler._update_starvation``, Hadoop ``updatePreemptionVariables``) or stay, and
         it is starved (``Schedulable.starved_for``) once its timeout has passed since: the
-        first such time is the answer.  Fair shares move with the weights, which adjusters
-        may change with the clock (``new_job_booster`` at a job's age of ``duration``): with
-        adjusters, a pool must be at half its share whatever its share (at most the slots of
-        the cluster) to be foreseen.  The root policy's plan must declare that it preempts
-        only for starved pools (``preempts_for_starved_only`` on its ``cs_plan_preemption``,
-        as the fair policy's, Hadoop ``FairScheduler.tasksToPreempt``); any other plan, or a
-        pool whose share can be crossed meanwhile: ``-inf`` (the updates tick)."""
+        first such time is the answer.  The root policy's plan must declare that it preempts
+        only for starved pools and that the pools' shares it computes follow nothing but
+        their weights, min and max shares and demands (``preempts_for_starved_only`` on its
+        ``cs_plan_preemption``, as the fair policy's: Hadoop ``FairScheduler.tasksToPreempt``;
+        a pool's weight is its allocation's, WeightAdjusters weigh jobs within a pool); any
+        other plan: ``-inf`` (the updates tick).  Issue 27 is to make such hints general."""
         sched = self.scheduler
         plan = sched.root_policy.plan_preemption
-        if plan is not None and getattr(plan, "preempts_for_starved_only", False) is not True:
+        if getattr(plan, "preempts_for_starved_only", False) is not True:  # none: shares unknown
             return -math.inf
-        moving = bool(sched.plugins.weight_adjusters)  # weights, and so fair shares, may follow the clock
         until = math.inf
         for kind in KINDS:
-            total = float(sched._load[kind].total_slots)
             for pool in sched.pools.values():
                 ps = pool.sched[kind]
                 running, demand = ps.running, ps.demand
                 if running < min(ps.min_share, demand):  # its min-share time stays: starved after the timeout
                     until = min(until, _expiry(ps.last_time_at_min_share, ps.min_share_timeout))
-                share = ps.fair_share or 0.0
-                if running < math.floor(min(share / 2.0, demand)):
-                    if moving:  # a new weight could put it at its share again, its time moving
-                        return -math.inf
+                if running < math.floor(min((ps.fair_share or 0.0) / 2.0, demand)):
                     until = min(until, _expiry(ps.last_time_at_half_fair_share, ps.fair_share_timeout))
-                elif moving and (share > total or running < math.floor(min(total / 2.0, demand))):
-                    return -math.inf  # a new weight could raise its share past what runs
-        return until if plan is not None else math.inf
+        return until
 
     def _skip_preempt_checks(self, first: int, end: int, interval: float) -> int:
         """Ticks ``first`` … ``end - 1`` are skipped: set the scheduler's last preemption check
