@@ -195,3 +195,9 @@ class FairSharePolicy:
             if share is not None and s.running > share:
                 allowance[s.name] = math.ceil(s.running - share)
         return PreemptionPlan(count=sum(needs.values()), allowance=allowance, needs=needs)
+
+    #: a hint to the simulator: the plan asks for nothing while no pool is starved
+    #: (``Schedulable.starved_for``), and the pools' shares follow only their weights, min
+    #: and max shares and demands, not the clock; so updates may be skipped until a pool
+    #: can be starved (``Simulation._starves_at``; issue 27 is to make such hints general)
+    cs_plan_preemption.preempts_for_starved_only = True  # type: ignore[attr-defined]

@@ -369,6 +369,15 @@ def load_allocations(config: Config) -> Allocations | None:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # compiled (setup.py), a user may still subclass it
+def _expiry(since: float, timeout: float) -> float:
+    """The last time before ``since + timeout`` (one float below it, so that a check at a
+    time before it finds ``now - since > timeout`` false whatever the rounding); ``inf``
+    with no timeout."""
+    if timeout == math.inf or since == -math.inf:
+        return math.inf if timeout == math.inf else -math.inf
+    return math.nextafter(since + timeout, -math.inf)
+
+
 class Simulation:
     """One simulation run of ``workload`` under ``config``.
 
@@ -1147,6 +1156,16 @@ class Simulation:
             if (pending[MAP] or pending[REDUCE]) and not self._blocked():
                 return at
         nxt = self._heap[0][0]
+        sched = self.scheduler
+        if sched.settings.preemption and (sched._pending_work[MAP] or sched._pending_work[REDUCE]):
+            if self._heap[0][2] == REACH and not self._idle[MAP]:
+                # a REACH only wakes parked nodes, and none is: the starvation times it was
+                # planned from move with every update (at its share, a pool's timer runs on),
+                # so it would end every span a timeout after its start
+                nxt = min((e[0] for e in self._heap if e[2] != REACH), default=math.inf)
+            nxt = min(nxt, self._starves_at())  # a check from then on may kill: updates tick again
+            if nxt <= at:
+                return at
         last = math.floor(nxt / interval)
         for _ in range(3):
             if last * interval < nxt:
@@ -1165,17 +1184,48 @@ class Simulation:
         in between compute (issue 25: a long task no longer costs an update every tick).  No
         node waits with a free slot of a kind a heartbeat could launch
         (:meth:`~corescheduler.core.scheduler.Scheduler.pending_work`): a node that has one
-        and beats has its heartbeat on the heap, which is then the next event.  Preemption is
-        off: a check between could kill for a pool starved meanwhile.  Updates between
-        events then only repeat what the last of them records."""
+        and beats has its heartbeat on the heap, which is then the next event.  Updates between
+        events then only repeat what the last of them records.  With preemption on (slot
+        mode), a check between could kill for a pool starved meanwhile: the skip stops
+        before the first time one can be (:meth:`_starves_at`); resource mode's preemption
+        (its reclaim deadlines) is not foreseen, so its updates tick."""
         sched = self.scheduler
-        if sched.settings.preemption:
+        if sched.settings.preemption and self._resource_mode:  # its preemption (reclaim) is not foreseen
             return False
         if self._resource_mode:  # a resting node with room beats again once an app asks (_wake)
             return not (sched._rs.tree.root.order  # type: ignore[union-attr]
                         and any(ns.node.available.any_positive() for ns in self._resting))
         idle = self._idle
         return not (idle[MAP] and sched.pending_work(MAP) > 0) and not (idle[REDUCE] and sched.pending_work(REDUCE) > 0)
+
+    def _starves_at(self) -> float:
+        """Preemption on, tasks pending and none can launch before the next event (slot mode):
+        until when the updates between would each record what the last one did, and every
+        preemption check among them would find nothing to do.  What they read is frozen but
+        for the clock (running, demand, min shares and timeouts change only at events), so a
+        pool's starvation times either move with every update (it is at its share:
+        ``Scheduler._update_starvation``, Hadoop ``updatePreemptionVariables``) or stay, and
+        it is starved (``Schedulable.starved_for``) once its timeout has passed since: the
+        first such time is the answer.  The root policy's plan must declare that it preempts
+        only for starved pools and that the pools' shares it computes follow nothing but
+        their weights, min and max shares and demands (``preempts_for_starved_only`` on its
+        ``cs_plan_preemption``, as the fair policy's: Hadoop ``FairScheduler.tasksToPreempt``;
+        a pool's weight is its allocation's, WeightAdjusters weigh jobs within a pool); any
+        other plan: ``-inf`` (the updates tick).  Issue 27 is to make such hints general."""
+        sched = self.scheduler
+        plan = sched.root_policy.plan_preemption
+        if getattr(plan, "preempts_for_starved_only", False) is not True:  # none: shares unknown
+            return -math.inf
+        until = math.inf
+        for kind in KINDS:
+            for pool in sched.pools.values():
+                ps = pool.sched[kind]
+                running, demand = ps.running, ps.demand
+                if running < min(ps.min_share, demand):  # its min-share time stays: starved after the timeout
+                    until = min(until, _expiry(ps.last_time_at_min_share, ps.min_share_timeout))
+                if running < math.floor(min((ps.fair_share or 0.0) / 2.0, demand)):
+                    until = min(until, _expiry(ps.last_time_at_half_fair_share, ps.fair_share_timeout))
+        return until
 
     def _skip_preempt_checks(self, first: int, end: int, interval: float) -> int:
         """Ticks ``first`` … ``end - 1`` are skipped: set the scheduler's last preemption check

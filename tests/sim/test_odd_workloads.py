@@ -12,7 +12,7 @@ import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from paths import DATA
+from paths import DATA, EXAMPLES
 
 from corescheduler.config import Config
 from corescheduler.core.model import JobSpec, TaskSpec
@@ -168,6 +168,50 @@ def test_long_tasks_cost_events_not_simulated_time(mode: str) -> None:
         assert events <= short_events and updates <= short_updates
 
 
+def _example_config(**replace: str) -> str:
+    """The bundled example config (fair, preemption, new_job_booster, delay, cap_based)
+    shrunk to 1 rack of 4 nodes of 2 map slots, its allocation file by its full path;
+    ``replace`` sets more ``key = value`` lines (a key of the file replaced)."""
+    text = (EXAMPLES / "corescheduler.toml").read_text()
+    lines = {"racks": "1", "nodes_per_rack": "4",
+             "allocation_file": json.dumps(str(EXAMPLES / "allocations.xml")), **replace}
+    out = []
+    for line in text.splitlines():
+        key = line.split(" =")[0].strip()
+        out.append(f"{key} = {lines[key]}" if key in lines and " =" in line else line)
+    return "\n".join(out) + "\n"
+
+
+def _long_maps_preempting(duration: float) -> tuple[int, int, dict[str, Any]]:
+    """:func:`_long_maps` under the example config (preemption on): 20 maps on 8 slots."""
+    counter = _CountUpdates()
+    text = _example_config().replace("[scheduler]\n", "[scheduler]\nlisteners = [\"count\"]\n", 1)
+    config = Config.from_toml(text, str(EXAMPLES / "corescheduler.toml"))
+    assert config.scheduler.preemption
+    wl = Workload([JobSpec(maps=[TaskSpec(duration) for _ in range(20)], id="long", submit=0.0, user="u")],
+                  source="<t>", name="long")
+    result = Simulation(config, wl, 0, extra_plugins={"count": counter}).run()
+    return result.engine_events, counter.updates, result.metrics["summary"]
+
+
+def test_long_tasks_cost_events_not_simulated_time_with_preemption_on() -> None:
+    """Preemption on (the example config): updates still ran every 0.5 s while tasks waited,
+    since a check between could kill for a starved pool — 20 maps of 10⁹ s never ended.  No
+    pool can be starved here (the one running pool is at its share), so they cost as many
+    engine events and updates as 20 maps of 10 s."""
+    short_events, short_updates, summary = _long_maps_preempting(10.0)
+    assert summary["finished_jobs"] == 1
+    counts = []
+    for duration in (1e5, 1e9, 1e17):
+        events, updates, summary = _long_maps_preempting(duration)
+        assert summary["finished_jobs"] == 1 and summary["makespan"] >= 3 * duration
+        # one event more at most: the delay plugin's look at the pool's starvation timeout
+        # (300 s after the last update before it), which 10-s maps finish before
+        assert events <= short_events + 1 and updates <= short_updates
+        counts.append((events, updates))
+    assert counts[0] == counts[1]  # 10⁴ times longer, not one event or update more
+
+
 # ---------------------------------------------------------------- item 7: nothing can ever run
 @pytest.mark.parametrize("workload", ["late-job.json", "late-job-sls.json"])
 def test_no_slots_and_no_stall_timeout_ends_with_the_jobs_unfinished(workload: str) -> None:
@@ -245,4 +289,77 @@ def test_random_idle_gaps_and_long_tasks_finish_as_the_reference_does(
     )
     assert fast.metrics["summary"]["unfinished_jobs"] == 0 and fast.metrics["summary"]["finished_jobs"] == len(specs)
     assert _lines(fast) == _lines(ref)
+    assert fast.engine_events <= ref.engine_events
+
+
+# ---------------------------------------------------------------- property: preemption on, against the reference
+def _preempt_config(selector: str, booster: bool, nodes: int, reference: bool) -> Config:
+    """Preemption on, two pools with min shares and timeouts (``preempt-allocations.xml``):
+    checks every 5 s, so that the skipped updates between events meet starvation."""
+    skip = str(not reference).lower()
+    adjusters = '["new_job_booster"]' if booster else "[]"
+    return Config.from_toml(
+        f'[scheduler]\nallocation_file = "preempt-allocations.xml"\ntask_selector = "{selector}"\n'
+        f"weight_adjusters = {adjusters}\npreemption = true\npreemption_interval = 5.0\n"
+        f"update_interval = 1.0\n[plugins.new_job_booster]\nduration = 30.0\n"
+        f"[cluster]\nracks = 1\nnodes_per_rack = {nodes}\nmap_slots = 2\nreduce_slots = 1\n"
+        f"heartbeat_interval = 3.0\nreplication = 1\n"
+        f"[simulation]\nstall_timeout = 200\nskip_idle_heartbeats = {skip}\nskip_idle_updates = {skip}\n",
+        str(FILES / "preempt.toml"),
+    )
+
+
+def _preempt_pair(jobs: list[tuple[float, str, list[float], list[float]]], selector: str, booster: bool,
+                  nodes: int, seed: int) -> tuple[Any, Any]:
+    specs, submit = [], 0.0
+    for i, (gap, pool, maps, reduces) in enumerate(jobs):
+        submit += gap
+        specs.append(JobSpec(maps=[TaskSpec(d) for d in maps], reduces=[TaskSpec(d) for d in reduces],
+                             id=f"j{i}", submit=submit, user=f"u{i % 2}", pool=pool))
+    fast, ref = (
+        Simulation(_preempt_config(selector, booster, nodes, reference), Workload(specs, source="<p>", name="p"),
+                   seed).run()
+        for reference in (False, True)
+    )
+    return fast, ref
+
+
+def test_preemption_after_skipped_updates_is_the_references() -> None:
+    """Pool b fills the cluster with long maps; pool a comes later and is starved: its
+    min-share timeout passes while no task can launch, and the check kills for it at the tick
+    the reference kills at (the skip stops where a pool can first be starved)."""
+    jobs = [(0.0, "b", [500.0] * 8, []), (7.0, "a", [100.0] * 4, [50.0]), (3.0, "b", [1000.0] * 2, [])]
+    for selector in ("locality", "delay"):
+        for booster in (False, True):
+            fast, ref = _preempt_pair(jobs, selector, booster, 2, 0)
+            assert any(e["type"] == "task_preempt" for e in ref.event_list)
+            assert _lines(fast) == _lines(ref)
+            assert fast.metrics["summary"]["finished_jobs"] == 3
+            assert fast.engine_events < ref.engine_events
+
+
+_preempt_job = st.tuples(
+    st.sampled_from([0.0, 0.7, 5.0, 30.0, 250.0]),  # the gap after the job before
+    st.sampled_from(["a", "b", "default"]),
+    st.lists(st.sampled_from([1.0, 10.0, 90.0, 300.0, 1000.0]), min_size=1, max_size=6),  # maps
+    st.lists(st.sampled_from([5.0, 300.0]), max_size=2),  # reduces
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    jobs=st.lists(_preempt_job, min_size=1, max_size=4),
+    selector=st.sampled_from(["locality", "delay"]),
+    booster=st.booleans(),
+    nodes=st.integers(1, 3),
+    seed=st.integers(0, 3),
+)
+def test_random_workloads_with_preemption_on_are_the_references(
+    jobs: list[tuple[float, str, list[float], list[float]]], selector: str, booster: bool, nodes: int, seed: int
+) -> None:
+    """Preemption on: the events are the every-update reference's, byte for byte, preempted
+    tasks included, and the skips cost no more engine events than the reference."""
+    fast, ref = _preempt_pair(jobs, selector, booster, nodes, seed)
+    assert _lines(fast) == _lines(ref)
+    assert fast.metrics["summary"]["finished_jobs"] == len(jobs)
     assert fast.engine_events <= ref.engine_events
