@@ -3,8 +3,8 @@
 The runner (:mod:`corescheduler.service.runner`) starts one per worker process and hands it
 each attempt over the Unix socket ``FD``: no data, only open files (``SCM_RIGHTS``) — the
 reply pipe, the attempt's spec (JSON), its standard input, output and error, and for a
-Python call its input and output pickles.  The launcher forks; the child, in a session and
-process group of its own, becomes the attempt:
+Python call its input pickle and its outputs (the result's pickle and its JSON text).  The
+launcher forks; the child, in a session and process group of its own, becomes the attempt:
 
 - it takes the spec's identity (``[service] run_as``: ``initgroups``, ``setgid``,
   ``setuid``) when the launcher runs as root, and only then reads anything the job gave;
@@ -20,7 +20,8 @@ process group of its own, becomes the attempt:
 The launcher writes ``P<pid>`` on the reply pipe once the child exists and ``X<exit code>``
 (negative: killed by that signal) when it has reaped it.  It imports the standard library
 and this package (so that calls into it start warm) and never unpickles anything: a job's
-data is read by the child, under the job's identity.  A call's exception is printed to its
+data is read by the child, under the job's identity, and a result goes back as bytes that
+the worker and the service never unpickle (:mod:`corescheduler.service.result`).  A call's exception is printed to its
 standard error (the user's frames only) and its exit status is 1.
 """
 
@@ -125,8 +126,8 @@ def _child(fds: list[int], launcher: int) -> NoReturn:
             sys.path[0:0] = [p for p in env["PYTHONPATH"].split(os.pathsep) if p]
         sys.stdout = open(1, "w", closefd=False)
         sys.stderr = open(2, "w", closefd=False)
-        in_fd, out_fd = call_fds
-        code = _call(in_fd, out_fd)
+        in_fd, out_fd, json_fd = call_fds
+        code = _call(in_fd, out_fd, json_fd)
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
@@ -138,14 +139,27 @@ def _child(fds: list[int], launcher: int) -> NoReturn:
             os._exit(CANNOT_START)
 
 
-def _call(in_fd: int, out_fd: int) -> int:
+def _call(in_fd: int, out_fd: int, json_fd: int) -> int:
+    """Run the call (in the child, as the task's account): its result goes to ``out_fd`` as
+    pickle bytes and to ``json_fd`` as the JSON text shown for it.  A reduce's inputs are
+    :class:`~corescheduler.service.result.Result` wrappers, unpickled here and nowhere else."""
+    from corescheduler.service.result import Result, render
+
     try:
         with os.fdopen(in_fd, "rb") as f:
             request = pickle.load(f)
+        args = list(request["args"])
+        inputs = request.get("inputs")
+        if inputs is not None:
+            args.insert(0, [pickle.loads(x.pickled) if isinstance(x, Result) else x for x in inputs])
         fn = resolve(request["call"])
-        result = fn(*request["args"], **request["kwargs"])
+        result = fn(*args, **request["kwargs"])
+        pickled = pickle.dumps(result)
         with os.fdopen(out_fd, "wb") as f:
-            pickle.dump(result, f)
+            f.write(pickled)
+        if len(pickled) <= request.get("limit", len(pickled)):  # past it the runner fails the attempt
+            with os.fdopen(json_fd, "wb") as f:
+                f.write(render(result).encode())
     except BaseException as exc:
         traceback.print_exception(type(exc), exc, _user_frames(exc.__traceback__))
         return 1
@@ -188,7 +202,7 @@ def serve(sock: socket.socket, worker: int) -> None:
                 msg, fds, _, _ = socket.recv_fds(sock, 16, 8)
                 if not msg:
                     return
-                if len(fds) not in (5, 7):
+                if len(fds) not in (5, 8):
                     for fd in fds:
                         os.close(fd)
                     continue

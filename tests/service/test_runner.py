@@ -11,7 +11,8 @@ import time
 import pytest
 
 from corescheduler.service import runner
-from corescheduler.service.runner import AttemptFailed, AttemptKilled, kill_attempt, run_attempt
+from corescheduler.service.runner import AttemptFailed, AttemptKilled, kill_attempt
+from tests.service.conftest import run_attempt
 
 
 def _alive(pid: int) -> bool:

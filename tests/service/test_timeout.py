@@ -9,7 +9,8 @@ import threading
 import pytest
 
 from corescheduler.service.jobs import JobFormatError, parse_job
-from corescheduler.service.runner import AttemptFailed, run_attempt
+from corescheduler.service.runner import AttemptFailed
+from tests.service.conftest import run_attempt
 from tests.service.test_runner import _alive, _wait
 
 
