@@ -14,8 +14,8 @@ queue's ``aclAdministerApps`` names; anyone else sees its summary, or nothing wi
 
 The ``/scheduler`` page signs in with a form (POST ``/scheduler/login``) that sets an
 HttpOnly, SameSite=Strict session cookie (a random id, never the token); each of its
-forms carries a CSRF token.  No token is taken from a URL, and the access log's lines
-are redacted of any token.
+forms carries a CSRF token.  No token is taken from a URL, and the access log holds no
+client-controlled text (:mod:`corescheduler.service.accesslog`).
 """
 
 import functools
@@ -37,6 +37,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Red
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from corescheduler.core.queues import full_queue_name
+from corescheduler.service.accesslog import AccessLog, DropUvicornAccess
 from corescheduler.service.service import Service, ServiceError
 from corescheduler.service.tokens import Principal, TokenTable, load_tokens
 
@@ -105,6 +106,7 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
     else:
         table = TokenTable.from_plain(tokens)
     redact = RedactTokens(table)
+    drop_uvicorn_access = DropUvicornAccess()
     #: page sessions: sha256(session id) -> (principal, expiry)
     sessions: OrderedDict[bytes, tuple[Principal, float]] = OrderedDict()
     page_key = secrets.token_bytes(32)  # signs the page's CSRF tokens; new each start
@@ -114,6 +116,7 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         loggers = [logging.getLogger(n) for n in ("uvicorn.access", "uvicorn.error", "uvicorn")]
         for lg in loggers:
             lg.addFilter(redact)
+        loggers[0].addFilter(drop_uvicorn_access)  # ours (AccessLog) carry no client text
         try:
             if manage:
                 await service.start()
@@ -125,10 +128,12 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         finally:
             for lg in loggers:
                 lg.removeFilter(redact)
+            loggers[0].removeFilter(drop_uvicorn_access)
 
     app = FastAPI(title="corescheduler", version=_version(), openapi_url=f"{API}/openapi.json",
                   docs_url=f"{API}/docs", redoc_url=None, lifespan=lifespan)
     app.state.service = service
+    app.add_middleware(AccessLog)
     job_ref, job_components = job_schema()
 
     def openapi() -> dict[str, Any]:
