@@ -8,6 +8,9 @@ launcher forks; the child, in a session and process group of its own, becomes th
 
 - it takes the spec's identity (``[service] run_as``: ``initgroups``, ``setgid``,
   ``setuid``) when the launcher runs as root, and only then reads anything the job gave;
+- as root, it gets a PID namespace of its own (``unshare(CLONE_NEWPID)`` and a fork: the
+  attempt is the namespace's first process), so that when it dies or is killed the kernel
+  kills everything it started, a daemon that left its session (``setsid -f``) too;
 - it dies with the launcher (``PR_SET_PDEATHSIG``, set after the identity change, which
   clears it), and the launcher ends when its worker process does (a ``pidfd`` of the
   worker in its loop, not ``PR_SET_PDEATHSIG``, which fires when the worker *thread* that
@@ -43,6 +46,7 @@ from typing import Any, NoReturn
 #: the exit status of an attempt that could not start (bad cwd, identity or program)
 CANNOT_START = 127
 _PR_SET_PDEATHSIG = 1
+_CLONE_NEWPID = 0x20000000
 #: libc, loaded once by the launcher (Linux), for ``prctl``
 _LIBC: Any = None
 
@@ -59,12 +63,42 @@ def resolve(call: str) -> Any:
 
 
 def _die_with_parent(parent: int) -> None:
-    """SIGKILL this process when its parent dies (Linux; elsewhere a no-op)."""
+    """SIGKILL this process when its parent dies (Linux; elsewhere a no-op).  ``parent`` is
+    the pid ``getppid`` shows: 0 for the first process of a PID namespace."""
     if _LIBC is None:
         return
     _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:  # it died before the setting took
         os._exit(CANNOT_START)
+
+
+def _own_pid_namespace(launcher: int) -> bool:
+    """Put the attempt in a PID namespace of its own (Linux, as root): True in the attempt,
+    which is the namespace's first process — when it dies the kernel kills every process
+    in the namespace, one that left its process group and session (``setsid -f``) too.
+    The process that made the namespace stays outside, waits for the attempt and exits as
+    it did; a kill of the attempt's process group kills both.  False (no namespace) when
+    the kernel refuses one: then a kill reaches the group and the descendants it finds."""
+    if _LIBC is None or os.geteuid() != 0:
+        return False
+    if _LIBC.unshare(_CLONE_NEWPID) != 0:
+        return False
+    _die_with_parent(launcher)
+    pid = os.fork()
+    if pid == 0:
+        return True
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            continue
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:  # die of the same signal, so the launcher reports it
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+        code = 128 - code
+    os._exit(code)
 
 
 def _fail(message: str) -> NoReturn:
@@ -95,6 +129,7 @@ def _child(fds: list[int], launcher: int) -> NoReturn:
         edges = [2, *keep, 1 << 16]
         for low, high in itertools.pairwise(edges):  # every other file of the launcher (other attempts' pipes)
             os.closerange(low + 1, high)
+        parent = 0 if _own_pid_namespace(launcher) else launcher
         identity = spec.get("identity")
         if identity is not None:
             name, uid, gid = identity
@@ -107,7 +142,7 @@ def _child(fds: list[int], launcher: int) -> NoReturn:
                     _fail(f"cannot run as {name!r}: the worker is not root")
             except OSError as exc:
                 _fail(f"cannot run as {name!r}: {exc.strerror}")
-        _die_with_parent(launcher)
+        _die_with_parent(parent)
         env = spec["env"]
         if spec.get("cwd"):
             try:
