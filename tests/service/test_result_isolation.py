@@ -114,3 +114,30 @@ def test_a_process_isolated_task_gets_no_dask_and_its_malicious_result_runs_noth
     assert not marker.exists(), "the service or its worker unpickled a task's result"
     if os.geteuid() == 0:
         assert probe["uid"] == pwd.getpwnam(TASK_USER).pw_uid
+
+
+@pytest.mark.slow
+def test_a_failure_recording_an_attempts_end_fails_that_attempt_never_leaves_it_running(live_service) -> None:
+    import httpx
+
+    live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 1, "reduce_slots": 1},
+                         "service": {"tick": 0.1}})
+    store = live.service.store
+    real = store.task_ended
+    broken = []
+
+    def task_ended(*args, **kwargs):
+        if args[3] == "complete" and not broken:
+            broken.append(args)
+            raise ValueError("Exceeds the limit (4300 digits) for integer string conversion")
+        return real(*args, **kwargs)
+
+    store.task_ended = task_ended
+    with httpx.Client(base_url=live.url, timeout=30) as c:
+        job_id = c.post("/api/v1/jobs", json={"maps": [{"call": "math:factorial", "args": [5]}]}).json()["id"]
+        assert wait_for(lambda: c.get(f"/api/v1/jobs/{job_id}").json()["state"] in ("finished", "failed"), 60)
+        job = c.get(f"/api/v1/jobs/{job_id}").json()
+        assert broken and job["state"] == "finished" and job["failed_attempts"] == 1, job
+        assert c.get(f"/api/v1/jobs/{job_id}/result").json()["result"] == [120]
+        tasks = store.tasks(job_id)
+        assert "could not record the result: ValueError" in (tasks[0]["error"] or ""), tasks
