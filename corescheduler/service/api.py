@@ -51,10 +51,15 @@ MAX_BODY = 4 << 20
 #: a page session's life, and the most sessions kept (the oldest go first)
 SESSION_TTL = 12 * 3600.0
 MAX_SESSIONS = 10_000
+#: the most page sessions of one user (the oldest go first): one tenant cannot flush the others'
+MAX_SESSIONS_PER_USER = 20
+#: the sign-in form's cookie: a random per-browser value its CSRF token is bound to
+LOGIN_COOKIE = "corescheduler_login"
 #: what a job summary shows to those who may not read the job (SPEC §8b)
 SUMMARY = ("id", "name", "user", "pool", "priority", "state", "submitted", "started", "ended", "maps", "reduces")
 JOB_STATES = ("accepted", "running", "finished", "killed", "failed")
 _JOB_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+_LOGIN_VALUE = re.compile(r"[A-Za-z0-9_-]{43}")
 #: a piece of a log line that could be a token
 _PIECE = re.compile(r"[^\s/?&=;,\"'()\[\]]{8,}")
 _TOKEN_PARAM = re.compile(r"(?i)((?:access_)?token=)[^&\s\"]*")
@@ -439,24 +444,39 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         visible = None
         if service.settings.public_read == "none" and not (who is not None and who.admin):
             visible = functools.partial(may_act, who)
-        return HTMLResponse(render(service, service.history, "advanced" in request.query_params, message,
-                                   token_ok=who is not None, csrf=csrf, user=None if table is None else who,
-                                   login_csrf=csrf_for("login") if table is not None else None,
-                                   visible=visible), status_code=status)
+        # the sign-in form's CSRF token is bound to this browser's own random cookie (a
+        # constant one could be replayed by another site to sign a victim in as the attacker)
+        pre = request.cookies.get(LOGIN_COOKIE) or ""
+        fresh = table is not None and who is None and status == 200 and not _LOGIN_VALUE.fullmatch(pre)
+        if fresh:
+            pre = secrets.token_urlsafe(32)
+        response = HTMLResponse(render(service, service.history, "advanced" in request.query_params, message,
+                                       token_ok=who is not None, csrf=csrf, user=None if table is None else who,
+                                       login_csrf=csrf_for(f"login:{pre}") if table is not None else None,
+                                       visible=visible), status_code=status)
+        if fresh:
+            response.set_cookie(LOGIN_COOKIE, pre, max_age=int(SESSION_TTL), httponly=True, samesite="strict",
+                                path="/scheduler")
+        return response
 
     @app.post("/scheduler/login", include_in_schema=False)
     async def page_login(request: Request) -> Any:
         fields = await form(request)
         if table is None:
             return back(request)
-        if not hmac.compare_digest(fields.get("csrf", ""), csrf_for("login")):
-            return back(request, "the sign-in form expired: try again")
+        pre = request.cookies.get(LOGIN_COOKIE) or ""
+        if not _LOGIN_VALUE.fullmatch(pre) or not hmac.compare_digest(fields.get("csrf", ""),
+                                                                      csrf_for(f"login:{pre}")):
+            return back(request, "the sign-in form expired (or came from another site): try again")
         who = table.lookup(fields.get("token", "").strip())
         if who is None:
             return back(request, "unknown token")
         sid = secrets.token_urlsafe(32)
         now = time.monotonic()
         for key in [k for k, (_, expires) in sessions.items() if expires < now]:
+            del sessions[key]
+        mine = [k for k, (p, _) in sessions.items() if p.user == who.user]  # oldest first
+        for key in mine[:max(0, len(mine) - MAX_SESSIONS_PER_USER + 1)]:
             del sessions[key]
         while len(sessions) >= MAX_SESSIONS:
             sessions.popitem(last=False)
