@@ -29,6 +29,7 @@ latency (request sent to 201 received).
 from __future__ import annotations
 
 import asyncio
+import json
 import statistics
 import sys
 import time
@@ -108,7 +109,8 @@ def bench_start(n: int = 300) -> None:
             p = time.perf_counter()
             result = run_attempt(f"bench-{what}-{i}", payload)
             totals.append(time.perf_counter() - p)
-            started = result if what == "call" else float(result["stdout"])
+            value = json.loads(result.json)  # a Result: the JSON text the child made
+            started = value if what == "call" else float(value["stdout"])
             starts.append(started - t)
         print(f"start ({what:7s}): call to start p50 {statistics.median(starts) * 1000:5.1f} ms, "
               f"p99 {_pct(starts, 99) * 1000:5.1f} ms; whole attempt p50 {statistics.median(totals) * 1000:5.1f} ms")
