@@ -55,7 +55,7 @@ def serve(
         raise ConfigError(f"serve needs the service extra: pip install 'corescheduler[service]' ({exc})") from None
     if dask_security is not None and dask is None:
         raise ConfigError("--dask-security goes with --dask (the embedded cluster makes its own certificate)")
-    from corescheduler.service.tokens import check_private
+    from corescheduler.service.tokens import check_owner, check_private
 
     cfg = load_config(config_path)
     principals = None
@@ -73,6 +73,8 @@ def serve(
                           "is believed), so serve listens only on loopback (127.0.0.1, ::1); give --tokens FILE")
     if state is not None and Path(state).exists():
         check_private(Path(state), "the state directory")
+        if (Path(state) / "state.db").exists():
+            check_owner(Path(state) / "state.db", "the ledger")
     _check_port(host, port)
     _check_identity(cfg)
     security = None

@@ -14,8 +14,8 @@ queue's ``aclAdministerApps`` names; anyone else sees its summary, or nothing wi
 
 The ``/scheduler`` page signs in with a form (POST ``/scheduler/login``) that sets an
 HttpOnly, SameSite=Strict session cookie (a random id, never the token); each of its
-forms carries a CSRF token.  No token is taken from a URL, and the access log's lines
-are redacted of any token.
+forms carries a CSRF token.  No token is taken from a URL, and the access log holds no
+client-controlled text (:mod:`corescheduler.service.accesslog`).
 """
 
 import functools
@@ -37,6 +37,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Red
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from corescheduler.core.queues import full_queue_name
+from corescheduler.service.accesslog import AccessLog, DropUvicornAccess
 from corescheduler.service.service import Service, ServiceError
 from corescheduler.service.tokens import Principal, TokenTable, load_tokens
 
@@ -50,6 +51,10 @@ MAX_BODY = 4 << 20
 #: a page session's life, and the most sessions kept (the oldest go first)
 SESSION_TTL = 12 * 3600.0
 MAX_SESSIONS = 10_000
+#: the most page sessions of one user (the oldest go first): one tenant cannot flush the others'
+MAX_SESSIONS_PER_USER = 20
+#: the sign-in form's cookie: a random per-browser value its CSRF token is bound to
+LOGIN_COOKIE = "corescheduler_login"
 #: what a job summary shows to those who may not read the job (SPEC §8b)
 SUMMARY = ("id", "name", "user", "pool", "priority", "state", "submitted", "started", "ended", "maps", "reduces")
 JOB_STATES = ("accepted", "running", "finished", "killed", "failed")
@@ -60,6 +65,7 @@ RECENT = 20
 #: a page of jobs or tasks: its default and largest size
 PAGE = 100
 MAX_PAGE = 1000
+_LOGIN_VALUE = re.compile(r"[A-Za-z0-9_-]{43}")
 #: a piece of a log line that could be a token
 _PIECE = re.compile(r"[^\s/?&=;,\"'()\[\]]{8,}")
 _TOKEN_PARAM = re.compile(r"(?i)((?:access_)?token=)[^&\s\"]*")
@@ -111,6 +117,7 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
     else:
         table = TokenTable.from_plain(tokens)
     redact = RedactTokens(table)
+    drop_uvicorn_access = DropUvicornAccess()
     #: page sessions: sha256(session id) -> (principal, expiry)
     sessions: OrderedDict[bytes, tuple[Principal, float]] = OrderedDict()
     page_key = secrets.token_bytes(32)  # signs the page's CSRF tokens; new each start
@@ -120,6 +127,7 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         loggers = [logging.getLogger(n) for n in ("uvicorn.access", "uvicorn.error", "uvicorn")]
         for lg in loggers:
             lg.addFilter(redact)
+        loggers[0].addFilter(drop_uvicorn_access)  # ours (AccessLog) carry no client text
         try:
             if manage:
                 await service.start()
@@ -131,10 +139,12 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         finally:
             for lg in loggers:
                 lg.removeFilter(redact)
+            loggers[0].removeFilter(drop_uvicorn_access)
 
     app = FastAPI(title="corescheduler", version=_version(), openapi_url=f"{API}/openapi.json",
                   docs_url=None, redoc_url=None, lifespan=lifespan)
     app.state.service = service
+    app.add_middleware(AccessLog)
     job_ref, job_components = job_schema()
 
     def openapi() -> dict[str, Any]:
@@ -504,24 +514,39 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         rows, recent = await service.read(read)
         ended = [(row, err if may_act(who, row) else None) for row, err in recent
                  if visible is None or visible(row)]  # the error for those who may read the job (SPEC §8b)
-        return HTMLResponse(render(service, service.history, "advanced" in request.query_params, message,
-                                   token_ok=who is not None, csrf=csrf, user=None if table is None else who,
-                                   login_csrf=csrf_for("login") if table is not None else None,
-                                   visible=visible, ended=ended, rows=rows), status_code=status)
+        # the sign-in form's CSRF token is bound to this browser's own random cookie (a
+        # constant one could be replayed by another site to sign a victim in as the attacker)
+        pre = request.cookies.get(LOGIN_COOKIE) or ""
+        fresh = table is not None and who is None and status == 200 and not _LOGIN_VALUE.fullmatch(pre)
+        if fresh:
+            pre = secrets.token_urlsafe(32)
+        response = HTMLResponse(render(service, service.history, "advanced" in request.query_params, message,
+                                       token_ok=who is not None, csrf=csrf, user=None if table is None else who,
+                                       login_csrf=csrf_for(f"login:{pre}") if table is not None else None,
+                                       visible=visible, ended=ended, rows=rows), status_code=status)
+        if fresh:
+            response.set_cookie(LOGIN_COOKIE, pre, max_age=int(SESSION_TTL), httponly=True, samesite="strict",
+                                path="/scheduler")
+        return response
 
     @app.post("/scheduler/login", include_in_schema=False)
     async def page_login(request: Request) -> Any:
         fields = await form(request)
         if table is None:
             return back(request)
-        if not hmac.compare_digest(fields.get("csrf", ""), csrf_for("login")):
-            return back(request, "the sign-in form expired: try again")
+        pre = request.cookies.get(LOGIN_COOKIE) or ""
+        if not _LOGIN_VALUE.fullmatch(pre) or not hmac.compare_digest(fields.get("csrf", ""),
+                                                                      csrf_for(f"login:{pre}")):
+            return back(request, "the sign-in form expired (or came from another site): try again")
         who = table.lookup(fields.get("token", "").strip())
         if who is None:
             return back(request, "unknown token")
         sid = secrets.token_urlsafe(32)
         now = time.monotonic()
         for key in [k for k, (_, expires) in sessions.items() if expires < now]:
+            del sessions[key]
+        mine = [k for k, (p, _) in sessions.items() if p.user == who.user]  # oldest first
+        for key in mine[:max(0, len(mine) - MAX_SESSIONS_PER_USER + 1)]:
             del sessions[key]
         while len(sessions) >= MAX_SESSIONS:
             sessions.popitem(last=False)

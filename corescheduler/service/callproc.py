@@ -3,11 +3,14 @@
 The runner (:mod:`corescheduler.service.runner`) starts one per worker process and hands it
 each attempt over the Unix socket ``FD``: no data, only open files (``SCM_RIGHTS``) — the
 reply pipe, the attempt's spec (JSON), its standard input, output and error, and for a
-Python call its input and output pickles.  The launcher forks; the child, in a session and
-process group of its own, becomes the attempt:
+Python call its input pickle and its outputs (the result's pickle and its JSON text).  The
+launcher forks; the child, in a session and process group of its own, becomes the attempt:
 
 - it takes the spec's identity (``[service] run_as``: ``initgroups``, ``setgid``,
   ``setuid``) when the launcher runs as root, and only then reads anything the job gave;
+- as root, it gets a PID namespace of its own (``unshare(CLONE_NEWPID)`` and a fork: the
+  attempt is the namespace's first process), so that when it dies or is killed the kernel
+  kills everything it started, a daemon that left its session (``setsid -f``) too;
 - it dies with the launcher (``PR_SET_PDEATHSIG``, set after the identity change, which
   clears it), and the launcher ends when its worker process does (a ``pidfd`` of the
   worker in its loop, not ``PR_SET_PDEATHSIG``, which fires when the worker *thread* that
@@ -20,7 +23,8 @@ process group of its own, becomes the attempt:
 The launcher writes ``P<pid>`` on the reply pipe once the child exists and ``X<exit code>``
 (negative: killed by that signal) when it has reaped it.  It imports the standard library
 and this package (so that calls into it start warm) and never unpickles anything: a job's
-data is read by the child, under the job's identity.  A call's exception is printed to its
+data is read by the child, under the job's identity, and a result goes back as bytes that
+the worker and the service never unpickle (:mod:`corescheduler.service.result`).  A call's exception is printed to its
 standard error (the user's frames only) and its exit status is 1.
 """
 
@@ -42,6 +46,7 @@ from typing import Any, NoReturn
 #: the exit status of an attempt that could not start (bad cwd, identity or program)
 CANNOT_START = 127
 _PR_SET_PDEATHSIG = 1
+_CLONE_NEWPID = 0x20000000
 #: libc, loaded once by the launcher (Linux), for ``prctl``
 _LIBC: Any = None
 
@@ -58,12 +63,42 @@ def resolve(call: str) -> Any:
 
 
 def _die_with_parent(parent: int) -> None:
-    """SIGKILL this process when its parent dies (Linux; elsewhere a no-op)."""
+    """SIGKILL this process when its parent dies (Linux; elsewhere a no-op).  ``parent`` is
+    the pid ``getppid`` shows: 0 for the first process of a PID namespace."""
     if _LIBC is None:
         return
     _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:  # it died before the setting took
         os._exit(CANNOT_START)
+
+
+def _own_pid_namespace(launcher: int) -> bool:
+    """Put the attempt in a PID namespace of its own (Linux, as root): True in the attempt,
+    which is the namespace's first process — when it dies the kernel kills every process
+    in the namespace, one that left its process group and session (``setsid -f``) too.
+    The process that made the namespace stays outside, waits for the attempt and exits as
+    it did; a kill of the attempt's process group kills both.  False (no namespace) when
+    the kernel refuses one: then a kill reaches the group and the descendants it finds."""
+    if _LIBC is None or os.geteuid() != 0:
+        return False
+    if _LIBC.unshare(_CLONE_NEWPID) != 0:
+        return False
+    _die_with_parent(launcher)
+    pid = os.fork()
+    if pid == 0:
+        return True
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            continue
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:  # die of the same signal, so the launcher reports it
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+        code = 128 - code
+    os._exit(code)
 
 
 def _fail(message: str) -> NoReturn:
@@ -94,6 +129,7 @@ def _child(fds: list[int], launcher: int) -> NoReturn:
         edges = [2, *keep, 1 << 16]
         for low, high in itertools.pairwise(edges):  # every other file of the launcher (other attempts' pipes)
             os.closerange(low + 1, high)
+        parent = 0 if _own_pid_namespace(launcher) else launcher
         identity = spec.get("identity")
         if identity is not None:
             name, uid, gid = identity
@@ -106,7 +142,7 @@ def _child(fds: list[int], launcher: int) -> NoReturn:
                     _fail(f"cannot run as {name!r}: the worker is not root")
             except OSError as exc:
                 _fail(f"cannot run as {name!r}: {exc.strerror}")
-        _die_with_parent(launcher)
+        _die_with_parent(parent)
         env = spec["env"]
         if spec.get("cwd"):
             try:
@@ -125,8 +161,8 @@ def _child(fds: list[int], launcher: int) -> NoReturn:
             sys.path[0:0] = [p for p in env["PYTHONPATH"].split(os.pathsep) if p]
         sys.stdout = open(1, "w", closefd=False)
         sys.stderr = open(2, "w", closefd=False)
-        in_fd, out_fd = call_fds
-        code = _call(in_fd, out_fd)
+        in_fd, out_fd, json_fd = call_fds
+        code = _call(in_fd, out_fd, json_fd)
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
@@ -138,14 +174,27 @@ def _child(fds: list[int], launcher: int) -> NoReturn:
             os._exit(CANNOT_START)
 
 
-def _call(in_fd: int, out_fd: int) -> int:
+def _call(in_fd: int, out_fd: int, json_fd: int) -> int:
+    """Run the call (in the child, as the task's account): its result goes to ``out_fd`` as
+    pickle bytes and to ``json_fd`` as the JSON text shown for it.  A reduce's inputs are
+    :class:`~corescheduler.service.result.Result` wrappers, unpickled here and nowhere else."""
+    from corescheduler.service.result import Result, render
+
     try:
         with os.fdopen(in_fd, "rb") as f:
             request = pickle.load(f)
+        args = list(request["args"])
+        inputs = request.get("inputs")
+        if inputs is not None:
+            args.insert(0, [pickle.loads(x.pickled) if isinstance(x, Result) else x for x in inputs])
         fn = resolve(request["call"])
-        result = fn(*request["args"], **request["kwargs"])
+        result = fn(*args, **request["kwargs"])
+        pickled = pickle.dumps(result)
         with os.fdopen(out_fd, "wb") as f:
-            pickle.dump(result, f)
+            f.write(pickled)
+        if len(pickled) <= request.get("limit", len(pickled)):  # past it the runner fails the attempt
+            with os.fdopen(json_fd, "wb") as f:
+                f.write(render(result).encode())
     except BaseException as exc:
         traceback.print_exception(type(exc), exc, _user_frames(exc.__traceback__))
         return 1
@@ -188,7 +237,7 @@ def serve(sock: socket.socket, worker: int) -> None:
                 msg, fds, _, _ = socket.recv_fds(sock, 16, 8)
                 if not msg:
                     return
-                if len(fds) not in (5, 7):
+                if len(fds) not in (5, 8):
                     for fd in fds:
                         os.close(fd)
                     continue

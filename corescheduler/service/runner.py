@@ -48,6 +48,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from corescheduler.service.result import NOT_JSON, Result, render
+
 #: attempt key -> the pid of the child running it (on this worker); its process group too
 _RUNNING: dict[str, int] = {}
 #: attempts killed on purpose (their child's death is not a failure)
@@ -57,6 +59,8 @@ _IN_THREAD: set[str] = set()
 _LOCK = threading.Lock()
 #: the most of a command's standard output kept as its result
 STDOUT_LIMIT = 1 << 20
+#: the largest result a call may return (pickled), unless ``[service] max_result_bytes`` says
+MAX_RESULT_BYTES = 64 << 20
 _CALLPROC = str(Path(__file__).with_name("callproc.py"))
 _STDERR_TAIL = 4000
 #: how long a killed attempt's launcher may take to report the child reaped
@@ -182,7 +186,9 @@ def run_attempt(attempt: str, payload: Mapping[str, Any], *inputs: Any) -> Any:
             raise AttemptKilled(attempt)
     timeout = payload.get("timeout")
     # a thread cannot be stopped, so a call with a time limit runs as a process
-    if payload.get("isolation") == "thread" and payload.get("call") is not None and timeout is None:
+    # and a root worker never runs a task in its own process (SPEC §8b: run_as)
+    if (payload.get("isolation") == "thread" and payload.get("call") is not None and timeout is None
+            and (payload.get("run_as") is None or os.geteuid() != 0)):
         return _run_in_thread(attempt, payload)
     identity, home = _identity(payload.get("run_as"))
     env = {**base_env(home), **payload.get("env", {})}
@@ -190,20 +196,21 @@ def run_attempt(attempt: str, payload: Mapping[str, Any], *inputs: Any) -> Any:
     command = payload.get("command")
     spec = {"argv": list(command) if command is not None else None, "env": env,
             "cwd": payload.get("cwd") or None, "identity": identity}
+    limit = int(payload.get("max_result_bytes") or MAX_RESULT_BYTES)
     files: list[int] = []
     try:
         try:
             files.append(_memfile(json.dumps(spec).encode()))
             if command is not None and reduce_input is not None:
-                files.append(_memfile(json.dumps(list(reduce_input), default=repr).encode()))
+                files.append(_memfile(_json_inputs(reduce_input)))
             else:
                 files.append(os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC))
             files += [_memfile(), _memfile()]  # stdout, stderr
-            if command is None:
-                args = [list(reduce_input)] if reduce_input is not None else []
-                files.append(_memfile(pickle.dumps({"call": payload["call"], "args": [*args, *payload.get("args", [])],
-                                                    "kwargs": payload.get("kwargs", {})})))
-                files.append(_memfile())  # the result
+            if command is None:  # the maps' results go as Result wrappers: the child unpickles them
+                files.append(_memfile(pickle.dumps({
+                    "call": payload["call"], "args": list(payload.get("args", [])), "kwargs": payload.get("kwargs", {}),
+                    "inputs": list(reduce_input) if reduce_input is not None else None, "limit": limit})))
+                files += [_memfile(), _memfile()]  # the result: its pickle, its JSON text
             reply, pid = _launch(files)
         except OSError as exc:
             raise AttemptFailed(f"cannot start the attempt: {exc}") from None
@@ -223,16 +230,38 @@ def run_attempt(attempt: str, payload: Mapping[str, Any], *inputs: Any) -> Any:
             what = f"killed by signal {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
             raise AttemptFailed(f"{what}{said}")
         if command is not None:
-            return {"returncode": 0, "stdout": os.pread(files[2], STDOUT_LIMIT, 0).decode(errors="replace")}
-        try:
-            os.lseek(files[5], 0, os.SEEK_SET)
-            with os.fdopen(files[5], "rb", closefd=False) as f:
-                return pickle.load(f)
-        except (OSError, EOFError, pickle.UnpicklingError) as exc:
-            raise AttemptFailed(f"the call left no result ({exc}){said}") from None
+            value = {"returncode": 0, "stdout": os.pread(files[2], STDOUT_LIMIT, 0).decode(errors="replace")}
+            return Result(pickle.dumps(value), json.dumps(value))  # our own value: pickled here, never loaded here
+        # what the child wrote: bytes only (SPEC §8b: the worker never unpickles a task's output)
+        size = os.fstat(files[5]).st_size
+        if size > limit:
+            raise AttemptFailed(f"result too large ({size} bytes; [service] max_result_bytes is {limit})")
+        if size == 0:
+            raise AttemptFailed(f"the call left no result{said}")
+        pickled = os.pread(files[5], size, 0)
+        json_size = os.fstat(files[6]).st_size
+        text: str | None = None
+        if 0 < json_size <= limit:
+            try:
+                text = os.pread(files[6], json_size, 0).decode()
+            except UnicodeDecodeError:
+                text = None
+        return Result(pickled, text)
     finally:
         for fd in files:
             os.close(fd)
+
+
+def _json_inputs(inputs: Any) -> bytes:
+    """A command reduce's standard input: the maps' results as one JSON array, each the JSON
+    text its child made (never unpickled here)."""
+    parts = []
+    for value in inputs:
+        text = value.json if isinstance(value, Result) else None
+        if text is None:
+            text = render(value) if not isinstance(value, Result) else json.dumps(NOT_JSON)
+        parts.append(text)
+    return ("[" + ",".join(parts) + "]").encode()
 
 
 def _memfile(data: bytes = b"") -> int:
@@ -284,14 +313,16 @@ def _run_in_thread(attempt: str, payload: Mapping[str, Any]) -> Any:
     from corescheduler.service.callproc import resolve
 
     reduce_input = payload.get("inputs")
-    args = [list(reduce_input)] if reduce_input is not None else []
+    args = [] if reduce_input is None else [[pickle.loads(x.pickled) if isinstance(x, Result) else x
+                                             for x in reduce_input]]
     with _LOCK:
         if attempt in _KILLED:
             raise AttemptKilled(attempt)
         _IN_THREAD.add(attempt)
     try:
         fn = resolve(payload["call"])
-        return fn(*args, *payload.get("args", []), **payload.get("kwargs", {}))
+        value = fn(*args, *payload.get("args", []), **payload.get("kwargs", {}))
+        return Result(pickle.dumps(value), render(value))
     except Exception as exc:
         raise AttemptFailed(f"{type(exc).__name__}: {exc}") from None
     finally:

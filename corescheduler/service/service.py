@@ -55,6 +55,7 @@ from corescheduler.resources import Resources
 from corescheduler.service.backend import DaskBackend, WorkerInfo, wait_futures
 from corescheduler.service.jobs import JobFormatError, JobRequest, check_name, check_timeout, parse_job
 from corescheduler.service.page import History
+from corescheduler.service.result import shown
 from corescheduler.service.runner import AttemptFailed, AttemptKilled
 from corescheduler.service.store import LedgerError, Store
 
@@ -127,6 +128,8 @@ class ServiceSettings:
     task_timeout: float | None = None
     #: the embedded Dask scheduler's dashboard ("127.0.0.1:8787"); None: no dashboard
     dashboard: str | None = None
+    #: the largest result (pickled) an attempt may return; past it the attempt fails
+    max_result_bytes: int = 64 << 20
 
     def account(self, user: str | None) -> str | None:
         """The OS account ``user``'s tasks run as (when the service runs as root)."""
@@ -140,7 +143,7 @@ class ServiceSettings:
     def from_config(cls, config: Config) -> ServiceSettings:
         raw: Mapping[str, Any] = config.service
         known = {"tick", "max_attempts", "workers", "threads", "isolation", "backlog", "run_as",
-                 "task_timeout", "dashboard", "public_read"}
+                 "task_timeout", "dashboard", "public_read", "max_result_bytes"}
         unknown = sorted(set(raw) - known)
         if unknown:
             raise ServiceError(f"[service] {unknown[0]}: unknown setting; expected one of {', '.join(sorted(known))}")
@@ -178,7 +181,7 @@ class ServiceSettings:
             if out.task_timeout is None:
                 raise ServiceError(f"[service] task_timeout: expected seconds, a number > 0, "
                                    f"got {raw['task_timeout']!r}")
-        for key in ("max_attempts", "workers", "threads"):
+        for key in ("max_attempts", "workers", "threads", "max_result_bytes"):
             if key in raw:
                 value = raw[key]
                 if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -232,12 +235,12 @@ class Service:
         #: tasks run as the [service] run_as accounts: only a root service can switch to them
         self.switch_user = self.settings.run_as is not None and os.geteuid() == 0
         worker_user = None
-        if self.switch_user and self.settings.isolation == "thread":
-            # a call runs in its worker's process: the embedded workers themselves run as the account
-            if isinstance(self.settings.run_as, dict):
-                raise ServiceError("[service] run_as: with isolation = \"thread\" every call runs in a worker "
-                                   "process, so run_as must be one account, not a table")
-            worker_user = self.settings.run_as
+        if os.geteuid() == 0 and self.settings.isolation == "thread":
+            # a thread-isolated task owns its worker process, and that process speaks Dask to
+            # the service (get_client().run_on_scheduler runs code in this root process)
+            raise ServiceError("[service] isolation = \"thread\" is refused when the service runs as root: a "
+                               "thread-isolated task owns its worker process, which speaks Dask to the service "
+                               "itself; use isolation = \"process\" (an attempt starts in a few milliseconds)")
         self.backend = backend or DaskBackend(  # no more worker processes than cores, unless [service] says
             dask, workers=self.settings.workers or max(1, min(cc.nodes, os.cpu_count() or 1)),
             threads=self.settings.threads or max(1, cc.map_slots + cc.reduce_slots), worker_user=worker_user,
@@ -775,6 +778,7 @@ class Service:
         timeout = request.timeout if request.timeout is not None else self.settings.task_timeout
         if timeout is not None:
             payload = {**payload, "timeout": timeout}
+        payload = {**payload, "max_result_bytes": self.settings.max_result_bytes}
         attempt = f"{a.job}/{a.kind}{index}/a{task.attempts}-{time.time_ns() % 10**9}"
         future = self.backend.submit(attempt, payload, a.node, priority=0, inputs=inputs)
         grant = Grant(attempt, a.node, future, a.job, a.kind, index)
@@ -827,7 +831,14 @@ class Service:
             if self.grants.get(task_id) is not grant:
                 return  # stopped or re-granted meanwhile
             del self.grants[task_id]
-            await self._ended(task_id, grant, outcome, detail)
+            try:
+                await self._ended(task_id, grant, outcome, detail)
+            except Exception as exc:  # never leave the task running (its slot wedged): the attempt fails
+                log.exception("recording the end of %s failed", grant.attempt)
+                if outcome != "ok":
+                    raise
+                await self._ended(task_id, grant, "failed",
+                                  f"the service could not record the result: {type(exc).__name__}: {exc}"[:2000])
             self.kick(grant.worker)
 
     async def _ended(self, task_id: str, grant: Grant, outcome: str, detail: Any) -> None:
@@ -1003,13 +1014,10 @@ class Service:
 
 
 def jsonable(value: Any) -> Any:
-    """A task's result as the API returns it: itself if it is JSON (no NaN or infinity), else
-    ``{"repr": …, "type": …}`` — one result that is not JSON does not hide the others."""
-    try:
-        json.dumps(value, allow_nan=False)
-        return value
-    except (TypeError, ValueError, RecursionError):
-        return {"repr": repr(value)[:2000], "type": type(value).__name__}
+    """A task's result as the API returns it: the JSON text its attempt's child made for it
+    (itself, or ``{"repr": …, "type": …}``: one result that is not JSON does not hide the
+    others), read with ``json.loads`` — never unpickled here; never raises."""
+    return shown(value)
 
 
 def _counts(c: dict[str, int]) -> dict[str, int]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import pwd
 import re
 import secrets
 import stat
@@ -181,9 +182,32 @@ def readable_by_others(path: Path) -> str | None:
     return f"chmod {'700' if stat.S_ISDIR(mode) else '600'} {path}"
 
 
+def check_owner(path: Path, what: str) -> None:
+    """Refuse (one error naming the file and the ``chown`` that fixes it) ``path`` owned by
+    another user than the service's own: its owner (the ``run_as`` account, say) could
+    replace it, whatever its mode."""
+    try:
+        owner = path.stat().st_uid
+    except OSError as exc:
+        raise ConfigError(f"{what} {path}: {exc.strerror}") from None
+    me = os.geteuid()
+    if owner == me:
+        return
+
+    def name(uid: int) -> str:
+        try:
+            return pwd.getpwuid(uid).pw_name
+        except KeyError:
+            return str(uid)
+
+    raise ConfigError(f"{what} {path} is owned by {name(owner)}, not by the service's own user ({name(me)}), "
+                      f"who alone may change it; the service refuses to start: chown {name(me)} {path}")
+
+
 def check_private(path: Path, what: str) -> None:
-    """Refuse (one error naming the file and the fix) ``path`` readable or writable by group
-    or others."""
+    """Refuse (one error naming the file and the fix) ``path`` owned by another user than the
+    service's, or readable or writable by group or others."""
+    check_owner(path, what)
     try:
         fix = readable_by_others(path)
     except OSError as exc:

@@ -17,6 +17,19 @@ from typing import Any
 import pytest
 
 
+def run_attempt(attempt: str, payload: Any, *inputs: Any) -> Any:
+    """:func:`corescheduler.service.runner.run_attempt`, its result unpickled (as a reduce's child
+    would; the service itself never does: corescheduler.service.result)."""
+    import pickle
+
+    from corescheduler.service import runner
+    from corescheduler.service.result import Result
+
+    out = runner.run_attempt(attempt, payload, *inputs)
+    assert isinstance(out, Result), out
+    return pickle.loads(out.pickled)
+
+
 def wait_for(predicate: Any, timeout: float, step: float = 0.1) -> Any:
     """Poll ``predicate`` until it is truthy or ``timeout`` seconds pass (bounded in count and
     time); its last value."""

@@ -26,7 +26,7 @@ def test_a_worker_killed_mid_run_loses_no_task(live_service, shared_dir) -> None
     live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 2, "map_slots": 2, "reduce_slots": 1},
                          "scheduler": {"task_selector": "locality"}, "service": {"tick": 0.1, "workers": 2}})
     marks = shared_dir
-    script = f"touch {marks}/$$; sleep 2; echo done"
+    script = f"read -r p _ < /proc/self/stat; touch {marks}/$p; sleep 2; echo done"  # the host's pid
     with httpx.Client(base_url=live.url, timeout=30) as c:
         job = c.post("/api/v1/jobs", json={"maps": [{"command": ["sh", "-c", script]}] * 8}).json()
         assert wait_for(lambda: len(list(marks.iterdir())) >= 4, 30)
@@ -35,7 +35,7 @@ def test_a_worker_killed_mid_run_loses_no_task(live_service, shared_dir) -> None
         # the worker process behind that address: the parent of the launcher that forked one of
         # its attempts (the command is exec'd in the forked child)
         running = {int(p.name) for p in marks.iterdir()}
-        workers = {_ppid(_ppid(p)) for p in running if os.path.exists(f"/proc/{p}")}
+        workers = {_ppid(launcher_of(p)) for p in running if os.path.exists(f"/proc/{p}")}
         pid = sorted(workers)[0]
         os.kill(pid, signal.SIGKILL)
         done = wait_for(lambda: c.get(f"/api/v1/jobs/{job['id']}").json()["state"] == "finished", 90)
@@ -44,6 +44,20 @@ def test_a_worker_killed_mid_run_loses_no_task(live_service, shared_dir) -> None
         assert final["maps"]["finished"] == 8
         assert len(list(marks.iterdir())) > 8, "the lost worker's attempts ran again"
         assert before - {n["name"] for n in c.get("/api/v1/nodes").json()["nodes"]}, "one worker left"
+
+
+def launcher_of(pid: int) -> int:
+    """The worker's launcher that forked attempt ``pid`` (one process between them as root:
+    the one that made the attempt's PID namespace)."""
+    found = None
+    while pid > 1:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            if b"callproc.py" in f.read():  # the launcher, or the fork of it that made the namespace
+                found = pid
+            elif found is not None:
+                return found
+        pid = _ppid(pid)
+    raise AssertionError("no launcher above the attempt")
 
 
 def _ppid(pid: int) -> int:

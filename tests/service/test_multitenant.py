@@ -79,7 +79,7 @@ def test_running_tasks_follow_fair_shares_and_short_jobs_finish_first(live_servi
 def test_min_share_preemption_really_stops_the_tasks_and_they_run_again(live_service, tmp_path, shared_dir) -> None:
     live = live_service(_config(tmp_path, preemption=True))
     marks = shared_dir
-    script = f"echo $$ >> {marks}/$(date +%s%N); exec sleep 4"
+    script = f"read -r p _ < /proc/self/stat; echo $p >> {marks}/$(date +%s%N); exec sleep 4"  # the host's pid
     with httpx.Client(base_url=live.url, timeout=30) as c:
         long = c.post("/api/v1/jobs", json={"pool": "batch", "maps": [{"command": ["sh", "-c", script]}] * 4}).json()
         for _ in range(100):

@@ -11,7 +11,8 @@ import time
 import pytest
 
 from corescheduler.service import runner
-from corescheduler.service.runner import AttemptFailed, AttemptKilled, kill_attempt, run_attempt
+from corescheduler.service.runner import AttemptFailed, AttemptKilled, kill_attempt
+from tests.service.conftest import run_attempt
 
 
 def _alive(pid: int) -> bool:
@@ -47,7 +48,9 @@ def test_a_call_and_a_command_run_and_fail_with_their_error() -> None:
 
 def test_a_kill_stops_the_process_and_descendants_that_left_its_group(tmp_path) -> None:
     pids = tmp_path / "pids"
-    script = f"setsid sh -c 'echo $$ >> {pids}; exec sleep 77' & echo $$ >> {pids}; sleep 78"
+    # each shell writes its pid as the host sees it ($$ is the attempt's PID namespace's own)
+    me = "read -r p _ < /proc/self/stat; echo $p"
+    script = f"setsid sh -c '{me} >> {pids}; exec sleep 77' & {me} >> {pids}; sleep 78"
     errors: list[BaseException] = []
 
     def run() -> None:

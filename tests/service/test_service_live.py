@@ -63,7 +63,8 @@ def test_jobs_run_results_come_back_kills_are_real_and_bad_requests_are_refused(
                 # a long command, killed: its process is gone
                 marker = tmp_path / "pid"
                 r = await client.post("/api/v1/jobs", json={
-                    "maps": [{"command": ["sh", "-c", f"echo $$ > {marker}; exec sleep 60"]}]})
+                    "maps": [{"command": ["sh", "-c",  # the host's pid ($$ is the attempt's PID namespace's)
+                                          f"read -r p _ < /proc/self/stat; echo $p > {marker}; exec sleep 60"]}]})
                 long_id = r.json()["id"]
                 for _ in range(100):
                     if marker.exists() and marker.read_text().strip():

@@ -73,8 +73,11 @@ def test_a_map_output_lost_with_its_worker_is_made_again(live_service, shared_di
     marks = shared_dir
     with httpx.Client(base_url=live.url, timeout=30) as c:
         a, b = sorted(n["name"] for n in c.get("/api/v1/nodes").json()["nodes"])
-        quick = f"echo $PPID > {marks}/quick-$$.pid; echo quick"  # its parent: the worker's launcher
-        slow = f"touch {marks}/slow-$$; sleep 4; echo slow"
+        me = "read -r p _ < /proc/self/stat"  # the host's pid ($$ is the attempt's PID namespace's)
+        # quick writes its ancestors (host pids): the worker's launcher is one of them
+        quick = (f"{me}; q=$p; while [ $q -gt 1 ]; do echo $q; read -r _ _ _ q _ < /proc/$q/stat; done "
+                 f"> {marks}/quick-$p.tmp; mv {marks}/quick-$p.tmp {marks}/quick-$p.pid; echo quick")
+        slow = f"{me}; touch {marks}/slow-$p; sleep 4; echo slow"
         job = c.post("/api/v1/jobs", json={
             "maps": [{"command": ["sh", "-c", quick], "input_nodes": [a]},
                      {"command": ["sh", "-c", slow], "input_nodes": [b]}],
@@ -82,7 +85,17 @@ def test_a_map_output_lost_with_its_worker_is_made_again(live_service, shared_di
         assert wait_for(lambda: list(marks.glob("quick-*.pid")) and list(marks.glob("slow-*")), 30)
         assert wait_for(lambda: any(t["kind"] == "map" and t["idx"] == 0 and t["state"] == "complete"
                                      for t in live.service.store.tasks(job["id"])), 30)
-        launcher = int(next(marks.glob("quick-*.pid")).read_text())
+        ancestors = [int(x) for x in next(marks.glob("quick-*.pid")).read_text().split()]
+        def cmdline(pid: int) -> bytes:
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    return f.read()
+            except OSError:
+                return b""
+
+        # the last ancestor that runs callproc.py: the launcher (the fork of it that made the
+        # attempt's PID namespace, as root, is below it)
+        launcher = [a for a in ancestors if b"callproc.py" in cmdline(a)][-1]
         with open(f"/proc/{launcher}/stat") as f:  # the launcher's parent is the worker
             worker_pid = int(f.read().rsplit(")", 1)[1].split()[1])
         os.kill(worker_pid, signal.SIGKILL)  # map 0's result dies with its worker, before the reduce ran

@@ -9,7 +9,8 @@ import threading
 import pytest
 
 from corescheduler.service.jobs import JobFormatError, parse_job
-from corescheduler.service.runner import AttemptFailed, run_attempt
+from corescheduler.service.runner import AttemptFailed
+from tests.service.conftest import run_attempt
 from tests.service.test_runner import _alive, _wait
 
 
@@ -34,7 +35,9 @@ def test_task_timeout_setting_is_checked() -> None:
 
 def test_an_attempt_past_its_timeout_is_killed_with_its_process_group(tmp_path) -> None:
     pids = tmp_path / "pids"
-    script = f"sleep 61 & echo $! >> {pids}; echo $$ >> {pids}; sleep 62"
+    # pids as the host sees them ($! and $$ are the attempt's PID namespace's own)
+    script = (f"sh -c 'read -r p _ < /proc/self/stat; echo $p >> {pids}; exec sleep 61' & "
+              f"read -r p _ < /proc/self/stat; echo $p >> {pids}; sleep 62")
     with pytest.raises(AttemptFailed, match=r"^timed out after 0\.5 s"):
         run_attempt("to-cmd", {"command": ["sh", "-c", script], "timeout": 0.5})
     found = [int(p) for p in pids.read_text().split()]
@@ -71,3 +74,47 @@ def test_a_job_whose_attempts_time_out_fails_with_the_reason(live_service) -> No
         assert "failed 2 times" in failed["error"] and "timed out after 0.5 s" in failed["error"], failed
         # its own timeout (30 s) is the job's limit, not the service's 0.5 s
         assert c.get(f"/api/v1/jobs/{own['id']}").json()["state"] == "finished"
+
+
+def _sleepers(*durations: str) -> list[int]:
+    import psutil
+
+    out = []
+    for p in psutil.process_iter(["cmdline"]):
+        cmd = p.info["cmdline"] or []
+        if len(cmd) == 2 and cmd[0].endswith("sleep") and cmd[1] in durations:
+            out.append(p.pid)
+    return out
+
+
+@pytest.mark.skipif(__import__("os").geteuid() != 0, reason="a PID namespace per attempt needs a root launcher")
+@pytest.mark.parametrize("how", ["timeout", "kill"])
+def test_a_daemonized_child_dies_with_its_attempt(how) -> None:
+    """The review's escape: ``setsid -f`` leaves the process group and the session, and ``(… &)``
+    is reparented away from the attempt; each attempt's own PID namespace takes them all."""
+    from corescheduler.service import runner
+    from tests.service.conftest import TASK_USER
+
+    tag = "301.4159" if how == "timeout" else "311.4159"
+    d = [f"{tag}{i}" for i in range(4)]
+    script = f"setsid sleep {d[1]} & setsid -f sleep {d[2]}; (sleep {d[3]} &); sleep {d[0]}"
+    payload = {"command": ["sh", "-c", script], "run_as": TASK_USER}
+    if how == "timeout":
+        with pytest.raises(AttemptFailed, match=r"^timed out after 1 s"):
+            run_attempt("esc-timeout", {**payload, "timeout": 1})
+    else:
+        done: list[BaseException] = []
+
+        def attempt() -> None:
+            try:
+                run_attempt("esc-kill", payload)
+            except BaseException as exc:
+                done.append(exc)
+
+        thread = threading.Thread(target=attempt)
+        thread.start()
+        assert _wait(lambda: len(_sleepers(*d)) == 4), _sleepers(*d)
+        assert runner.kill_attempt("esc-kill")
+        thread.join(30)
+        assert done and isinstance(done[0], runner.AttemptKilled), done
+    assert _wait(lambda: not _sleepers(*d)), f"left running: {_sleepers(*d)}"

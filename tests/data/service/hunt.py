@@ -26,8 +26,9 @@ def hunt(service_pid: int, sentinel: str, *paths: str) -> dict[str, Any]:
     the files in ``paths``, and every process whose environment or command line it can read
     that holds ``sentinel``."""
     holders = []
+    me = os.readlink("/proc/self")  # its pid in /proc's namespace (getpid() is its PID namespace's)
     for pid in os.listdir("/proc"):
-        if pid.isdigit() and int(pid) != os.getpid():  # its own argv names the sentinel
+        if pid.isdigit() and pid != me:  # its own argv names the sentinel
             for part in ("environ", "cmdline"):
                 if sentinel in _read(f"/proc/{pid}/{part}"):
                     holders.append(f"{pid}/{part}")
