@@ -71,7 +71,7 @@ def test_api_docs_page_works_offline_and_the_page_lists_ended_jobs(live_service)
 
     tokens = {"alice-token-1": Principal("alice"), "bob-token-1": Principal("bob")}
     live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 2, "reduce_slots": 1},
-                         "service": {"tick": 0.05, "workers": 1, "isolation": "thread", "max_attempts": 1}},
+                         "service": {"tick": 0.05, "workers": 1, "isolation": "process", "max_attempts": 1}},
                         tokens=tokens)
     alice = {"Authorization": "Bearer alice-token-1"}
     with httpx.Client(base_url=live.url, timeout=30) as c:

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 
 def test_one_off_pools_are_gone_once_idle(live_service) -> None:
     live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 2, "reduce_slots": 1},
-                         "service": {"tick": 0.05, "workers": 1, "isolation": "thread"}})
+                         "service": {"tick": 0.05, "workers": 1, "isolation": "process"}})
     with httpx.Client(base_url=live.url, timeout=30) as c:
         ids = [c.post("/api/v1/jobs", json={"pool": f"oneoff{i}", "maps": [{"call": "math:factorial",
                                                                               "args": [3]}]}).json()["id"]

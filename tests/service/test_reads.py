@@ -102,7 +102,7 @@ def test_a_store_without_a_state_directory_leaves_nothing_behind() -> None:
 
 def _config() -> dict:
     return {"cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 2, "reduce_slots": 1},
-            "service": {"tick": 0.1, "workers": 1, "isolation": "thread"}}
+            "service": {"tick": 0.1, "workers": 1, "isolation": "process"}}
 
 
 @pytest.mark.slow
