@@ -20,7 +20,8 @@ The rules, per hook (docs/hooks.md repeats them for plugin authors):
   share per schedulable (per group): slot mode ``None`` or a finite real ≥ 0,
   resource mode ``None`` or :class:`~corescheduler.resources.Resources` with no
   negative amount;
-* ``cs_order_key``: anything but ``None`` (keys of one policy must compare);
+* ``cs_order_key``: anything but ``None``, not NaN nor a tuple holding a NaN (keys of
+  one policy must compare; keys that do not are refused when they are first compared);
 * ``cs_next_kind``: ``"map"``, ``"reduce"`` or ``None``;
 * ``cs_node_capacity``: ``None`` or a whole number ≥ 0;
 * ``cs_assign_limit``: ``None`` or a real number, not NaN;
@@ -237,11 +238,23 @@ def no_key(who: Who) -> PluginAnswerError:
     return refuse(who, "cs_order_key", None, "a sort key (a tuple) for every schedulable")
 
 
-def incomparable(who: Who, exc: TypeError) -> PluginAnswerError:
+#: what comparing two keys of a policy may raise when they do not compare (``2+1j``,
+#: ``{}``, ``object()``: TypeError; ``Decimal("NaN")``: decimal.InvalidOperation)
+INCOMPARABLE = (TypeError, ArithmeticError)
+
+KEYS = "keys of one policy that compare with each other (tuples of numbers and names)"
+
+
+def incomparable(who: Who, exc: BaseException) -> PluginAnswerError:
     """Keys of one policy that do not compare (``'<' not supported …``)."""
     point, name, origin = who
-    return PluginAnswerError(point, name, origin, "cs_order_key", f"keys that do not compare ({exc})",
-                             "keys of one policy that compare with each other (tuples of numbers and names)")
+    text = str(exc) or type(exc).__name__
+    return PluginAnswerError(point, name, origin, "cs_order_key", f"keys that do not compare ({text})", KEYS)
+
+
+def nan_key(who: Who, key: Any) -> PluginAnswerError:
+    """A key that is or holds a NaN (it compares false with everything: the order breaks)."""
+    return refuse(who, "cs_order_key", key, KEYS + ", without NaN")
 
 
 # ------------------------------------------------------------------ tasks and pools

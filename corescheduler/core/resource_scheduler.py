@@ -73,6 +73,7 @@ from corescheduler.core.model import (
     Schedulable,
     Task,
 )
+from corescheduler.core.order import has_nan
 from corescheduler.core.queue_tree import Queue, QueueTree, valid_queue_name
 from corescheduler.core.queues import full_queue_name
 from corescheduler.errors import SchedulerStateError
@@ -434,8 +435,8 @@ class ResourceScheduler:
                         js._ordered = False
                         if has_pending(job):
                             k = key(js)
-                            if k is None:
-                                self._bad_key(q.policy, None)
+                            if k is None or has_nan(k):
+                                self._bad_key(q.policy, None, k)
                             if k != js._key:
                                 js._key = k
                             js._ordered = True
@@ -445,8 +446,8 @@ class ResourceScheduler:
                         cs._ordered = False
                         if cs.owner.order:
                             k = key(cs)
-                            if k is None:
-                                self._bad_key(q.policy, None)
+                            if k is None or has_nan(k):
+                                self._bad_key(q.policy, None, k)
                             if k != cs._key:
                                 cs._key = k
                             cs._ordered = True
@@ -454,7 +455,7 @@ class ResourceScheduler:
                 if items:
                     try:
                         q.order.update(items)
-                    except TypeError as exc:
+                    except answers.INCOMPARABLE as exc:
                         q.order.clear()
                         for item in items:
                             item._ordered = False
@@ -477,11 +478,11 @@ class ResourceScheduler:
         js.running = job.usage
         if job.runnable and not job.is_finished and self._has_pending(job) and job in leaf.runnable_apps:
             key = js._key = (key_fns.get(leaf.policy) or self._key_fn(leaf))(js)
-            if key is None:
-                self._bad_key(leaf.policy, None)
+            if key is None or has_nan(key):
+                self._bad_key(leaf.policy, None, key)
             try:
                 leaf.order.add(js)
-            except TypeError as exc:
+            except answers.INCOMPARABLE as exc:
                 self._bad_key(leaf.policy, exc)
             js._ordered = True
         q = leaf
@@ -493,11 +494,11 @@ class ResourceScheduler:
                 s._ordered = False
             if q.order:
                 key = s._key = (key_fns.get(parent.policy) or self._key_fn(parent))(s)
-                if key is None:
-                    self._bad_key(parent.policy, None)
+                if key is None or has_nan(key):
+                    self._bad_key(parent.policy, None, key)
                 try:
                     parent.order.add(s)
-                except TypeError as exc:
+                except answers.INCOMPARABLE as exc:
                     self._bad_key(parent.policy, exc)
                 s._ordered = True
             q = parent
@@ -509,11 +510,12 @@ class ResourceScheduler:
             self._admit_fns[q.policy] = self.owner.plugins.share_policy(q.policy).admit_job
         return self._admit_fns[q.policy]
 
-    def _bad_key(self, policy: str, exc: TypeError | None) -> None:
-        """Raise the error for policy ``policy``'s order key: None, or keys that do not compare."""
+    def _bad_key(self, policy: str, exc: BaseException | None, key: Any = None) -> None:
+        """Raise the error for policy ``policy``'s order key: None, a NaN (``key``), or keys
+        that do not compare."""
         who = self.owner.plugins.who("SharePolicy", policy)
         if exc is None:
-            raise answers.no_key(who)
+            raise answers.no_key(who) if key is None else answers.nan_key(who, key)
         raise answers.incomparable(who, exc) from exc
 
     def _key_fn(self, q: Queue) -> Any:

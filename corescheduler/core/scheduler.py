@@ -77,7 +77,7 @@ from corescheduler.core.model import (
     Task,
     check_priority,
 )
-from corescheduler.core.order import KeyedOrder
+from corescheduler.core.order import KeyedOrder, has_nan
 from corescheduler.core.resource_scheduler import ResourceScheduler
 from corescheduler.core.shuffle import MapOutputs
 from corescheduler.errors import AllocationError, CoreSchedulerError, SchedulerStateError
@@ -110,14 +110,17 @@ def _plugin_errors(method: _M) -> _M:
     """Turn an exception a plugin raised inside a public method into one
     :class:`~corescheduler.errors.PluginExecutionError` naming the plugin and
     its extension point (:meth:`PluginSet.blame`); the core's own errors pass.
-    ``SystemExit`` from a hook (``sys.exit(3)``) is such an exception too: a
-    plugin does not end the program; ``KeyboardInterrupt`` passes."""
+    ``SystemExit`` from a hook (``sys.exit(3)``), ``GeneratorExit`` or a plugin's own
+    ``BaseException`` subclass is such an exception too: a plugin does not end the
+    program; ``KeyboardInterrupt`` passes."""
 
     @functools.wraps(method)
     def wrapper(self: Scheduler, *args: Any, **kwargs: Any) -> Any:
         try:
             return method(self, *args, **kwargs)
-        except (Exception, SystemExit) as exc:
+        except BaseException as exc:  # all but Ctrl-C: SystemExit, GeneratorExit, a plugin's own
+            if isinstance(exc, KeyboardInterrupt):
+                raise
             blamed = self.plugins.blame(exc)
             if blamed is None:
                 raise
@@ -209,6 +212,8 @@ class Scheduler:
         self._last_preempt_check = -math.inf
         self._last_update = -math.inf
         self._dirty = True
+        #: a failed heartbeat takes its launches back: order-key errors then are not raised again
+        self._taking_back = False
         #: changes whenever the set of jobs a heartbeat walks for maps may change (a job
         #: enters or leaves its pool's map order, a pool reaches or leaves its cap, an update)
         #: some pool's share policy admits jobs (cs_admit_job; set by _configure_pool): no parking
@@ -691,8 +696,9 @@ class Scheduler:
                 js.fair_share = share
             runnable = [js for js in job_scheds if _offerable(js.owner, kind)]
             keys = [policy.order_key(js) for js in runnable]  # before touching the order
-            if None in keys:
-                raise self._key_error(policy, None)
+            for key in keys:
+                if key is None or has_nan(key):
+                    raise self._key_error(policy, None, key)
             order = self._job_order[pool.name][kind]
             for js in order:
                 js._ordered = False
@@ -702,8 +708,9 @@ class Scheduler:
                 js._ordered = True
             self._sorted(order, runnable, policy)
         keys = [root.order_key(ps) for ps in pool_scheds]
-        if None in keys:
-            raise self._key_error(root, None)
+        for key in keys:
+            if key is None or has_nan(key):
+                raise self._key_error(root, None, key)
         order = self._pool_order[kind]
         order.clear()
         offering = []
@@ -742,20 +749,24 @@ class Scheduler:
     def _order_key(self, policy: SharePolicyCallers, s: Schedulable) -> Any:
         """``policy``'s order key for ``s``, which must not be None."""
         key = policy.order_key(s)
-        if key is None:
-            raise self._key_error(policy, None)
+        if key is None or has_nan(key):
+            raise self._key_error(policy, None, key)
         return key
 
-    def _key_error(self, policy: SharePolicyCallers, exc: TypeError | None) -> CoreSchedulerError:
-        """The error for ``policy``'s order keys: None (``exc`` None), or keys that do not compare."""
+    def _key_error(self, policy: SharePolicyCallers, exc: BaseException | None, key: Any = None) -> CoreSchedulerError:
+        """The error for ``policy``'s order keys: None (``exc`` None), a NaN (``key``), or
+        keys that do not compare.  The orders are rebuilt by the next update."""
+        self._dirty = True
         who = self.plugins.who("SharePolicy", policy.name)
-        return answers.no_key(who) if exc is None else _chained(answers.incomparable(who, exc), exc)
+        if exc is not None:
+            return _chained(answers.incomparable(who, exc), exc)
+        return answers.no_key(who) if key is None else answers.nan_key(who, key)
 
     def _sorted(self, order: KeyedOrder, items: list[Schedulable], policy: SharePolicyCallers) -> None:
         """``order.update(items)``; keys that do not compare are the policy's error."""
         try:
             order.update(items)
-        except TypeError as exc:
+        except answers.INCOMPARABLE as exc:
             order.clear()
             for s in items:
                 s._ordered = False
@@ -883,19 +894,26 @@ class Scheduler:
                 if kind == MAP:
                     launched_map.add(task.job.id)
                 out.append(Assignment(task.job.id, task.id, kind, node.name, locality, now))
-        except (Exception, SystemExit):
-            # a plugin failed mid-heartbeat: take back this heartbeat's launches (the
-            # one being launched too), so no task is left running that the caller never
-            # heard of; the next update rebuilds the order whatever state it is in
+        except BaseException as exc:
+            # a plugin failed mid-heartbeat (any exception but Ctrl-C: SystemExit, GeneratorExit,
+            # a plugin's own BaseException too): take back this heartbeat's launches (the one
+            # being launched too), so no task is left running that the caller never heard of;
+            # the next update rebuilds the order whatever state it is in
             self._dirty = True
+            if isinstance(exc, KeyboardInterrupt):
+                raise
             if task is not None and task.state == RUNNING and task not in launched:
                 launched.append(task)
-            for started in reversed(launched):
-                if started.state == RUNNING and started.id in self._running_tasks:
-                    try:
-                        self.kill(started.id, now, reason="heartbeat failed")
-                    except Exception:  # the failing plugin again: keep its first error
-                        log.exception("taking back %s after a failed heartbeat", started.id)
+            self._taking_back = True
+            try:
+                for started in reversed(launched):
+                    if started.state == RUNNING and started.id in self._running_tasks:
+                        try:
+                            self.kill(started.id, now, reason="heartbeat failed")
+                        except Exception:  # the failing plugin again: keep its first error
+                            log.exception("taking back %s after a failed heartbeat", started.id)
+            finally:
+                self._taking_back = False
             raise
         self._quiet_at = self._map_version if walked_all and not out else -1
         if visited or out:
@@ -1064,11 +1082,11 @@ class Scheduler:
         s.running += delta
         if self._job_order[s.name][s.kind]:
             key = s._key = self.root_policy.order_key(s)
-            if key is None:
-                raise self._key_error(self.root_policy, None)
+            if key is None or has_nan(key):
+                raise self._key_error(self.root_policy, None, key)
             try:
                 order.add(s)
-            except TypeError as exc:  # keys that do not compare: the policy's error
+            except answers.INCOMPARABLE as exc:  # keys that do not compare: the policy's error
                 raise self._key_error(self.root_policy, exc) from exc
             s._ordered = True
         if s.kind == MAP and (s._ordered != was or (s.running >= s.max_share) != capped):
@@ -1088,11 +1106,11 @@ class Scheduler:
         if _offerable(job, kind):
             policy = self._pool_policy[job._pool]
             key = js._key = policy.order_key(js)
-            if key is None:
-                raise self._key_error(policy, None)
+            if key is None or has_nan(key):
+                raise self._key_error(policy, None, key)
             try:
                 order.add(js)
-            except TypeError as exc:  # keys that do not compare: the policy's error
+            except answers.INCOMPARABLE as exc:  # keys that do not compare: the policy's error
                 raise self._key_error(policy, exc) from exc
             js._ordered = True
         if kind == MAP and js._ordered != was:
@@ -1100,9 +1118,28 @@ class Scheduler:
 
     def _job_running(self, job: Job, kind: str, delta: int) -> None:
         job.running[kind] += delta
-        self._place(job, kind, delta)
-        self._reposition(self.pools[job._pool].sched[kind], delta)
         self._load[kind].running += delta
+        pool = self.pools[job._pool].sched[kind]
+        try:
+            self._place(job, kind, delta)
+        except BaseException as exc:
+            # the job's policy failed (its order key): the counts still change, the orders
+            # are rebuilt by the next update (_key_error set _dirty); the first error is the
+            # one raised, and none while a failed heartbeat takes its launches back
+            self._dirty = True
+            try:
+                self._reposition(pool, delta)
+            except Exception:
+                pass
+            if not self._taking_back or isinstance(exc, KeyboardInterrupt):
+                raise
+            return
+        try:
+            self._reposition(pool, delta)
+        except BaseException as exc:
+            self._dirty = True
+            if not self._taking_back or isinstance(exc, KeyboardInterrupt):
+                raise
 
     def _launch(self, task: Task, node: Node, now: float, locality: str | None) -> None:
         job = task.job

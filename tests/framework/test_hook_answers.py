@@ -98,6 +98,15 @@ CASES: list[tuple[str, str, str, str, str, tuple[str, ...]]] = [
     ("faulty_admit", "share_policy", "answer = 0", "cs_admit_job", "0", BOTH),
     ("faulty_key", "share_policy", 'answer = "@none"', "cs_order_key", "None", BOTH),
     ("faulty_key", "share_policy", 'answer = "@mixed"', "cs_order_key", "keys that do not compare", BOTH),
+    # keys that do not compare, met first where an item is put back in its order (not in a sort)
+    ("faulty_key", "share_policy", 'answer = "@complex"', "cs_order_key", "keys that do not compare", BOTH),
+    ("faulty_key", "share_policy", 'answer = "@object"', "cs_order_key", "keys that do not compare", BOTH),
+    ("faulty_key", "share_policy", 'answer = "@dict"', "cs_order_key", "keys that do not compare", BOTH),
+    ("faulty_key", "share_policy", 'answer = "@decimal_nan"', "cs_order_key", "keys that do not compare", BOTH),
+    ("faulty_key", "share_policy", 'answer = "@complex"\nper_name = true', "cs_order_key",
+     "keys that do not compare", BOTH),
+    ("faulty_key", "share_policy", 'answer = "@nan_tuple"', "cs_order_key", "(nan, ", BOTH),
+    ("faulty_key", "share_policy", "answer = nan", "cs_order_key", "nan", BOTH),
     ("faulty_plan", "share_policy", "answer = 42", "cs_plan_preemption", "42", SLOTS),
     ("faulty_plan", "share_policy", 'answer = "@plan_str_count"', "cs_plan_preemption", "count='3'", SLOTS),
     ("faulty_plan", "share_policy", 'answer = "@plan_bool_count"', "cs_plan_preemption", "count=True", SLOTS),
@@ -172,6 +181,24 @@ def test_sys_exit_in_a_hook_is_a_plugin_error_not_the_exit_status(faulty_dist, n
     scheduler = {key: [name] if key in LIST_KEYS else name}
     result = _simulate(faulty_dist, mode, scheduler, name)
     assert_user_error(result, f"plugin '{name}' ({DIST}[{name}])", "SystemExit: 3")
+
+
+@pytest.mark.parametrize("mode", BOTH)
+@pytest.mark.parametrize(("answer", "shown"), [("halt", "Halt: stop"), ("generator_exit", "GeneratorExit: closed")])
+def test_any_base_exception_in_a_hook_is_a_plugin_error(faulty_dist, answer, shown, mode) -> None:
+    result = _simulate(faulty_dist, mode, {"task_selector": "faulty_exit"}, "faulty_exit", f'answer = "{answer}"')
+    assert_user_error(result, f"plugin 'faulty_exit' ({DIST}[faulty_exit])", shown)
+
+
+@pytest.mark.parametrize("answer", ["halt", "generator_exit", None])
+def test_a_base_exception_in_a_hook_takes_back_the_heartbeats_launches(answer) -> None:
+    h = _harness({"task_selector": "exit", "assign_multiple": True}, {"exit": faulty.Exit},
+                 {"plugins": {"exit": {"answer": answer}}})
+    faulty.Exit.calls = 0
+    job = h.submit(maps=4)
+    with pytest.raises(PluginExecutionError, match=r"running TaskSelector plugin 'exit'"):
+        h.heartbeat("n0000")
+    assert job.running[MAP] == 0 and job.pending[MAP] == 4 and h.scheduler.node("n0000").running[MAP] == 0
 
 
 @pytest.mark.parametrize("mode", BOTH)
@@ -302,3 +329,67 @@ def test_an_unprintable_answer_is_still_named() -> None:
     h.submit(maps=1)
     with pytest.raises(PluginAnswerError, match=r"cs_can_assign returned <Ugly object \(repr failed"):
         h.heartbeat("n0000")
+
+
+@pytest.mark.parametrize("answer", [2 + 1j, object(), {}])
+def test_keys_that_fail_where_a_launch_puts_its_pool_back_are_named_and_taken_back(answer, caplog) -> None:
+    class Late:
+        """Keys that compare until ``bad``; then pool a's does not (no update sorts them:
+        the heartbeat's launch puts pool a back beside pool b, and its take-back again)."""
+
+        bad = False
+
+        @hookimpl
+        def cs_compute_shares(self, schedulables, capacity):  # type: ignore[no-untyped-def]
+            return [capacity / len(schedulables)] * len(schedulables)
+
+        @hookimpl
+        def cs_order_key(self, schedulable):  # type: ignore[no-untyped-def]
+            return answer if Late.bad and schedulable.name == "a" else (schedulable.name,)
+
+    h = _harness({"share_policy": "late", "assign_multiple": True}, {"late": Late})
+    a = h.submit(maps=2, pool="a")
+    b = h.submit(maps=2, pool="b")
+    Late.bad = True
+    with pytest.raises(PluginAnswerError, match=r"^SharePolicy plugin 'late' .*cs_order_key returned keys that "
+                                                r"do not compare"):
+        h.heartbeat("n0000")
+    # the heartbeat's launches are taken back, quietly (no second error logged)
+    assert a.running[MAP] == b.running[MAP] == 0 and a.pending[MAP] == b.pending[MAP] == 2
+    assert h.scheduler.node("n0000").running[MAP] == 0 and not h.scheduler._running_tasks
+    assert "taking back" not in caplog.text
+    Late.bad = False  # the policy answers well again: the run goes on from a sound state
+    h.update()
+    assert len(h.heartbeat("n0000")) > 0
+
+
+@pytest.mark.parametrize("mode", BOTH)
+def test_a_nan_in_an_order_key_is_named_not_a_broken_order(mode) -> None:
+    h = _harness({"share_policy": "key"}, {"key": faulty.Key}, {"plugins": {"key": {"answer": "@nan_tuple"}}},
+                 mode=mode)
+    with pytest.raises(PluginAnswerError, match=r"^SharePolicy plugin 'key' .*cs_order_key returned \(nan, "
+                                                r".*without NaN"):
+        for _ in range(3):
+            h.submit(maps=3) if mode == "slots" else h.submit_app(tasks=3)
+            for node in ("n0000", "n0001"):
+                h.heartbeat(node)
+            h.update()
+
+
+def test_an_order_drops_an_item_whose_keys_do_not_compare() -> None:
+    from corescheduler.core.order import KeyedOrder, has_nan
+
+    class Item:
+        def __init__(self, key: Any) -> None:
+            self._key = key
+
+    order = KeyedOrder()
+    x, y = Item(2 + 1j), Item((1,))
+    order.add(x)  # nothing to compare with
+    order._items.append(y)  # as if a sort had broken
+    order.remove(y)  # the bisection fails (complex < tuple): found by identity
+    order.remove(x)
+    assert not order
+    with pytest.raises(ValueError, match="not in the order"):
+        order.remove(x)
+    assert has_nan(float("nan")) and has_nan((1, float("nan"))) and not has_nan((1, "a")) and not has_nan(2)

@@ -10,6 +10,7 @@ command line, and hands them to the test harness in-process.
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from typing import Any
 
 from corescheduler.core.model import MAP, PENDING, REDUCE, RESOURCES, RUNNING, PreemptionPlan
@@ -24,6 +25,8 @@ SPECIAL: dict[str, Any] = {
     "@huge": 10**400,
     "@object": object(),
     "@none": None,
+    "@dict": {},
+    "@decimal_nan": Decimal("NaN"),
     "@negative_resources": Resources(memory=-5, vcores=1),
     "@plan_str_count": PreemptionPlan(count="3"),  # type: ignore[arg-type]
     "@plan_bool_count": PreemptionPlan(count=True),  # type: ignore[arg-type]
@@ -91,15 +94,29 @@ class Admit(EvenShares):
 
 
 class Key(EvenShares):
-    """cs_order_key: ``answer``; ``"@mixed"``: keys that do not compare (a tuple, then a str)."""
+    """cs_order_key: ``answer``; ``"@mixed"``: keys that do not compare (a tuple, then a str);
+    ``"@nan_tuple"``: ``(nan, name)`` for a schedulable with an odd running count, else
+    ``(running, name)`` (running: vcores in resource mode); ``per_name = true``: ``answer``
+    for the job or pool ``b1``/``b``
+    only (the others ``(name,)``), so a one-item order holds it until a second comes."""
 
     calls = 0
 
+    def __init__(self, settings: dict[str, Any]) -> None:
+        super().__init__(settings)
+        self.per_name = bool(settings.get("per_name", False))
+
     @hookimpl
     def cs_order_key(self, schedulable: Any) -> Any:
-        if self.answer == "@mixed":
+        if type(self.answer) is str and self.answer == "@mixed":
             Key.calls += 1
             return (schedulable.name,) if Key.calls % 2 else schedulable.name
+        if type(self.answer) is str and self.answer == "@nan_tuple":
+            running = schedulable.running
+            running = running.vcores if isinstance(running, Resources) else running
+            return (math.nan if running % 2 else float(running), schedulable.name)
+        if self.per_name and schedulable.name not in ("b1", "b", "root.b"):
+            return (schedulable.name,)
         return self.answer
 
 
@@ -239,11 +256,25 @@ class Known(_Answers):
 # --------------------------------------------------------------------------- misbehaviour
 
 
+class Halt(BaseException):
+    """A plugin's own BaseException subclass (not an Exception)."""
+
+
 class Exit(_Plain):
-    """A TaskSelector that calls ``sys.exit(3)``."""
+    """A TaskSelector that calls ``sys.exit(3)`` (``answer = "halt"``: raises :class:`Halt`;
+    ``"generator_exit"``: GeneratorExit) on its second call, after one launch."""
+
+    calls = 0
 
     @hookimpl
-    def cs_select_task(self) -> Any:
+    def cs_select_task(self, job: Any, kind: str) -> Any:
+        Exit.calls += 1
+        if Exit.calls % 2:
+            return job.pending_task(kind)
+        if self.answer == "halt":
+            raise Halt("stop")
+        if self.answer == "generator_exit":
+            raise GeneratorExit("closed")
         raise SystemExit(3)
 
 
