@@ -32,8 +32,10 @@ The rules, per hook (docs/hooks.md repeats them for plugin authors):
 * ``cs_known_pools``: ``None`` or a list or tuple of non-empty strings;
 * ``cs_plan_preemption``: ``None`` or a :class:`~corescheduler.core.model.PreemptionPlan`
   whose count is a whole number ≥ 0, allowances and needs map pool names to
-  numbers, victims are None or tasks;
-* ``cs_select_victims``: ``None`` or a list or tuple of tasks.
+  numbers, victims None or at most ``count`` running tasks of the kind asked, of this
+  scheduler (the very objects), each once;
+* ``cs_select_victims``: ``None`` or a list or tuple of at most ``count`` of the
+  candidates, each once (the core then keeps to the allowances).
 
 The hot hooks (a heartbeat's and an update's) are tested inline by the core with
 ``is``/``type() is`` fast paths before anything here is called, so a good answer
@@ -319,3 +321,38 @@ def victims(who: Who, value: Any) -> list[Task]:
     if _sequence(value) and all(isinstance(t, Task) for t in value):
         return list(value)
     raise refuse(who, "cs_select_victims", value, "None or a list of running tasks from the candidates")
+
+
+def _task_name(task: Task) -> str:
+    return f"{task.id} ({task.state} {task.kind} of {task.job.id})"
+
+
+def plan_victims(who: Who, plan: PreemptionPlan, running: Mapping[str, Task], kind: str) -> list[Task]:
+    """A plan's own ``victims`` (checked by :func:`preemption_plan` as tasks): at most
+    ``count``, each a running task of ``kind`` of this scheduler (``running``: its running
+    tasks by id; the very object, not a task of another scheduler with the same id), once."""
+    chosen = list(plan.victims or ())
+    expected = f"at most count ({plan.count}) running {kind} tasks of this scheduler, each once"
+    if len(chosen) > plan.count:
+        raise refuse(who, "cs_plan_preemption", f"{len(chosen)} victims for count={plan.count}", expected)
+    seen: set[int] = set()
+    for task in chosen:
+        if running.get(task.id) is not task or task.kind != kind or id(task) in seen:
+            raise refuse(who, "cs_plan_preemption", f"victim {_task_name(task)}", expected)
+        seen.add(id(task))
+    return chosen
+
+
+def chosen_victims(who: Who, chosen: list[Task], candidates: list[Task], count: int) -> list[Task]:
+    """``cs_select_victims``'s tasks (checked by :func:`victims`): at most ``count``, each
+    one of the candidates (the very object), once; the allowances the core enforces."""
+    expected = f"at most {count} of the candidates (running tasks of this scheduler), each once"
+    if len(chosen) > count:
+        raise refuse(who, "cs_select_victims", f"{len(chosen)} victims for count={count}", expected)
+    allowed = {id(t) for t in candidates}
+    seen: set[int] = set()
+    for task in chosen:
+        if id(task) not in allowed or id(task) in seen:
+            raise refuse(who, "cs_select_victims", f"victim {_task_name(task)}", expected)
+        seen.add(id(task))
+    return chosen

@@ -1519,7 +1519,8 @@ class Scheduler:
             if plan.count <= 0:
                 continue
             if plan.victims is not None:
-                victims = list(plan.victims)
+                victims = answers.plan_victims(self.plugins.who("SharePolicy", self.root_policy.name), plan,
+                                               self._running_tasks, kind)
             else:
                 candidates = sorted(
                     (t for t in self._running_tasks.values() if t.kind == kind),
@@ -1527,7 +1528,8 @@ class Scheduler:
                 )
                 chosen = self.plugins.select_victims(candidates, plan.count, dict(plan.allowance), kind, now)
                 if chosen is not None:
-                    chosen = answers.victims(self._who("VictimSelector"), chosen)
+                    who = self._who("VictimSelector")
+                    chosen = answers.chosen_victims(who, answers.victims(who, chosen), candidates, plan.count)
                 victims = self._checked_victims(chosen or [], candidates, plan)
             if self.settings.preemption_only_log:
                 for task in victims:

@@ -112,6 +112,9 @@ CASES: list[tuple[str, str, str, str, str, tuple[str, ...]]] = [
     ("faulty_plan", "share_policy", 'answer = "@plan_bool_count"', "cs_plan_preemption", "count=True", SLOTS),
     ("faulty_plan", "share_policy", 'answer = "@plan_negative_allowance"', "cs_plan_preemption",
      "'a': -1", SLOTS),
+    ("faulty_plan", "share_policy", 'answer = "@plan_all_victims"', "cs_plan_preemption", "victims for count=1",
+     SLOTS),
+    ("faulty_plan", "share_policy", 'answer = "@plan_foreign"', "cs_plan_preemption", "victim ", SLOTS),
     # weight adjusters
     ("faulty_weight", "weight_adjusters", 'answer = "2"', "cs_adjust_weight", "'2'", BOTH),
     ("faulty_weight", "weight_adjusters", "answer = true", "cs_adjust_weight", "True", BOTH),
@@ -140,6 +143,8 @@ CASES: list[tuple[str, str, str, str, str, tuple[str, ...]]] = [
     # victim selector (the policy plans one victim, allowing any pool)
     ("faulty_victims", "victim_selector", "answer = 42", "cs_select_victims", "42", SLOTS),
     ("faulty_victims", "victim_selector", 'answer = ["a task"]', "cs_select_victims", "['a task']", SLOTS),
+    ("faulty_victims", "victim_selector", 'answer = "@all"', "cs_select_victims", "victims for count=1", SLOTS),
+    ("faulty_victims", "victim_selector", 'answer = "@copy"', "cs_select_victims", "victim ", SLOTS),
     # pool resolvers
     ("faulty_resolver", "pool_resolver", "answer = 42", "cs_resolve_pool", "42", BOTH),
     ("faulty_resolver", "pool_resolver", 'answer = ""', "cs_resolve_pool", "''", BOTH),

@@ -9,6 +9,7 @@ command line, and hands them to the test harness in-process.
 
 from __future__ import annotations
 
+import copy
 import math
 from decimal import Decimal
 from typing import Any
@@ -120,9 +121,26 @@ class Key(EvenShares):
         return self.answer
 
 
+def _running(pools: Any, kind: str) -> list[Any]:
+    """The running tasks of ``kind`` of the pools' (slot mode) jobs."""
+    return [t for s in pools for job in s.owner.jobs.values() for t in job.tasks.get(kind, [])
+            if t.state == RUNNING]
+
+
 class Plan(EvenShares):
+    """cs_plan_preemption: ``answer``; ``"@plan_all_victims"``: count 1, every running task
+    of the kind as victims; ``"@plan_foreign"``: count 1, a copy of a running task (the same
+    id, another object: as another scheduler's task)."""
+
     @hookimpl
-    def cs_plan_preemption(self) -> Any:
+    def cs_plan_preemption(self, pools: Any, kind: str) -> Any:
+        if type(self.answer) is str and self.answer in ("@plan_all_victims", "@plan_foreign"):
+            running = _running(pools, kind)
+            if len(running) < 2:
+                return None
+            if self.answer == "@plan_all_victims":
+                return PreemptionPlan(count=1, victims=tuple(running))
+            return PreemptionPlan(count=1, victims=(copy.copy(running[0]),))
         return self.answer
 
 
@@ -232,8 +250,15 @@ class Reach(_Plain):
 
 
 class Victims(_Answers):
+    """cs_select_victims: ``answer``; ``"@all"``: every candidate; ``"@copy"``: a copy of
+    the first (the same id, another object)."""
+
     @hookimpl
-    def cs_select_victims(self) -> Any:
+    def cs_select_victims(self, candidates: Any) -> Any:
+        if self.answer == "@all":
+            return list(candidates)
+        if self.answer == "@copy":
+            return [copy.copy(candidates[0])] if candidates else None
         return self.answer
 
 
