@@ -51,7 +51,7 @@ from typing import Any
 
 from corescheduler.core.model import KINDS, LOCALITY_RANK, PENDING, PreemptionPlan, Rejection, Task
 from corescheduler.errors import PluginAnswerError
-from corescheduler.resources import Resources
+from corescheduler.resources import UNBOUNDED, Resources
 
 #: (extension point, plugin name, origin ``dist[entry]``): the plugin that answered
 Who = tuple[str, str, str]
@@ -62,7 +62,8 @@ MAX_FLOAT = 1.7976931348623157e308
 FLAG = "True, False or None"
 WEIGHT = "a finite number ≥ 0, or None to keep the weight"
 SLOT_SHARES = "a list with one share per schedulable, each a finite number ≥ 0 or None"
-RESOURCE_SHARES = "a list with one share per schedulable, each Resources with no negative amount, or None"
+RESOURCE_SHARES = ("a list with one share per schedulable, each Resources with amounts from 0 to 2**63-1 "
+                   "(a Java long), or None")
 
 _SHOW = 200
 
@@ -210,7 +211,7 @@ def slot_shares(who: Who, hook: str, shares: Any, count: int) -> list[Any]:
 
 def resource_shares(who: Who, hook: str, shares: Any, count: int) -> list[Any]:
     """Resource mode ``cs_compute_shares``: ``count`` shares, each None or Resources
-    with no negative amount."""
+    with amounts from 0 to a Java long."""
     if not _sequence(shares) or len(shares) != count:
         raise refuse(who, hook, shares, f"{RESOURCE_SHARES} ({count}; does it support "
                                         "[scheduler] mode = \"resources\"?)")
@@ -220,7 +221,8 @@ def resource_shares(who: Who, hook: str, shares: Any, count: int) -> list[Any]:
         if type(share) is not Resources and not isinstance(share, Resources):
             raise refuse(who, hook, shares if count <= 8 else share,
                          f"{RESOURCE_SHARES} ({count}; schedulable {i} got {show(share)})")
-        if share.memory < 0 or share.vcores < 0 or any(v < 0 for _, v in share.extras):
+        if (not 0 <= share.memory <= UNBOUNDED or not 0 <= share.vcores <= UNBOUNDED
+                or any(not 0 <= v <= UNBOUNDED for _, v in share.extras)):
             raise refuse(who, hook, shares if count <= 8 else share,
                          f"{RESOURCE_SHARES} ({count}; schedulable {i} got {show(share)})")
     return list(shares)

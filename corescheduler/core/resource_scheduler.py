@@ -77,7 +77,7 @@ from corescheduler.core.order import has_nan
 from corescheduler.core.queue_tree import Queue, QueueTree, valid_queue_name
 from corescheduler.core.queues import full_queue_name
 from corescheduler.errors import SchedulerStateError
-from corescheduler.resources import Resources
+from corescheduler.resources import UNBOUNDED, Resources
 
 if TYPE_CHECKING:
     from corescheduler.core.scheduler import Scheduler
@@ -686,6 +686,7 @@ class ResourceScheduler:
                 given = [s for s in flat if s is not None] if _NONE_TYPE in types else flat
                 if not types <= _SHARE_TYPES or (given and (
                     min(map(_MEMORY, given)) < 0 or min(map(_VCORES, given)) < 0 or any(map(_EXTRAS, given))
+                    or max(map(_MEMORY, given)) > UNBOUNDED or max(map(_VCORES, given)) > UNBOUNDED
                 )):
                     for (scheds, _), shares in zip(groups, results):  # the error, or extras that are fine
                         answers.resource_shares(plugins.who("SharePolicy", name), hook, shares, len(scheds))

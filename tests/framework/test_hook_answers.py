@@ -91,6 +91,8 @@ CASES: list[tuple[str, str, str, str, str, tuple[str, ...]]] = [
     ("faulty_shares", "share_policy", 'answer = "@huge"', "cs_compute_shares", "1000000000", SLOTS),
     ("faulty_shares", "share_policy", 'answer = "@negative_resources"', "cs_compute_shares", "memory=-5",
      RESOURCES),
+    ("faulty_shares", "share_policy", 'answer = "@long_overflow"', "cs_compute_shares",
+     "memory=9223372036854775808", RESOURCES),
     ("faulty_shares", "share_policy", "answer = [1.0]\nwhole = true", "cs_compute_shares", "[1.0]", BOTH),
     ("faulty_shares", "share_policy", "answer = 3\nwhole = true", "cs_compute_shares", "3", BOTH),
     ("faulty_next_kind", "share_policy", 'answer = "banana"', "cs_next_kind", "'banana'", SLOTS),
@@ -186,6 +188,22 @@ def test_sys_exit_in_a_hook_is_a_plugin_error_not_the_exit_status(faulty_dist, n
     scheduler = {key: [name] if key in LIST_KEYS else name}
     result = _simulate(faulty_dist, mode, scheduler, name)
     assert_user_error(result, f"plugin '{name}' ({DIST}[{name}])", "SystemExit: 3")
+
+
+def test_resources_beyond_a_java_long_are_refused_where_made(faulty_dist) -> None:
+    result = _simulate(faulty_dist, "resources", {"share_policy": "faulty_shares"}, "faulty_shares",
+                       'answer = "@huge_memory"')
+    assert_user_error(result, f"plugin 'faulty_shares' ({DIST}[faulty_shares])",
+                      "memory must be at most 9223372036854775807", "a number of 401 digits")
+
+
+def test_resources_amounts_are_bounded_by_a_java_long() -> None:
+    from corescheduler.resources import UNBOUNDED, Resources
+
+    assert Resources(memory=UNBOUNDED, vcores=-UNBOUNDED - 1).memory == 2**63 - 1
+    for bad in ({"memory": 2**63}, {"vcores": -(2**63) - 1}, {"extras": {"gpu": 10**400}}):
+        with pytest.raises(ValueError, match="at most 9223372036854775807"):
+            Resources(**bad)
 
 
 @pytest.mark.parametrize("mode", BOTH)

@@ -79,7 +79,12 @@ class Shares(EvenShares):
 
     @hookimpl
     def cs_compute_shares(self, schedulables: Any, capacity: Any) -> Any:
-        return self.answer if self.whole else [self.answer] * len(schedulables)
+        answer = self.answer
+        if type(answer) is str and answer == "@huge_memory":  # refused where it is made
+            answer = Resources(memory=10**400, vcores=1)
+        elif type(answer) is str and answer == "@long_overflow":  # a sum past a Java long
+            answer = Resources(memory=2**62, vcores=1) + Resources(memory=2**62, vcores=1)
+        return answer if self.whole else [answer] * len(schedulables)
 
 
 class NextKind(EvenShares):
