@@ -14,9 +14,10 @@ The rules, per hook (docs/hooks.md repeats them for plugin authors):
   ``cs_wants_idle_heartbeat``, ``cs_would_select``) is ``True``, ``False`` or
   ``None`` (a numpy bool counts); ``"no"``, ``0`` or ``1`` are not;
 * ``cs_admit_job``: a flag or a :class:`~corescheduler.core.model.Rejection`;
-* ``cs_adjust_weight``: ``None`` or a real number (not a bool, not a string),
-  finite and ≥ 0;
-* ``cs_compute_shares`` / ``cs_compute_shares_many``: a list or tuple with one
+* ``cs_adjust_weight``: ``None`` or a real number (a ``numbers.Real`` or a ``Decimal``;
+  not a bool, not a string), finite and ≥ 0;
+* ``cs_compute_shares`` / ``cs_compute_shares_many``: a list, tuple or other sequence
+  with a length (a numpy array) with one
   share per schedulable (per group): slot mode ``None`` or a finite real ≥ 0,
   resource mode ``None`` or :class:`~corescheduler.resources.Resources` with no
   negative amount;
@@ -47,6 +48,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from corescheduler.core.model import KINDS, LOCALITY_RANK, PENDING, PreemptionPlan, Rejection, Task
@@ -91,12 +93,17 @@ def _numpy_bool(value: Any) -> bool:
 
 
 def _real(value: Any) -> float | None:
-    """``value`` as a float if it is a real number (not a bool, not a string);
+    """``value`` as a float if it is a real number (a ``numbers.Real`` or a ``Decimal``;
+    not a bool, not a string);
     ±inf for an int too large for a float; None if it is no real number."""
     kind = type(value)
     if kind is float:
         return value  # type: ignore[no-any-return]
-    if kind is bool or _numpy_bool(value) or not isinstance(value, numbers.Real):
+    if kind is bool or _numpy_bool(value):
+        return None
+    if not isinstance(value, numbers.Real):
+        if isinstance(value, Decimal):  # not a numbers.Real, but a real number (it worked before)
+            return float(value)  # (Decimal("1e400") is inf, Decimal("NaN") nan: refused by the range tests)
         return None
     number: Any = value
     try:
@@ -180,7 +187,17 @@ def map_reach(who: Who, value: Any) -> tuple[str, float]:
 
 
 def _sequence(value: Any) -> bool:
-    return isinstance(value, (list, tuple))
+    """A list or tuple, or another sequence with a length (a numpy array): not a string,
+    bytes or a mapping."""
+    if isinstance(value, (list, tuple)):
+        return True
+    if isinstance(value, (str, bytes, bytearray, Mapping)):
+        return False
+    try:
+        len(value)
+    except Exception:  # no len (an int, a generator), or a 0-d array's TypeError
+        return False
+    return hasattr(value, "__getitem__") and hasattr(value, "__iter__")
 
 
 def slot_shares(who: Who, hook: str, shares: Any, count: int) -> list[Any]:

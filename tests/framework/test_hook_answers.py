@@ -416,3 +416,65 @@ def test_an_order_drops_an_item_whose_keys_do_not_compare() -> None:
     with pytest.raises(ValueError, match="not in the order"):
         order.remove(x)
     assert has_nan(float("nan")) and has_nan((1, float("nan"))) and not has_nan((1, "a")) and not has_nan(2)
+
+
+@pytest.mark.parametrize("mode", BOTH)
+def test_a_numpy_array_of_shares_is_a_list_of_shares(mode) -> None:
+    numpy = pytest.importorskip("numpy")
+    from corescheduler.resources import Resources
+
+    class Arr:
+        @hookimpl
+        def cs_compute_shares(self, schedulables, capacity):  # type: ignore[no-untyped-def]
+            n = len(schedulables)
+            if isinstance(capacity, Resources):
+                share = Resources(memory=capacity.memory // max(n, 1), vcores=capacity.vcores // max(n, 1))
+                out = numpy.empty(n, dtype=object)
+                out[:] = [share] * n
+                return out
+            return numpy.full(n, capacity / n if n else 0.0)
+
+        @hookimpl
+        def cs_order_key(self, schedulable):  # type: ignore[no-untyped-def]
+            return (schedulable.name,)
+
+    h = _harness({"share_policy": "arr"}, {"arr": Arr}, mode=mode)
+    job = h.submit(maps=2, pool="a") if mode == "slots" else h.submit_app(queue="a", tasks=2)
+    h.submit(maps=2, pool="b") if mode == "slots" else h.submit_app(queue="b", tasks=2)
+    kind = MAP if mode == "slots" else "resources"
+    share = job.sched[kind].fair_share
+    assert share is not None and (share > 0 if mode == "slots" else share.memory > 0)
+    assert len(h.heartbeat("n0000")) > 0
+
+
+@pytest.mark.parametrize("mode", BOTH)
+def test_decimal_weights_and_shares_are_numbers(mode) -> None:
+    from decimal import Decimal
+
+    class Dec:
+        weight = Decimal("2.5")
+
+        @hookimpl
+        def cs_adjust_weight(self):  # type: ignore[no-untyped-def]
+            return Dec.weight
+
+        @hookimpl
+        def cs_compute_shares(self, schedulables, capacity):  # type: ignore[no-untyped-def]
+            return [Decimal(1)] * len(schedulables)
+
+        @hookimpl
+        def cs_order_key(self, schedulable):  # type: ignore[no-untyped-def]
+            return (schedulable.name,)
+
+    scheduler: dict[str, Any] = {"weight_adjusters": ["dec"]}
+    if mode == "slots":
+        scheduler["share_policy"] = "dec"
+    h = _harness(scheduler, {"dec": Dec}, mode=mode)
+    job = h.submit(maps=2) if mode == "slots" else h.submit_app(tasks=2)
+    kind = MAP if mode == "slots" else "resources"
+    assert job.sched[kind].weight == 2.5 and type(job.sched[kind].weight) is float
+    if mode == "slots":
+        assert job.sched[kind].fair_share == 1.0 and type(job.sched[kind].fair_share) is float
+    with pytest.raises(PluginAnswerError, match=r"cs_adjust_weight returned Decimal\('NaN'\)"):
+        Dec.weight = Decimal("NaN")
+        h.update()
