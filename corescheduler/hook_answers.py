@@ -29,7 +29,8 @@ The rules, per hook (docs/hooks.md repeats them for plugin authors):
 * ``cs_map_reach``: ``None`` or ``(level, until)``, level ``"node"``/``"rack"``/``"off"``,
   until a real number, not NaN;
 * ``cs_select_task``: ``None`` or a pending task of the job and kind asked;
-* ``cs_resolve_pool``: ``None``, a :class:`Rejection` or a non-empty string;
+* ``cs_resolve_pool``: ``None``, a :class:`Rejection` or a non-empty string without
+  control characters or lone surrogates;
 * ``cs_known_pools``: ``None`` or a list or tuple of non-empty strings;
 * ``cs_plan_preemption``: ``None`` or a :class:`~corescheduler.core.model.PreemptionPlan`
   whose count is a whole number ≥ 0, allowances and needs map pool names to
@@ -47,6 +48,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
@@ -290,20 +292,31 @@ def selected_task(who: Who, value: Any, job: Any, kind: str) -> Task:
     raise PluginAnswerError(point, name, origin, "cs_select_task", got, f"a pending {kind} of {job.id} or None")
 
 
+#: what a pool name may not hold: control characters (C0, DEL, C1) and lone surrogates
+#: (which no file, log or JSON output can encode: the run failed when writing its results)
+_BAD_NAME_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+POOL_NAME = "a pool name (a non-empty string without control characters or lone surrogates)"
+
+
+def _name(value: Any) -> bool:
+    return isinstance(value, str) and bool(value) and _BAD_NAME_CHAR.search(value) is None
+
+
 def pool_name(who: Who, value: Any) -> str | Rejection:
     """``cs_resolve_pool`` (not None): a non-empty pool name or a Rejection."""
     if isinstance(value, Rejection):
         return value
-    if isinstance(value, str) and value:
+    if _name(value):
         return str(value)
-    raise refuse(who, "cs_resolve_pool", value, "a pool name (a non-empty string), a Rejection or None")
+    raise refuse(who, "cs_resolve_pool", value, f"{POOL_NAME}, a Rejection or None")
 
 
 def pool_names(who: Who, value: Any) -> list[str]:
     """``cs_known_pools`` (not None): a list or tuple of non-empty names."""
-    if _sequence(value) and all(isinstance(n, str) and n for n in value):
+    if _sequence(value) and all(_name(n) for n in value):
         return [str(n) for n in value]
-    raise refuse(who, "cs_known_pools", value, "a list of pool names (non-empty strings) or None")
+    raise refuse(who, "cs_known_pools", value, f"a list of pool names ({POOL_NAME}) or None")
 
 
 def _counts(value: Any, whole: bool) -> bool:

@@ -153,6 +153,9 @@ CASES: list[tuple[str, str, str, str, str, tuple[str, ...]]] = [
     ("faulty_resolver", "pool_resolver", "answer = true", "cs_resolve_pool", "True", BOTH),
     ("faulty_known", "pool_resolver", 'answer = "abc"', "cs_known_pools", "'abc'", BOTH),
     ("faulty_known", "pool_resolver", "answer = [1]", "cs_known_pools", "[1]", BOTH),
+    ("faulty_resolver", "pool_resolver", 'answer = "@surrogate"', "cs_resolve_pool", "'\\ud800'", BOTH),
+    ("faulty_resolver", "pool_resolver", 'answer = "@control"', "cs_resolve_pool", "'a\\x01b'", BOTH),
+    ("faulty_known", "pool_resolver", 'answer = ["a", "@surrogate"]', "cs_known_pools", "'\\ud800'", BOTH),
 ]
 
 #: what the rest of [scheduler] must be for a case to reach its hook

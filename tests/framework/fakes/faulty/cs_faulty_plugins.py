@@ -27,6 +27,8 @@ SPECIAL: dict[str, Any] = {
     "@object": object(),
     "@none": None,
     "@dict": {},
+    "@surrogate": "\ud800",
+    "@control": "a\x01b",
     "@decimal_nan": Decimal("NaN"),
     "@negative_resources": Resources(memory=-5, vcores=1),
     "@plan_str_count": PreemptionPlan(count="3"),  # type: ignore[arg-type]
