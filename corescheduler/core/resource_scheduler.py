@@ -871,8 +871,8 @@ class ResourceScheduler:
         owner = self.owner
         kind = task.kind
         locality = task.locality(node) if kind == MAP else None
-        task.state = RUNNING
-        task.node = node.name
+        task._state = RUNNING
+        task._node = node.name
         task.start_time = now
         task.attempts += 1
         owner._launch_seq += 1
@@ -1220,7 +1220,7 @@ class ResourceScheduler:
             node = am.node
             self.owner._running_tasks.pop(am.id, None)
             self.release(am)
-            am.state = "complete"
+            am._state = "complete"
             self.owner._emit({"time": now, "type": "task_finish", "job": job.id, "task": am.id, "kind": AM,
                               "node": node})
         self._remove_app(job, now)

@@ -554,7 +554,7 @@ class Scheduler:
         now = self._tick(now)
         job = self.job(job_id)
         try:
-            job.priority = check_priority(priority)
+            job._priority = check_priority(priority)
         except ValueError as exc:
             raise _chained(SchedulerStateError(str(exc)), None) from None
         for kind in KINDS:
@@ -1144,8 +1144,8 @@ class Scheduler:
     def _launch(self, task: Task, node: Node, now: float, locality: str | None) -> None:
         job = task.job
         kind = task.kind
-        task.state = RUNNING
-        task.node = node.name
+        task._state = RUNNING
+        task._node = node.name
         task.start_time = now
         task.attempts += 1
         self._launch_seq += 1
@@ -1255,7 +1255,7 @@ class Scheduler:
         if self._rs is not None:
             return self._finish_resource_task(task, now, output_bytes)
         node = self._release(task)
-        task.state = COMPLETE
+        task._state = COMPLETE
         job = task.job
         job.complete[task.kind] += 1
         if task.kind == MAP and job.spec.reduces:
@@ -1286,7 +1286,7 @@ class Scheduler:
         node_name = task.node
         self._rs.release(task)  # type: ignore[union-attr]
         self._changes += 1
-        task.state = COMPLETE
+        task._state = COMPLETE
         job = task.job
         job.complete[task.kind] += 1
         if task.kind == MAP and job.spec.reduces and node_name in self.cluster.nodes:
@@ -1346,8 +1346,8 @@ class Scheduler:
         if self._rs is not None:
             return self._kill_resource_task(task, now, reason)
         node = self._release(task)
-        task.state = PENDING
-        task.node = None
+        task._state = PENDING
+        task._node = None
         job = task.job
         job.pending[task.kind] += 1
         if task.kind == MAP and not task.locations:
@@ -1377,8 +1377,8 @@ class Scheduler:
         node_name = task.node
         self._rs.release(task)  # type: ignore[union-attr]
         self._changes += 1
-        task.state = PENDING
-        task.node = None
+        task._state = PENDING
+        task._node = None
         job = task.job
         if not task.is_am:
             job.pending[task.kind] += 1
@@ -1417,8 +1417,8 @@ class Scheduler:
         started = job.reduces_schedulable
         node = task.node
         job.complete[MAP] -= 1
-        task.state = PENDING
-        task.node = None
+        task._state = PENDING
+        task._node = None
         job.pending[MAP] += 1
         if not task.locations:
             job.unlocated_pending += 1
@@ -1478,7 +1478,7 @@ class Scheduler:
                 self._changes += 1
             else:
                 node_name = self._release(task).name
-            task.state = KILLED
+            task._state = KILLED
             self._emit({"time": now, "type": "task_preempt", "job": job.id, "task": task.id, "kind": task.kind,
                         "node": node_name, "reason": f"job {state}"})
         self._finish_job(job, now, state=state, reason=reason)

@@ -232,6 +232,10 @@ def test_a_base_exception_in_a_hook_takes_back_the_heartbeats_launches(answer) -
     ("running", "'mappingproxy' object does not support item assignment"),
     ("running_attr", "AttributeError"),
     ("pool", "AttributeError"),
+    ("id", "AttributeError"),
+    ("priority", "AttributeError"),
+    ("task_state", "AttributeError"),
+    ("task_node", "AttributeError"),
 ])
 def test_a_plugin_that_writes_the_schedulers_objects_is_named(faulty_dist, what, shown, mode) -> None:
     result = _simulate(faulty_dist, mode, {"listeners": ["faulty_vandal"]}, "faulty_vandal", f'what = "{what}"')

@@ -335,6 +335,18 @@ class Vandal:
     def cs_job_added(self, job: Any) -> None:
         if self.what == "pool":
             job.pool = None
+        elif self.what == "id":
+            job.id = "someone else"
+        elif self.what == "priority":
+            job.priority = "VERY_HIGH"
+
+
+    @hookimpl
+    def cs_task_started(self, task: Any) -> None:
+        if self.what == "task_state":
+            task.state = PENDING  # "it waits": it would be launched again while it runs
+        elif self.what == "task_node":
+            task.node = None
 
 
 #: entry-point name -> class, as the test distribution registers them
