@@ -197,9 +197,39 @@ def _check_config(name: str, checked: dict[Path, bool]) -> bool:
         ok = ok and allocations is not None
     if ok:
         click.echo(f"{name}: ok")
-    for warning in plugin_table_warnings(config, allocations):
+    for warning in plugin_table_warnings(config, allocations) + _slot_only_warnings(config, plugin_set):
         click.echo(f"warning: {one_line(warning)}")
     return ok
+
+
+#: hooks resource mode does not ask (cs_node_capacity: asked, its answer unused): docs/hooks.md
+SLOT_ONLY_HOOKS = frozenset({
+    "cs_can_assign", "cs_can_launch", "cs_next_kind", "cs_assign_limit", "cs_would_select", "cs_map_reach",
+    "cs_wants_idle_heartbeat", "cs_plan_preemption", "cs_select_victims", "cs_node_capacity",
+})
+
+#: [scheduler] keys that name one plugin, and their resource-mode defaults (a default is not warned of)
+_PLUGIN_KEYS = {"load_manager": "slots", "task_selector": "locality", "victim_selector": "newest",
+                "share_policy": None}
+
+
+def _slot_only_warnings(config: Any, plugin_set: Any) -> list[str]:
+    """In resource mode, a warning for each plugin ``[scheduler]`` selects whose hooks are all
+    slot-mode only (``load_manager = "cap_based"``): it has no effect there."""
+    s = config.scheduler
+    if s.mode != "resources":
+        return []
+    chosen = [(key, getattr(s, key)) for key, default in _PLUGIN_KEYS.items() if getattr(s, key) != default]
+    chosen += [(key, name) for key in ("weight_adjusters", "pool_resolver", "listeners") for name in getattr(s, key)]
+    out = []
+    for key, name in chosen:
+        obj = plugin_set.instances.get(name)
+        hooks = set(hooks_of(obj)) if obj is not None else set()
+        if hooks and hooks <= SLOT_ONLY_HOOKS:
+            out.append(f"{config.locate('scheduler', key)}: [scheduler] {key} = {name!r} has no effect in resource "
+                       f"mode (mode = \"resources\"): its hooks ({', '.join(sorted(hooks))}) are slot mode only "
+                       "(docs/hooks.md)")
+    return out
 
 
 def _quietly(path: Path) -> Any:

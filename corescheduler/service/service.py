@@ -49,7 +49,7 @@ from corescheduler.core.model import (
     Task,
 )
 from corescheduler.core.scheduler import AccessDeniedError, JobRejectedError, Scheduler
-from corescheduler.errors import CoreSchedulerError, SchedulerStateError
+from corescheduler.errors import CoreSchedulerError, PluginError, SchedulerStateError
 from corescheduler.formats.allocation_file import AllocationFileLoader
 from corescheduler.resources import Resources
 from corescheduler.service.backend import DaskBackend, WorkerInfo, wait_futures
@@ -263,6 +263,8 @@ class Service:
         self._watchers: set[asyncio.Task[None]] = set()
         self._stopping = False
         self.engine_error: str | None = None
+        #: a plugin's error that stopped the last scheduler loop turn (its one line), until a turn passes
+        self.plugin_error: str | None = None
         self._last_reconnect = -math.inf
         self.last_turn = 0.0
         self.preemptions = 0
@@ -327,6 +329,8 @@ class Service:
             return False, "the scheduler loop is not running"
         if self.now() - self.last_turn > max(10.0, 20 * self.settings.tick):
             return False, f"the scheduler loop has not turned for {self.now() - self.last_turn:.0f} s"
+        if self.plugin_error is not None:
+            return False, f"the scheduler loop stops on a plugin's error: {self.plugin_error}"
         return True, "ok"
 
     # ------------------------------------------------------------------ the loop
@@ -354,6 +358,13 @@ class Service:
                     self.store.flush()
                     self.history.sample(self)
                 self.engine_error = None
+                if self.plugin_error is not None:
+                    log.warning("the scheduler loop turns again (the plugin's error is gone)")
+                    self.plugin_error = None
+            except PluginError as exc:  # a plugin's bad answer or exception: in /healthz, logged once
+                if str(exc) != self.plugin_error:
+                    self.plugin_error = str(exc)
+                    log.error("scheduler loop turn failed: %s", exc)
             except Exception as exc:  # the engine unreachable: say so in /healthz, keep the jobs, retry
                 self.engine_error = f"{type(exc).__name__}: {exc}"
                 log.exception("scheduler loop turn failed")

@@ -287,3 +287,18 @@ def test_an_allocation_file_also_given_on_the_command_line_still_counts_as_using
     result = run("check", str(CONFIGS / "unused-plugin-tables.xml"), str(config))
     assert result.exit_code == 0, result.output
     assert "[plugins.fifo]" not in result.stdout and "[plugins.size_based]" in result.stdout
+
+
+def test_check_warns_of_slot_mode_only_plugins_in_resource_mode(files):
+    config = CONFIGS / "resources-slot-only-plugins.toml"
+    result = run("check", str(config))
+    assert result.exit_code == 0, result.output  # a warning, not an error
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("warning: ")]
+    assert warnings == [
+        f"warning: {config}:4: [scheduler] load_manager = 'cap_based' has no effect in resource mode "
+        '(mode = "resources"): its hooks (cs_assign_limit, cs_can_assign) are slot mode only (docs/hooks.md)',
+    ]  # delay and fair have hooks resource mode asks; the resource-mode defaults are not warned of
+    slots = files("s.toml", '[scheduler]\nload_manager = "cap_based"\n')
+    assert "warning" not in run("check", str(slots)).output
+    plain = files("r.toml", '[scheduler]\nmode = "resources"\n')
+    assert "warning" not in run("check", str(plain)).output
