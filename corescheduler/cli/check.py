@@ -197,6 +197,8 @@ def _check_config(name: str, checked: dict[Path, bool]) -> bool:
         ok = ok and allocations is not None
     if ok:
         click.echo(f"{name}: ok")
+    if allocations is None and alloc_path is not None:
+        allocations = _quietly(alloc_path)  # read, but a policy it names failed: still a use
     for warning in plugin_table_warnings(config, allocations):
         click.echo(f"warning: {one_line(warning)}")
     return ok
@@ -227,13 +229,11 @@ def _check_service(config: Any, found: _Problems) -> None:
 
 
 def _scheduling_modes(allocations: Any) -> dict[str, tuple[str, int | None]]:
-    """Every share policy an allocation file names (``schedulingMode``): where it does."""
-    uses: dict[str, tuple[str, int | None]] = {}
-    for pool in allocations.pools.values():
-        if pool.scheduling_mode is not None:
-            uses.setdefault(pool.scheduling_mode, (f"pool {pool.name!r} schedulingMode", pool.line))
-    uses.setdefault(allocations.default_pool_scheduling_mode, ("defaultPoolSchedulingMode", None))
-    return uses
+    """Every share policy an allocation file names (MR1 ``schedulingMode``, YARN
+    ``schedulingPolicy``): where it does."""
+    from corescheduler.cli.common import allocation_policies
+
+    return allocation_policies(allocations)
 
 
 def _config_allocations(config: Any, alloc_path: Path, name: str, plugin_set: Any, checked: dict[Path, bool]) -> Any:

@@ -287,3 +287,27 @@ def test_an_allocation_file_also_given_on_the_command_line_still_counts_as_using
     result = run("check", str(CONFIGS / "unused-plugin-tables.xml"), str(config))
     assert result.exit_code == 0, result.output
     assert "[plugins.fifo]" not in result.stdout and "[plugins.size_based]" in result.stdout
+
+
+def test_yarn_scheduling_policies_put_their_plugin_tables_to_use(files):
+    """A YARN file's schedulingPolicy / defaultQueueSchedulingPolicy selects a policy: its
+    [plugins.NAME] table is in use (no 'no effect' warning), and check validates its
+    settings as simulate does (was: a warning, 'ok', then simulate failing)."""
+    alloc = files("a.xml", '<allocations>\n  <queue name="root"><schedulingPolicy>drf</schedulingPolicy>\n'
+                           '    <queue name="a"/>\n  </queue>\n</allocations>\n')
+    good = files("good.toml", f'[scheduler]\nmode = "resources"\nallocation_file = "{alloc.name}"\n\n[plugins.drf]\n')
+    result = run("check", str(good))
+    assert result.exit_code == 0, result.output
+    assert "no effect" not in result.output
+    bad = files("bad.toml", f'[scheduler]\nmode = "resources"\nallocation_file = "{alloc.name}"\n\n'
+                            "[plugins.drf]\nx = 1\n")
+    result = run("check", str(bad))
+    assert result.exit_code == 1, result.output
+    assert f"{alloc}:2: queue 'root' schedulingPolicy 'drf' cannot be used with {bad}" in result.output
+    assert f"{bad}:5: [plugins.drf] this plugin takes no settings" in result.output
+    assert "no effect" not in result.output
+    default = files("d.xml", "<allocations>\n  <defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>\n"
+                             "</allocations>\n")
+    config = files("d.toml", f'[scheduler]\nmode = "resources"\nallocation_file = "{default.name}"\n\n[plugins.drf]\n')
+    result = run("check", str(config))
+    assert result.exit_code == 0 and "no effect" not in result.output, result.output
