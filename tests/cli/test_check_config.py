@@ -311,3 +311,13 @@ def test_yarn_scheduling_policies_put_their_plugin_tables_to_use(files):
     config = files("d.toml", f'[scheduler]\nmode = "resources"\nallocation_file = "{default.name}"\n\n[plugins.drf]\n')
     result = run("check", str(config))
     assert result.exit_code == 0 and "no effect" not in result.output, result.output
+
+
+def test_simulation_users_and_pools_are_bounded(files):
+    """users = 10**9 passed check and then ran out of memory building user names."""
+    config = files("u.toml", "[simulation]\nusers = 1000000000\npools = 1e300\n")
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    assert f"{config}:2: [simulation] users: must be ≤ 1e+06, got 1000000000" in result.output
+    assert f"{config}:3: [simulation] pools: must be ≤ 1e+06, got 1e+300" in result.output
+    assert run("check", str(files("ok.toml", "[simulation]\nusers = 1000000\npools = 1000000\n"))).exit_code == 0
