@@ -129,7 +129,7 @@ class SchedulerConfig:
             preemption=s.boolean("preemption", d.preemption),
             preemption_only_log=s.boolean("preemption_only_log", d.preemption_only_log),
             preemption_interval=float(s.number("preemption_interval", d.preemption_interval, minimum=0)),
-            update_interval=float(s.number("update_interval", d.update_interval, minimum=0, exclusive_minimum=True)),
+            update_interval=float(s.number("update_interval", d.update_interval, minimum=MIN_INTERVAL)),
             reduce_slowstart=float(s.number("reduce_slowstart", d.reduce_slowstart, minimum=0, maximum=1)),
         )
 
@@ -151,6 +151,10 @@ class SchedulerConfig:
 #: about 2.2 KB (the node, its heartbeat state and events), so a million is ~2.2 GB and
 #: 25 × the largest Hadoop clusters reported (~40,000 nodes); see docs/workloads.md.
 MAX_CLUSTER_NODES = 1_000_000
+#: the shortest update, heartbeat or sample interval, seconds: Hadoop's intervals are whole
+#: milliseconds (mapred.fairscheduler.update.interval, the heartbeat interval); a shorter
+#: one (1e-7) only makes a run spin through empty updates
+MIN_INTERVAL = 0.001
 
 
 @frozen
@@ -218,7 +222,7 @@ class ClusterConfig:
             reduce_slots=s.number("reduce_slots", d.reduce_slots, minimum=0, integer=True),
             replication=s.number("replication", d.replication, minimum=1, integer=True),
             heartbeat_interval=float(
-                s.number("heartbeat_interval", d.heartbeat_interval, minimum=0, exclusive_minimum=True)
+                s.number("heartbeat_interval", d.heartbeat_interval, minimum=MIN_INTERVAL)
             ),
             heartbeats_per_second=float(s.number("heartbeats_per_second", d.heartbeats_per_second, minimum=0)),
             node_resources=_resources(s, "node_resources", d.node_resources),

@@ -321,3 +321,16 @@ def test_simulation_users_and_pools_are_bounded(files):
     assert f"{config}:2: [simulation] users: must be ≤ 1e+06, got 1000000000" in result.output
     assert f"{config}:3: [simulation] pools: must be ≤ 1e+06, got 1e+300" in result.output
     assert run("check", str(files("ok.toml", "[simulation]\nusers = 1000000\npools = 1000000\n"))).exit_code == 0
+
+
+def test_intervals_are_at_least_a_millisecond(files):
+    """update_interval = 1e-7 passed check and then spun through empty updates."""
+    config = files("iv.toml", "[scheduler]\nupdate_interval = 1e-7\n[cluster]\nheartbeat_interval = 1e-300\n"
+                              "[simulation]\nupdate_interval = 0.0001\nsample_interval = 1e-9\n")
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    for line, key in ((2, "[scheduler] update_interval"), (4, "[cluster] heartbeat_interval"),
+                      (6, "[simulation] update_interval"), (7, "[simulation] sample_interval")):
+        assert f"{config}:{line}: {key}: must be ≥ 0.001" in result.output, result.output
+    ok = files("ok.toml", "[scheduler]\nupdate_interval = 0.001\n[cluster]\nheartbeat_interval = 0.001\n")
+    assert run("check", str(ok)).exit_code == 0
