@@ -215,15 +215,17 @@ def _quietly(path: Path) -> Any:
 
 
 def _check_service(config: Any, found: _Problems) -> None:
-    """``[service]``'s keys, as ``corescheduler serve`` reads them (its first problem)."""
+    """``[service]``'s keys, as ``corescheduler serve`` reads them (every problem)."""
     try:
         from corescheduler.service.service import ServiceSettings
     except ImportError:  # pragma: no cover - a part of the service extra is missing: serve says so
         return
+    problems: list[str] = []
     try:
-        ServiceSettings.from_config(config)
+        ServiceSettings.from_config(config, problems)
     except CoreSchedulerError as exc:
-        message = str(exc)
+        problems.append(str(exc))
+    for message in problems:
         m = re.match(r"\[service\] (\w+):", message)
         found.add(f"{config.locate('service', m.group(1) if m else None)}: {message}")
 
@@ -294,6 +296,10 @@ class _CheckingPlugins(PluginSet):
 
     def __init__(self, config: Any) -> None:
         self.errors: list[CoreSchedulerError] = []
+        #: plugins that could not be used (a stand-in holds their place) / that are used at
+        #: an extension point they do not implement (already reported there)
+        self._failed: set[str] = set()
+        self._misplaced: set[str] = set()
         self._checking = True
         super().__init__(config)
         self._checking = False
@@ -319,12 +325,24 @@ class _CheckingPlugins(PluginSet):
         self._impls[name] = dict.fromkeys(hooks, _no_opinion)
 
     def ensure(self, name: str, point: str, key: str | None = None) -> Any:
+        if self._checking and name in self._failed:
+            if key is None:  # a use with no key of its own: the problem was reported where it is named
+                return None
+            # named again (another key): its own problem, with its own line, not the stand-in
+            stand_in = (self.instances.pop(name), self.origins.pop(name), self._impls.pop(name))
+            try:
+                super().ensure(name, point, key)
+            except CoreSchedulerError as exc:
+                self.errors.append(exc)
+            self.instances[name], self.origins[name], self._impls[name] = stand_in
+            return None
         try:
             return super().ensure(name, point, key)
         except CoreSchedulerError as exc:
             if not self._checking:
                 raise
             self.errors.append(exc)
+            self._failed.add(name)
             self._stand_in(name)
             return None
 
@@ -335,6 +353,7 @@ class _CheckingPlugins(PluginSet):
             if not self._checking:
                 raise
             self.errors.append(exc)
+            self._misplaced.add(name)
             return _no_opinion
 
     def _policy_hook(self, name: str, hook: str) -> Callable[..., Any]:
@@ -343,5 +362,6 @@ class _CheckingPlugins(PluginSet):
         except CoreSchedulerError as exc:
             if not self._checking:
                 raise
-            self.errors.append(exc)
+            if name not in self._misplaced:  # else "is not a SharePolicy" already said it, with its line
+                self.errors.append(exc)
             return _no_opinion

@@ -40,7 +40,7 @@ def test_check_reports_every_problem_of_every_section_in_the_files_order():
     expected = {
         4: "[scheduler] mode: expected one of 'slots', 'resources', got 'banana'",
         5: "[scheduler] task_selector: unknown plugin 'dealy'",
-        6: "[scheduler] update_interval: must be > 0, got -1",
+        6: "[scheduler] update_interval: must be ≥ 0.001, got -1",
         7: "[scheduler] victim_selector: plugin 'fair' (corescheduler[fair]) is not a VictimSelector",
         11: "[cluster] racks: must be ≥ 1, got 0",
         12: "[cluster] heartbeat_interval: expected a finite number, got inf",
@@ -334,3 +334,33 @@ def test_intervals_are_at_least_a_millisecond(files):
         assert f"{config}:{line}: {key}: must be ≥ 0.001" in result.output, result.output
     ok = files("ok.toml", "[scheduler]\nupdate_interval = 0.001\n[cluster]\nheartbeat_interval = 0.001\n")
     assert run("check", str(ok)).exit_code == 0
+
+
+def test_each_scheduler_key_naming_a_bad_plugin_is_reported_with_its_line(files):
+    """The stand-in for the first failed 'nope' used to swallow the later keys' problems."""
+    config = files("s.toml", '[scheduler]\nshare_policy = "nope"\nvictim_selector = "nope"\ntask_selector = "nope"\n')
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert [line.split(" unknown plugin")[0] for line in lines] == [
+        f"{config}:2: [scheduler] share_policy:", f"{config}:3: [scheduler] victim_selector:",
+        f"{config}:4: [scheduler] task_selector:"], lines
+
+
+def test_a_plugin_at_the_wrong_extension_point_is_one_problem(files):
+    config = files("d.toml", '[scheduler]\nshare_policy = "delay"\n')
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{config}:2: [scheduler] share_policy: plugin 'delay'"), lines
+
+
+def test_every_service_problem_is_reported(files):
+    config = files("sv.toml", "[service]\nthreads = -1\nworkers = -1\ntick = inf\n")
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f"{config}:2: [service] threads: expected a whole number ≥ 1, got -1",
+        f"{config}:3: [service] workers: expected a whole number ≥ 1, got -1",
+        f"{config}:4: [service] tick: expected seconds in (0, 60], got inf",
+    ]
