@@ -212,8 +212,13 @@ class ClusterConfig:
         racks = s.number("racks", d.racks, minimum=1, integer=True)
         nodes_per_rack = s.number("nodes_per_rack", d.nodes_per_rack, minimum=1, integer=True)
         if racks * nodes_per_rack > MAX_CLUSTER_NODES:
-            s.problem("nodes_per_rack", f"racks × nodes_per_rack = {racks * nodes_per_rack:,} nodes; at most "
-                      f"{MAX_CLUSTER_NODES:,} (MAX_CLUSTER_NODES)")
+            nodes = racks * nodes_per_rack
+            shown = f"{nodes:,}" if nodes < 10**15 else f"{nodes:.3g}"
+            # the key that is too big by itself (both when both are), else the one the product grows by
+            keys = [k for k, v in (("racks", racks), ("nodes_per_rack", nodes_per_rack)) if v > MAX_CLUSTER_NODES]
+            for key in keys or ["racks" if racks >= nodes_per_rack else "nodes_per_rack"]:
+                s.problem(key, f"racks × nodes_per_rack = {shown} nodes; at most "
+                          f"{MAX_CLUSTER_NODES:,} (MAX_CLUSTER_NODES)")
             racks, nodes_per_rack = d.racks, d.nodes_per_rack
         return cls(
             racks=racks,
