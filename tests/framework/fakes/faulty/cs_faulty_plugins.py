@@ -147,7 +147,8 @@ class Plan(EvenShares):
                 return None
             if self.answer == "@plan_all_victims":
                 return PreemptionPlan(count=1, victims=tuple(running))
-            return PreemptionPlan(count=1, victims=(copy.copy(running[0]),))
+            task = running[0]  # another object with the same id (a compiled Task cannot be copied)
+            return PreemptionPlan(count=1, victims=(type(task)(task.id, task.job, task.kind, task.index),))
         return self.answer
 
 
