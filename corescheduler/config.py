@@ -129,7 +129,7 @@ class SchedulerConfig:
             preemption=s.boolean("preemption", d.preemption),
             preemption_only_log=s.boolean("preemption_only_log", d.preemption_only_log),
             preemption_interval=float(s.number("preemption_interval", d.preemption_interval, minimum=0)),
-            update_interval=float(s.number("update_interval", d.update_interval, minimum=0, exclusive_minimum=True)),
+            update_interval=float(s.number("update_interval", d.update_interval, minimum=MIN_INTERVAL)),
             reduce_slowstart=float(s.number("reduce_slowstart", d.reduce_slowstart, minimum=0, maximum=1)),
         )
 
@@ -151,6 +151,10 @@ class SchedulerConfig:
 #: about 2.2 KB (the node, its heartbeat state and events), so a million is ~2.2 GB and
 #: 25 × the largest Hadoop clusters reported (~40,000 nodes); see docs/workloads.md.
 MAX_CLUSTER_NODES = 1_000_000
+#: the shortest update, heartbeat or sample interval, seconds: Hadoop's intervals are whole
+#: milliseconds (mapred.fairscheduler.update.interval, the heartbeat interval); a shorter
+#: one (1e-7) only makes a run spin through empty updates
+MIN_INTERVAL = 0.001
 
 
 @frozen
@@ -215,8 +219,13 @@ class ClusterConfig:
         racks = s.number("racks", d.racks, minimum=1, integer=True)
         nodes_per_rack = s.number("nodes_per_rack", d.nodes_per_rack, minimum=1, integer=True)
         if racks * nodes_per_rack > MAX_CLUSTER_NODES:
-            s.problem("nodes_per_rack", f"racks × nodes_per_rack = {racks * nodes_per_rack:,} nodes; at most "
-                      f"{MAX_CLUSTER_NODES:,} (MAX_CLUSTER_NODES)")
+            nodes = racks * nodes_per_rack
+            shown = f"{nodes:,}" if nodes < 10**15 else f"{nodes:.3g}"
+            # the key that is too big by itself (both when both are), else the one the product grows by
+            keys = [k for k, v in (("racks", racks), ("nodes_per_rack", nodes_per_rack)) if v > MAX_CLUSTER_NODES]
+            for key in keys or ["racks" if racks >= nodes_per_rack else "nodes_per_rack"]:
+                s.problem(key, f"racks × nodes_per_rack = {shown} nodes; at most "
+                          f"{MAX_CLUSTER_NODES:,} (MAX_CLUSTER_NODES)")
             racks, nodes_per_rack = d.racks, d.nodes_per_rack
         minimum = _resources(s, "minimum_allocation", d.minimum_allocation)
         maximum = _resources(s, "maximum_allocation", d.maximum_allocation)
@@ -230,7 +239,7 @@ class ClusterConfig:
             reduce_slots=s.number("reduce_slots", d.reduce_slots, minimum=0, integer=True),
             replication=s.number("replication", d.replication, minimum=1, integer=True),
             heartbeat_interval=float(
-                s.number("heartbeat_interval", d.heartbeat_interval, minimum=0, exclusive_minimum=True)
+                s.number("heartbeat_interval", d.heartbeat_interval, minimum=MIN_INTERVAL)
             ),
             heartbeats_per_second=float(s.number("heartbeats_per_second", d.heartbeats_per_second, minimum=0)),
             node_resources=_resources(s, "node_resources", d.node_resources),

@@ -14,25 +14,30 @@ The rules, per hook (docs/hooks.md repeats them for plugin authors):
   ``cs_wants_idle_heartbeat``, ``cs_would_select``) is ``True``, ``False`` or
   ``None`` (a numpy bool counts); ``"no"``, ``0`` or ``1`` are not;
 * ``cs_admit_job``: a flag or a :class:`~corescheduler.core.model.Rejection`;
-* ``cs_adjust_weight``: ``None`` or a real number (not a bool, not a string),
-  finite and ≥ 0;
-* ``cs_compute_shares`` / ``cs_compute_shares_many``: a list or tuple with one
+* ``cs_adjust_weight``: ``None`` or a real number (a ``numbers.Real`` or a ``Decimal``;
+  not a bool, not a string), finite and ≥ 0;
+* ``cs_compute_shares`` / ``cs_compute_shares_many``: a list, tuple or other sequence
+  with a length (a numpy array) with one
   share per schedulable (per group): slot mode ``None`` or a finite real ≥ 0,
   resource mode ``None`` or :class:`~corescheduler.resources.Resources` with no
   negative amount;
-* ``cs_order_key``: anything but ``None`` (keys of one policy must compare);
+* ``cs_order_key``: anything but ``None``, not NaN nor a tuple holding a NaN (keys of
+  one policy must compare; keys that do not are refused when they are first compared);
 * ``cs_next_kind``: ``"map"``, ``"reduce"`` or ``None``;
 * ``cs_node_capacity``: ``None`` or a whole number ≥ 0;
 * ``cs_assign_limit``: ``None`` or a real number, not NaN;
 * ``cs_map_reach``: ``None`` or ``(level, until)``, level ``"node"``/``"rack"``/``"off"``,
   until a real number, not NaN;
 * ``cs_select_task``: ``None`` or a pending task of the job and kind asked;
-* ``cs_resolve_pool``: ``None``, a :class:`Rejection` or a non-empty string;
+* ``cs_resolve_pool``: ``None``, a :class:`Rejection` or a non-empty string without
+  control characters or lone surrogates;
 * ``cs_known_pools``: ``None`` or a list or tuple of non-empty strings;
 * ``cs_plan_preemption``: ``None`` or a :class:`~corescheduler.core.model.PreemptionPlan`
   whose count is a whole number ≥ 0, allowances and needs map pool names to
-  numbers, victims are None or tasks;
-* ``cs_select_victims``: ``None`` or a list or tuple of tasks.
+  numbers, victims None or at most ``count`` running tasks of the kind asked, of this
+  scheduler (the very objects), each once;
+* ``cs_select_victims``: ``None`` or a list or tuple of at most ``count`` of the
+  candidates, each once (the core then keeps to the allowances).
 
 The hot hooks (a heartbeat's and an update's) are tested inline by the core with
 ``is``/``type() is`` fast paths before anything here is called, so a good answer
@@ -43,12 +48,14 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from corescheduler.core.model import KINDS, LOCALITY_RANK, PENDING, PreemptionPlan, Rejection, Task
 from corescheduler.errors import PluginAnswerError
-from corescheduler.resources import Resources
+from corescheduler.resources import UNBOUNDED, Resources
 
 #: (extension point, plugin name, origin ``dist[entry]``): the plugin that answered
 Who = tuple[str, str, str]
@@ -59,7 +66,8 @@ MAX_FLOAT = 1.7976931348623157e308
 FLAG = "True, False or None"
 WEIGHT = "a finite number ≥ 0, or None to keep the weight"
 SLOT_SHARES = "a list with one share per schedulable, each a finite number ≥ 0 or None"
-RESOURCE_SHARES = "a list with one share per schedulable, each Resources with no negative amount, or None"
+RESOURCE_SHARES = ("a list with one share per schedulable, each Resources with amounts from 0 to 2**63-1 "
+                   "(a Java long), or None")
 
 _SHOW = 200
 
@@ -87,12 +95,17 @@ def _numpy_bool(value: Any) -> bool:
 
 
 def _real(value: Any) -> float | None:
-    """``value`` as a float if it is a real number (not a bool, not a string);
+    """``value`` as a float if it is a real number (a ``numbers.Real`` or a ``Decimal``;
+    not a bool, not a string);
     ±inf for an int too large for a float; None if it is no real number."""
     kind = type(value)
     if kind is float:
         return value  # type: ignore[no-any-return]
-    if kind is bool or _numpy_bool(value) or not isinstance(value, numbers.Real):
+    if kind is bool or _numpy_bool(value):
+        return None
+    if not isinstance(value, numbers.Real):
+        if isinstance(value, Decimal):  # not a numbers.Real, but a real number (it worked before)
+            return float(value)  # (Decimal("1e400") is inf, Decimal("NaN") nan: refused by the range tests)
         return None
     number: Any = value
     try:
@@ -176,7 +189,17 @@ def map_reach(who: Who, value: Any) -> tuple[str, float]:
 
 
 def _sequence(value: Any) -> bool:
-    return isinstance(value, (list, tuple))
+    """A list or tuple, or another sequence with a length (a numpy array): not a string,
+    bytes or a mapping."""
+    if isinstance(value, (list, tuple)):
+        return True
+    if isinstance(value, (str, bytes, bytearray, Mapping)):
+        return False
+    try:
+        len(value)
+    except Exception:  # no len (an int, a generator), or a 0-d array's TypeError
+        return False
+    return hasattr(value, "__getitem__") and hasattr(value, "__iter__")
 
 
 def slot_shares(who: Who, hook: str, shares: Any, count: int) -> list[Any]:
@@ -207,7 +230,7 @@ def slot_shares(who: Who, hook: str, shares: Any, count: int) -> list[Any]:
 
 def resource_shares(who: Who, hook: str, shares: Any, count: int) -> list[Any]:
     """Resource mode ``cs_compute_shares``: ``count`` shares, each None or Resources
-    with no negative amount."""
+    with amounts from 0 to a Java long."""
     if not _sequence(shares) or len(shares) != count:
         raise refuse(who, hook, shares, f"{RESOURCE_SHARES} ({count}; does it support "
                                         "[scheduler] mode = \"resources\"?)")
@@ -217,7 +240,8 @@ def resource_shares(who: Who, hook: str, shares: Any, count: int) -> list[Any]:
         if type(share) is not Resources and not isinstance(share, Resources):
             raise refuse(who, hook, shares if count <= 8 else share,
                          f"{RESOURCE_SHARES} ({count}; schedulable {i} got {show(share)})")
-        if share.memory < 0 or share.vcores < 0 or any(v < 0 for _, v in share.extras):
+        if (not 0 <= share.memory <= UNBOUNDED or not 0 <= share.vcores <= UNBOUNDED
+                or any(not 0 <= v <= UNBOUNDED for _, v in share.extras)):
             raise refuse(who, hook, shares if count <= 8 else share,
                          f"{RESOURCE_SHARES} ({count}; schedulable {i} got {show(share)})")
     return list(shares)
@@ -237,11 +261,23 @@ def no_key(who: Who) -> PluginAnswerError:
     return refuse(who, "cs_order_key", None, "a sort key (a tuple) for every schedulable")
 
 
-def incomparable(who: Who, exc: TypeError) -> PluginAnswerError:
+#: what comparing two keys of a policy may raise when they do not compare (``2+1j``,
+#: ``{}``, ``object()``: TypeError; ``Decimal("NaN")``: decimal.InvalidOperation)
+INCOMPARABLE = (TypeError, ArithmeticError)
+
+KEYS = "keys of one policy that compare with each other (tuples of numbers and names)"
+
+
+def incomparable(who: Who, exc: BaseException) -> PluginAnswerError:
     """Keys of one policy that do not compare (``'<' not supported …``)."""
     point, name, origin = who
-    return PluginAnswerError(point, name, origin, "cs_order_key", f"keys that do not compare ({exc})",
-                             "keys of one policy that compare with each other (tuples of numbers and names)")
+    text = str(exc) or type(exc).__name__
+    return PluginAnswerError(point, name, origin, "cs_order_key", f"keys that do not compare ({text})", KEYS)
+
+
+def nan_key(who: Who, key: Any) -> PluginAnswerError:
+    """A key that is or holds a NaN (it compares false with everything: the order breaks)."""
+    return refuse(who, "cs_order_key", key, KEYS + ", without NaN")
 
 
 # ------------------------------------------------------------------ tasks and pools
@@ -256,20 +292,31 @@ def selected_task(who: Who, value: Any, job: Any, kind: str) -> Task:
     raise PluginAnswerError(point, name, origin, "cs_select_task", got, f"a pending {kind} of {job.id} or None")
 
 
+#: what a pool name may not hold: control characters (C0, DEL, C1) and lone surrogates
+#: (which no file, log or JSON output can encode: the run failed when writing its results)
+_BAD_NAME_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+POOL_NAME = "a pool name (a non-empty string without control characters or lone surrogates)"
+
+
+def _name(value: Any) -> bool:
+    return isinstance(value, str) and bool(value) and _BAD_NAME_CHAR.search(value) is None
+
+
 def pool_name(who: Who, value: Any) -> str | Rejection:
     """``cs_resolve_pool`` (not None): a non-empty pool name or a Rejection."""
     if isinstance(value, Rejection):
         return value
-    if isinstance(value, str) and value:
+    if _name(value):
         return str(value)
-    raise refuse(who, "cs_resolve_pool", value, "a pool name (a non-empty string), a Rejection or None")
+    raise refuse(who, "cs_resolve_pool", value, f"{POOL_NAME}, a Rejection or None")
 
 
 def pool_names(who: Who, value: Any) -> list[str]:
     """``cs_known_pools`` (not None): a list or tuple of non-empty names."""
-    if _sequence(value) and all(isinstance(n, str) and n for n in value):
+    if _sequence(value) and all(_name(n) for n in value):
         return [str(n) for n in value]
-    raise refuse(who, "cs_known_pools", value, "a list of pool names (non-empty strings) or None")
+    raise refuse(who, "cs_known_pools", value, f"a list of pool names ({POOL_NAME}) or None")
 
 
 def _counts(value: Any, whole: bool) -> bool:
@@ -306,3 +353,38 @@ def victims(who: Who, value: Any) -> list[Task]:
     if _sequence(value) and all(isinstance(t, Task) for t in value):
         return list(value)
     raise refuse(who, "cs_select_victims", value, "None or a list of running tasks from the candidates")
+
+
+def _task_name(task: Task) -> str:
+    return f"{task.id} ({task.state} {task.kind} of {task.job.id})"
+
+
+def plan_victims(who: Who, plan: PreemptionPlan, running: Mapping[str, Task], kind: str) -> list[Task]:
+    """A plan's own ``victims`` (checked by :func:`preemption_plan` as tasks): at most
+    ``count``, each a running task of ``kind`` of this scheduler (``running``: its running
+    tasks by id; the very object, not a task of another scheduler with the same id), once."""
+    chosen = list(plan.victims or ())
+    expected = f"at most count ({plan.count}) running {kind} tasks of this scheduler, each once"
+    if len(chosen) > plan.count:
+        raise refuse(who, "cs_plan_preemption", f"{len(chosen)} victims for count={plan.count}", expected)
+    seen: set[int] = set()
+    for task in chosen:
+        if running.get(task.id) is not task or task.kind != kind or id(task) in seen:
+            raise refuse(who, "cs_plan_preemption", f"victim {_task_name(task)}", expected)
+        seen.add(id(task))
+    return chosen
+
+
+def chosen_victims(who: Who, chosen: list[Task], candidates: list[Task], count: int) -> list[Task]:
+    """``cs_select_victims``'s tasks (checked by :func:`victims`): at most ``count``, each
+    one of the candidates (the very object), once; the allowances the core enforces."""
+    expected = f"at most {count} of the candidates (running tasks of this scheduler), each once"
+    if len(chosen) > count:
+        raise refuse(who, "cs_select_victims", f"{len(chosen)} victims for count={count}", expected)
+    allowed = {id(t) for t in candidates}
+    seen: set[int] = set()
+    for task in chosen:
+        if id(task) not in allowed or id(task) in seen:
+            raise refuse(who, "cs_select_victims", f"victim {_task_name(task)}", expected)
+        seen.add(id(task))
+    return chosen

@@ -501,7 +501,9 @@ def cs_plan_preemption(pools: Sequence[Schedulable], kind: str, now: float) -> P
     :param pools: every pool's schedulable for ``kind`` (fair shares,
         running counts, starvation times and timeouts up to date).
     :return: a :class:`~corescheduler.core.model.PreemptionPlan` (count 0 = nothing
-        to do), or ``None`` when the policy never preempts.
+        to do), or ``None`` when the policy never preempts.  Its own ``victims``, if
+        set, are at most ``count`` running tasks of ``kind`` of this scheduler (the
+        very objects), each once; else a :class:`~corescheduler.errors.PluginAnswerError`.
 
     **First non-None result wins.**
     """
@@ -525,8 +527,10 @@ def cs_select_victims(
     :param count: how many to kill.
     :param allowance: per pool name, how many of its tasks may be taken at
         most; pools not listed may give none.
-    :return: at most ``count`` candidates, respecting the allowances (the
-        core enforces both); ``None`` for "no opinion".
+    :return: at most ``count`` candidates (the very objects), respecting the
+        allowances (the core enforces them); more than ``count``, or a task that
+        is not a candidate, is a :class:`~corescheduler.errors.PluginAnswerError`;
+        ``None`` for "no opinion".
 
     **First non-None result wins.**
     """

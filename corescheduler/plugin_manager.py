@@ -298,8 +298,8 @@ def _guard(point: str, name: str, origin: str, fn: Callable[..., Any]) -> Callab
     def call(*args: Any) -> Any:
         try:
             return fn(*args)
-        except (Exception, SystemExit) as exc:  # sys.exit() in a hook is a plugin error too
-            if isinstance(exc, PluginError):
+        except BaseException as exc:  # sys.exit() or a plugin's BaseException in a hook is a plugin error too
+            if isinstance(exc, (PluginError, KeyboardInterrupt)):
                 raise
             raise PluginExecutionError(point, name, origin, exc) from exc
 
@@ -392,8 +392,8 @@ class PluginSet:
         def call(*args: Any) -> Any:
             try:
                 answer = fn(*args)
-            except (Exception, SystemExit) as exc:
-                if isinstance(exc, PluginError):
+            except BaseException as exc:  # all but Ctrl-C (SystemExit, GeneratorExit, a plugin's own)
+                if isinstance(exc, (PluginError, KeyboardInterrupt)):
                     raise
                 raise PluginExecutionError(*who, exc) from exc
             if answer is None or answer is True or answer is False:

@@ -52,12 +52,17 @@ def _extras(value: Any) -> tuple[tuple[str, int], ...]:
 
 
 def _whole(value: Any, name: str) -> int:
+    """``value`` as an amount: a whole number within a Java long, as YARN's ``Resource``
+    holds (``-2**63 … 2**63-1``; 10**400 MB is refused here, not an OverflowError later)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{name} must be a whole number, got {value!r}")
     if isinstance(value, float):
         if not math.isfinite(value) or value != int(value):
             raise ValueError(f"{name} must be a whole number, got {value!r}")
         value = int(value)
+    if not -UNBOUNDED - 1 <= value <= UNBOUNDED:
+        raise ValueError(f"{name} must be at most {UNBOUNDED} (a Java long, as YARN's), got "
+                         f"{value if value.bit_length() < 128 else f'a number of {len(str(abs(value)))} digits'}")
     return value
 
 

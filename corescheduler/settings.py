@@ -150,7 +150,8 @@ class Settings:
         if isinstance(value, float) and math.isnan(value):
             self.problem(key, f"expected {kind}, got nan")
             return default
-        if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
+        if (isinstance(value, int) or (integer and math.isfinite(value))) and not INT64_MIN <= value <= INT64_MAX:
+            # a whole-number float (1e30) is held to the same bound as the integer it stands for
             self.problem(key, f"expected {kind} that fits in 64 bits (as TOML's integers), got {_show(value)}")
             return default
         if finite and isinstance(value, float) and math.isinf(value):

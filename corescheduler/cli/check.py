@@ -197,9 +197,41 @@ def _check_config(name: str, checked: dict[Path, bool]) -> bool:
         ok = ok and allocations is not None
     if ok:
         click.echo(f"{name}: ok")
-    for warning in plugin_table_warnings(config, allocations):
+    if allocations is None and alloc_path is not None:
+        allocations = _quietly(alloc_path)  # read, but a policy it names failed: still a use
+    for warning in plugin_table_warnings(config, allocations) + _slot_only_warnings(config, plugin_set):
         click.echo(f"warning: {one_line(warning)}")
     return ok
+
+
+#: hooks resource mode does not ask (cs_node_capacity: asked, its answer unused): docs/hooks.md
+SLOT_ONLY_HOOKS = frozenset({
+    "cs_can_assign", "cs_can_launch", "cs_next_kind", "cs_assign_limit", "cs_would_select", "cs_map_reach",
+    "cs_wants_idle_heartbeat", "cs_plan_preemption", "cs_select_victims", "cs_node_capacity",
+})
+
+#: [scheduler] keys that name one plugin, and their resource-mode defaults (a default is not warned of)
+_PLUGIN_KEYS = {"load_manager": "slots", "task_selector": "locality", "victim_selector": "newest",
+                "share_policy": None}
+
+
+def _slot_only_warnings(config: Any, plugin_set: Any) -> list[str]:
+    """In resource mode, a warning for each plugin ``[scheduler]`` selects whose hooks are all
+    slot-mode only (``load_manager = "cap_based"``): it has no effect there."""
+    s = config.scheduler
+    if s.mode != "resources":
+        return []
+    chosen = [(key, getattr(s, key)) for key, default in _PLUGIN_KEYS.items() if getattr(s, key) != default]
+    chosen += [(key, name) for key in ("weight_adjusters", "pool_resolver", "listeners") for name in getattr(s, key)]
+    out = []
+    for key, name in chosen:
+        obj = plugin_set.instances.get(name)
+        hooks = set(hooks_of(obj)) if obj is not None else set()
+        if hooks and hooks <= SLOT_ONLY_HOOKS:
+            out.append(f"{config.locate('scheduler', key)}: [scheduler] {key} = {name!r} has no effect in resource "
+                       f"mode (mode = \"resources\"): its hooks ({', '.join(sorted(hooks))}) are slot mode only "
+                       "(docs/hooks.md)")
+    return out
 
 
 def _quietly(path: Path) -> Any:
@@ -213,27 +245,27 @@ def _quietly(path: Path) -> Any:
 
 
 def _check_service(config: Any, found: _Problems) -> None:
-    """``[service]``'s keys, as ``corescheduler serve`` reads them (its first problem)."""
+    """``[service]``'s keys, as ``corescheduler serve`` reads them (every problem)."""
     try:
         from corescheduler.service.service import ServiceSettings
     except ImportError:  # pragma: no cover - a part of the service extra is missing: serve says so
         return
+    problems: list[str] = []
     try:
-        ServiceSettings.from_config(config)
+        ServiceSettings.from_config(config, problems)
     except CoreSchedulerError as exc:
-        message = str(exc)
+        problems.append(str(exc))
+    for message in problems:
         m = re.match(r"\[service\] (\w+):", message)
         found.add(f"{config.locate('service', m.group(1) if m else None)}: {message}")
 
 
 def _scheduling_modes(allocations: Any) -> dict[str, tuple[str, int | None]]:
-    """Every share policy an allocation file names (``schedulingMode``): where it does."""
-    uses: dict[str, tuple[str, int | None]] = {}
-    for pool in allocations.pools.values():
-        if pool.scheduling_mode is not None:
-            uses.setdefault(pool.scheduling_mode, (f"pool {pool.name!r} schedulingMode", pool.line))
-    uses.setdefault(allocations.default_pool_scheduling_mode, ("defaultPoolSchedulingMode", None))
-    return uses
+    """Every share policy an allocation file names (MR1 ``schedulingMode``, YARN
+    ``schedulingPolicy``): where it does."""
+    from corescheduler.cli.common import allocation_policies
+
+    return allocation_policies(allocations)
 
 
 def _config_allocations(config: Any, alloc_path: Path, name: str, plugin_set: Any, checked: dict[Path, bool]) -> Any:
@@ -294,6 +326,10 @@ class _CheckingPlugins(PluginSet):
 
     def __init__(self, config: Any) -> None:
         self.errors: list[CoreSchedulerError] = []
+        #: plugins that could not be used (a stand-in holds their place) / that are used at
+        #: an extension point they do not implement (already reported there)
+        self._failed: set[str] = set()
+        self._misplaced: set[str] = set()
         self._checking = True
         super().__init__(config)
         self._checking = False
@@ -319,12 +355,24 @@ class _CheckingPlugins(PluginSet):
         self._impls[name] = dict.fromkeys(hooks, _no_opinion)
 
     def ensure(self, name: str, point: str, key: str | None = None) -> Any:
+        if self._checking and name in self._failed:
+            if key is None:  # a use with no key of its own: the problem was reported where it is named
+                return None
+            # named again (another key): its own problem, with its own line, not the stand-in
+            stand_in = (self.instances.pop(name), self.origins.pop(name), self._impls.pop(name))
+            try:
+                super().ensure(name, point, key)
+            except CoreSchedulerError as exc:
+                self.errors.append(exc)
+            self.instances[name], self.origins[name], self._impls[name] = stand_in
+            return None
         try:
             return super().ensure(name, point, key)
         except CoreSchedulerError as exc:
             if not self._checking:
                 raise
             self.errors.append(exc)
+            self._failed.add(name)
             self._stand_in(name)
             return None
 
@@ -335,6 +383,7 @@ class _CheckingPlugins(PluginSet):
             if not self._checking:
                 raise
             self.errors.append(exc)
+            self._misplaced.add(name)
             return _no_opinion
 
     def _policy_hook(self, name: str, hook: str) -> Callable[..., Any]:
@@ -343,5 +392,6 @@ class _CheckingPlugins(PluginSet):
         except CoreSchedulerError as exc:
             if not self._checking:
                 raise
-            self.errors.append(exc)
+            if name not in self._misplaced:  # else "is not a SharePolicy" already said it, with its line
+                self.errors.append(exc)
             return _no_opinion

@@ -40,13 +40,32 @@ def plugin_table_warnings(config: Any, allocations: Any = None) -> list[str]:
 
     used = set(config.scheduler.selected_plugins())
     if allocations is not None:
-        used.update(p.scheduling_mode for p in allocations.pools.values() if p.scheduling_mode)
-        used.add(allocations.default_pool_scheduling_mode)
+        used.update(allocation_policies(allocations))
     warnings = config.plugin_table_warnings(find_plugins(), used)
     if autoload_disabled():
         note = f" ({DISABLE_AUTOLOAD_ENV} is set: built-ins only)"
         warnings = [w + note if "is installed" in w else w for w in warnings]
     return warnings
+
+
+def allocation_policies(allocations: Any) -> dict[str, tuple[str, int | None]]:
+    """Every share policy an allocation file names, with where it first does: an MR1
+    file's ``schedulingMode`` and ``defaultPoolSchedulingMode``, a YARN file's
+    ``schedulingPolicy`` and ``defaultQueueSchedulingPolicy`` (when written)."""
+    uses: dict[str, tuple[str, int | None]] = {}
+    for pool in allocations.pools.values():
+        if pool.scheduling_mode is not None:
+            uses.setdefault(pool.scheduling_mode, (f"pool {pool.name!r} schedulingMode", pool.line))
+    if allocations.dialect == "yarn" and allocations.queues is not None:
+        tree = allocations.queues
+        for spec in tree.queues.values():
+            if spec.scheduling_policy is not None:
+                uses.setdefault(spec.scheduling_policy, (f"queue {spec.name!r} schedulingPolicy", spec.line))
+        if tree.default_policy_given:
+            uses.setdefault(tree.default_queue_scheduling_policy, ("defaultQueueSchedulingPolicy", None))
+    else:
+        uses.setdefault(allocations.default_pool_scheduling_mode, ("defaultPoolSchedulingMode", None))
+    return uses
 
 
 def warn_unused_plugin_tables(config: Any, allocations: Any = None) -> None:

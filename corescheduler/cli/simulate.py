@@ -64,7 +64,7 @@ def load_run_config(path: str | None) -> tuple[Any, Any, str]:
 
     if path is not None:
         config = load_config(path)
-        return config, load_allocations(config), Path(path).stem
+        return config, load_allocations(config), printable_path(Path(path).stem)  # it goes into report.html
     with bundled_example() as folder:
         if folder is None or not (folder / EXAMPLE_CONFIG).is_file():
             return Config.default(), None, "defaults"
@@ -110,6 +110,13 @@ def progress_bars(enabled: bool) -> Iterator[Callable[[str], Callable[[float], N
             return lambda fraction: bars.update(task, completed=fraction)
 
         yield make
+
+
+def printable_path(text: str) -> str:
+    """A file name safe to write into a report (see :func:`corescheduler.formats.workloads.printable_path`)."""
+    from corescheduler.formats.workloads import printable_path as printable
+
+    return printable(text)
 
 
 def _labels(paths: Sequence[str]) -> list[str]:
@@ -278,7 +285,7 @@ def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: st
         out / "report.html",
         [(label, result.metrics)],
         title=f"corescheduler simulation: {label} on {workload.name}",
-        notes=[f"config {config.source or 'built-in defaults'}", _note(workload, seed, result),
+        notes=[f"config {printable_path(str(config.source or 'built-in defaults'))}", _note(workload, seed, result),
                *([note] if note else [])],
     )
     if as_json:
@@ -439,7 +446,7 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
     run_labels = [label for label, _, _ in runs]
     metrics_of = [answer[1] for answer in answers]
     runs_out = list(zip(run_labels, metrics_of))
-    notes = [f"{label}: {path}; {answer[2]}" for (label, path, _), answer in zip(runs, answers)]
+    notes = [f"{label}: {printable_path(str(path))}; {answer[2]}" for (label, path, _), answer in zip(runs, answers)]
     workload_name = answers[-1][3]
     statistics = None
     if len(seeds) > 1:

@@ -264,7 +264,16 @@ def _yarn_fair_shares(
         taken = _safe_add(taken, fixed)
     if not free:
         return out
-    w = [java_float(weights[i]) for i in free]  # FSQueue.getWeight / getAppWeight: a float
+    raw = [float(weights[i]) for i in free]
+    top = max(raw)
+    if _HUGE_WEIGHT < top < math.inf:
+        # Not in Hadoop: its search resolves R only to about rMax × 2**-25, and a huge weight
+        # times that passes the cluster (1e20 gives 2.98e12 MB of 819,200; from about 1e26
+        # Long.MAX_VALUE).  Shares depend only on the weights' ratios, so dividing every weight
+        # by one factor keeps them and brings R into range; ordinary weights are untouched.
+        scale = top / _HUGE_WEIGHT
+        raw = [wi / scale for wi in raw]
+    w = [java_float(wi) for wi in raw]  # FSQueue.getWeight / getAppWeight: a float
     lo = [float(mins[i]) for i in free]  # Java compares the double share with the long converted to double
     hi = [float(maxes[i]) for i in free]
     total_max = 0
@@ -311,6 +320,9 @@ def _yarn_fair_shares(
     return out
 
 
+#: above this largest weight, YARN-mode searches divide every weight of the group by one factor
+#: (largest / this) first: the ratios hold and the 25-step search stays within the total
+_HUGE_WEIGHT = 1e6
 #: the vectorised search keeps to amounts below this, where doubles hold every whole number and
 #: no sum can reach ``Long.MAX_VALUE``; a group beyond it is computed by :func:`yarn_fair_shares`
 _EXACT = float(2**50)
@@ -373,7 +385,11 @@ def yarn_fair_shares_many(
     # number a double holds exactly, and a sum beyond it compares as beyond it
     lo_free_max = np.zeros(groups)
     np.maximum.at(lo_free_max, seg[free], lo[free])
-    exact = (total < _EXACT) & (taken < _EXACT) & (lo_free_max < _EXACT)
+    # a group whose largest weight is huge is rescaled by the scalar search (see _HUGE_WEIGHT)
+    w_free_max = np.zeros(groups)
+    np.maximum.at(w_free_max, seg[free], raw_w[free])
+    huge = (w_free_max > _HUGE_WEIGHT) & (w_free_max < np.inf)
+    exact = (total < _EXACT) & (taken < _EXACT) & (lo_free_max < _EXACT) & ~huge
     has_free = np.bincount(seg[free], minlength=groups) > 0
     result = np.where(fixed_mask, fixed_value, 0.0)
 

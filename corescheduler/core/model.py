@@ -282,6 +282,8 @@ class Task:
     opposed to killed (``Scheduler.fail``)."""
 
     __slots__ = (
+        "_node",
+        "_state",
         "attempts",
         "duration",
         "failures",
@@ -292,12 +294,10 @@ class Task:
         "kind",
         "launch_seq",
         "locations",
-        "node",
         "phase",
         "racks",
         "resources",
         "start_time",
-        "state",
     )
 
     def __init__(
@@ -326,8 +326,8 @@ class Task:
         self.locations = locations
         self.racks = racks
         self.duration = duration
-        self.state = state
-        self.node = node
+        self._state = state
+        self._node = node
         self.start_time = start_time
         self.attempts = attempts
         self.launch_seq = launch_seq
@@ -338,6 +338,17 @@ class Task:
 
     def __repr__(self) -> str:
         return _fields_repr(self, "Task", _TASK_REPR)
+
+    @property
+    def state(self) -> str:
+        """``pending``, ``running`` or ``complete``, read-only: the scheduler launches, kills
+        and finishes tasks (a plugin that writes it fails, named, instead of corrupting the run)."""
+        return self._state
+
+    @property
+    def node(self) -> str | None:
+        """The node a running task runs on, read-only (as :attr:`state`)."""
+        return self._node
 
     def locality(self, node: Node) -> str:
         """``node``, ``rack`` or ``off`` for running this task on ``node``."""
@@ -381,10 +392,12 @@ class Job:
     __slots__ = (
         "_failed_maps",
         "_heaps",
+        "_id",
         "_located_maps",
         "_node_heaps",
         "_pending_resources",
         "_pool",
+        "_priority",
         "_rack_heaps",
         "all_maps_located",
         "am_running",
@@ -392,11 +405,9 @@ class Job:
         "finish_time",
         "first_launch",
         "has_locality",
-        "id",
         "initialized",
         "map_outputs",
         "pending",
-        "priority",
         "queue",
         "reduce_slowstart",
         "runnable",
@@ -430,11 +441,11 @@ class Job:
         first_launch: Any = None,
         queue: str | None = None,
     ) -> None:
-        self.id = id
+        self._id = id
         self.spec = spec
         self._pool = pool
         self.user = user
-        self.priority = priority
+        self._priority = priority
         self.submit_time = submit_time
         self.state = state
         self.runnable = runnable
@@ -488,6 +499,17 @@ class Job:
         places and moves jobs (a plugin that writes it fails, named, instead of
         corrupting the run)."""
         return self._pool
+
+    @property
+    def id(self) -> str:
+        """The job's id, read-only (as :attr:`pool`)."""
+        return self._id
+
+    @property
+    def priority(self) -> str:
+        """``VERY_HIGH`` … ``VERY_LOW``, read-only: the scheduler changes it
+        (``Scheduler.set_priority``), as :attr:`pool`."""
+        return self._priority
 
     # ------------------------------------------------------------------ queries
     @property

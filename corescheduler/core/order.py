@@ -40,9 +40,17 @@ class KeyedOrder:
         insort_right(self._items, item, key=_key)
 
     def remove(self, item: Any) -> None:
-        """Remove ``item`` (the very object); ``ValueError`` if absent."""
+        """Remove ``item`` (the very object); ``ValueError`` if absent.
+
+        A policy's keys that do not compare (``2+1j``, ``{}``, ``Decimal("NaN")``) do not
+        fail here: when the bisection cannot compare them, a scan finds the very object,
+        so an item always leaves (the caller names the policy when it adds one back).
+        The scheduler refuses NaN in keys where they enter (:func:`has_nan`)."""
         items = self._items
-        i = bisect_left(items, item._key, key=_key)
+        try:
+            i = bisect_left(items, item._key, key=_key)
+        except Exception:  # keys that do not compare (TypeError, decimal.InvalidOperation, a plugin's __lt__)
+            i = 0
         n = len(items)
         while i < n:
             if items[i] is item:
@@ -72,4 +80,17 @@ class KeyedOrder:
         return f"KeyedOrder({self._items!r})"
 
 
-__all__ = ["KeyedOrder"]
+def has_nan(key: Any) -> bool:
+    """Whether ``key`` is a NaN float or a tuple with one: a NaN compares false with
+    everything, so the bisected order would be wrong, silently.  Cheap (only a float or
+    a tuple's own items are looked at; keys are computed per reposition)."""
+    kind = type(key)
+    if kind is tuple:
+        for part in key:
+            if type(part) is float and part != part:
+                return True
+        return False
+    return kind is float and key != key
+
+
+__all__ = ["KeyedOrder", "has_nan"]

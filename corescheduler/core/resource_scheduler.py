@@ -73,10 +73,11 @@ from corescheduler.core.model import (
     Schedulable,
     Task,
 )
+from corescheduler.core.order import has_nan
 from corescheduler.core.queue_tree import Queue, QueueTree, valid_queue_name
 from corescheduler.core.queues import full_queue_name
 from corescheduler.errors import SchedulerStateError
-from corescheduler.resources import Resources, normalize
+from corescheduler.resources import UNBOUNDED, Resources, normalize
 
 if TYPE_CHECKING:
     from corescheduler.core.scheduler import Scheduler
@@ -460,8 +461,8 @@ class ResourceScheduler:
                         js._ordered = False
                         if has_pending(job):
                             k = key(js)
-                            if k is None:
-                                self._bad_key(q.policy, None)
+                            if k is None or has_nan(k):
+                                self._bad_key(q.policy, None, k)
                             if k != js._key:
                                 js._key = k
                             js._ordered = True
@@ -471,8 +472,8 @@ class ResourceScheduler:
                         cs._ordered = False
                         if cs.owner.order:
                             k = key(cs)
-                            if k is None:
-                                self._bad_key(q.policy, None)
+                            if k is None or has_nan(k):
+                                self._bad_key(q.policy, None, k)
                             if k != cs._key:
                                 cs._key = k
                             cs._ordered = True
@@ -480,7 +481,7 @@ class ResourceScheduler:
                 if items:
                     try:
                         q.order.update(items)
-                    except TypeError as exc:
+                    except answers.INCOMPARABLE as exc:
                         q.order.clear()
                         for item in items:
                             item._ordered = False
@@ -503,11 +504,11 @@ class ResourceScheduler:
         js.running = job.usage
         if job.runnable and not job.is_finished and self._has_pending(job) and job in leaf.runnable_apps:
             key = js._key = (key_fns.get(leaf.policy) or self._key_fn(leaf))(js)
-            if key is None:
-                self._bad_key(leaf.policy, None)
+            if key is None or has_nan(key):
+                self._bad_key(leaf.policy, None, key)
             try:
                 leaf.order.add(js)
-            except TypeError as exc:
+            except answers.INCOMPARABLE as exc:
                 self._bad_key(leaf.policy, exc)
             js._ordered = True
         q = leaf
@@ -519,11 +520,11 @@ class ResourceScheduler:
                 s._ordered = False
             if q.order:
                 key = s._key = (key_fns.get(parent.policy) or self._key_fn(parent))(s)
-                if key is None:
-                    self._bad_key(parent.policy, None)
+                if key is None or has_nan(key):
+                    self._bad_key(parent.policy, None, key)
                 try:
                     parent.order.add(s)
-                except TypeError as exc:
+                except answers.INCOMPARABLE as exc:
                     self._bad_key(parent.policy, exc)
                 s._ordered = True
             q = parent
@@ -535,11 +536,12 @@ class ResourceScheduler:
             self._admit_fns[q.policy] = self.owner.plugins.share_policy(q.policy).admit_job
         return self._admit_fns[q.policy]
 
-    def _bad_key(self, policy: str, exc: TypeError | None) -> None:
-        """Raise the error for policy ``policy``'s order key: None, or keys that do not compare."""
+    def _bad_key(self, policy: str, exc: BaseException | None, key: Any = None) -> None:
+        """Raise the error for policy ``policy``'s order key: None, a NaN (``key``), or keys
+        that do not compare."""
         who = self.owner.plugins.who("SharePolicy", policy)
         if exc is None:
-            raise answers.no_key(who)
+            raise answers.no_key(who) if key is None else answers.nan_key(who, key)
         raise answers.incomparable(who, exc) from exc
 
     def _key_fn(self, q: Queue) -> Any:
@@ -710,6 +712,7 @@ class ResourceScheduler:
                 given = [s for s in flat if s is not None] if _NONE_TYPE in types else flat
                 if not types <= _SHARE_TYPES or (given and (
                     min(map(_MEMORY, given)) < 0 or min(map(_VCORES, given)) < 0 or any(map(_EXTRAS, given))
+                    or max(map(_MEMORY, given)) > UNBOUNDED or max(map(_VCORES, given)) > UNBOUNDED
                 )):
                     for (scheds, _), shares in zip(groups, results):  # the error, or extras that are fine
                         answers.resource_shares(plugins.who("SharePolicy", name), hook, shares, len(scheds))
@@ -894,8 +897,8 @@ class ResourceScheduler:
         owner = self.owner
         kind = task.kind
         locality = task.locality(node) if kind == MAP else None
-        task.state = RUNNING
-        task.node = node.name
+        task._state = RUNNING
+        task._node = node.name
         task.start_time = now
         task.attempts += 1
         owner._launch_seq += 1
@@ -1243,7 +1246,7 @@ class ResourceScheduler:
             node = am.node
             self.owner._running_tasks.pop(am.id, None)
             self.release(am)
-            am.state = "complete"
+            am._state = "complete"
             self.owner._emit({"time": now, "type": "task_finish", "job": job.id, "task": am.id, "kind": AM,
                               "node": node})
         self._remove_app(job, now)

@@ -77,7 +77,7 @@ from corescheduler.core.model import (
     Task,
     check_priority,
 )
-from corescheduler.core.order import KeyedOrder
+from corescheduler.core.order import KeyedOrder, has_nan
 from corescheduler.core.resource_scheduler import ResourceScheduler
 from corescheduler.core.shuffle import MapOutputs
 from corescheduler.errors import AllocationError, CoreSchedulerError, SchedulerStateError
@@ -110,14 +110,17 @@ def _plugin_errors(method: _M) -> _M:
     """Turn an exception a plugin raised inside a public method into one
     :class:`~corescheduler.errors.PluginExecutionError` naming the plugin and
     its extension point (:meth:`PluginSet.blame`); the core's own errors pass.
-    ``SystemExit`` from a hook (``sys.exit(3)``) is such an exception too: a
-    plugin does not end the program; ``KeyboardInterrupt`` passes."""
+    ``SystemExit`` from a hook (``sys.exit(3)``), ``GeneratorExit`` or a plugin's own
+    ``BaseException`` subclass is such an exception too: a plugin does not end the
+    program; ``KeyboardInterrupt`` passes."""
 
     @functools.wraps(method)
     def wrapper(self: Scheduler, *args: Any, **kwargs: Any) -> Any:
         try:
             return method(self, *args, **kwargs)
-        except (Exception, SystemExit) as exc:
+        except BaseException as exc:  # all but Ctrl-C: SystemExit, GeneratorExit, a plugin's own
+            if isinstance(exc, KeyboardInterrupt):
+                raise
             blamed = self.plugins.blame(exc)
             if blamed is None:
                 raise
@@ -209,6 +212,8 @@ class Scheduler:
         self._last_preempt_check = -math.inf
         self._last_update = -math.inf
         self._dirty = True
+        #: a failed heartbeat takes its launches back: order-key errors then are not raised again
+        self._taking_back = False
         #: changes whenever the set of jobs a heartbeat walks for maps may change (a job
         #: enters or leaves its pool's map order, a pool reaches or leaves its cap, an update)
         #: some pool's share policy admits jobs (cs_admit_job; set by _configure_pool): no parking
@@ -582,7 +587,7 @@ class Scheduler:
         now = self._tick(now)
         job = self.job(job_id)
         try:
-            job.priority = check_priority(priority)
+            job._priority = check_priority(priority)
         except ValueError as exc:
             raise _chained(SchedulerStateError(str(exc)), None) from None
         for kind in KINDS:
@@ -724,8 +729,9 @@ class Scheduler:
                 js.fair_share = share
             runnable = [js for js in job_scheds if _offerable(js.owner, kind)]
             keys = [policy.order_key(js) for js in runnable]  # before touching the order
-            if None in keys:
-                raise self._key_error(policy, None)
+            for key in keys:
+                if key is None or has_nan(key):
+                    raise self._key_error(policy, None, key)
             order = self._job_order[pool.name][kind]
             for js in order:
                 js._ordered = False
@@ -735,8 +741,9 @@ class Scheduler:
                 js._ordered = True
             self._sorted(order, runnable, policy)
         keys = [root.order_key(ps) for ps in pool_scheds]
-        if None in keys:
-            raise self._key_error(root, None)
+        for key in keys:
+            if key is None or has_nan(key):
+                raise self._key_error(root, None, key)
         order = self._pool_order[kind]
         order.clear()
         offering = []
@@ -775,20 +782,24 @@ class Scheduler:
     def _order_key(self, policy: SharePolicyCallers, s: Schedulable) -> Any:
         """``policy``'s order key for ``s``, which must not be None."""
         key = policy.order_key(s)
-        if key is None:
-            raise self._key_error(policy, None)
+        if key is None or has_nan(key):
+            raise self._key_error(policy, None, key)
         return key
 
-    def _key_error(self, policy: SharePolicyCallers, exc: TypeError | None) -> CoreSchedulerError:
-        """The error for ``policy``'s order keys: None (``exc`` None), or keys that do not compare."""
+    def _key_error(self, policy: SharePolicyCallers, exc: BaseException | None, key: Any = None) -> CoreSchedulerError:
+        """The error for ``policy``'s order keys: None (``exc`` None), a NaN (``key``), or
+        keys that do not compare.  The orders are rebuilt by the next update."""
+        self._dirty = True
         who = self.plugins.who("SharePolicy", policy.name)
-        return answers.no_key(who) if exc is None else _chained(answers.incomparable(who, exc), exc)
+        if exc is not None:
+            return _chained(answers.incomparable(who, exc), exc)
+        return answers.no_key(who) if key is None else answers.nan_key(who, key)
 
     def _sorted(self, order: KeyedOrder, items: list[Schedulable], policy: SharePolicyCallers) -> None:
         """``order.update(items)``; keys that do not compare are the policy's error."""
         try:
             order.update(items)
-        except TypeError as exc:
+        except answers.INCOMPARABLE as exc:
             order.clear()
             for s in items:
                 s._ordered = False
@@ -916,19 +927,26 @@ class Scheduler:
                 if kind == MAP:
                     launched_map.add(task.job.id)
                 out.append(Assignment(task.job.id, task.id, kind, node.name, locality, now))
-        except (Exception, SystemExit):
-            # a plugin failed mid-heartbeat: take back this heartbeat's launches (the
-            # one being launched too), so no task is left running that the caller never
-            # heard of; the next update rebuilds the order whatever state it is in
+        except BaseException as exc:
+            # a plugin failed mid-heartbeat (any exception but Ctrl-C: SystemExit, GeneratorExit,
+            # a plugin's own BaseException too): take back this heartbeat's launches (the one
+            # being launched too), so no task is left running that the caller never heard of;
+            # the next update rebuilds the order whatever state it is in
             self._dirty = True
+            if isinstance(exc, KeyboardInterrupt):
+                raise
             if task is not None and task.state == RUNNING and task not in launched:
                 launched.append(task)
-            for started in reversed(launched):
-                if started.state == RUNNING and started.id in self._running_tasks:
-                    try:
-                        self.kill(started.id, now, reason="heartbeat failed")
-                    except Exception:  # the failing plugin again: keep its first error
-                        log.exception("taking back %s after a failed heartbeat", started.id)
+            self._taking_back = True
+            try:
+                for started in reversed(launched):
+                    if started.state == RUNNING and started.id in self._running_tasks:
+                        try:
+                            self.kill(started.id, now, reason="heartbeat failed")
+                        except Exception:  # the failing plugin again: keep its first error
+                            log.exception("taking back %s after a failed heartbeat", started.id)
+            finally:
+                self._taking_back = False
             raise
         self._quiet_at = self._map_version if walked_all and not out else -1
         if visited or out:
@@ -1097,11 +1115,11 @@ class Scheduler:
         s.running += delta
         if self._job_order[s.name][s.kind]:
             key = s._key = self.root_policy.order_key(s)
-            if key is None:
-                raise self._key_error(self.root_policy, None)
+            if key is None or has_nan(key):
+                raise self._key_error(self.root_policy, None, key)
             try:
                 order.add(s)
-            except TypeError as exc:  # keys that do not compare: the policy's error
+            except answers.INCOMPARABLE as exc:  # keys that do not compare: the policy's error
                 raise self._key_error(self.root_policy, exc) from exc
             s._ordered = True
         if s.kind == MAP and (s._ordered != was or (s.running >= s.max_share) != capped):
@@ -1121,11 +1139,11 @@ class Scheduler:
         if _offerable(job, kind):
             policy = self._pool_policy[job._pool]
             key = js._key = policy.order_key(js)
-            if key is None:
-                raise self._key_error(policy, None)
+            if key is None or has_nan(key):
+                raise self._key_error(policy, None, key)
             try:
                 order.add(js)
-            except TypeError as exc:  # keys that do not compare: the policy's error
+            except answers.INCOMPARABLE as exc:  # keys that do not compare: the policy's error
                 raise self._key_error(policy, exc) from exc
             js._ordered = True
         if kind == MAP and js._ordered != was:
@@ -1133,15 +1151,34 @@ class Scheduler:
 
     def _job_running(self, job: Job, kind: str, delta: int) -> None:
         job.running[kind] += delta
-        self._place(job, kind, delta)
-        self._reposition(self.pools[job._pool].sched[kind], delta)
         self._load[kind].running += delta
+        pool = self.pools[job._pool].sched[kind]
+        try:
+            self._place(job, kind, delta)
+        except BaseException as exc:
+            # the job's policy failed (its order key): the counts still change, the orders
+            # are rebuilt by the next update (_key_error set _dirty); the first error is the
+            # one raised, and none while a failed heartbeat takes its launches back
+            self._dirty = True
+            try:
+                self._reposition(pool, delta)
+            except Exception:
+                pass
+            if not self._taking_back or isinstance(exc, KeyboardInterrupt):
+                raise
+            return
+        try:
+            self._reposition(pool, delta)
+        except BaseException as exc:
+            self._dirty = True
+            if not self._taking_back or isinstance(exc, KeyboardInterrupt):
+                raise
 
     def _launch(self, task: Task, node: Node, now: float, locality: str | None) -> None:
         job = task.job
         kind = task.kind
-        task.state = RUNNING
-        task.node = node.name
+        task._state = RUNNING
+        task._node = node.name
         task.start_time = now
         task.attempts += 1
         self._launch_seq += 1
@@ -1251,7 +1288,7 @@ class Scheduler:
         if self._rs is not None:
             return self._finish_resource_task(task, now, output_bytes)
         node = self._release(task)
-        task.state = COMPLETE
+        task._state = COMPLETE
         job = task.job
         job.complete[task.kind] += 1
         if task.kind == MAP and job.spec.reduces:
@@ -1282,7 +1319,7 @@ class Scheduler:
         node_name = task.node
         self._rs.release(task)  # type: ignore[union-attr]
         self._changes += 1
-        task.state = COMPLETE
+        task._state = COMPLETE
         job = task.job
         job.complete[task.kind] += 1
         if task.kind == MAP and job.spec.reduces and node_name in self.cluster.nodes:
@@ -1342,8 +1379,8 @@ class Scheduler:
         if self._rs is not None:
             return self._kill_resource_task(task, now, reason)
         node = self._release(task)
-        task.state = PENDING
-        task.node = None
+        task._state = PENDING
+        task._node = None
         job = task.job
         job.pending[task.kind] += 1
         if task.kind == MAP and not task.locations:
@@ -1373,8 +1410,8 @@ class Scheduler:
         node_name = task.node
         self._rs.release(task)  # type: ignore[union-attr]
         self._changes += 1
-        task.state = PENDING
-        task.node = None
+        task._state = PENDING
+        task._node = None
         job = task.job
         if not task.is_am:
             job.pending[task.kind] += 1
@@ -1413,8 +1450,8 @@ class Scheduler:
         started = job.reduces_schedulable
         node = task.node
         job.complete[MAP] -= 1
-        task.state = PENDING
-        task.node = None
+        task._state = PENDING
+        task._node = None
         job.pending[MAP] += 1
         if not task.locations:
             job.unlocated_pending += 1
@@ -1474,7 +1511,7 @@ class Scheduler:
                 self._changes += 1
             else:
                 node_name = self._release(task).name
-            task.state = KILLED
+            task._state = KILLED
             self._emit({"time": now, "type": "task_preempt", "job": job.id, "task": task.id, "kind": task.kind,
                         "node": node_name, "reason": f"job {state}"})
         self._finish_job(job, now, state=state, reason=reason)
@@ -1515,7 +1552,8 @@ class Scheduler:
             if plan.count <= 0:
                 continue
             if plan.victims is not None:
-                victims = list(plan.victims)
+                victims = answers.plan_victims(self.plugins.who("SharePolicy", self.root_policy.name), plan,
+                                               self._running_tasks, kind)
             else:
                 candidates = sorted(
                     (t for t in self._running_tasks.values() if t.kind == kind),
@@ -1523,7 +1561,8 @@ class Scheduler:
                 )
                 chosen = self.plugins.select_victims(candidates, plan.count, dict(plan.allowance), kind, now)
                 if chosen is not None:
-                    chosen = answers.victims(self._who("VictimSelector"), chosen)
+                    who = self._who("VictimSelector")
+                    chosen = answers.chosen_victims(who, answers.victims(who, chosen), candidates, plan.count)
                 victims = self._checked_victims(chosen or [], candidates, plan)
             if self.settings.preemption_only_log:
                 for task in victims:

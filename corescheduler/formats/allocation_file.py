@@ -44,7 +44,7 @@ from corescheduler.core.allocations import (
 )
 from corescheduler.core.queues import INT_MAX
 from corescheduler.errors import AllocationError
-from corescheduler.formats.yarn_allocation_file import MAX_WEIGHT, YARN_ONLY_ELEMENTS, parse_queue_config
+from corescheduler.formats.yarn_allocation_file import YARN_ONLY_ELEMENTS, parse_queue_config
 
 __all__ = [
     "DEFAULT_POOL",
@@ -382,23 +382,6 @@ def _value(attr: str, parse: Callable[[str], Any], expected: str) -> _Handler:
     return handle
 
 
-def _weight(handle: _Handler) -> _Handler:
-    """``<weight>``: a non-negative number; one above :data:`MAX_WEIGHT` is taken as it,
-    with a warning.  Hadoop 1 reads any double (``PoolManager.reloadAllocs``) and its
-    slot shares stay finite, but the queue views (``corescheduler queues``, resource mode)
-    divide shares as YARN does, where a larger weight can pass the cluster's size."""
-
-    def weight(ctx: _Context, elem: etree._Element, target: dict[str, Any], owner: _Owner) -> None:
-        handle(ctx, elem, target, owner)
-        value = target.get("weight")
-        if value is not None and value > MAX_WEIGHT:
-            ctx.warn(elem, f"<weight>{_in(owner)} {value:g} taken as {MAX_WEIGHT:,.0f}, the largest weight whose "
-                     "fair shares stay within the cluster")
-            target["weight"] = MAX_WEIGHT
-
-    return weight
-
-
 def _non_negative_int(text: str) -> int:
     if not _INT_RE.fullmatch(text):
         raise ValueError(text)
@@ -430,7 +413,8 @@ _POOL_FIELDS: dict[str, _Handler] = {
     "maxMaps": _value("max_maps", *_COUNT),
     "maxReduces": _value("max_reduces", *_COUNT),
     "maxRunningJobs": _value("max_running_jobs", *_COUNT),
-    "weight": _weight(_value("weight", *_WEIGHT)),
+    # PoolManager.reloadAllocs reads any double; the share search rescales huge weights
+    "weight": _value("weight", *_WEIGHT),
     "schedulingMode": _value("scheduling_mode", *_MODE),
     "minSharePreemptionTimeout": _value("min_share_preemption_timeout", *_SECONDS),
 }

@@ -32,9 +32,9 @@ Deliberate differences from YARN, each clearer for users:
   (YARN silently reads it as none);
 * the root queue must be written ``root`` (YARN keeps ``ROOT`` as given and
   names its children ``ROOT.x``);
-* a ``<weight>`` beyond a Java float (YARN's Infinity) is an error, and one
-  above :data:`MAX_WEIGHT` is taken as it with a warning (YARN's share search
-  would give that queue more than the cluster, up to ``Long.MAX_VALUE``).
+* a ``<weight>`` beyond a Java float (YARN's Infinity) is an error; any
+  finite one is taken (the fair-share search rescales huge weights so shares
+  stay within the cluster, where YARN's would pass it).
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from typing import Any
 import attrs
 from lxml import etree
 
+from corescheduler.core.javamath import java_float
 from corescheduler.core.queues import (
     INT_MAX,
     PLACEMENT_RULES,
@@ -152,18 +153,6 @@ def _non_negative(text: str) -> float:
     if value < 0:
         raise ValueError(text)
     return value
-
-
-#: Weights above this are taken as this, with a warning.  YARN reads ``<weight>`` as a
-#: double cast to float (``AllocationFileQueueParser.loadQueue``) and finds fair shares by
-#: doubling and 25 bisection steps (``ComputeFairShares.computeSharesInternal``), so a
-#: queue's share is at least ``weight × 2**-25`` of a unit: from about 10**7 up a weight
-#: can give a queue more than the cluster (1e20 gives 2.98e12 MB of an 819,200 MB
-#: cluster), and from about 10**26 ``Long.MAX_VALUE``.  A weight a million times its
-#: siblings' already takes all but a millionth of their parent's share.
-MAX_WEIGHT = 1_000_000.0
-#: the largest Java ``float``: YARN reads a larger weight as Infinity
-FLOAT_MAX = 3.4028234663852886e38
 
 
 def _fraction(text: str) -> float:
@@ -310,16 +299,14 @@ def _load_queue(
         if tag in _QUEUE_SCALARS:
             attr, parse = _QUEUE_SCALARS[tag]
             value = _scalar(p, child, where, parse)
-            if attr == "weight" and value is not None and value > FLOAT_MAX:
+            if attr == "weight" and value is not None and java_float(value) == math.inf:
+                # (float) of the double rounds to nearest: 3.4028235e38, Float.MAX_VALUE as Java
+                # prints it, is MAX_VALUE; from 2**128 - 2**103 on it is Infinity
                 # YARN would hold Infinity (a double cast to float): refused, as "Infinity" itself is
                 text = "".join(child.itertext()).strip()
                 p.error(child, f"<weight>{where} must be a number a Java float holds (at most 3.4e38; YARN reads "
                         f"a larger weight as Infinity), got {text!r}")
                 value = None
-            elif attr == "weight" and value is not None and value > MAX_WEIGHT:
-                p.warn(child, f"<weight>{where} {value:g} taken as {MAX_WEIGHT:,.0f}, the largest weight whose fair "
-                       "shares stay within the cluster (YARN's 25-step share search gives larger ones more)")
-                value = MAX_WEIGHT
             if value is not None:
                 fields[attr] = value
         elif tag == "minResources":

@@ -49,7 +49,7 @@ from corescheduler.core.model import (
     Task,
 )
 from corescheduler.core.scheduler import AccessDeniedError, JobRejectedError, Scheduler
-from corescheduler.errors import CoreSchedulerError, SchedulerStateError
+from corescheduler.errors import CoreSchedulerError, PluginError, SchedulerStateError
 from corescheduler.formats.allocation_file import AllocationFileLoader
 from corescheduler.resources import Resources
 from corescheduler.service.backend import DaskBackend, WorkerInfo, wait_futures
@@ -140,53 +140,71 @@ class ServiceSettings:
     public_read: str = "summary"
 
     @classmethod
-    def from_config(cls, config: Config) -> ServiceSettings:
+    def from_config(cls, config: Config, problems: list[str] | None = None) -> ServiceSettings:
+        """``[service]``'s settings.  A bad one raises :class:`ServiceError` (the first); given
+        ``problems``, every bad one's message is appended there instead (``check``) and the
+        default kept for it."""
+        def fail(message: str) -> None:
+            if problems is None:
+                raise ServiceError(message)
+            problems.append(message)
+
         raw: Mapping[str, Any] = config.service
         known = {"tick", "max_attempts", "workers", "threads", "isolation", "backlog", "run_as",
                  "task_timeout", "dashboard", "public_read", "max_result_bytes"}
-        unknown = sorted(set(raw) - known)
-        if unknown:
-            raise ServiceError(f"[service] {unknown[0]}: unknown setting; expected one of {', '.join(sorted(known))}")
+        for key in sorted(set(raw) - known):
+            fail(f"[service] {key}: unknown setting; expected one of {', '.join(sorted(known))}")
         out = cls()
         for key in ("tick",):
             if key in raw:
                 value = raw[key]
                 if not isinstance(value, int | float) or isinstance(value, bool) or not (0 < value <= 60):
-                    raise ServiceError(f"[service] {key}: expected seconds in (0, 60], got {value!r}")
-                setattr(out, key, float(value))
+                    fail(f"[service] {key}: expected seconds in (0, 60], got {value!r}")
+                else:
+                    setattr(out, key, float(value))
         if "isolation" in raw:
             if raw["isolation"] not in ("process", "thread"):
-                raise ServiceError(f"[service] isolation: expected \"process\" or \"thread\", got {raw['isolation']!r}")
-            out.isolation = raw["isolation"]
+                fail(f"[service] isolation: expected \"process\" or \"thread\", got {raw['isolation']!r}")
+            else:
+                out.isolation = raw["isolation"]
         if "public_read" in raw:
             if raw["public_read"] not in ("summary", "none"):
-                raise ServiceError("[service] public_read: expected \"summary\" or \"none\", "
-                                   f"got {raw['public_read']!r}")
-            out.public_read = raw["public_read"]
+                fail("[service] public_read: expected \"summary\" or \"none\", "
+                     f"got {raw['public_read']!r}")
+            else:
+                out.public_read = raw["public_read"]
         if "backlog" in raw:
             value = raw["backlog"]
             if not isinstance(value, int | float) or isinstance(value, bool) or not (1 <= value <= 10):
-                raise ServiceError(f"[service] backlog: expected a factor from 1 to 10, got {value!r}")
-            out.backlog = float(value)
+                fail(f"[service] backlog: expected a factor from 1 to 10, got {value!r}")
+            else:
+                out.backlog = float(value)
         if "run_as" in raw:
-            out.run_as = _run_as(raw["run_as"])
+            try:
+                out.run_as = _run_as(raw["run_as"])
+            except ServiceError as exc:
+                fail(str(exc))
         if "dashboard" in raw:
             value = raw["dashboard"]
             if not isinstance(value, str) or ":" not in value or not value.rpartition(":")[2].isdigit():
-                raise ServiceError(f"[service] dashboard: expected an address such as \"127.0.0.1:8787\", "
-                                   f"got {value!r}")
-            out.dashboard = value
+                fail(f"[service] dashboard: expected an address such as \"127.0.0.1:8787\", "
+                     f"got {value!r}")
+            else:
+                out.dashboard = value
         if "task_timeout" in raw:
-            out.task_timeout = check_timeout(raw["task_timeout"])
-            if out.task_timeout is None:
-                raise ServiceError(f"[service] task_timeout: expected seconds, a number > 0, "
-                                   f"got {raw['task_timeout']!r}")
+            timeout = check_timeout(raw["task_timeout"])
+            if timeout is None:
+                fail(f"[service] task_timeout: expected seconds, a number > 0, "
+                     f"got {raw['task_timeout']!r}")
+            else:
+                out.task_timeout = timeout
         for key in ("max_attempts", "workers", "threads", "max_result_bytes"):
             if key in raw:
                 value = raw[key]
                 if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                    raise ServiceError(f"[service] {key}: expected a whole number ≥ 1, got {value!r}")
-                setattr(out, key, value)
+                    fail(f"[service] {key}: expected a whole number ≥ 1, got {value!r}")
+                else:
+                    setattr(out, key, value)
         return out
 
 
@@ -263,6 +281,8 @@ class Service:
         self._watchers: set[asyncio.Task[None]] = set()
         self._stopping = False
         self.engine_error: str | None = None
+        #: a plugin's error that stopped the last scheduler loop turn (its one line), until a turn passes
+        self.plugin_error: str | None = None
         self._last_reconnect = -math.inf
         self.last_turn = 0.0
         self.preemptions = 0
@@ -327,6 +347,8 @@ class Service:
             return False, "the scheduler loop is not running"
         if self.now() - self.last_turn > max(10.0, 20 * self.settings.tick):
             return False, f"the scheduler loop has not turned for {self.now() - self.last_turn:.0f} s"
+        if self.plugin_error is not None:
+            return False, f"the scheduler loop stops on a plugin's error: {self.plugin_error}"
         return True, "ok"
 
     # ------------------------------------------------------------------ the loop
@@ -354,6 +376,13 @@ class Service:
                     self.store.flush()
                     self.history.sample(self)
                 self.engine_error = None
+                if self.plugin_error is not None:
+                    log.warning("the scheduler loop turns again (the plugin's error is gone)")
+                    self.plugin_error = None
+            except PluginError as exc:  # a plugin's bad answer or exception: in /healthz, logged once
+                if str(exc) != self.plugin_error:
+                    self.plugin_error = str(exc)
+                    log.error("scheduler loop turn failed: %s", exc)
             except Exception as exc:  # the engine unreachable: say so in /healthz, keep the jobs, retry
                 self.engine_error = f"{type(exc).__name__}: {exc}"
                 log.exception("scheduler loop turn failed")

@@ -676,7 +676,10 @@ def write_report(
 ) -> Path:
     """Write :func:`render_report` to ``path``; returns the path."""
     path = Path(path)
-    path.write_text(render_report(runs, title=title, notes=notes, statistics=statistics), encoding="utf-8")
+    # backslashreplace: a name that reached the page undecoded (a lone surrogate) is shown
+    # escaped rather than failing after the whole run
+    path.write_text(render_report(runs, title=title, notes=notes, statistics=statistics), encoding="utf-8",
+                    errors="backslashreplace")
     return path
 
 

@@ -241,10 +241,10 @@ class SimulationOptions:
         s = Settings(config.simulation, where="[simulation]")
         opts = cls(
             update_interval=float(
-                s.number("update_interval", config.scheduler.update_interval, minimum=0, exclusive_minimum=True)
+                s.number("update_interval", config.scheduler.update_interval, minimum=0.001)  # MIN_INTERVAL
             ),
             copy_fraction=float(s.number("copy_fraction", 1.0 / 3.0, minimum=0, maximum=1)),
-            sample_interval=s.number("sample_interval", None, minimum=0, exclusive_minimum=True),
+            sample_interval=s.number("sample_interval", None, minimum=0.001),  # MIN_INTERVAL
             phase_events=s.boolean("phase_events", False),
             stall_timeout=float(s.number("stall_timeout", 3600.0, minimum=0, exclusive_minimum=True)),
             heartbeats_per_second=float(s.number("heartbeats_per_second", 0.0, minimum=0)),

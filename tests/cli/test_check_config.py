@@ -40,7 +40,7 @@ def test_check_reports_every_problem_of_every_section_in_the_files_order():
     expected = {
         4: "[scheduler] mode: expected one of 'slots', 'resources', got 'banana'",
         5: "[scheduler] task_selector: unknown plugin 'dealy'",
-        6: "[scheduler] update_interval: must be > 0, got -1",
+        6: "[scheduler] update_interval: must be ≥ 0.001, got -1",
         7: "[scheduler] victim_selector: plugin 'fair' (corescheduler[fair]) is not a VictimSelector",
         11: "[cluster] racks: must be ≥ 1, got 0",
         12: "[cluster] heartbeat_interval: expected a finite number, got inf",
@@ -287,3 +287,113 @@ def test_an_allocation_file_also_given_on_the_command_line_still_counts_as_using
     result = run("check", str(CONFIGS / "unused-plugin-tables.xml"), str(config))
     assert result.exit_code == 0, result.output
     assert "[plugins.fifo]" not in result.stdout and "[plugins.size_based]" in result.stdout
+
+
+def test_check_warns_of_slot_mode_only_plugins_in_resource_mode(files):
+    config = CONFIGS / "resources-slot-only-plugins.toml"
+    result = run("check", str(config))
+    assert result.exit_code == 0, result.output  # a warning, not an error
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("warning: ")]
+    assert warnings == [
+        f"warning: {config}:4: [scheduler] load_manager = 'cap_based' has no effect in resource mode "
+        '(mode = "resources"): its hooks (cs_assign_limit, cs_can_assign) are slot mode only (docs/hooks.md)',
+    ]  # delay and fair have hooks resource mode asks; the resource-mode defaults are not warned of
+    slots = files("s.toml", '[scheduler]\nload_manager = "cap_based"\n')
+    assert "warning" not in run("check", str(slots)).output
+    plain = files("r.toml", '[scheduler]\nmode = "resources"\n')
+    assert "warning" not in run("check", str(plain)).output
+
+
+def test_yarn_scheduling_policies_put_their_plugin_tables_to_use(files):
+    """A YARN file's schedulingPolicy / defaultQueueSchedulingPolicy selects a policy: its
+    [plugins.NAME] table is in use (no 'no effect' warning), and check validates its
+    settings as simulate does (was: a warning, 'ok', then simulate failing)."""
+    alloc = files("a.xml", '<allocations>\n  <queue name="root"><schedulingPolicy>drf</schedulingPolicy>\n'
+                           '    <queue name="a"/>\n  </queue>\n</allocations>\n')
+    good = files("good.toml", f'[scheduler]\nmode = "resources"\nallocation_file = "{alloc.name}"\n\n[plugins.drf]\n')
+    result = run("check", str(good))
+    assert result.exit_code == 0, result.output
+    assert "no effect" not in result.output
+    bad = files("bad.toml", f'[scheduler]\nmode = "resources"\nallocation_file = "{alloc.name}"\n\n'
+                            "[plugins.drf]\nx = 1\n")
+    result = run("check", str(bad))
+    assert result.exit_code == 1, result.output
+    assert f"{alloc}:2: queue 'root' schedulingPolicy 'drf' cannot be used with {bad}" in result.output
+    assert f"{bad}:5: [plugins.drf] this plugin takes no settings" in result.output
+    assert "no effect" not in result.output
+    default = files("d.xml", "<allocations>\n  <defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>\n"
+                             "</allocations>\n")
+    config = files("d.toml", f'[scheduler]\nmode = "resources"\nallocation_file = "{default.name}"\n\n[plugins.drf]\n')
+    result = run("check", str(config))
+    assert result.exit_code == 0 and "no effect" not in result.output, result.output
+
+
+def test_simulation_users_and_pools_are_bounded(files):
+    """users = 10**9 passed check and then ran out of memory building user names."""
+    config = files("u.toml", "[simulation]\nusers = 1000000000\npools = 2e6\n")
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    assert f"{config}:2: [simulation] users: must be ≤ 1e+06, got 1000000000" in result.output
+    assert f"{config}:3: [simulation] pools: must be ≤ 1e+06, got 2000000.0" in result.output
+    assert run("check", str(files("ok.toml", "[simulation]\nusers = 1000000\npools = 1000000\n"))).exit_code == 0
+
+
+def test_intervals_are_at_least_a_millisecond(files):
+    """update_interval = 1e-7 passed check and then spun through empty updates."""
+    config = files("iv.toml", "[scheduler]\nupdate_interval = 1e-7\n[cluster]\nheartbeat_interval = 1e-300\n"
+                              "[simulation]\nupdate_interval = 0.0001\nsample_interval = 1e-9\n")
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    for line, key in ((2, "[scheduler] update_interval"), (4, "[cluster] heartbeat_interval"),
+                      (6, "[simulation] update_interval"), (7, "[simulation] sample_interval")):
+        assert f"{config}:{line}: {key}: must be ≥ 0.001" in result.output, result.output
+    ok = files("ok.toml", "[scheduler]\nupdate_interval = 0.001\n[cluster]\nheartbeat_interval = 0.001\n")
+    assert run("check", str(ok)).exit_code == 0
+
+
+def test_each_scheduler_key_naming_a_bad_plugin_is_reported_with_its_line(files):
+    """The stand-in for the first failed 'nope' used to swallow the later keys' problems."""
+    config = files("s.toml", '[scheduler]\nshare_policy = "nope"\nvictim_selector = "nope"\ntask_selector = "nope"\n')
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert [line.split(" unknown plugin")[0] for line in lines] == [
+        f"{config}:2: [scheduler] share_policy:", f"{config}:3: [scheduler] victim_selector:",
+        f"{config}:4: [scheduler] task_selector:"], lines
+
+
+def test_a_plugin_at_the_wrong_extension_point_is_one_problem(files):
+    config = files("d.toml", '[scheduler]\nshare_policy = "delay"\n')
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{config}:2: [scheduler] share_policy: plugin 'delay'"), lines
+
+
+def test_every_service_problem_is_reported(files):
+    config = files("sv.toml", "[service]\nthreads = -1\nworkers = -1\ntick = inf\n")
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f"{config}:2: [service] threads: expected a whole number ≥ 1, got -1",
+        f"{config}:3: [service] workers: expected a whole number ≥ 1, got -1",
+        f"{config}:4: [service] tick: expected seconds in (0, 60], got inf",
+    ]
+
+
+def test_cluster_size_names_the_key_too_big_with_its_line(files):
+    config = files("c.toml", "[cluster]\nracks = 2000000\n")
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [f"{config}:2: [cluster] racks: racks × nodes_per_rack = 20,000,000 "
+                                          "nodes; at most 1,000,000 (MAX_CLUSTER_NODES)"]
+
+
+def test_whole_number_floats_are_held_to_64_bits(files):
+    config = files("c.toml", "[cluster]\nracks = 1e300\nreduce_slots = 1e30\n")
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert [line.split(" expected")[0] for line in lines] == [f"{config}:2: [cluster] racks:",
+                                                              f"{config}:3: [cluster] reduce_slots:"], lines
+    assert all("fits in 64 bits" in line and len(line) < 200 for line in lines)

@@ -158,3 +158,10 @@ def test_property_more_weight_never_less_share(rows, capacity, index, factor):
     heavier[index]["weight"] = rows[index]["weight"] * factor
     after = compute_fair_shares(heavier, capacity)[index]
     assert after >= before - 1e-4 * max(1.0, before)
+
+
+def test_huge_weights_keep_their_ratios():
+    assert compute_fair_shares([{"weight": 2e6, "demand": 100}, {"weight": 4e6, "demand": 100}], 30) == \
+        pytest.approx([10.0, 20.0])
+    shares = compute_fair_shares([{"weight": 1e38, "demand": 100}, {"weight": 1, "demand": 100}], 30)
+    assert shares[0] == pytest.approx(30.0) and sum(shares) <= 30.0 + 1e-9

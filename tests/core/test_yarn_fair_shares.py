@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 
 import pytest
@@ -113,7 +114,21 @@ def test_many_groups_on_a_level_of_equal_queues() -> None:
 
 def test_a_huge_weight_under_an_unbounded_max_saturates_as_java_does() -> None:
     """(long) of a share of 2**63 or more is Long.MAX_VALUE in Java; numpy would wrap to
-    Long.MIN_VALUE (found in review: weight 1e30, no max share, 64 groups)."""
+    Long.MIN_VALUE (found in review: weight 1e30, no max share, 64 groups).  A finite huge
+    weight is now rescaled first (below); an infinite one (a float beyond its range) still
+    gives a share of 2**63 or more."""
     n = 64
+    out = yarn_fair_shares_many([math.inf] * n, [0] * n, [INF] * n, [True] * n, [1] * n, [10] * n)
+    assert out == yarn_fair_shares([math.inf], [0], [INF], 10) * n == [INF] * n
     out = yarn_fair_shares_many([1e30] * n, [0] * n, [INF] * n, [True] * n, [1] * n, [10] * n)
-    assert out == yarn_fair_shares([1e30], [0], [INF], 10) * n == [INF] * n
+    assert out == yarn_fair_shares([1e30], [0], [INF], 10) * n == [10] * n
+
+
+def test_huge_weights_are_rescaled_keeping_ratios_and_the_total():
+    """Not Hadoop's: its 25-step search hands a weight of 1e20 more than the total; the
+    weights are divided by one common factor first, so ratios hold and shares fit."""
+    assert yarn_fair_shares([2e6, 4e6], [0, 0], [LONG_MAX] * 2, 30) == [10, 20]
+    assert yarn_fair_shares([1e38, 1.0], [0, 0], [LONG_MAX] * 2, 819200) == [819200, 0]
+    assert sum(yarn_fair_shares([1e20, 1e20, 1.0], [0] * 3, [LONG_MAX] * 3, 819200)) <= 819202
+    many = yarn_fair_shares_many([2e6, 4e6] * 40, [0] * 80, [LONG_MAX] * 80, None, [2] * 40, [30] * 40)
+    assert many == [10, 20] * 40

@@ -2,7 +2,8 @@
 error before anything is built (item 5); lone surrogates and nesting too deep
 to decode are one error at load, not a traceback after the run (item 7); line
 formats are streamed and JSON costs memory in proportion to the file (item 8);
-allocation-file weights beyond a Java float or absurdly large, and a TOML
+allocation-file weights beyond a Java float or absurdly large (taken whole, their
+shares within the cluster and in their ratios), and a TOML
 config with a UTF-8 BOM (item 12)."""
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from hypothesis import strategies as st
 
 from corescheduler.config import MAX_CLUSTER_NODES, Config
 from corescheduler.errors import ConfigError, WorkloadError
-from corescheduler.formats.allocation_file import MAX_WEIGHT, load_allocations
+from corescheduler.formats.allocation_file import load_allocations
 from corescheduler.formats.state import Snapshot, StateError, load_state
 from corescheduler.formats.workloads import load_workload, swim
 from corescheduler.formats.workloads.workload import MAX_JOB_TASKS, MAX_WORKLOAD_JOBS, MAX_WORKLOAD_TASKS
@@ -352,16 +353,52 @@ def test_yarn_weight_beyond_a_java_float_is_an_error():
 
 
 @pytest.mark.parametrize("name", ["yarn-weight-huge.xml", "mr1-weight-huge.xml"])
-def test_huge_weights_keep_steady_shares_finite_and_warn(tmp_path, name):
+def test_huge_weights_are_taken_whole_and_keep_steady_shares_within_the_cluster(tmp_path, name):
     path = DATA / name
     allocations = load_allocations(path)
-    assert any(f"{path}:3: <weight>" in w and f"taken as {MAX_WEIGHT:,.0f}" in w for w in allocations.warnings)
+    assert not any("<weight>" in w for w in allocations.warnings), allocations.warnings
     doc = queues_json(tmp_path, path)
     memory = doc["cluster"]["memory"]
     shares = {q["name"]: q["steady_fair_share"]["memory"] for q in doc["queues"]}
     assert all(isinstance(s, int) and 0 <= s <= memory for s in shares.values()), shares
-    assert shares["root.a"] == memory  # a weight a million times b's takes (all but a millionth of) the cluster
-    assert {q["name"]: q["weight"] for q in doc["queues"]}["root.a"] == MAX_WEIGHT
+    assert shares["root.a"] == memory  # 1e20 (1e39) against 1: all but a negligible part
+    assert {q["name"]: q["weight"] for q in doc["queues"]}["root.a"] in (1e20, 1e39)
+
+
+def test_huge_yarn_weights_keep_their_ratios(tmp_path):
+    """2e6 : 4e6 divide as 1 : 2 (a cap at 1e6 once made them equal)."""
+    path = tmp_path / "ratio.xml"
+    path.write_text("<allocations>\n  <queue name=\"a\"><weight>2e6</weight></queue>\n"
+                    "  <queue name=\"b\"><weight>4e6</weight></queue>\n</allocations>\n")
+    doc = queues_json(tmp_path, path)
+    shares = {q["name"]: q["steady_fair_share"]["memory"] for q in doc["queues"]}
+    assert abs(shares["root.b"] - 2 * shares["root.a"]) <= 1, shares
+    assert shares["root.a"] + shares["root.b"] + shares["root.default"] <= doc["cluster"]["memory"] + 2
+
+
+def test_float_max_as_java_prints_it_is_a_yarn_weight(tmp_path):
+    path = tmp_path / "max.xml"
+    path.write_text("<allocations>\n  <queue name=\"a\"><weight>3.4028235e38</weight></queue>\n"
+                    "  <queue name=\"b\"><weight>1</weight></queue>\n</allocations>\n")
+    assert not load_allocations(path).warnings
+    doc = queues_json(tmp_path, path)
+    shares = {q["name"]: q["steady_fair_share"]["memory"] for q in doc["queues"]}
+    assert shares["root.a"] == doc["cluster"]["memory"] and shares["root.b"] == 0
+
+
+def test_huge_mr1_weights_keep_their_ratios_in_slot_shares(tmp_path):
+    allocation = tmp_path / "wt.xml"
+    allocation.write_text("<allocations>\n  <pool name=\"a\"><weight>2e6</weight></pool>\n"
+                          "  <pool name=\"b\"><weight>4e6</weight></pool>\n</allocations>\n")
+    config = tmp_path / "wt.toml"
+    config.write_text(f"[scheduler]\nallocation_file = {json.dumps(str(allocation))}\n")
+    state = tmp_path / "st.json"
+    state.write_text(json.dumps({"cluster": {"map_slots": 30, "reduce_slots": 3}, "jobs": [
+        {"id": "x", "maps": 100, "pool": "a"}, {"id": "y", "maps": 100, "pool": "b"}]}))
+    result = run("shares", "--config", str(config), "--state", str(state), "--json")
+    assert result.exit_code == 0, result.output
+    pools = json.loads(result.stdout)["pools"]
+    assert pools["a"]["map"] == pytest.approx(10.0) and pools["b"]["map"] == pytest.approx(20.0)
 
 
 def test_a_toml_config_with_a_bom_is_read():

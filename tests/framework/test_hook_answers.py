@@ -91,6 +91,8 @@ CASES: list[tuple[str, str, str, str, str, tuple[str, ...]]] = [
     ("faulty_shares", "share_policy", 'answer = "@huge"', "cs_compute_shares", "1000000000", SLOTS),
     ("faulty_shares", "share_policy", 'answer = "@negative_resources"', "cs_compute_shares", "memory=-5",
      RESOURCES),
+    ("faulty_shares", "share_policy", 'answer = "@long_overflow"', "cs_compute_shares",
+     "memory=9223372036854775808", RESOURCES),
     ("faulty_shares", "share_policy", "answer = [1.0]\nwhole = true", "cs_compute_shares", "[1.0]", BOTH),
     ("faulty_shares", "share_policy", "answer = 3\nwhole = true", "cs_compute_shares", "3", BOTH),
     ("faulty_next_kind", "share_policy", 'answer = "banana"', "cs_next_kind", "'banana'", SLOTS),
@@ -98,11 +100,23 @@ CASES: list[tuple[str, str, str, str, str, tuple[str, ...]]] = [
     ("faulty_admit", "share_policy", "answer = 0", "cs_admit_job", "0", BOTH),
     ("faulty_key", "share_policy", 'answer = "@none"', "cs_order_key", "None", BOTH),
     ("faulty_key", "share_policy", 'answer = "@mixed"', "cs_order_key", "keys that do not compare", BOTH),
+    # keys that do not compare, met first where an item is put back in its order (not in a sort)
+    ("faulty_key", "share_policy", 'answer = "@complex"', "cs_order_key", "keys that do not compare", BOTH),
+    ("faulty_key", "share_policy", 'answer = "@object"', "cs_order_key", "keys that do not compare", BOTH),
+    ("faulty_key", "share_policy", 'answer = "@dict"', "cs_order_key", "keys that do not compare", BOTH),
+    ("faulty_key", "share_policy", 'answer = "@decimal_nan"', "cs_order_key", "keys that do not compare", BOTH),
+    ("faulty_key", "share_policy", 'answer = "@complex"\nper_name = true', "cs_order_key",
+     "keys that do not compare", BOTH),
+    ("faulty_key", "share_policy", 'answer = "@nan_tuple"', "cs_order_key", "(nan, ", BOTH),
+    ("faulty_key", "share_policy", "answer = nan", "cs_order_key", "nan", BOTH),
     ("faulty_plan", "share_policy", "answer = 42", "cs_plan_preemption", "42", SLOTS),
     ("faulty_plan", "share_policy", 'answer = "@plan_str_count"', "cs_plan_preemption", "count='3'", SLOTS),
     ("faulty_plan", "share_policy", 'answer = "@plan_bool_count"', "cs_plan_preemption", "count=True", SLOTS),
     ("faulty_plan", "share_policy", 'answer = "@plan_negative_allowance"', "cs_plan_preemption",
      "'a': -1", SLOTS),
+    ("faulty_plan", "share_policy", 'answer = "@plan_all_victims"', "cs_plan_preemption", "victims for count=1",
+     SLOTS),
+    ("faulty_plan", "share_policy", 'answer = "@plan_foreign"', "cs_plan_preemption", "victim ", SLOTS),
     # weight adjusters
     ("faulty_weight", "weight_adjusters", 'answer = "2"', "cs_adjust_weight", "'2'", BOTH),
     ("faulty_weight", "weight_adjusters", "answer = true", "cs_adjust_weight", "True", BOTH),
@@ -131,12 +145,17 @@ CASES: list[tuple[str, str, str, str, str, tuple[str, ...]]] = [
     # victim selector (the policy plans one victim, allowing any pool)
     ("faulty_victims", "victim_selector", "answer = 42", "cs_select_victims", "42", SLOTS),
     ("faulty_victims", "victim_selector", 'answer = ["a task"]', "cs_select_victims", "['a task']", SLOTS),
+    ("faulty_victims", "victim_selector", 'answer = "@all"', "cs_select_victims", "victims for count=1", SLOTS),
+    ("faulty_victims", "victim_selector", 'answer = "@copy"', "cs_select_victims", "victim ", SLOTS),
     # pool resolvers
     ("faulty_resolver", "pool_resolver", "answer = 42", "cs_resolve_pool", "42", BOTH),
     ("faulty_resolver", "pool_resolver", 'answer = ""', "cs_resolve_pool", "''", BOTH),
     ("faulty_resolver", "pool_resolver", "answer = true", "cs_resolve_pool", "True", BOTH),
     ("faulty_known", "pool_resolver", 'answer = "abc"', "cs_known_pools", "'abc'", BOTH),
     ("faulty_known", "pool_resolver", "answer = [1]", "cs_known_pools", "[1]", BOTH),
+    ("faulty_resolver", "pool_resolver", 'answer = "@surrogate"', "cs_resolve_pool", "'\\ud800'", BOTH),
+    ("faulty_resolver", "pool_resolver", 'answer = "@control"', "cs_resolve_pool", "'a\\x01b'", BOTH),
+    ("faulty_known", "pool_resolver", 'answer = ["a", "@surrogate"]', "cs_known_pools", "'\\ud800'", BOTH),
 ]
 
 #: what the rest of [scheduler] must be for a case to reach its hook
@@ -174,11 +193,49 @@ def test_sys_exit_in_a_hook_is_a_plugin_error_not_the_exit_status(faulty_dist, n
     assert_user_error(result, f"plugin '{name}' ({DIST}[{name}])", "SystemExit: 3")
 
 
+def test_resources_beyond_a_java_long_are_refused_where_made(faulty_dist) -> None:
+    result = _simulate(faulty_dist, "resources", {"share_policy": "faulty_shares"}, "faulty_shares",
+                       'answer = "@huge_memory"')
+    assert_user_error(result, f"plugin 'faulty_shares' ({DIST}[faulty_shares])",
+                      "memory must be at most 9223372036854775807", "a number of 401 digits")
+
+
+def test_resources_amounts_are_bounded_by_a_java_long() -> None:
+    from corescheduler.resources import UNBOUNDED, Resources
+
+    assert Resources(memory=UNBOUNDED, vcores=-UNBOUNDED - 1).memory == 2**63 - 1
+    for bad in ({"memory": 2**63}, {"vcores": -(2**63) - 1}, {"extras": {"gpu": 10**400}}):
+        with pytest.raises(ValueError, match="at most 9223372036854775807"):
+            Resources(**bad)
+
+
+@pytest.mark.parametrize("mode", BOTH)
+@pytest.mark.parametrize(("answer", "shown"), [("halt", "Halt: stop"), ("generator_exit", "GeneratorExit: closed")])
+def test_any_base_exception_in_a_hook_is_a_plugin_error(faulty_dist, answer, shown, mode) -> None:
+    result = _simulate(faulty_dist, mode, {"task_selector": "faulty_exit"}, "faulty_exit", f'answer = "{answer}"')
+    assert_user_error(result, f"plugin 'faulty_exit' ({DIST}[faulty_exit])", shown)
+
+
+@pytest.mark.parametrize("answer", ["halt", "generator_exit", None])
+def test_a_base_exception_in_a_hook_takes_back_the_heartbeats_launches(answer) -> None:
+    h = _harness({"task_selector": "exit", "assign_multiple": True}, {"exit": faulty.Exit},
+                 {"plugins": {"exit": {"answer": answer}}})
+    faulty.Exit.calls = 0
+    job = h.submit(maps=4)
+    with pytest.raises(PluginExecutionError, match=r"running TaskSelector plugin 'exit'"):
+        h.heartbeat("n0000")
+    assert job.running[MAP] == 0 and job.pending[MAP] == 4 and h.scheduler.node("n0000").running[MAP] == 0
+
+
 @pytest.mark.parametrize("mode", BOTH)
 @pytest.mark.parametrize(("what", "shown"), [
     ("running", "'mappingproxy' object does not support item assignment"),
     ("running_attr", "AttributeError"),
     ("pool", "AttributeError"),
+    ("id", "AttributeError"),
+    ("priority", "AttributeError"),
+    ("task_state", "AttributeError"),
+    ("task_node", "AttributeError"),
 ])
 def test_a_plugin_that_writes_the_schedulers_objects_is_named(faulty_dist, what, shown, mode) -> None:
     result = _simulate(faulty_dist, mode, {"listeners": ["faulty_vandal"]}, "faulty_vandal", f'what = "{what}"')
@@ -302,3 +359,129 @@ def test_an_unprintable_answer_is_still_named() -> None:
     h.submit(maps=1)
     with pytest.raises(PluginAnswerError, match=r"cs_can_assign returned <Ugly object \(repr failed"):
         h.heartbeat("n0000")
+
+
+@pytest.mark.parametrize("answer", [2 + 1j, object(), {}])
+def test_keys_that_fail_where_a_launch_puts_its_pool_back_are_named_and_taken_back(answer, caplog) -> None:
+    class Late:
+        """Keys that compare until ``bad``; then pool a's does not (no update sorts them:
+        the heartbeat's launch puts pool a back beside pool b, and its take-back again)."""
+
+        bad = False
+
+        @hookimpl
+        def cs_compute_shares(self, schedulables, capacity):  # type: ignore[no-untyped-def]
+            return [capacity / len(schedulables)] * len(schedulables)
+
+        @hookimpl
+        def cs_order_key(self, schedulable):  # type: ignore[no-untyped-def]
+            return answer if Late.bad and schedulable.name == "a" else (schedulable.name,)
+
+    h = _harness({"share_policy": "late", "assign_multiple": True}, {"late": Late})
+    a = h.submit(maps=2, pool="a")
+    b = h.submit(maps=2, pool="b")
+    Late.bad = True
+    with pytest.raises(PluginAnswerError, match=r"^SharePolicy plugin 'late' .*cs_order_key returned keys that "
+                                                r"do not compare"):
+        h.heartbeat("n0000")
+    # the heartbeat's launches are taken back, quietly (no second error logged)
+    assert a.running[MAP] == b.running[MAP] == 0 and a.pending[MAP] == b.pending[MAP] == 2
+    assert h.scheduler.node("n0000").running[MAP] == 0 and not h.scheduler._running_tasks
+    assert "taking back" not in caplog.text
+    Late.bad = False  # the policy answers well again: the run goes on from a sound state
+    h.update()
+    assert len(h.heartbeat("n0000")) > 0
+
+
+@pytest.mark.parametrize("mode", BOTH)
+def test_a_nan_in_an_order_key_is_named_not_a_broken_order(mode) -> None:
+    h = _harness({"share_policy": "key"}, {"key": faulty.Key}, {"plugins": {"key": {"answer": "@nan_tuple"}}},
+                 mode=mode)
+    with pytest.raises(PluginAnswerError, match=r"^SharePolicy plugin 'key' .*cs_order_key returned \(nan, "
+                                                r".*without NaN"):
+        for _ in range(3):
+            h.submit(maps=3) if mode == "slots" else h.submit_app(tasks=3)
+            for node in ("n0000", "n0001"):
+                h.heartbeat(node)
+            h.update()
+
+
+def test_an_order_drops_an_item_whose_keys_do_not_compare() -> None:
+    from corescheduler.core.order import KeyedOrder, has_nan
+
+    class Item:
+        def __init__(self, key: Any) -> None:
+            self._key = key
+
+    order = KeyedOrder()
+    x, y = Item(2 + 1j), Item((1,))
+    order.add(x)  # nothing to compare with
+    order._items.append(y)  # as if a sort had broken
+    order.remove(y)  # the bisection fails (complex < tuple): found by identity
+    order.remove(x)
+    assert not order
+    with pytest.raises(ValueError, match="not in the order"):
+        order.remove(x)
+    assert has_nan(float("nan")) and has_nan((1, float("nan"))) and not has_nan((1, "a")) and not has_nan(2)
+
+
+@pytest.mark.parametrize("mode", BOTH)
+def test_a_numpy_array_of_shares_is_a_list_of_shares(mode) -> None:
+    numpy = pytest.importorskip("numpy")
+    from corescheduler.resources import Resources
+
+    class Arr:
+        @hookimpl
+        def cs_compute_shares(self, schedulables, capacity):  # type: ignore[no-untyped-def]
+            n = len(schedulables)
+            if isinstance(capacity, Resources):
+                share = Resources(memory=capacity.memory // max(n, 1), vcores=capacity.vcores // max(n, 1))
+                out = numpy.empty(n, dtype=object)
+                out[:] = [share] * n
+                return out
+            return numpy.full(n, capacity / n if n else 0.0)
+
+        @hookimpl
+        def cs_order_key(self, schedulable):  # type: ignore[no-untyped-def]
+            return (schedulable.name,)
+
+    h = _harness({"share_policy": "arr"}, {"arr": Arr}, mode=mode)
+    job = h.submit(maps=2, pool="a") if mode == "slots" else h.submit_app(queue="a", tasks=2)
+    h.submit(maps=2, pool="b") if mode == "slots" else h.submit_app(queue="b", tasks=2)
+    kind = MAP if mode == "slots" else "resources"
+    share = job.sched[kind].fair_share
+    assert share is not None and (share > 0 if mode == "slots" else share.memory > 0)
+    assert len(h.heartbeat("n0000")) > 0
+
+
+@pytest.mark.parametrize("mode", BOTH)
+def test_decimal_weights_and_shares_are_numbers(mode) -> None:
+    from decimal import Decimal
+
+    class Dec:
+        weight = Decimal("2.5")
+
+        @hookimpl
+        def cs_adjust_weight(self):  # type: ignore[no-untyped-def]
+            return Dec.weight
+
+        @hookimpl
+        def cs_compute_shares(self, schedulables, capacity):  # type: ignore[no-untyped-def]
+            return [Decimal(1)] * len(schedulables)
+
+        @hookimpl
+        def cs_order_key(self, schedulable):  # type: ignore[no-untyped-def]
+            return (schedulable.name,)
+
+    scheduler: dict[str, Any] = {"weight_adjusters": ["dec"]}
+    if mode == "slots":
+        scheduler["share_policy"] = "dec"
+    h = _harness(scheduler, {"dec": Dec}, mode=mode)
+    job = h.submit(maps=2) if mode == "slots" else h.submit_app(tasks=2)
+    kind = MAP if mode == "slots" else "resources"
+    assert job.sched[kind].weight == 2.5 and type(job.sched[kind].weight) is float
+    if mode == "slots":
+        assert job.sched[kind].fair_share == 1.0 and type(job.sched[kind].fair_share) is float
+    with pytest.raises(PluginAnswerError, match=r"cs_adjust_weight returned Decimal\('NaN'\)"):
+        Dec.weight = Decimal("NaN")
+        h.update()

@@ -255,7 +255,23 @@ def load_workload(
             with _reading(path, source) as fh:
                 jobs = _load_swim(_text_lines(fh), source, settings, rng)
     jobs.sort(key=lambda j: (j.submit, j.id))
-    return Workload(jobs=tuple(jobs), source=source, name=name)
+    # a file name that is not UTF-8 holds surrogate escapes ('\udcff' for byte 0xff): shown as
+    # '\xff', so the reports and metrics the name goes into can be written
+    return Workload(jobs=tuple(jobs), source=printable_path(source), name=printable_path(name))
+
+
+def printable_path(text: str) -> str:
+    """``text`` (a file name as the OS gave it) with bytes that are not UTF-8, and any
+    other lone surrogate, written as backslash escapes (``\\xff``): safe to encode."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        return os.fsencode(text).decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 __all__ = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
@@ -113,6 +114,10 @@ def _non_space(block: str, pos: int) -> int:
     return -1
 
 
+#: the line breaks of str.splitlines other than \n and \r\n
+_OTHER_BREAKS = re.compile("\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 def _text_lines(fh: IO[str]) -> Iterator[tuple[int, str]]:
     """``(line number, line)`` of every non-blank line of a text stream, read
     :data:`_CHUNK` characters at a time: memory holds one chunk, not the file,
@@ -122,9 +127,10 @@ def _text_lines(fh: IO[str]) -> Iterator[tuple[int, str]]:
     while True:
         chunk = fh.read(_CHUNK)
         if not chunk:
-            tail = "".join(parts)
-            if tail.strip():
-                yield lineno, tail
+            for piece in "".join(parts).splitlines():
+                if piece.strip():
+                    yield lineno, piece
+                lineno += 1
             return
         cut = chunk.rfind("\n") + 1
         if cut == 0:
@@ -138,6 +144,14 @@ def _text_lines(fh: IO[str]) -> Iterator[tuple[int, str]]:
             block = chunk[:cut]
         if cut < len(chunk):
             parts.append(chunk[cut:])
+        if _OTHER_BREAKS.search(block) is not None:
+            # a line break other than \n and \r\n (\x0c, \r, \x85, \u2028…): str.splitlines'
+            # lines, as the whole-file reader split them (rare; the block costs a Python loop)
+            for piece in block.splitlines():
+                if piece.strip():
+                    yield lineno, piece
+                lineno += 1
+            continue
         pos = 0  # the start of a line of block (which ends with a newline)
         while (i := _non_space(block, pos)) >= 0:
             start = max(pos, block.rfind("\n", pos, i) + 1)

@@ -215,8 +215,9 @@ class WorkloadSettings:
             bytes_per_reduce=s.number("bytes_per_reduce", d.bytes_per_reduce, minimum=1, integer=True),
             max_maps=s.number("max_maps", d.max_maps, minimum=0, integer=True),
             max_reduces=s.number("max_reduces", d.max_reduces, minimum=0, integer=True),
-            pools=s.number("pools", d.pools, minimum=0, integer=True),
-            users=s.number("users", d.users, minimum=1, integer=True),
+            # names are built up front (user00…): no more than a workload can have jobs
+            pools=s.number("pools", d.pools, minimum=0, maximum=MAX_WORKLOAD_JOBS, integer=True),
+            users=s.number("users", d.users, minimum=1, maximum=MAX_WORKLOAD_JOBS, integer=True),
             shuffle=s.string("shuffle", d.shuffle, choices=SHUFFLE_MODES),
             shuffle_skew=float(s.number("shuffle_skew", d.shuffle_skew, minimum=0)),
         )

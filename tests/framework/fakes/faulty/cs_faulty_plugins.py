@@ -9,7 +9,9 @@ command line, and hands them to the test harness in-process.
 
 from __future__ import annotations
 
+import copy
 import math
+from decimal import Decimal
 from typing import Any
 
 from corescheduler.core.model import MAP, PENDING, REDUCE, RESOURCES, RUNNING, PreemptionPlan
@@ -24,6 +26,10 @@ SPECIAL: dict[str, Any] = {
     "@huge": 10**400,
     "@object": object(),
     "@none": None,
+    "@dict": {},
+    "@surrogate": "\ud800",
+    "@control": "a\x01b",
+    "@decimal_nan": Decimal("NaN"),
     "@negative_resources": Resources(memory=-5, vcores=1),
     "@plan_str_count": PreemptionPlan(count="3"),  # type: ignore[arg-type]
     "@plan_bool_count": PreemptionPlan(count=True),  # type: ignore[arg-type]
@@ -75,7 +81,12 @@ class Shares(EvenShares):
 
     @hookimpl
     def cs_compute_shares(self, schedulables: Any, capacity: Any) -> Any:
-        return self.answer if self.whole else [self.answer] * len(schedulables)
+        answer = self.answer
+        if type(answer) is str and answer == "@huge_memory":  # refused where it is made
+            answer = Resources(memory=10**400, vcores=1)
+        elif type(answer) is str and answer == "@long_overflow":  # a sum past a Java long
+            answer = Resources(memory=2**62, vcores=1) + Resources(memory=2**62, vcores=1)
+        return answer if self.whole else [answer] * len(schedulables)
 
 
 class NextKind(EvenShares):
@@ -91,21 +102,53 @@ class Admit(EvenShares):
 
 
 class Key(EvenShares):
-    """cs_order_key: ``answer``; ``"@mixed"``: keys that do not compare (a tuple, then a str)."""
+    """cs_order_key: ``answer``; ``"@mixed"``: keys that do not compare (a tuple, then a str);
+    ``"@nan_tuple"``: ``(nan, name)`` for a schedulable with an odd running count, else
+    ``(running, name)`` (running: vcores in resource mode); ``per_name = true``: ``answer``
+    for the job or pool ``b1``/``b``
+    only (the others ``(name,)``), so a one-item order holds it until a second comes."""
 
     calls = 0
 
+    def __init__(self, settings: dict[str, Any]) -> None:
+        super().__init__(settings)
+        self.per_name = bool(settings.get("per_name", False))
+
     @hookimpl
     def cs_order_key(self, schedulable: Any) -> Any:
-        if self.answer == "@mixed":
+        if type(self.answer) is str and self.answer == "@mixed":
             Key.calls += 1
             return (schedulable.name,) if Key.calls % 2 else schedulable.name
+        if type(self.answer) is str and self.answer == "@nan_tuple":
+            running = schedulable.running
+            running = running.vcores if isinstance(running, Resources) else running
+            return (math.nan if running % 2 else float(running), schedulable.name)
+        if self.per_name and schedulable.name not in ("b1", "b", "root.b"):
+            return (schedulable.name,)
         return self.answer
 
 
+def _running(pools: Any, kind: str) -> list[Any]:
+    """The running tasks of ``kind`` of the pools' (slot mode) jobs."""
+    return [t for s in pools for job in s.owner.jobs.values() for t in job.tasks.get(kind, [])
+            if t.state == RUNNING]
+
+
 class Plan(EvenShares):
+    """cs_plan_preemption: ``answer``; ``"@plan_all_victims"``: count 1, every running task
+    of the kind as victims; ``"@plan_foreign"``: count 1, a copy of a running task (the same
+    id, another object: as another scheduler's task)."""
+
     @hookimpl
-    def cs_plan_preemption(self) -> Any:
+    def cs_plan_preemption(self, pools: Any, kind: str) -> Any:
+        if type(self.answer) is str and self.answer in ("@plan_all_victims", "@plan_foreign"):
+            running = _running(pools, kind)
+            if len(running) < 2:
+                return None
+            if self.answer == "@plan_all_victims":
+                return PreemptionPlan(count=1, victims=tuple(running))
+            task = running[0]  # another object with the same id (a compiled Task cannot be copied)
+            return PreemptionPlan(count=1, victims=(type(task)(task.id, task.job, task.kind, task.index),))
         return self.answer
 
 
@@ -215,8 +258,15 @@ class Reach(_Plain):
 
 
 class Victims(_Answers):
+    """cs_select_victims: ``answer``; ``"@all"``: every candidate; ``"@copy"``: a copy of
+    the first (the same id, another object)."""
+
     @hookimpl
-    def cs_select_victims(self) -> Any:
+    def cs_select_victims(self, candidates: Any) -> Any:
+        if self.answer == "@all":
+            return list(candidates)
+        if self.answer == "@copy":
+            return [copy.copy(candidates[0])] if candidates else None
         return self.answer
 
 
@@ -239,11 +289,25 @@ class Known(_Answers):
 # --------------------------------------------------------------------------- misbehaviour
 
 
+class Halt(BaseException):
+    """A plugin's own BaseException subclass (not an Exception)."""
+
+
 class Exit(_Plain):
-    """A TaskSelector that calls ``sys.exit(3)``."""
+    """A TaskSelector that calls ``sys.exit(3)`` (``answer = "halt"``: raises :class:`Halt`;
+    ``"generator_exit"``: GeneratorExit) on its second call, after one launch."""
+
+    calls = 0
 
     @hookimpl
-    def cs_select_task(self) -> Any:
+    def cs_select_task(self, job: Any, kind: str) -> Any:
+        Exit.calls += 1
+        if Exit.calls % 2:
+            return job.pending_task(kind)
+        if self.answer == "halt":
+            raise Halt("stop")
+        if self.answer == "generator_exit":
+            raise GeneratorExit("closed")
         raise SystemExit(3)
 
 
@@ -272,6 +336,18 @@ class Vandal:
     def cs_job_added(self, job: Any) -> None:
         if self.what == "pool":
             job.pool = None
+        elif self.what == "id":
+            job.id = "someone else"
+        elif self.what == "priority":
+            job.priority = "VERY_HIGH"
+
+
+    @hookimpl
+    def cs_task_started(self, task: Any) -> None:
+        if self.what == "task_state":
+            task.state = PENDING  # "it waits": it would be launched again while it runs
+        elif self.what == "task_node":
+            task.node = None
 
 
 #: entry-point name -> class, as the test distribution registers them
