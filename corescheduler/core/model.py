@@ -561,7 +561,7 @@ class Job:
         tasks = self.tasks[kind]
         while heap:
             task = tasks[heap[0]]
-            if task.state == PENDING:
+            if task._state == PENDING:
                 return task
             heapq.heappop(heap)
         return None
@@ -578,7 +578,7 @@ class Job:
         start).  O(tasks of the kind): for selectors that choose among all of them."""
         if kind == REDUCE and not self.reduces_schedulable:
             return []
-        return [t for t in self.tasks[kind] if t.state == PENDING]
+        return [t for t in self.tasks[kind] if t._state == PENDING]
 
     def pending_map_on_node(self, node: str) -> Task | None:
         """The lowest-index pending map with input on ``node``."""

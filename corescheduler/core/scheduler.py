@@ -1099,7 +1099,7 @@ class Scheduler:
 
     def _check_selected(self, task: Any, job: Job, kind: str) -> Task:
         """The TaskSelector's answer, if it is a pending task of ``kind`` of ``job``."""
-        if isinstance(task, Task) and task.job is job and task.kind == kind and task.state == PENDING:
+        if isinstance(task, Task) and task.job is job and task.kind == kind and task._state == PENDING:
             return task
         return answers.selected_task(self._who("TaskSelector"), task, job, kind)
 
