@@ -73,7 +73,7 @@ from corescheduler.core.model import (
     Schedulable,
     Task,
 )
-from corescheduler.core.order import has_nan
+from corescheduler.core.order import UnorderedKey, has_nan
 from corescheduler.core.queue_tree import Queue, QueueTree, valid_queue_name
 from corescheduler.core.queues import full_queue_name
 from corescheduler.errors import SchedulerStateError
@@ -504,7 +504,7 @@ class ResourceScheduler:
         js.running = job.usage
         if job.runnable and not job.is_finished and self._has_pending(job) and job in leaf.runnable_apps:
             key = js._key = (key_fns.get(leaf.policy) or self._key_fn(leaf))(js)
-            if key is None or has_nan(key):
+            if key is None:
                 self._bad_key(leaf.policy, None, key)
             try:
                 leaf.order.add(js)
@@ -520,7 +520,7 @@ class ResourceScheduler:
                 s._ordered = False
             if q.order:
                 key = s._key = (key_fns.get(parent.policy) or self._key_fn(parent))(s)
-                if key is None or has_nan(key):
+                if key is None:
                     self._bad_key(parent.policy, None, key)
                 try:
                     parent.order.add(s)
@@ -540,6 +540,8 @@ class ResourceScheduler:
         """Raise the error for policy ``policy``'s order key: None, a NaN (``key``), or keys
         that do not compare."""
         who = self.owner.plugins.who("SharePolicy", policy)
+        if isinstance(exc, UnorderedKey) and has_nan(exc.key):  # a NaN does not order: named as one
+            exc, key = None, exc.key
         if exc is None:
             raise answers.no_key(who) if key is None else answers.nan_key(who, key)
         raise answers.incomparable(who, exc) from exc

@@ -77,7 +77,7 @@ from corescheduler.core.model import (
     Task,
     check_priority,
 )
-from corescheduler.core.order import KeyedOrder, has_nan
+from corescheduler.core.order import KeyedOrder, UnorderedKey, has_nan
 from corescheduler.core.resource_scheduler import ResourceScheduler
 from corescheduler.core.shuffle import MapOutputs
 from corescheduler.errors import AllocationError, CoreSchedulerError, SchedulerStateError
@@ -791,6 +791,8 @@ class Scheduler:
         keys that do not compare.  The orders are rebuilt by the next update."""
         self._dirty = True
         who = self.plugins.who("SharePolicy", policy.name)
+        if isinstance(exc, UnorderedKey) and has_nan(exc.key):
+            exc, key = None, exc.key
         if exc is not None:
             return _chained(answers.incomparable(who, exc), exc)
         return answers.no_key(who) if key is None else answers.nan_key(who, key)
@@ -1115,10 +1117,10 @@ class Scheduler:
         s.running += delta
         if self._job_order[s.name][s.kind]:
             key = s._key = self.root_policy.order_key(s)
-            if key is None or has_nan(key):
+            if key is None:
                 raise self._key_error(self.root_policy, None, key)
             try:
-                order.add(s)
+                order.add(s)  # a NaN key does not order against its neighbours: UnorderedKey
             except answers.INCOMPARABLE as exc:  # keys that do not compare: the policy's error
                 raise self._key_error(self.root_policy, exc) from exc
             s._ordered = True
@@ -1139,10 +1141,10 @@ class Scheduler:
         if _offerable(job, kind):
             policy = self._pool_policy[job._pool]
             key = js._key = policy.order_key(js)
-            if key is None or has_nan(key):
+            if key is None:
                 raise self._key_error(policy, None, key)
             try:
-                order.add(js)
+                order.add(js)  # a NaN key does not order against its neighbours: UnorderedKey
             except answers.INCOMPARABLE as exc:  # keys that do not compare: the policy's error
                 raise self._key_error(policy, exc) from exc
             js._ordered = True

@@ -76,3 +76,44 @@ def test_matches_a_sorted_list_under_random_adds_and_removes(ops, seed):
             order.add(item)
             model.append(item)
         assert [i.name for i in order] == [i.name for i in sorted(model, key=lambda i: i._key)]
+
+
+def test_add_refuses_a_key_that_does_not_order_against_its_neighbours() -> None:
+    """A NaN compares false with everything: the bisected order would be silently wrong, so
+    the insertion refuses it (two comparisons, not a scan of every key)."""
+    import math
+
+    from corescheduler.core.order import UnorderedKey
+
+    class Item:
+        def __init__(self, key: object) -> None:
+            self._key = key
+
+    order = KeyedOrder()
+    order.add(Item((0.5, "a")))
+    order.add(Item((1.5, "c")))
+    with pytest.raises(UnorderedKey) as caught:
+        order.add(Item((math.nan, "b")))
+    assert math.isnan(caught.value.key[0]) and len(order) == 2
+    lone = KeyedOrder()
+    lone.add(Item(1.0))
+    with pytest.raises(UnorderedKey):
+        lone.add(Item(math.nan))
+
+
+def test_add_takes_keys_that_define_only_less_than() -> None:
+    class OnlyLess:
+        def __init__(self, v: int) -> None:
+            self.v = v
+
+        def __lt__(self, other: OnlyLess) -> bool:
+            return self.v < other.v
+
+    class Item:
+        def __init__(self, key: object) -> None:
+            self._key = key
+
+    order = KeyedOrder()
+    for v in (3, 1, 2, 2):
+        order.add(Item(OnlyLess(v)))
+    assert [item._key.v for item in order] == [1, 2, 2, 3]
