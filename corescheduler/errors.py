@@ -9,6 +9,7 @@ original exception, where there was one, stays reachable as ``__cause__``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 
 class CoreSchedulerError(Exception):
@@ -138,3 +139,12 @@ class ResourceParseError(CoreSchedulerError, ValueError):
     """A resource string (``"1024 mb, 2 vcores"``, ``"50%"``, ``"memory-mb=1024, vcores=2"``)
     is malformed; the message is YARN's (``FairSchedulerConfiguration.parseResourceConfigValue``:
     "Missing resource: vcores", "percentage should not be negative", "Invalid value of …")."""
+
+
+class UnorderedKey(TypeError):
+    """An order key (``cs_order_key``) that does not order against the keys beside it (a
+    NaN, or a policy's own inconsistent ``__lt__``); ``key`` is the key."""
+
+    def __init__(self, key: Any) -> None:
+        super().__init__(f"the key {key!r} does not order against the keys beside it")
+        self.key = key

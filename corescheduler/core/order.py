@@ -23,6 +23,8 @@ from collections.abc import Iterable, Iterator
 from operator import attrgetter
 from typing import Any
 
+from corescheduler.errors import UnorderedKey
+
 _key = attrgetter("_key")
 
 
@@ -91,15 +93,6 @@ class KeyedOrder:
 
     def __repr__(self) -> str:
         return f"KeyedOrder({self._items!r})"
-
-
-class UnorderedKey(TypeError):
-    """A key that does not order against the keys beside it (a NaN, or a policy's own
-    inconsistent ``__lt__``); ``key`` is the key."""
-
-    def __init__(self, key: Any) -> None:
-        super().__init__(f"the key {key!r} does not order against the keys beside it")
-        self.key = key
 
 
 def has_nan(key: Any) -> bool:

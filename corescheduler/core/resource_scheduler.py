@@ -541,7 +541,8 @@ class ResourceScheduler:
         that do not compare."""
         who = self.owner.plugins.who("SharePolicy", policy)
         if isinstance(exc, UnorderedKey) and has_nan(exc.key):  # a NaN does not order: named as one
-            exc, key = None, exc.key
+            key = exc.key
+            exc = None
         if exc is None:
             raise answers.no_key(who) if key is None else answers.nan_key(who, key)
         raise answers.incomparable(who, exc) from exc

@@ -792,7 +792,8 @@ class Scheduler:
         self._dirty = True
         who = self.plugins.who("SharePolicy", policy.name)
         if isinstance(exc, UnorderedKey) and has_nan(exc.key):
-            exc, key = None, exc.key
+            key = exc.key
+            exc = None
         if exc is not None:
             return _chained(answers.incomparable(who, exc), exc)
         return answers.no_key(who) if key is None else answers.nan_key(who, key)
@@ -1116,7 +1117,8 @@ class Scheduler:
         capped = s.running >= s.max_share
         s.running += delta
         if self._job_order[s.name][s.kind]:
-            key = s._key = self.root_policy.order_key(s)
+            key: Any = self.root_policy.order_key(s)
+            s._key = key
             if key is None:
                 raise self._key_error(self.root_policy, None, key)
             try:
@@ -1140,7 +1142,8 @@ class Scheduler:
         js.running += delta
         if _offerable(job, kind):
             policy = self._pool_policy[job._pool]
-            key = js._key = policy.order_key(js)
+            key: Any = policy.order_key(js)
+            js._key = key
             if key is None:
                 raise self._key_error(policy, None, key)
             try:
