@@ -51,7 +51,7 @@ import numbers
 import re
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from corescheduler.core.model import KINDS, LOCALITY_RANK, PENDING, PreemptionPlan, Rejection, Task
 from corescheduler.errors import PluginAnswerError
@@ -363,7 +363,7 @@ def plan_victims(who: Who, plan: PreemptionPlan, running: Mapping[str, Task], ki
     """A plan's own ``victims`` (checked by :func:`preemption_plan` as tasks): at most
     ``count``, each a running task of ``kind`` of this scheduler (``running``: its running
     tasks by id; the very object, not a task of another scheduler with the same id), once."""
-    chosen = list(plan.victims or ())
+    chosen = cast("list[Task]", list(plan.victims or ()))  # preemption_plan() checked each is a Task
     expected = f"at most count ({plan.count}) running {kind} tasks of this scheduler, each once"
     if len(chosen) > plan.count:
         raise refuse(who, "cs_plan_preemption", f"{len(chosen)} victims for count={plan.count}", expected)

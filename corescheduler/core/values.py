@@ -12,15 +12,12 @@ classes.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from attrs import define, field, frozen
 
 from corescheduler.core.shuffle import ShuffleSpec
 from corescheduler.resources import Resources
-
-if TYPE_CHECKING:
-    from corescheduler.core.model import Task
 
 #: Hadoop's JobPriority, highest first; each level doubles the job's weight.
 PRIORITIES: tuple[str, ...] = ("VERY_HIGH", "HIGH", "NORMAL", "LOW", "VERY_LOW")
@@ -127,6 +124,18 @@ class ClusterLoad:
     nodes: int
 
 
+class RunningTask(Protocol):
+    """A running task as a :class:`PreemptionPlan` names it: a
+    :class:`corescheduler.core.model.Task` (which imports this module, so it is not named here).
+    The scheduler checks that each victim is one of its own running tasks."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+
 @frozen
 class PreemptionPlan:
     """A share policy's answer to "should tasks of this kind be preempted now?".
@@ -140,7 +149,7 @@ class PreemptionPlan:
 
     count: int
     allowance: Mapping[str, int] = field(factory=dict)
-    victims: tuple[Task, ...] | None = None
+    victims: tuple[RunningTask, ...] | None = None
     needs: Mapping[str, int] = field(factory=dict)
 
 
