@@ -9,8 +9,14 @@ its modules is not an edge: it is the import of that module that counts.
 
 A cycle is two or more modules each reachable from the others (a strongly connected
 component of the import graph); the failure names one cycle through it, with the file and
-line of each import, and every module caught in it.  (The layer rules, which say which part
-of the package may import which, are tests/framework/test_layers.py.)
+line of each import, and every module caught in it.
+
+The same check runs once more with each subpackage taken as one node (``corescheduler.core``,
+``corescheduler.sim``, …, and the built-in plugins as ``corescheduler_plugins``; the
+framework's modules directly in ``corescheduler/`` each stay their own): a cycle there is a
+part of the package that uses another part which uses it back, such as the core's engine
+using ``plugin_manager``, whose ``hookspecs`` use ``core.model``.  (Which part may import
+which is tests/framework/test_layers.py.)
 """
 
 from __future__ import annotations
@@ -37,6 +43,15 @@ KNOWN: dict[frozenset[str], str] = {
         "issue 27 (service split): the page renders the service's state",
 }
 
+#: The same for cycles between parts of the package (:func:`part_of`).
+KNOWN_PARTS: dict[frozenset[str], str] = {
+    frozenset({"corescheduler.core", "corescheduler.config", "corescheduler.hook_answers", "corescheduler.hookspecs",
+               "corescheduler.plugin_manager", "corescheduler.resources"}):
+        "issue 27 item 5, for the lead: the framework speaks the core's vocabulary (hookspecs and hook_answers "
+        "import core.model, resources imports core.javamath) and the core's engine uses the framework "
+        "(scheduler imports plugin_manager, config, hook_answers); the vocabulary (core.model, core.values, "
+        "core.shuffle, core.javamath) has to live below both, outside corescheduler.core",
+}
 
 def source_modules(roots: Mapping[str, Path] = ROOTS) -> dict[str, tuple[Path, bool]]:
     """Dotted module name -> (its file, whether it is a package's ``__init__``)."""
@@ -174,9 +189,38 @@ def describe(graph: Mapping[str, Mapping[str, int]], component: frozenset[str],
     return "\n".join(lines)
 
 
+def part_of(module: str, modules: Mapping[str, tuple[Path, bool]]) -> str:
+    """The subpackage ``module`` is in (``corescheduler.core.model`` -> ``corescheduler.core``;
+    ``corescheduler_plugins.fair`` -> ``corescheduler_plugins``), else ``module`` itself."""
+    parts = module.split(".")
+    if parts[0] != "corescheduler":
+        return parts[0]  # the built-in plugins: one part
+    subpackage = ".".join(parts[:2])
+    if len(parts) > 1 and modules.get(subpackage, (None, False))[1]:
+        return subpackage
+    return module
+
+
+def part_graph(
+    graph: Mapping[str, Mapping[str, int]], modules: Mapping[str, tuple[Path, bool]]
+) -> tuple[dict[str, dict[str, int]], dict[tuple[str, str], str]]:
+    """The graph between parts, and for each edge the first import that makes it (``a -> b``)."""
+    parts: dict[str, dict[str, int]] = {part_of(name, modules): {} for name in graph}
+    why: dict[tuple[str, str], str] = {}
+    for name in sorted(graph):
+        for target, line in sorted(graph[name].items()):
+            here, there = part_of(name, modules), part_of(target, modules)
+            if here != there and there not in parts[here]:
+                parts[here][there] = line
+                why[here, there] = f"{name} -> {target} (line {line})"
+    return parts, why
+
+
 MODULES = source_modules()
 GRAPH = import_graph(MODULES)
 CYCLES = cycles(GRAPH)
+PARTS, PART_EDGES = part_graph(GRAPH, MODULES)
+PART_CYCLES = cycles(PARTS)
 
 
 def test_the_modules_are_found() -> None:
@@ -196,6 +240,32 @@ def test_a_known_cycle_still_exists(component: frozenset[str]) -> None:
         f"the cycle {' <-> '.join(sorted(component))} ({KNOWN[component]}) is gone or has changed: "
         f"take it out of KNOWN in {Path(__file__).name}"
     )
+
+
+def test_no_cycle_between_parts_of_the_package() -> None:
+    new = []
+    for component in PART_CYCLES:
+        if component not in KNOWN_PARTS:
+            path = one_cycle(PARTS, component)
+            new.append(" -> ".join(path) + "".join(f"\n    {PART_EDGES[edge]}" for edge in pairwise(path)))
+    assert not new, "import cycles between parts of the package:\n" + "\n".join(new)
+
+
+@pytest.mark.parametrize("component", sorted(KNOWN_PARTS, key=sorted), ids=lambda c: "<->".join(sorted(c)))
+def test_a_known_cycle_between_parts_still_exists(component: frozenset[str]) -> None:
+    assert component in PART_CYCLES, (
+        f"the cycle between {', '.join(sorted(component))} is gone or has changed (now: "
+        f"{[sorted(c) for c in PART_CYCLES]}): take it out of KNOWN_PARTS in {Path(__file__).name}, or update it"
+    )
+
+
+def test_parts() -> None:
+    assert part_of("corescheduler.core.model", MODULES) == "corescheduler.core"
+    assert part_of("corescheduler.formats.workloads.sls", MODULES) == "corescheduler.formats"
+    assert part_of("corescheduler_plugins.fair", MODULES) == "corescheduler_plugins"
+    assert part_of("corescheduler_plugins", MODULES) == "corescheduler_plugins"
+    assert part_of("corescheduler.hookspecs", MODULES) == "corescheduler.hookspecs"
+    assert part_of("corescheduler", MODULES) == "corescheduler"
 
 
 def test_every_kind_of_import_is_an_edge() -> None:
