@@ -7,11 +7,10 @@ Public entry points: :func:`compute_fair_shares` (the fair-share maths),
 :mod:`corescheduler.testing`.
 """
 
-from corescheduler import _moved, compiled
+from corescheduler import compiled
 from corescheduler.core.fairshare import compute_fair_shares
 from corescheduler.hookspecs import hookimpl
 
-_moved.install()  # corescheduler.model and the other pre-0.2 paths keep importing
 compiled.warn_if_stale()  # a compiled editable install whose .py was edited since
 
 __version__ = "0.1.0"

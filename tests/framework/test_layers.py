@@ -132,7 +132,7 @@ def test_importing_the_core_loads_no_builtin_plugin(tmp_path):
 # --------------------------------------------------------------------------- layers
 
 #: The framework: what a plugin author reads first.
-FRAMEWORK = {"corescheduler", "errors", "settings", "config", "hookspecs", "plugin_manager", "hook_answers", "_moved",
+FRAMEWORK = {"corescheduler", "errors", "settings", "config", "hookspecs", "plugin_manager", "hook_answers",
              "resources", "compiled"}
 #: The core's vocabulary, which the framework's hook specs are written in.
 VOCABULARY = {"core.model", "core.allocations", "core.javamath"}
@@ -151,7 +151,7 @@ ALLOWED: dict[str, set[str]] = {
 }
 #: Layers that may import anything of the package: the command line, the
 #: package root (it re-exports ``compute_fair_shares``) and its start-up modules.
-UNRESTRICTED = {"cli", "package", "__main__", "_moved"}
+UNRESTRICTED = {"cli", "package", "__main__"}
 
 
 def layer_of(module: str) -> str:
@@ -255,3 +255,13 @@ def test_the_layer_check_catches_what_it_should():
     assert layer_violations(relative, "corescheduler.core", is_package=True) == ["line 1: corescheduler.sim"]
     assert layer_violations(ast.parse("from corescheduler.formats.workloads import load_workload\n"),
                             "corescheduler_plugins.delay")
+
+
+def test_no_old_module_path_imports():
+    """The pre-layout paths (``corescheduler.model`` for ``corescheduler.core.model``, …) were
+    never released; no alias finder keeps them importing (issue 27)."""
+    import importlib.util
+
+    for old in ("corescheduler.model", "corescheduler.scheduler", "corescheduler.workload", "corescheduler.simulator"):
+        assert importlib.util.find_spec(old) is None, old
+    assert not [f for f in sys.meta_path if type(f).__module__.startswith("corescheduler")]
