@@ -10,24 +10,38 @@ build environment itself: setuptools'
 PEP 517 backend asks this file for its ``setup_requires`` before the build, and while mypy
 is missing that first pass lists it instead of compiling.
 
-The modules listed are those that type-check cleanly under mypy and hold no plugin (a
-mypyc class cannot carry pluggy's ``hookimpl`` marks) and no attrs class.
+The modules, listed once in ``corescheduler/compiled.py`` (``MODULES``), are those that
+type-check cleanly under mypy and hold no plugin (a mypyc class cannot carry pluggy's
+``hookimpl`` marks) and no attrs class.
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import sys
+from pathlib import Path
 
 from setuptools import setup
 
-COMPILED = [
-    "corescheduler/core/model.py",
-    "corescheduler/core/order.py",
-    "corescheduler/core/scheduler.py",
-    "corescheduler/core/shuffle.py",
-    "corescheduler/sim/simulator.py",
-]
+
+def compiled_paths() -> list[str]:
+    """The files of ``corescheduler.compiled.MODULES``, the one list of the compiled modules,
+    read from that file's source: importing the package here would need its dependencies in
+    the build environment.  Paths are relative to the project folder, where setuptools runs
+    this file (as the paths given to mypyc are)."""
+    source = Path("corescheduler", "compiled.py")
+    for node in ast.parse(source.read_text(encoding="utf-8"), filename=str(source)).body:
+        if isinstance(node, ast.AnnAssign):
+            targets, value = [node.target], node.value
+        else:
+            targets, value = (node.targets, node.value) if isinstance(node, ast.Assign) else ([], None)
+        if value is not None and any(isinstance(t, ast.Name) and t.id == "MODULES" for t in targets):
+            return [name.replace(".", "/") + ".py" for name in ast.literal_eval(value)]
+    sys.exit(f"{source}: no MODULES = (...) of module names")
+
+
+COMPILED = compiled_paths()
 
 #: setuptools commands that build the package (a requirements or metadata pass runs egg_info/dist_info)
 BUILDING = {"bdist_wheel", "editable_wheel", "build", "build_ext", "build_py", "install", "develop"}

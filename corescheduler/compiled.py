@@ -14,7 +14,8 @@ import importlib.machinery
 import os
 import warnings
 
-#: the modules ``setup.py`` compiles (its ``COMPILED`` paths, as module names)
+#: the modules ``setup.py`` compiles: the one list of them (``setup.py`` reads it from this
+#: file's source, so it stays a literal tuple of module names)
 MODULES = (
     "corescheduler.core.model",
     "corescheduler.core.order",
