@@ -23,49 +23,14 @@ Allowed at any level; under a ``fair`` parent YARN refuses it
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 from corescheduler_plugins.fair import FairSharePolicy, fair_order_key, resource_shares, resource_shares_many
 
+from corescheduler.core.calculator import drf_order_key
 from corescheduler.core.model import RESOURCES, Schedulable
 from corescheduler.hookspecs import hookimpl
-from corescheduler.resources import Resources
-
-
-def _ratio(value: float, over: float) -> float:
-    """``value / over`` as Java floats divide: x / 0 is ±∞, 0 / 0 is NaN."""
-    if over == 0:
-        if value == 0:
-            return math.nan
-        return math.copysign(math.inf, value)
-    return value / over
-
-
-def _nan_last(x: float) -> float:
-    """NaN ties with everything in YARN's comparator; as a key it sorts as 0 (the
-    nearest stable stand-in: a NaN ratio means nothing used of nothing)."""
-    return 0.0 if x != x else x
-
-
-def drf_order_key(s: Schedulable) -> tuple[Any, ...]:
-    """YARN's DRF comparator as a sort key (see the module docstring)."""
-    cluster: Resources = s.cluster
-    usage: Resources = s.running
-    names = cluster.names
-    shares = [_ratio(usage.get(n), cluster.get(n)) for n in names]
-    # types by usage share, largest first; a tie keeps the lower index (memory first)
-    order = sorted(range(len(names)), key=lambda i: (-_nan_last(shares[i]), i))
-    dominant = names[order[0]]
-    min_share: Resources = s.min_share
-    needy = usage.get(dominant) < min_share.get(dominant)
-    if needy:
-        ratios = tuple(_nan_last(_ratio(usage.get(names[i]), min_share.get(names[i]))) for i in order)
-        return (0, ratios, s.start_time, s.name)
-    weight = s.weight
-    weighted = tuple(_nan_last(_ratio(shares[i], weight)) for i in order)
-    return (1, weighted, s.start_time, s.name)
 
 
 class DominantResourceFairness:
