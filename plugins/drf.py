@@ -26,34 +26,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from corescheduler_plugins.fair import FairSharePolicy, fair_order_key, resource_shares, resource_shares_many
-
-from corescheduler.core.calculator import drf_order_key
-from corescheduler.core.model import RESOURCES, Schedulable
+from corescheduler.core.calculator import drf_order_key  # noqa: F401  (re-exported: its home before 0.2)
+from corescheduler.core.model import Schedulable
+from corescheduler.core.policy import DOMINANT, SharePolicy
 from corescheduler.hookspecs import hookimpl
 
 
-class DominantResourceFairness:
-    """Dominant resource fairness (YARN ``drf``)."""
+class DominantResourceFairness(SharePolicy):
+    """Dominant resource fairness (YARN ``drf``): the fair policy's maths by the dominant
+    measure (``DominantResourceCalculator``); on slots the two measures are one."""
+
+    measure = DOMINANT
 
     @hookimpl
-    def cs_compute_shares(
-        self, schedulables: Sequence[Schedulable], capacity: Any, kind: str, steady: bool
-    ) -> list[Any]:
-        if kind == RESOURCES:
-            return resource_shares(schedulables, capacity, steady, capacity.names)
-        return FairSharePolicy().cs_compute_shares(schedulables, capacity, kind, steady)
+    def cs_share_policy(self) -> SharePolicy:
+        return self
 
-    @hookimpl
-    def cs_compute_shares_many(
-        self, groups: Sequence[tuple[Sequence[Schedulable], Any]], kind: str, steady: bool
-    ) -> list[list[Any]] | None:
-        if kind != RESOURCES:
-            return None
-        return resource_shares_many(groups, steady, None)
+    def compute_shares(self, schedulables: Sequence[Schedulable], total: Any, steady: bool) -> list[Any]:
+        return self.calc.fair_shares(schedulables, total, steady)
 
-    @hookimpl
-    def cs_order_key(self, schedulable: Schedulable) -> tuple[Any, ...]:
-        if schedulable.kind == RESOURCES:
-            return drf_order_key(schedulable)
-        return fair_order_key(schedulable)
+    def compute_shares_many(self, groups: Sequence[tuple[Sequence[Schedulable], Any]],
+                            steady: bool) -> list[list[Any]]:
+        return self.calc.fair_shares_many(groups, steady)
+
+    def order_key(self, s: Schedulable) -> tuple[Any, ...]:
+        return self.calc.fair_order_key(s)

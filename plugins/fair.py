@@ -9,7 +9,9 @@
   running / weight; ties by start time, then name.
 * **Resource mode** — YARN's ``FairSharePolicy``: shares of memory only
   (``ComputeFairShares`` in whole MB, :func:`resource_shares`) and its
-  ``FairShareComparator`` (:func:`yarn_fair_order_key`).
+  ``FairShareComparator`` (:func:`yarn_fair_order_key`).  The policy names neither
+  mode: it computes through its calculator (``self.calc``, the engine's calculator of
+  the primary measure), which carries each engine's comparator and share search.
 * **Preemption** — Hadoop's ``tasksToPreempt``: a pool below
   ``min(min_share, demand)`` for longer than its ``minSharePreemptionTimeout``
   is owed the difference; a pool below half its fair share for longer than
@@ -24,11 +26,15 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from corescheduler.core.calculator import fair_order_key, resource_shares, resource_shares_many, yarn_fair_order_key
-from corescheduler.core.fairshare import shares_from_columns
-from corescheduler.core.model import RESOURCES, PreemptionPlan, Schedulable
+from corescheduler.core.calculator import (  # noqa: F401  (re-exported: their home before 0.2)
+    fair_order_key,
+    resource_shares,
+    resource_shares_many,
+    yarn_fair_order_key,
+)
+from corescheduler.core.model import PreemptionPlan, Schedulable
+from corescheduler.core.policy import PRIMARY, SharePolicy
 from corescheduler.hookspecs import hookimpl
-from corescheduler.resources import MEMORY
 
 
 def tasks_to_preempt(s: Schedulable, now: float) -> int:
@@ -43,38 +49,32 @@ def tasks_to_preempt(s: Schedulable, now: float) -> int:
     return max(due_min, due_fair)
 
 
-class FairSharePolicy:
-    """Weighted max-min fair sharing with minimum shares."""
+class FairSharePolicy(SharePolicy):
+    """Weighted max-min fair sharing with minimum shares, by the primary measure (slots;
+    memory: YARN ``FairSharePolicy``, whose calculator is ``DefaultResourceCalculator``)."""
+
+    measure = PRIMARY
 
     @hookimpl
-    def cs_compute_shares(
-        self, schedulables: Sequence[Schedulable], capacity: Any, kind: str, steady: bool
-    ) -> list[Any]:
-        if kind == RESOURCES:
-            return resource_shares(schedulables, capacity, steady, (MEMORY,))
-        return shares_from_columns(
-            [s.weight for s in schedulables],
-            [s.min_share for s in schedulables],
-            [min(s.demand, s.max_share) for s in schedulables],
-            capacity,
-        )
+    def cs_share_policy(self) -> SharePolicy:
+        return self
 
-    @hookimpl
-    def cs_compute_shares_many(
-        self, groups: Sequence[tuple[Sequence[Schedulable], Any]], kind: str, steady: bool
-    ) -> list[list[Any]] | None:
-        if kind != RESOURCES:
-            return None
-        return resource_shares_many(groups, steady, (MEMORY,))
+    def allows_child(self, child_policy: str) -> bool:
+        """YARN ``FairSharePolicy.isChildPolicyAllowed``: not ``drf`` under ``fair``."""
+        return child_policy != "drf"
 
-    @hookimpl
-    def cs_order_key(self, schedulable: Schedulable) -> tuple[Any, ...]:
-        if schedulable.kind == RESOURCES:
-            return yarn_fair_order_key(schedulable)
-        return fair_order_key(schedulable)
+    def compute_shares(self, schedulables: Sequence[Schedulable], total: Any, steady: bool) -> list[Any]:
+        return self.calc.fair_shares(schedulables, total, steady)
 
-    @hookimpl
-    def cs_plan_preemption(self, pools: Sequence[Schedulable], kind: str, now: float) -> PreemptionPlan:
+    def compute_shares_many(self, groups: Sequence[tuple[Sequence[Schedulable], Any]],
+                            steady: bool) -> list[list[Any]]:
+        return self.calc.fair_shares_many(groups, steady)
+
+    def order_key(self, s: Schedulable) -> tuple[Any, ...]:
+        # the engine's fair comparator: Hadoop 1's on slots, YARN's FairShareComparator on memory
+        return self.calc.fair_order_key(s)
+
+    def plan_preemption(self, pools: Sequence[Schedulable], kind: str, now: float) -> PreemptionPlan:
         needs = {}
         allowance = {}
         for s in pools:
@@ -90,4 +90,4 @@ class FairSharePolicy:
     #: (``Schedulable.starved_for``), and the pools' shares follow only their weights, min
     #: and max shares and demands, not the clock; so updates may be skipped until a pool
     #: can be starved (``Simulation._starves_at``; issue 27 is to make such hints general)
-    cs_plan_preemption.preempts_for_starved_only = True  # type: ignore[attr-defined]
+    plan_preemption.preempts_for_starved_only = True  # type: ignore[attr-defined]

@@ -12,10 +12,10 @@ number itself; resource mode (YARN) measures Resources by memory only
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from corescheduler.core.fairshare import yarn_fair_shares_many
+from corescheduler.core.fairshare import shares_from_columns, yarn_fair_shares_many
 from corescheduler.core.model import Schedulable
 from corescheduler.resources import MEMORY, VCORES, Resources
 
@@ -165,3 +165,147 @@ def drf_order_key(s: Schedulable) -> tuple[Any, ...]:
     weight = s.weight
     weighted = tuple(_nan_last(_ratio(shares[i], weight)) for i in order)
     return (1, weighted, s.start_time, s.name)
+
+
+# --------------------------------------------------------------------------- calculators
+
+#: a policy that shares by the engine's primary measure: slots, or memory (YARN ``fair``)
+PRIMARY = "primary"
+#: a policy that shares by the dominant share of the cluster (YARN ``drf``)
+DOMINANT = "dominant"
+MEASURES: tuple[str, str] = (PRIMARY, DOMINANT)
+
+#: a share group: the schedulables one parent divides, and what it divides
+Group = tuple[Sequence[Schedulable], Any]
+
+
+class Calculator:
+    """How one engine's quantities are measured and shared (Hadoop's ``ResourceCalculator``).
+
+    A share policy holds the calculator of its measure (:attr:`SharePolicy.calc
+    <corescheduler.core.policy.SharePolicy.calc>`) and computes through it, so the same
+    policy code runs on slots and on Resources.  Where Hadoop 1 and YARN define a
+    behaviour differently (the fair comparator, what a FIFO queue's apps get), the
+    calculator carries the engine's own version: it is the engine's lineage as much as
+    its arithmetic.
+    """
+
+    #: the engine's quantity is a plain number (slot mode) or Resources
+    name = "?"
+    #: a zero quantity
+    zero: Any = 0
+    #: the fair comparator as a sort key (Hadoop 1 ``FairShareComparator`` on slots; YARN's
+    #: ``FairSharePolicy.FairShareComparator`` on memory; YARN's DRF comparator)
+    fair_order_key: Callable[[Schedulable], tuple[Any, ...]] = staticmethod(fair_order_key)
+
+    def measure(self, amount: Any, cluster: Any = None) -> float:
+        """The number this calculator compares ``amount`` by."""
+        raise NotImplementedError
+
+    def less_than(self, cluster: Any, a: Any, b: Any) -> bool:
+        """``Resources.lessThan(calculator, cluster, a, b)``."""
+        return self.measure(a, cluster) < self.measure(b, cluster)
+
+    def of_measure(self, value: float) -> Any:
+        """A quantity whose measure is ``value`` (a share computed on the measure)."""
+        raise NotImplementedError
+
+    def fair_shares(self, schedulables: Sequence[Schedulable], total: Any, steady: bool) -> list[Any]:
+        """Weighted max-min fair shares of ``total`` (minimum shares, caps by demand and
+        maximum share): Hadoop 1's ``computeFairShares`` on slots, YARN's
+        ``ComputeFairShares`` on the measure's resource types."""
+        raise NotImplementedError
+
+    def fair_shares_many(self, groups: Sequence[Group], steady: bool) -> list[list[Any]]:
+        """:meth:`fair_shares` of many groups (numpy in lockstep where it pays)."""
+        return [self.fair_shares(scheds, total, steady) for scheds, total in groups]
+
+    def in_order_shares(self, schedulables: Sequence[Schedulable], total: Any) -> list[Any]:
+        """The shares of schedulables served strictly in order (a FIFO queue's apps):
+        Hadoop 1 gives them none (shown n/a); YARN's ``FifoPolicy.computeShares`` gives
+        the earliest the whole share (the others keep stale values in YARN; none here)."""
+        return [None] * len(schedulables)
+
+
+class SlotCalculator(Calculator):
+    """Slot mode: one resource type per slot kind, every measure is the number itself
+    (so DRF is fair sharing there, as in Hadoop 1, which had no DRF)."""
+
+    name = "slots"
+    zero = 0
+    fair_order_key = staticmethod(fair_order_key)
+
+    def measure(self, amount: Any, cluster: Any = None) -> float:
+        return amount  # type: ignore[no-any-return]
+
+    def less_than(self, cluster: Any, a: Any, b: Any) -> bool:
+        return a < b  # type: ignore[no-any-return]
+
+    def of_measure(self, value: float) -> Any:
+        return value
+
+    def fair_shares(self, schedulables: Sequence[Schedulable], total: Any, steady: bool) -> list[Any]:
+        return shares_from_columns(
+            [s.weight for s in schedulables],
+            [s.min_share for s in schedulables],
+            [min(s.demand, s.max_share) for s in schedulables],
+            total,
+        )
+
+
+class DefaultResourceCalculator(Calculator):
+    """Resource mode, memory only (YARN ``DefaultResourceCalculator``; ``fair``, ``fifo``)."""
+
+    name = "memory"
+    zero = Resources()
+    fair_order_key = staticmethod(yarn_fair_order_key)
+    types: tuple[str, ...] | None = (MEMORY,)
+
+    def measure(self, amount: Any, cluster: Any = None) -> float:
+        return amount.memory  # type: ignore[no-any-return]
+
+    def less_than(self, cluster: Any, a: Any, b: Any) -> bool:
+        return a.memory < b.memory  # type: ignore[no-any-return]
+
+    def of_measure(self, value: float) -> Any:
+        return Resources._make(int(value + 1e-9), 0)
+
+    def fair_shares(self, schedulables: Sequence[Schedulable], total: Any, steady: bool) -> list[Any]:
+        return resource_shares_many([(schedulables, total)], steady, self.types)[0]
+
+    def fair_shares_many(self, groups: Sequence[Group], steady: bool) -> list[list[Any]]:
+        return resource_shares_many(groups, steady, self.types)
+
+    def in_order_shares(self, schedulables: Sequence[Schedulable], total: Any) -> list[Any]:
+        if not schedulables:
+            return []
+        first = min(range(len(schedulables)), key=lambda i: schedulables[i].start_time)
+        return [total if i == first else None for i in range(len(schedulables))]
+
+
+class DominantResourceCalculator(DefaultResourceCalculator):
+    """Resource mode, every type, by the dominant share of the cluster (YARN
+    ``DominantResourceCalculator``; ``drf``)."""
+
+    name = "dominant"
+    fair_order_key = staticmethod(drf_order_key)
+    types = None  # every type of each group's total
+
+    def measure(self, amount: Any, cluster: Any = None) -> float:
+        return amount.dominant_share(cluster)  # type: ignore[no-any-return]
+
+    def less_than(self, cluster: Any, a: Any, b: Any) -> bool:
+        return a.dominant_share(cluster) < b.dominant_share(cluster)  # type: ignore[no-any-return]
+
+    def fair_shares(self, schedulables: Sequence[Schedulable], total: Any, steady: bool) -> list[Any]:
+        return resource_shares(schedulables, total, steady, total.names)
+
+
+SLOTS = SlotCalculator()
+MEMORY_CALCULATOR = DefaultResourceCalculator()
+DOMINANT_CALCULATOR = DominantResourceCalculator()
+#: each engine's calculators by measure (slot mode: one for both)
+ENGINE_CALCULATORS: dict[str, dict[str, Calculator]] = {
+    "slots": {PRIMARY: SLOTS, DOMINANT: SLOTS},
+    "resources": {PRIMARY: MEMORY_CALCULATOR, DOMINANT: DOMINANT_CALCULATOR},
+}
