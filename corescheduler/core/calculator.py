@@ -175,6 +175,10 @@ PRIMARY = "primary"
 DOMINANT = "dominant"
 MEASURES: tuple[str, str] = (PRIMARY, DOMINANT)
 
+#: the Hadoop line whose rules an engine follows: slot mode Hadoop 1 (MRv1), resource mode YARN
+HADOOP1 = "hadoop1"
+YARN = "yarn"
+
 #: a share group: the schedulables one parent divides, and what it divides
 Group = tuple[Sequence[Schedulable], Any]
 
@@ -192,6 +196,10 @@ class Calculator:
 
     #: the engine's quantity is a plain number (slot mode) or Resources
     name = "?"
+    #: the Hadoop line the engine follows (:data:`HADOOP1` or :data:`YARN`): a policy ported
+    #: from both lines whose rules differ beyond arithmetic (capacity's user limits count
+    #: tasks in Hadoop 1, memory and the request's size in YARN) picks each line's rule by it
+    lineage = "?"
     #: a zero quantity
     zero: Any = 0
     #: the fair comparator as a sort key (Hadoop 1 ``FairShareComparator`` on slots; YARN's
@@ -232,6 +240,7 @@ class SlotCalculator(Calculator):
     (so DRF is fair sharing there, as in Hadoop 1, which had no DRF)."""
 
     name = "slots"
+    lineage = HADOOP1
     zero = 0
     fair_order_key = staticmethod(fair_order_key)
 
@@ -257,6 +266,7 @@ class DefaultResourceCalculator(Calculator):
     """Resource mode, memory only (YARN ``DefaultResourceCalculator``; ``fair``, ``fifo``)."""
 
     name = "memory"
+    lineage = YARN
     zero = Resources()
     fair_order_key = staticmethod(yarn_fair_order_key)
     types: tuple[str, ...] | None = (MEMORY,)
