@@ -363,7 +363,8 @@ class PluginSet:
         self.pm.add_hookspecs(hookspecs)
         self.pm.add_hookspecs(share_policy_shim.OldShareHooks)  # deprecated, for one release
         #: the calculators of the engine's quantities, by measure (``[scheduler] mode``)
-        self.calculators = calculators(getattr(config.scheduler, "mode", "slots"))
+        mode = getattr(config.scheduler, "mode", "slots")
+        self.calculators = calculators(mode if mode in ("slots", "resources") else "slots")
         for name in self.blocked:
             self.pm.set_blocked(name)
         self.instances: dict[str, Any] = {}
