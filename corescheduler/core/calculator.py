@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from corescheduler.core.fairshare import shares_from_columns, yarn_fair_shares_many
 from corescheduler.core.model import Schedulable
@@ -148,10 +148,10 @@ def _nan_last(x: float) -> float:
     return 0.0 if x != x else x
 
 
-def drf_order_key(s: Schedulable) -> tuple[Any, ...]:
+def drf_order_key(s: Schedulable[Resources, Any]) -> tuple[Any, ...]:
     """YARN's DRF comparator as a sort key (see the module docstring)."""
-    cluster: Resources = s.cluster
-    usage: Resources = s.running
+    cluster = cast(Resources, s.cluster)  # resource mode's schedulables hold the cluster's total
+    usage = s.running
     names = cluster.names
     shares = [_ratio(usage.get(n), cluster.get(n)) for n in names]
     # types by usage share, largest first; a tie keeps the lower index (memory first)

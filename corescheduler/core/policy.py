@@ -24,12 +24,13 @@ engine here has.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from corescheduler.core.calculator import DOMINANT, ENGINE_CALCULATORS, MEASURES, PRIMARY, Calculator
 
 if TYPE_CHECKING:
     from corescheduler.core.model import Job, Node, Pool, PreemptionPlan, Rejection, Schedulable
+    from corescheduler.core.queue_tree import Queue
     from corescheduler.resources import Resources
 
 __all__ = [
@@ -43,44 +44,13 @@ __all__ = [
 ]
 
 
-class SlotSchedulable(Protocol):
-    """A schedulable as slot mode fills it (``kind`` ``"map"`` or ``"reduce"``): counts of slots."""
-
-    name: str
-    kind: str
-    owner: Job | Pool
-    weight: float
-    min_share: float
-    max_share: float
-    demand: int
-    running: int
-    fair_share: float | None
-    start_time: float
-    priority: int
-    last_time_at_min_share: float
-    last_time_at_half_fair_share: float
-    min_share_timeout: float
-    fair_share_timeout: float
-
-
-class ResourceSchedulable(Protocol):
-    """A schedulable as resource mode fills it (``kind`` ``"resources"``): Resources, with the
-    cluster's total and whether the queue is active (YARN ``FSQueue.isActive``)."""
-
-    name: str
-    kind: str
-    owner: Job | Any
-    weight: float
-    min_share: Resources
-    max_share: Resources
-    demand: Resources
-    running: Resources
-    fair_share: Resources | None
-    steady_share: Resources | None
-    start_time: float
-    priority: int
-    active: bool
-    cluster: Resources
+#: a schedulable as slot mode fills it (``kind`` ``"map"`` or ``"reduce"``): counts of slots
+#: (ints or floats as given), owned by a job or a pool
+SlotSchedulable: TypeAlias = "Schedulable[float, Job | Pool]"
+#: a schedulable as resource mode fills it (``kind`` ``"resources"``): Resources, with the
+#: cluster's total (``cluster``) and whether a queue is active (YARN ``FSQueue.isActive``);
+#: owned by an app or a queue
+ResourceSchedulable: TypeAlias = "Schedulable[Resources, Job | Queue]"
 
 
 def calculators(engine: str) -> dict[str, Calculator]:

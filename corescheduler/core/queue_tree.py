@@ -73,7 +73,7 @@ class Queue:
         self.is_leaf = is_leaf
         self.dynamic = dynamic
         self.policy = "fair"
-        self.sched = Schedulable(
+        self.sched: Schedulable[Resources, Queue] = Schedulable(
             name=name, kind=RESOURCES, owner=self, min_share=Resources(), max_share=Resources.unbounded(),
             demand=Resources(), running=Resources(), fair_share=Resources(), start_time=0.0,
         )
