@@ -110,3 +110,11 @@ def _mb(memory: int) -> Any:
     from corescheduler.resources import Resources
 
     return Resources(memory=memory, vcores=1)
+
+
+def test_docs_show_the_example_as_it_is() -> None:
+    """docs/plugin-authors.md "A share policy" shows the class exactly as examples/srwf.py has it."""
+    docs = (EXAMPLE.parents[1] / "docs" / "plugin-authors.md").read_text(encoding="utf-8")
+    code = EXAMPLE.read_text(encoding="utf-8")
+    shown = docs.split("## A share policy", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    assert shown.startswith("class ShortestRemainingWorkFirst(SharePolicy):") and shown in code
