@@ -1,6 +1,7 @@
 """corescheduler: a multi-tenant cluster job scheduler core with pluggy hooks.
 
 Public entry points: :func:`compute_fair_shares` (the fair-share maths),
+:class:`SharePolicy` (the base class of share policies, :mod:`corescheduler.core.policy`),
 :class:`corescheduler.core.scheduler.Scheduler`, :class:`corescheduler.config.Config`,
 :class:`corescheduler.core.allocations.Allocations`, the hook specs in
 :mod:`corescheduler.hookspecs` and the test harness in
@@ -9,10 +10,11 @@ Public entry points: :func:`compute_fair_shares` (the fair-share maths),
 
 from corescheduler import compiled
 from corescheduler.core.fairshare import compute_fair_shares
+from corescheduler.core.policy import SharePolicy
 from corescheduler.hookspecs import hookimpl
 
 compiled.warn_if_stale()  # a compiled editable install whose .py was edited since
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "compute_fair_shares", "hookimpl"]
+__all__ = ["SharePolicy", "__version__", "compute_fair_shares", "hookimpl"]

@@ -120,7 +120,7 @@ class PluginAnswerError(PluginError, SchedulerStateError):
     """A plugin's hook returned an answer the scheduler cannot use (a share
     that is NaN, a weight that is a string, ``"banana"`` for a slot kind…).
 
-    The message reads ``SharePolicy plugin 'mine' (dist[mine]): cs_compute_shares
+    The message reads ``SharePolicy plugin 'mine' (dist[mine]): compute_shares
     returned [-5.0]; expected one finite share ≥ 0 (or None) per schedulable``.
     :mod:`corescheduler.hook_answers` checks every hook's answer where it enters
     the scheduler and raises this.  It is also a :class:`SchedulerStateError`,
@@ -142,7 +142,7 @@ class ResourceParseError(CoreSchedulerError, ValueError):
 
 
 class UnorderedKey(TypeError):
-    """An order key (``cs_order_key``) that does not order against the keys beside it (a
+    """An order key (``SharePolicy.order_key``) that does not order against the keys beside it (a
     NaN, or a policy's own inconsistent ``__lt__``); ``key`` is the key."""
 
     def __init__(self, key: Any) -> None:

@@ -13,17 +13,19 @@ The rules, per hook (docs/hooks.md repeats them for plugin authors):
 * a *flag* (``cs_can_assign``, ``cs_can_launch``, ``cs_fits``, ``cs_can_compute``,
   ``cs_wants_idle_heartbeat``, ``cs_would_select``) is ``True``, ``False`` or
   ``None`` (a numpy bool counts); ``"no"``, ``0`` or ``1`` are not;
-* ``cs_admit_job``: a flag or a :class:`~corescheduler.core.model.Rejection`;
+* the share policy's methods (:class:`~corescheduler.core.policy.SharePolicy`), named
+  by method in messages: ``cs_share_policy`` a SharePolicy;
+* ``admit_job``: a flag or a :class:`~corescheduler.core.model.Rejection`;
 * ``cs_adjust_weight``: ``None`` or a real number (a ``numbers.Real`` or a ``Decimal``;
   not a bool, not a string), finite and ≥ 0;
-* ``cs_compute_shares`` / ``cs_compute_shares_many``: a list, tuple or other sequence
+* ``compute_shares`` / ``compute_shares_many``: a list, tuple or other sequence
   with a length (a numpy array) with one
   share per schedulable (per group): slot mode ``None`` or a finite real ≥ 0,
   resource mode ``None`` or :class:`~corescheduler.resources.Resources` with no
   negative amount;
-* ``cs_order_key``: anything but ``None``, not NaN nor a tuple holding a NaN (keys of
+* ``order_key``: anything but ``None``, not NaN nor a tuple holding a NaN (keys of
   one policy must compare; keys that do not are refused when they are first compared);
-* ``cs_next_kind``: ``"map"``, ``"reduce"`` or ``None``;
+* ``next_kind``: ``"map"``, ``"reduce"`` or ``None``;
 * ``cs_node_capacity``: ``None`` or a whole number ≥ 0;
 * ``cs_assign_limit``: ``None`` or a real number, not NaN;
 * ``cs_map_reach``: ``None`` or ``(level, until)``, level ``"node"``/``"rack"``/``"off"``,
@@ -32,7 +34,7 @@ The rules, per hook (docs/hooks.md repeats them for plugin authors):
 * ``cs_resolve_pool``: ``None``, a :class:`Rejection` or a non-empty string without
   control characters or lone surrogates;
 * ``cs_known_pools``: ``None`` or a list or tuple of non-empty strings;
-* ``cs_plan_preemption``: ``None`` or a :class:`~corescheduler.core.model.PreemptionPlan`
+* ``plan_preemption``: ``None`` or a :class:`~corescheduler.core.model.PreemptionPlan`
   whose count is a whole number ≥ 0, allowances and needs map pool names to
   numbers, victims None or at most ``count`` running tasks of the kind asked, of this
   scheduler (the very objects), each once;
@@ -127,21 +129,21 @@ def flag(who: Who, hook: str, value: Any) -> bool | None:
 
 
 def admit(who: Who, value: Any) -> bool | Rejection | None:
-    """``cs_admit_job``: a flag or a Rejection."""
+    """``admit_job``: a flag or a Rejection."""
     if isinstance(value, Rejection):
         return value
     if value is None or value is True or value is False or _numpy_bool(value):
         return value if value is None else bool(value)
-    raise refuse(who, "cs_admit_job", value, "True, False, None or a Rejection")
+    raise refuse(who, "admit_job", value, "True, False, None or a Rejection")
 
 
 def next_kind(who: Who, value: Any) -> str:
-    """``cs_next_kind`` (not None): ``"map"`` or ``"reduce"``."""
+    """``next_kind`` (not None): ``"map"`` or ``"reduce"``."""
     if type(value) is str and value in KINDS:
         return value
     if isinstance(value, str) and str(value) in KINDS:
         return str(value)
-    raise refuse(who, "cs_next_kind", value, "'map', 'reduce' or None")
+    raise refuse(who, "next_kind", value, "'map', 'reduce' or None")
 
 
 # ------------------------------------------------------------------ numbers
@@ -203,7 +205,7 @@ def _sequence(value: Any) -> bool:
 
 
 def slot_shares(who: Who, hook: str, shares: Any, count: int) -> list[Any]:
-    """Slot mode ``cs_compute_shares``: ``count`` shares, each None or a finite real ≥ 0
+    """Slot mode ``compute_shares``: ``count`` shares, each None or a finite real ≥ 0
     (ints stay ints, other reals become floats)."""
     if not _sequence(shares) or len(shares) != count:
         raise refuse(who, hook, shares, f"{SLOT_SHARES} ({count})")
@@ -229,7 +231,7 @@ def slot_shares(who: Who, hook: str, shares: Any, count: int) -> list[Any]:
 
 
 def resource_shares(who: Who, hook: str, shares: Any, count: int) -> list[Any]:
-    """Resource mode ``cs_compute_shares``: ``count`` shares, each None or Resources
+    """Resource mode ``compute_shares``: ``count`` shares, each None or Resources
     with amounts from 0 to a Java long."""
     if not _sequence(shares) or len(shares) != count:
         raise refuse(who, hook, shares, f"{RESOURCE_SHARES} ({count}; does it support "
@@ -248,17 +250,17 @@ def resource_shares(who: Who, hook: str, shares: Any, count: int) -> list[Any]:
 
 
 def shares_many(who: Who, value: Any, groups: int) -> list[Any]:
-    """``cs_compute_shares_many`` (not None): one list of shares per group (each list
+    """``compute_shares_many`` (not None): one list of shares per group (each list
     is then checked as :func:`resource_shares`)."""
     if not _sequence(value) or len(value) != groups:
-        raise refuse(who, "cs_compute_shares_many", value,
+        raise refuse(who, "compute_shares_many", value,
                      f"None or one list of shares per group ({groups} groups)")
     return list(value)
 
 
 def no_key(who: Who) -> PluginAnswerError:
-    """``cs_order_key`` answered None (any other key is taken; keys of one policy must compare)."""
-    return refuse(who, "cs_order_key", None, "a sort key (a tuple) for every schedulable")
+    """``order_key`` answered None (any other key is taken; keys of one policy must compare)."""
+    return refuse(who, "order_key", None, "a sort key (a tuple) for every schedulable")
 
 
 #: what comparing two keys of a policy may raise when they do not compare (``2+1j``,
@@ -272,12 +274,12 @@ def incomparable(who: Who, exc: BaseException) -> PluginAnswerError:
     """Keys of one policy that do not compare (``'<' not supported …``)."""
     point, name, origin = who
     text = str(exc) or type(exc).__name__
-    return PluginAnswerError(point, name, origin, "cs_order_key", f"keys that do not compare ({text})", KEYS)
+    return PluginAnswerError(point, name, origin, "order_key", f"keys that do not compare ({text})", KEYS)
 
 
 def nan_key(who: Who, key: Any) -> PluginAnswerError:
     """A key that is or holds a NaN (it compares false with everything: the order breaks)."""
-    return refuse(who, "cs_order_key", key, KEYS + ", without NaN")
+    return refuse(who, "order_key", key, KEYS + ", without NaN")
 
 
 # ------------------------------------------------------------------ tasks and pools
@@ -332,7 +334,7 @@ def _counts(value: Any, whole: bool) -> bool:
 
 
 def preemption_plan(who: Who, value: Any) -> PreemptionPlan:
-    """``cs_plan_preemption`` (not None): a PreemptionPlan with a whole count ≥ 0,
+    """``plan_preemption`` (not None): a PreemptionPlan with a whole count ≥ 0,
     allowances (whole, ≥ 0) and needs (≥ 0) by pool name, victims None or tasks."""
     if isinstance(value, PreemptionPlan):
         count = _real(value.count)
@@ -343,7 +345,7 @@ def preemption_plan(who: Who, value: Any) -> PreemptionPlan:
             and (victims is None or (_sequence(victims) and all(isinstance(t, Task) for t in victims)))
         ):
             return value
-    raise refuse(who, "cs_plan_preemption", value,
+    raise refuse(who, "plan_preemption", value,
                  "None or a PreemptionPlan: count a whole number ≥ 0, allowance {pool: whole number ≥ 0}, "
                  "victims None or a tuple of tasks, needs {pool: number ≥ 0}")
 
@@ -366,11 +368,11 @@ def plan_victims(who: Who, plan: PreemptionPlan, running: Mapping[str, Task], ki
     chosen = cast("list[Task]", list(plan.victims or ()))  # preemption_plan() checked each is a Task
     expected = f"at most count ({plan.count}) running {kind} tasks of this scheduler, each once"
     if len(chosen) > plan.count:
-        raise refuse(who, "cs_plan_preemption", f"{len(chosen)} victims for count={plan.count}", expected)
+        raise refuse(who, "plan_preemption", f"{len(chosen)} victims for count={plan.count}", expected)
     seen: set[int] = set()
     for task in chosen:
         if running.get(task.id) is not task or task.kind != kind or id(task) in seen:
-            raise refuse(who, "cs_plan_preemption", f"victim {_task_name(task)}", expected)
+            raise refuse(who, "plan_preemption", f"victim {_task_name(task)}", expected)
         seen.add(id(task))
     return chosen
 

@@ -21,8 +21,8 @@ LoadManager       ``load_manager``     :func:`cs_can_assign`, :func:`cs_can_laun
 TaskSelector      ``task_selector``    :func:`cs_select_task`, :func:`cs_wants_idle_heartbeat`,
                                        :func:`cs_would_select`, :func:`cs_map_reach`
 SharePolicy       ``share_policy`` and each pool's ``schedulingMode``
-                                       :func:`cs_compute_shares`, :func:`cs_order_key`,
-                                       :func:`cs_admit_job`, :func:`cs_plan_preemption`
+                                       :func:`cs_share_policy` (a
+                                       :class:`~corescheduler.core.policy.SharePolicy` object)
 VictimSelector    ``victim_selector``  :func:`cs_select_victims`
 ================  ===================  =====================================
 
@@ -58,14 +58,13 @@ from corescheduler.core.model import (
     JobSpec,
     Node,
     Pool,
-    PreemptionPlan,
     Rejection,
-    Schedulable,
     Task,
 )
 
 if TYPE_CHECKING:
     from corescheduler.core.allocations import Allocations
+    from corescheduler.core.policy import SharePolicy
 
 PROJECT = "corescheduler"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -80,10 +79,7 @@ EXTENSION_POINTS: dict[str, tuple[str, ...]] = {
         "cs_can_assign", "cs_assign_limit", "cs_can_launch", "cs_fits", "cs_can_compute", "cs_node_capacity",
     ),
     "TaskSelector": ("cs_select_task", "cs_wants_idle_heartbeat", "cs_would_select", "cs_map_reach"),
-    "SharePolicy": (
-        "cs_compute_shares", "cs_compute_shares_many", "cs_order_key", "cs_admit_job", "cs_next_kind",
-        "cs_plan_preemption",
-    ),
+    "SharePolicy": ("cs_share_policy",),
     "VictimSelector": ("cs_select_victims",),
 }
 #: Hooks called on every plugin in use.
@@ -338,7 +334,7 @@ def cs_would_select(job: Job, node: Node, kind: str, now: float) -> bool | None:
     ``now - first skip``, so a repeated skip adds nothing).  It is used only while the
     TaskSelector is the only plugin that implements ``cs_heartbeat_start`` or
     ``cs_heartbeat_end``, and assumes the LoadManager's ``cs_can_assign`` and
-    ``cs_can_launch`` and the share policies' ``cs_admit_job`` have no side effects.
+    ``cs_can_launch`` and the share policies' ``admit_job`` have no side effects.
 
     Called on the configured TaskSelector only.  First non-None result wins.
     """
@@ -369,143 +365,34 @@ def cs_map_reach(job: Job, now: float) -> tuple[str, float] | None:
 
 
 @hookspec(firstresult=True)
-def cs_compute_shares(
-    schedulables: Sequence[Schedulable], capacity: Any, kind: str, steady: bool
-) -> Sequence[Any] | None:
-    """Divide ``capacity`` slots of ``kind`` among ``schedulables``.
+def cs_share_policy() -> SharePolicy | None:
+    """The plugin's share policy: one :class:`~corescheduler.core.policy.SharePolicy`
+    object (a plugin class may subclass it and return ``self``).
 
-    **Resource mode** (``[scheduler] mode = "resources"``): ``kind`` is
-    ``"resources"``, ``capacity`` is a :class:`~corescheduler.resources.Resources`
-    (the parent queue's share), each schedulable's ``min_share``,
-    ``max_share``, ``demand``, ``running`` (usage) are Resources, and the
-    answer is one Resources per schedulable (``None`` = none, as for all but
-    the first app of a ``fifo`` queue).  Called top-down on each parent
-    queue's policy for its child queues and on each leaf's policy for its
-    runnable apps; ``steady`` is true when computing *steady* shares (every
-    queue counts; YARN ``computeSteadyShares``), false for instantaneous
-    shares (a queue that is not ``active`` gets none: YARN ``computeShares``).
-    A policy that only knows slot mode returns ``None`` there and the
-    scheduler says so.
+    Called once per scheduler, when the policy is first named: by ``[scheduler]
+    share_policy`` (the pools; resource mode: queues without a ``schedulingPolicy``), a
+    pool's ``schedulingMode`` or a queue's ``schedulingPolicy``.  The engine then calls
+    the object's methods (one line each; docs/hooks.md):
 
-    Called on every update: on the policy named by ``[scheduler]
-    share_policy`` for the pools (capacity = the cluster's slots of
-    ``kind``), and on each pool's policy (its ``schedulingMode``, default
-    ``defaultPoolSchedulingMode``) for the pool's runnable jobs (capacity =
-    the pool's fair share).
+    * ``order_key(s)`` — the sort key among siblings; the smallest is served first;
+    * ``compute_shares(schedulables, total, steady)`` — one share of ``total`` each;
+    * ``compute_shares_many(groups, steady)`` — optional, the same for many groups;
+    * ``plan_preemption(pools, kind, now)`` — optional, a
+      :class:`~corescheduler.core.model.PreemptionPlan` (slot mode, root policy);
+    * ``admit_job(job, kind, now)`` — optional, False defers the job, a Rejection skips it;
+    * ``next_kind(node)`` — optional, the slot kind a heartbeat tries first (root policy);
+    * ``allows_child(child_policy)`` — may a child queue have that policy;
+    * ``measure`` / ``calc`` — the measure it shares by and the engine's calculator of it.
 
-    :param schedulables: pools or jobs, each with ``weight``, ``min_share``,
-        ``max_share``, ``demand``, ``running``, ``start_time`` and ``priority``
-        already updated for this cycle.
-    The result must depend only on the schedulables and ``capacity`` (not on
-    the clock or hidden state): a simulator may reuse it while nothing changed
-    (``[simulation] reuse_quiet_updates``).  Time-driven behaviour belongs in
-    :func:`cs_plan_preemption` or a WeightAdjuster.
+    :return: a :class:`~corescheduler.core.policy.SharePolicy` (anything else is a
+        :class:`~corescheduler.errors.PluginAnswerError`).
 
-    :return: a list (or tuple) of one share per schedulable, in order: slot
-        mode a finite real number ≥ 0, resource mode Resources with no
-        negative amount, or ``None`` = not applicable, shown as n/a, as for
-        jobs in a FIFO pool; ``None`` for "not my policy".
+    Plugins written against the hooks before it (``cs_compute_shares``, ``cs_order_key``,
+    ``cs_compute_shares_many``, ``cs_admit_job``, ``cs_next_kind``,
+    ``cs_plan_preemption``) still load for one release, with a ``DeprecationWarning``
+    (:mod:`corescheduler.share_policy_shim`).
 
     **First non-None result wins** (only the named policy is asked).
-    """
-
-
-@hookspec(firstresult=True)
-def cs_compute_shares_many(
-    groups: Sequence[tuple[Sequence[Schedulable], Any]], kind: str, steady: bool
-) -> Sequence[Sequence[Any]] | None:
-    """Optional: :func:`cs_compute_shares` for many groups at once.
-
-    **Resource mode** computes a queue tree's shares a level at a time;
-    the parents of one level whose policy is this one are handed over
-    together, as ``(schedulables, capacity)`` pairs (a leaf's runnable apps
-    and its share, a parent's child queues and its share).  The answer is
-    one list of shares per group, exactly what :func:`cs_compute_shares`
-    would give for each: a policy implements this only to compute them
-    faster (``fair`` and ``drf`` run YARN's search for every group in
-    lockstep with numpy).  A policy without it is called once per group.
-
-    :return: the groups' shares in order; ``None`` for "not my policy" (or
-        not this mode), and the scheduler calls :func:`cs_compute_shares`.
-
-    **First non-None result wins** (only the named policy is asked).
-    """
-
-
-@hookspec(firstresult=True)
-def cs_order_key(schedulable: Schedulable) -> Any:
-    """The sort key that orders pools (or jobs in a pool) for assignment.
-
-    In resource mode the schedulable's amounts are Resources and
-    ``schedulable.cluster`` is the cluster's total (DRF's shares are of it);
-    the key orders child queues under a parent and apps in a leaf (YARN's
-    policy comparators).
-
-    Called by the core whenever a schedulable's running count, demand, weight
-    or share changes, on the same policy as :func:`cs_compute_shares`.  The
-    schedulable with the smallest key is offered a free slot first.  Keys of
-    one policy must be mutually comparable and should end with a unique
-    tie-breaker (the ``name``) so that the order is deterministic.
-
-    :return: a comparable key (a tuple); keys of one policy must compare with
-        each other.  ``None`` is refused (only the named policy is asked).
-
-    **First non-None result wins** (only the named policy is asked).
-    """
-
-
-@hookspec(firstresult=True)
-def cs_admit_job(job: Job, kind: str, now: float) -> bool | Rejection | None:
-    """May ``job`` be offered a slot of ``kind`` now, or should it wait its turn?
-
-    Called during a heartbeat on the policy of the job's pool (only if that
-    policy implements it), for each job in the pool's order, before the
-    LoadManager's :func:`cs_can_launch` and the TaskSelector.
-
-    :return: ``False`` *defers* the job: it is offered the slot only if no
-        other job of its pool takes it (the Hadoop Capacity Scheduler's second
-        pass over users above their user limit).  ``True`` or ``None``: offer
-        the slot now.
-
-    **First non-None result wins** (only the pool's policy is asked).
-    """
-
-
-@hookspec(firstresult=True)
-def cs_next_kind(node: Node) -> str | None:
-    """Which slot kind a heartbeat tries first when ``node`` could take a map
-    and a reduce.
-
-    Called during a heartbeat, before each assignment while neither kind has
-    been ruled out on it, on the policy named by ``[scheduler] share_policy``
-    (only if it implements this optional hook).  The other kind is still
-    tried when the chosen one yields no task.  The Hadoop Capacity
-    Scheduler's ``assignTasks`` tries reduces first only when the node has
-    more free reduce slots than free map slots.
-
-    :return: ``"map"`` or ``"reduce"`` (anything else is refused); ``None``:
-        the core's rule (Hadoop's fair scheduler: maps while the node runs no
-        more maps than reduces).
-
-    **First non-None result wins** (only the root policy is asked).
-    """
-
-@hookspec(firstresult=True)
-def cs_plan_preemption(pools: Sequence[Schedulable], kind: str, now: float) -> PreemptionPlan | None:
-    """Decide whether tasks of ``kind`` must be preempted now, and how many.
-
-    Called when ``[scheduler] preemption`` is on, after an update, at most
-    every ``preemption_interval``, on the policy named by ``share_policy``
-    only.
-
-    :param pools: every pool's schedulable for ``kind`` (fair shares,
-        running counts, starvation times and timeouts up to date).
-    :return: a :class:`~corescheduler.core.model.PreemptionPlan` (count 0 = nothing
-        to do), or ``None`` when the policy never preempts.  Its own ``victims``, if
-        set, are at most ``count`` running tasks of ``kind`` of this scheduler (the
-        very objects), each once; else a :class:`~corescheduler.errors.PluginAnswerError`.
-
-    **First non-None result wins.**
     """
 
 

@@ -38,8 +38,9 @@ from typing import Any
 import pluggy
 from attrs import field, frozen
 
-from corescheduler import hook_answers, hookspecs
+from corescheduler import hook_answers, hookspecs, share_policy_shim
 from corescheduler.config import Config
+from corescheduler.core.policy import OPTIONAL, SharePolicy, calculators
 from corescheduler.errors import (
     ConfigError,
     PluginError,
@@ -70,7 +71,7 @@ REQUIRED_HOOK = {
     "WeightAdjuster": "cs_adjust_weight",
     "LoadManager": "cs_can_assign",
     "TaskSelector": "cs_select_task",
-    "SharePolicy": "cs_compute_shares",
+    "SharePolicy": "cs_share_policy",
     "VictimSelector": "cs_select_victims",
 }
 
@@ -78,6 +79,9 @@ REQUIRED_HOOK = {
 #: The extension point each hook belongs to (notifications: "Listener").
 HOOK_POINT = {hook: point for point, hooks in hookspecs.EXTENSION_POINTS.items() for hook in hooks}
 HOOK_POINT.update({hook: "Listener" for hook in hookspecs.NOTIFICATION_HOOKS})
+HOOK_POINT.update({hook: "SharePolicy" for hook in share_policy_shim.OLD_HOOKS})  # deprecated
+#: the methods of a share policy the engine calls (whose errors name the policy's plugin)
+POLICY_METHODS = ("order_key", "compute_shares", *OPTIONAL, "allows_child")
 
 
 @frozen
@@ -204,6 +208,8 @@ def points_of(hooks: Iterable[str]) -> list[str]:
     """Extension points served by a set of hook names."""
     hooks = set(hooks)
     points = [p for p, required in REQUIRED_HOOK.items() if required in hooks]
+    if "cs_compute_shares" in hooks and "SharePolicy" not in points:  # the deprecated hooks (shim)
+        points.append("SharePolicy")
     if hooks & set(hookspecs.NOTIFICATION_HOOKS) and not points:
         points.append("Listener")
     return points
@@ -309,7 +315,9 @@ def _guard(point: str, name: str, origin: str, fn: Callable[..., Any]) -> Callab
 
 @frozen
 class SharePolicyCallers:
-    """A share policy's hooks, ready to call (``plan_preemption`` may be None)."""
+    """A share policy ready to call: its plugin's name, the
+    :class:`~corescheduler.core.policy.SharePolicy` object, and its methods as the engine
+    calls them (the optional ones None when the policy keeps the base class's default)."""
 
     name: str
     compute_shares: Callable[..., Any]
@@ -318,6 +326,20 @@ class SharePolicyCallers:
     admit_job: Callable[..., Any] | None = None
     next_kind: Callable[..., Any] | None = None
     compute_shares_many: Callable[..., Any] | None = None
+    policy: SharePolicy = field(default=None, eq=False)
+
+    @property
+    def calc(self) -> Any:
+        """The policy's calculator (:attr:`SharePolicy.calc`)."""
+        return self.policy.calc
+
+
+def _overrides(policy: SharePolicy, method: str) -> bool:
+    """Whether ``policy`` has its own ``method`` (not the base class's default)."""
+    implemented = getattr(policy, "implemented", None)
+    if isinstance(implemented, (set, frozenset)):  # the shim's adapter: what the plugin had
+        return method in implemented
+    return getattr(type(policy), method, None) is not getattr(SharePolicy, method)
 
 
 class PluginSet:
@@ -339,6 +361,10 @@ class PluginSet:
         self.extra = dict(extra or {})
         self.pm = pluggy.PluginManager(hookspecs.PROJECT)
         self.pm.add_hookspecs(hookspecs)
+        self.pm.add_hookspecs(share_policy_shim.OldShareHooks)  # deprecated, for one release
+        #: the calculators of the engine's quantities, by measure (``[scheduler] mode``)
+        mode = getattr(config.scheduler, "mode", "slots")
+        self.calculators = calculators(mode if mode in ("slots", "resources") else "slots")
         for name in self.blocked:
             self.pm.set_blocked(name)
         self.instances: dict[str, Any] = {}
@@ -526,37 +552,74 @@ class PluginSet:
         return fn
 
     def share_policy(self, name: str, key: str | None = None) -> SharePolicyCallers:
-        """The callers of share policy ``name`` (loaded on first use, e.g. when
-        an allocation file names a pool's ``schedulingMode``)."""
+        """The share policy of plugin ``name``, ready to call (loaded and initialized on
+        first use, e.g. when an allocation file names a pool's ``schedulingMode``)."""
         cached = self._policies.get(name)
         if cached is not None:
             return cached
         fresh = name not in self.instances
-        compute = self._caller("SharePolicy", name, key) if key else self._policy_hook(name, "cs_compute_shares")
-        order = self._policy_hook(name, "cs_order_key")
+        self.ensure(name, "SharePolicy", key)
         impls = self._impls[name]
-        many = impls.get("cs_compute_shares_many")
-        if many is not None and not _same_definer(self.instances.get(name), "cs_compute_shares",
-                                                  "cs_compute_shares_many"):
-            many = None  # a subclass changed cs_compute_shares only: its inherited batch would bypass it
-        policy = SharePolicyCallers(
-            name, compute, order, impls.get("cs_plan_preemption"), impls.get("cs_admit_job"),
-            impls.get("cs_next_kind"), many,
+        origin = self.origins[name]
+        who = self.who("SharePolicy", name)
+        if "cs_share_policy" in impls:
+            try:
+                policy = impls["cs_share_policy"]()
+            except BaseException as exc:
+                if isinstance(exc, (PluginError, KeyboardInterrupt)):
+                    raise
+                raise PluginExecutionError(*who, exc) from exc
+            if not isinstance(policy, SharePolicy):
+                raise hook_answers.refuse(who, "cs_share_policy", policy, "a corescheduler.SharePolicy instance")
+        elif "cs_compute_shares" in impls or "cs_order_key" in impls:
+            old = [h for h in share_policy_shim.OLD_HOOKS if h in impls]
+            missing = [h for h in ("cs_compute_shares", "cs_order_key") if h not in impls]
+            if missing:
+                raise ConfigError(
+                    f"share policy {name!r} ({origin}) implements the deprecated {', '.join(old)} but not "
+                    f"{', '.join(missing)}; a SharePolicy plugin implements cs_share_policy() returning a "
+                    "corescheduler.SharePolicy (docs/plugin-authors.md)"
+                )
+            share_policy_shim.warn(name, origin, old)
+            policy = share_policy_shim.HookSharePolicy({h: impls[h] for h in old}, self.config.scheduler.mode)
+        else:
+            where = f"{self._where(key)}: [scheduler] {key}: plugin" if key else "share policy"
+            has = ", ".join(sorted(impls)) or "no hooks"
+            raise ConfigError(
+                f"{where} {name!r} ({origin}) is not a SharePolicy: it does not implement cs_share_policy "
+                f"(it has {has}); a SharePolicy plugin returns a corescheduler.SharePolicy from it"
+            )
+        try:
+            policy.initialize(self.calculators)
+        except BaseException as exc:
+            if isinstance(exc, (PluginError, KeyboardInterrupt)):
+                raise
+            raise PluginExecutionError(*who, exc) from exc
+        calls = {m: self._policy_method(name, origin, policy, m) for m in POLICY_METHODS
+                 if m in ("order_key", "compute_shares") or _overrides(policy, m)}
+        many = calls.get("compute_shares_many")
+        if many is not None and not _same_definer(policy, "compute_shares", "compute_shares_many"):
+            many = None  # a subclass changed compute_shares only: its inherited batch would bypass it
+        callers = SharePolicyCallers(
+            name, calls["compute_shares"], calls["order_key"], calls.get("plan_preemption"),
+            calls.get("admit_job"), calls.get("next_kind"), many, policy,
         )
-        self._policies[name] = policy
+        self._policies[name] = callers
         if fresh and hasattr(self, "_notify"):
             self._build_notifications()
-        return policy
+        return callers
 
-    def _policy_hook(self, name: str, hook: str) -> Callable[..., Any]:
-        self.ensure(name, "SharePolicy")
-        fn = self._impls[name].get(hook)
-        if fn is None:
-            raise ConfigError(
-                f"share policy {name!r} ({self.origins[name]}) does not implement {hook}; "
-                "a SharePolicy needs cs_compute_shares and cs_order_key"
-            )
-        return fn
+    def _policy_method(self, name: str, origin: str, policy: SharePolicy, method: str) -> Callable[..., Any]:
+        """``policy.method`` as the engine calls it: the bound method itself when its code
+        identifies the plugin on a traceback (:meth:`blame`), else wrapped to name it."""
+        fn = getattr(policy, method)
+        if getattr(type(policy), method, None) is getattr(SharePolicy, method):
+            return fn  # the base class's default: what it calls is the plugin's own
+        owner = ("SharePolicy", name, origin)
+        code = _code_of(fn)
+        if code is None or self._owners.setdefault(code, owner) != owner:
+            return _guard("SharePolicy", name, origin, fn)
+        return fn  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------ notifications
     def _build_notifications(self) -> None:

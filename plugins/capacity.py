@@ -64,12 +64,12 @@ from typing import Any
 from attrs import define, field, frozen
 from corescheduler_plugins._capacity_xml import CapacityXml, read_capacity_xml
 
+from corescheduler.core.calculator import YARN
 from corescheduler.core.javamath import float_times, java_float, java_round
 from corescheduler.core.model import (
     KINDS,
     MAP,
     REDUCE,
-    RESOURCES,
     RUNNING,
     Job,
     JobSpec,
@@ -80,8 +80,8 @@ from corescheduler.core.model import (
     Schedulable,
     Task,
 )
+from corescheduler.core.policy import PRIMARY, SharePolicy, calculators
 from corescheduler.hookspecs import hookimpl
-from corescheduler.resources import Resources
 from corescheduler.settings import Settings
 
 NAME = "capacity"
@@ -125,8 +125,9 @@ class QueueConfig:
     reclaim_time: float = DEFAULT_RECLAIM_TIME
 
     def capacity(self, kind: str) -> float:
-        """The guaranteed percent of ``kind`` slots."""
-        return self.map_capacity if kind == MAP else self.reduce_capacity
+        """The guaranteed percent of ``kind`` slots (of memory for resource mode's ``resources``:
+        the queue's ``capacity``)."""
+        return self.reduce_capacity if kind == REDUCE else self.map_capacity
 
 
 @frozen
@@ -322,7 +323,7 @@ def allocate(guarantees: Sequence[float], caps: Sequence[float], capacity: float
     return shares
 
 
-class CapacityScheduler:
+class CapacityScheduler(SharePolicy):
     """Guaranteed queue capacities, lending, reclaim and user limits.
 
     :param settings: the ``[plugins.capacity]`` table (see :func:`read_config`).
@@ -339,13 +340,12 @@ class CapacityScheduler:
         self.config = read_config(settings, base)
         scheduler = getattr(config, "scheduler", None)
         self.preemption = bool(getattr(scheduler, "preemption", True))
-        #: resource mode (``[scheduler] mode = "resources"``): capacities are of memory, queues are
-        #: ``root.NAME``, user limits count memory (YARN's CapacityScheduler ``LeafQueue``)
-        self.resource_mode = getattr(scheduler, "mode", "slots") == "resources"
+        # the engine's calculator of the primary measure (slots; memory), also when capacity
+        # serves only as a PoolResolver (initialize() is called for a share policy only)
+        self.calc = calculators(getattr(scheduler, "mode", "slots"))[PRIMARY]
         self._mem_by_user: dict[str, Counter[Any]] = {}  # queue -> user -> memory of running containers
         self._queue_mem: Counter[str] = Counter()  # queue -> memory of running containers
-        self._cluster_memory = 0
-        self._kinds: dict[str, _KindState] = {k: _KindState() for k in KINDS}
+        self._kinds: dict[str, _KindState] = {k: _KindState() for k in KINDS}  # + "resources" on first use
         self._pools: dict[str, Pool] = {}
         self._jobs_by_user: dict[str, Counter[Any]] = {}
         self._user_running: dict[tuple[str, str], Counter[Any]] = {}
@@ -353,11 +353,11 @@ class CapacityScheduler:
     # ------------------------------------------------------------------ queries (reports, tests)
     def guarantee(self, queue: str, kind: str) -> int:
         """The queue's guaranteed capacity in slots of ``kind`` (0 if unconfigured)."""
-        return self._kinds[kind].guarantee.get(queue, 0)
+        return self._state(kind).guarantee.get(queue, 0)
 
     def maximum(self, queue: str, kind: str) -> float:
         """The queue's maximum capacity in slots of ``kind`` (``inf`` if none)."""
-        return self._kinds[kind].maximum.get(queue, math.inf)
+        return self._state(kind).maximum.get(queue, math.inf)
 
     def reclaims(self, kind: str) -> list[Reclaim]:
         """The reclaim requests still owed for ``kind``, oldest first per queue."""
@@ -372,8 +372,20 @@ class CapacityScheduler:
         return self._limit(queue, pool.sched[kind], kind)
 
     # ------------------------------------------------------------------ capacities
+    @property
+    def _yarn(self) -> bool:
+        """User limits and reclaim by YARN's rules (``LeafQueue``: memory, the request's size;
+        reclaim is the engine's preemption) rather than Hadoop 1's (tasks, ``reclaimCapacity``)."""
+        return self.calc.lineage == YARN
+
+    def _state(self, kind: str) -> _KindState:
+        st = self._kinds.get(kind)
+        if st is None:
+            st = self._kinds[kind] = _KindState()
+        return st
+
     def _capacities(self, kind: str, slots: float) -> _KindState:
-        st = self._kinds[kind]
+        st = self._state(kind)
         if slots != st.slots:  # Hadoop recomputes capacities when the cluster's slots change
             st.slots = slots
             st.guarantee = {name: slots_of(q.capacity(kind), slots) for name, q in self.config.queues.items()}
@@ -385,9 +397,10 @@ class CapacityScheduler:
         return st
 
     def _guarantee_of(self, queue: str, sched: Schedulable, kind: str) -> int:
-        g = self._kinds[kind].guarantee.get(queue)
+        g = self._state(kind).guarantee.get(queue)
         if g is None:  # capacity is only this pool's policy (root is another): use the pool's share
-            g = math.floor((sched.fair_share or 0.0) + _EPS)
+            share = sched.fair_share
+            g = math.floor(self.calc.measure(share) + _EPS) if share else 0
         return g
 
     # ------------------------------------------------------------------ PoolResolver
@@ -417,36 +430,41 @@ class CapacityScheduler:
 
     # ------------------------------------------------------------------ SharePolicy
     @hookimpl
-    def cs_compute_shares(
-        self, schedulables: Sequence[Schedulable], capacity: Any, kind: str, steady: bool
-    ) -> list[Any]:
+    def cs_share_policy(self) -> SharePolicy:
+        return self
+
+    def compute_shares(self, schedulables: Sequence[Schedulable], total: Any, steady: bool) -> list[Any]:
+        """The queues' allocated capacities (:func:`allocate`) in the primary measure (slots of
+        the kind; memory); apps in a queue are served in order, with no share of their own."""
         if not schedulables:
             return []
-        if kind == RESOURCES:
-            return self._resource_shares(schedulables, capacity, steady)
-        if not schedulables[0].is_pool:
+        if isinstance(schedulables[0].owner, Job):
             return [None] * len(schedulables)  # jobs in a queue are served in order; no share of their own
-        st = self._capacities(kind, capacity)
-        guarantees = [float(st.guarantee.get(s.name, 0)) for s in schedulables]
-        caps = [float(min(s.demand, s.max_share, st.maximum.get(s.name, math.inf))) for s in schedulables]
-        return allocate(guarantees, caps, capacity)
+        measure = self.calc.measure
+        amount = measure(total)
+        st = self._capacities(schedulables[0].kind, amount)
+        queues = [self._queue(s.name) for s in schedulables]
+        guarantees = [float(st.guarantee.get(q, 0)) for q in queues]
+        caps = [
+            float(min(measure(s.max_share), st.maximum.get(q, math.inf),
+                      math.inf if steady else measure(s.demand) if s.active else 0.0))
+            for s, q in zip(schedulables, queues)
+        ]
+        return list(map(self.calc.of_measure, allocate(guarantees, caps, float(amount))))
 
-    @hookimpl
-    def cs_order_key(self, schedulable: Schedulable) -> tuple[Any, ...]:
-        s = schedulable
-        if s.kind == RESOURCES:
-            return self._resource_key(s)
-        if not s.is_pool:
+    def order_key(self, s: Schedulable) -> tuple[Any, ...]:
+        owner = s.owner
+        if isinstance(owner, Job):
             # 0.19 getTaskFromQueue: the queue's running jobs (a task launched) before
             # its waiting ones, each by priority (if the queue supports it) then start
-            job = s.owner
-            queue = self.config.queues.get(job.pool)
+            queue = self.config.queues.get(self._queue(owner.pool))
             priority = s.priority if queue is not None and queue.supports_priority else 0
-            return (0 if job.first_launch is not None else 1, priority, s.start_time, s.name)
+            return (0 if owner.first_launch is not None else 1, priority, s.start_time, s.name)
         # 0.19 QueueComparator: running / guaranteed capacity, lowest first
-        guarantee = self._guarantee_of(s.name, s, s.kind)
-        running = s.running
-        if running >= self._kinds[s.kind].maximum.get(s.name, math.inf):
+        name = self._queue(s.name)
+        guarantee = self._guarantee_of(name, s, s.kind)
+        running = self.calc.measure(s.running)
+        if running >= self._state(s.kind).maximum.get(name, math.inf):
             tier = 2
         elif guarantee > 0:
             tier = 0
@@ -454,8 +472,7 @@ class CapacityScheduler:
             tier = 1
         return (tier, running / guarantee if guarantee > 0 else float(running), s.name)
 
-    @hookimpl
-    def cs_next_kind(self, node: Node) -> str:
+    def next_kind(self, node: Node) -> str:
         """0.19/0.20 ``CapacityTaskScheduler.assignTasks``: reduces first only
         when the node has more free reduce slots than free map slots."""
         free_map = node.slots[MAP] - node.running[MAP]
@@ -471,10 +488,9 @@ class CapacityScheduler:
         percent = conf.minimum_user_limit_percent if conf is not None else DEFAULT_MIN_USER_LIMIT_PERCENT
         return max(math.ceil(current / users), math.ceil(percent * current / 100.0 - _EPS))
 
-    @hookimpl
-    def cs_admit_job(self, job: Job, kind: str) -> bool | Rejection | None:
-        if kind == RESOURCES:
-            return self._admit_resources(job)
+    def admit_job(self, job: Job, kind: str, now: float) -> bool | Rejection | None:
+        if self._yarn:
+            return self._admit_resources(job, kind)
         pool = self._pools.get(job.pool)
         if pool is None:
             return None
@@ -526,8 +542,7 @@ class CapacityScheduler:
                 )
                 st.reclaimed[name] = asked + amount
 
-    @hookimpl
-    def cs_plan_preemption(self, pools: Sequence[Schedulable], kind: str, now: float) -> PreemptionPlan:
+    def plan_preemption(self, pools: Sequence[Schedulable], kind: str, now: float) -> PreemptionPlan:
         st = self._kinds[kind]
         for s in pools:
             self._pools.setdefault(s.name, s.owner)
@@ -578,7 +593,7 @@ class CapacityScheduler:
         for name in order:
             pool = by_pool[name].owner
             wanted = take[name]
-            jobs = sorted(pool.jobs.values(), key=lambda j: self.cs_order_key(j.sched[kind]), reverse=True)
+            jobs = sorted(pool.jobs.values(), key=lambda j: self.order_key(j.sched[kind]), reverse=True)
             for job in jobs:
                 if wanted <= 0:
                     break
@@ -589,73 +604,30 @@ class CapacityScheduler:
                 wanted -= len(chosen)
         return victims
 
-    # ------------------------------------------------------------------ resource mode
-    @staticmethod
-    def _queue(name: str) -> str:
-        """A queue's configured name: ``root.NAME`` → ``NAME`` (resource mode's full names)."""
-        return name[5:] if name.startswith("root.") else name
+    # ------------------------------------------------------------------ YARN's user limits
+    def _queue(self, name: str) -> str:
+        """A queue's configured name: itself, or ``root.NAME`` → ``NAME`` (YARN's full names)."""
+        if name in self.config.queues or not name.startswith("root."):
+            return name
+        return name[5:]
 
-    def _memory_guarantee(self, queue: str, total: int) -> int:
-        conf = self.config.queues.get(self._queue(queue))
-        return slots_of(conf.capacity(MAP), total) if conf is not None else 0
-
-    def _memory_maximum(self, queue: str, total: int) -> float:
-        conf = self.config.queues.get(self._queue(queue))
-        if conf is None or conf.maximum_capacity is None:
-            return math.inf
-        return float(slots_of(conf.maximum_capacity, total))
-
-    def _resource_shares(self, schedulables: Sequence[Schedulable], capacity: Any, steady: bool) -> list[Any]:
-        """Resource mode: a queue's share of its parent's memory — its guarantee (capacity % of
-        it), and what queues with nothing to run leave lent in the ratio of the guarantees, up
-        to their maximum capacity (apps in a queue are served in order: no share of their own)."""
-        if isinstance(schedulables[0].owner, Job):
-            return [None] * len(schedulables)
-        total = capacity.memory
-        self._cluster_memory = schedulables[0].cluster.memory if schedulables[0].cluster is not None else total
-        guarantees = [float(self._memory_guarantee(s.name, total)) for s in schedulables]
-        caps = [
-            min(float(s.max_share.memory), self._memory_maximum(s.name, total),
-                math.inf if steady else float(s.demand.memory) if s.active else 0.0)
-            for s in schedulables
-        ]
-        shares = allocate(guarantees, caps, float(total))
-        return [Resources._make(int(share + _EPS), 0) for share in shares]
-
-    def _resource_key(self, s: Schedulable) -> tuple[Any, ...]:
-        owner = s.owner
-        if isinstance(owner, Job):  # running apps before waiting ones, priority if supported, start, name
-            queue = self.config.queues.get(self._queue(owner.pool))
-            priority = s.priority if queue is not None and queue.supports_priority else 0
-            return (0 if owner.first_launch is not None else 1, priority, s.start_time, s.name)
-        total = s.cluster.memory if s.cluster is not None else self._cluster_memory
-        guarantee = self._memory_guarantee(s.name, total)
-        used = s.running.memory
-        if used >= self._memory_maximum(s.name, total):
-            tier = 2
-        elif guarantee > 0:
-            tier = 0
-        else:
-            tier = 1
-        return (tier, used / guarantee if guarantee > 0 else float(used), s.name)
-
-    def _admit_resources(self, job: Job) -> bool | Rejection | None:
+    def _admit_resources(self, job: Job, kind: str) -> bool | Rejection | None:
         """YARN ``LeafQueue.computeUserLimit`` / ``canAssignToUser`` in memory: the queue's current
         capacity is its guarantee while it uses less, else what it uses plus the request; a user's
         limit is max(⌈current / active users⌉, ⌈minimum_user_limit_percent × current / 100⌉), at most
         ``user_limit_factor`` × the guarantee; a user at or over it waits for the others."""
         queue = self._queue(job.pool)
-        total = self._cluster_memory
-        if total <= 0:
+        st = self._state(kind)
+        if st.slots <= 0:
             return None
-        guarantee = self._memory_guarantee(queue, total)
         conf = self.config.queues.get(queue)
         if conf is None:
             return None
+        guarantee = st.guarantee.get(queue, 0)
         used = self._queue_mem.get(queue, 0)
         if guarantee <= 0:
             return Rejection(f"queue {queue!r} has no guaranteed capacity")
-        if used >= self._memory_maximum(queue, total):
+        if used >= st.maximum.get(queue, math.inf):
             return Rejection(f"queue {queue!r} is at its maximum capacity")
         size = job.spec.task_resources
         if size is None:
@@ -687,7 +659,7 @@ class CapacityScheduler:
 
     @hookimpl
     def cs_update(self, pools: Sequence[Pool], now: float) -> None:
-        if self.resource_mode:
+        if self._yarn:
             return  # counts are kept by the notifications; reclaim is the scheduler's YARN preemption
         self._pools = {p.name: p for p in pools}
         jobs_by_user: dict[str, Counter[Any]] = {}
@@ -713,7 +685,7 @@ class CapacityScheduler:
 
     def _count(self, task: Task, delta: int) -> None:
         job = task.job
-        if self.resource_mode:
+        if self._yarn:
             memory = (task.resources.memory if task.resources is not None else 0) * delta
             queue = self._queue(job.pool)
             self._mem_by_user.setdefault(queue, Counter())[job.user] += memory
@@ -725,7 +697,7 @@ class CapacityScheduler:
     @hookimpl
     def cs_task_started(self, task: Task) -> None:
         self._count(task, +1)
-        if self.resource_mode:
+        if self._yarn:
             return
         st = self._kinds[task.kind]
         owed = st.waiting.get(task.job.pool)

@@ -23,72 +23,31 @@ Allowed at any level; under a ``fair`` parent YARN refuses it
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
-from corescheduler_plugins.fair import FairSharePolicy, fair_order_key, resource_shares, resource_shares_many
-
-from corescheduler.core.model import RESOURCES, Schedulable
+from corescheduler.core.calculator import drf_order_key  # noqa: F401  (re-exported: its home before 0.2)
+from corescheduler.core.model import Schedulable
+from corescheduler.core.policy import DOMINANT, SharePolicy
 from corescheduler.hookspecs import hookimpl
-from corescheduler.resources import Resources
 
 
-def _ratio(value: float, over: float) -> float:
-    """``value / over`` as Java floats divide: x / 0 is ±∞, 0 / 0 is NaN."""
-    if over == 0:
-        if value == 0:
-            return math.nan
-        return math.copysign(math.inf, value)
-    return value / over
+class DominantResourceFairness(SharePolicy):
+    """Dominant resource fairness (YARN ``drf``): the fair policy's maths by the dominant
+    measure (``DominantResourceCalculator``); on slots the two measures are one."""
 
-
-def _nan_last(x: float) -> float:
-    """NaN ties with everything in YARN's comparator; as a key it sorts as 0 (the
-    nearest stable stand-in: a NaN ratio means nothing used of nothing)."""
-    return 0.0 if x != x else x
-
-
-def drf_order_key(s: Schedulable) -> tuple[Any, ...]:
-    """YARN's DRF comparator as a sort key (see the module docstring)."""
-    cluster: Resources = s.cluster
-    usage: Resources = s.running
-    names = cluster.names
-    shares = [_ratio(usage.get(n), cluster.get(n)) for n in names]
-    # types by usage share, largest first; a tie keeps the lower index (memory first)
-    order = sorted(range(len(names)), key=lambda i: (-_nan_last(shares[i]), i))
-    dominant = names[order[0]]
-    min_share: Resources = s.min_share
-    needy = usage.get(dominant) < min_share.get(dominant)
-    if needy:
-        ratios = tuple(_nan_last(_ratio(usage.get(names[i]), min_share.get(names[i]))) for i in order)
-        return (0, ratios, s.start_time, s.name)
-    weight = s.weight
-    weighted = tuple(_nan_last(_ratio(shares[i], weight)) for i in order)
-    return (1, weighted, s.start_time, s.name)
-
-
-class DominantResourceFairness:
-    """Dominant resource fairness (YARN ``drf``)."""
+    measure = DOMINANT
 
     @hookimpl
-    def cs_compute_shares(
-        self, schedulables: Sequence[Schedulable], capacity: Any, kind: str, steady: bool
-    ) -> list[Any]:
-        if kind == RESOURCES:
-            return resource_shares(schedulables, capacity, steady, capacity.names)
-        return FairSharePolicy().cs_compute_shares(schedulables, capacity, kind, steady)
+    def cs_share_policy(self) -> SharePolicy:
+        return self
 
-    @hookimpl
-    def cs_compute_shares_many(
-        self, groups: Sequence[tuple[Sequence[Schedulable], Any]], kind: str, steady: bool
-    ) -> list[list[Any]] | None:
-        if kind != RESOURCES:
-            return None
-        return resource_shares_many(groups, steady, None)
+    def compute_shares(self, schedulables: Sequence[Schedulable], total: Any, steady: bool) -> list[Any]:
+        return self.calc.fair_shares(schedulables, total, steady)
 
-    @hookimpl
-    def cs_order_key(self, schedulable: Schedulable) -> tuple[Any, ...]:
-        if schedulable.kind == RESOURCES:
-            return drf_order_key(schedulable)
-        return fair_order_key(schedulable)
+    def compute_shares_many(self, groups: Sequence[tuple[Sequence[Schedulable], Any]],
+                            steady: bool) -> list[list[Any]]:
+        return self.calc.fair_shares_many(groups, steady)
+
+    def order_key(self, s: Schedulable) -> tuple[Any, ...]:
+        return self.calc.fair_order_key(s)

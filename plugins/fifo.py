@@ -14,22 +14,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from corescheduler.core.model import RESOURCES, Schedulable
+from corescheduler.core.model import Schedulable
+from corescheduler.core.policy import SharePolicy
 from corescheduler.hookspecs import hookimpl
 
 
-class FifoSharePolicy:
-    """First in, first out, by priority then submission."""
+class FifoSharePolicy(SharePolicy):
+    """First in, first out, by priority then submission (leaf queues only)."""
+
+    leaf_only = True  # YARN FifoPolicy.getApplicableDepth: DEPTH_LEAF
 
     @hookimpl
-    def cs_compute_shares(self, schedulables: Sequence[Schedulable], capacity: Any, kind: str) -> list[Any]:
-        if kind == RESOURCES and schedulables:
-            # YARN FifoPolicy.computeShares: the earliest app gets the whole share
-            # (the others keep stale values in YARN; here they have none)
-            first = min(range(len(schedulables)), key=lambda i: schedulables[i].start_time)
-            return [capacity if i == first else None for i in range(len(schedulables))]
-        return [None] * len(schedulables)
+    def cs_share_policy(self) -> SharePolicy:
+        return self
 
-    @hookimpl
-    def cs_order_key(self, schedulable: Schedulable) -> tuple[int, float, str]:
-        return (schedulable.priority, schedulable.start_time, schedulable.name)
+    def compute_shares(self, schedulables: Sequence[Schedulable], total: Any, steady: bool) -> list[Any]:
+        return self.calc.in_order_shares(schedulables, total)
+
+    def order_key(self, s: Schedulable) -> tuple[int, float, str]:
+        return (s.priority, s.start_time, s.name)

@@ -13,7 +13,14 @@ import click
 
 from corescheduler.cli.common import one_line, plugin_table_warnings
 from corescheduler.errors import ConfigError, CoreSchedulerError, LocatedError, PluginLoadError
-from corescheduler.plugin_manager import REQUIRED_HOOK, PluginSet, hooks_of, load_plugin, name_clash
+from corescheduler.plugin_manager import (
+    REQUIRED_HOOK,
+    PluginSet,
+    SharePolicyCallers,
+    hooks_of,
+    load_plugin,
+    name_clash,
+)
 
 
 @click.command()
@@ -206,8 +213,8 @@ def _check_config(name: str, checked: dict[Path, bool]) -> bool:
 
 #: hooks resource mode does not ask (cs_node_capacity: asked, its answer unused): docs/hooks.md
 SLOT_ONLY_HOOKS = frozenset({
-    "cs_can_assign", "cs_can_launch", "cs_next_kind", "cs_assign_limit", "cs_would_select", "cs_map_reach",
-    "cs_wants_idle_heartbeat", "cs_plan_preemption", "cs_select_victims", "cs_node_capacity",
+    "cs_can_assign", "cs_can_launch", "cs_assign_limit", "cs_would_select", "cs_map_reach",
+    "cs_wants_idle_heartbeat", "cs_select_victims", "cs_node_capacity",
 })
 
 #: [scheduler] keys that name one plugin, and their resource-mode defaults (a default is not warned of)
@@ -338,7 +345,7 @@ class _CheckingPlugins(PluginSet):
         """Put a stand-in in the place of plugin ``name``, which could not be used: it has
         the hooks of the plugin's class when that can be imported (so that a plugin named
         at the wrong extension point is still reported), else every required hook."""
-        hooks: set[str] = {*REQUIRED_HOOK.values(), "cs_order_key"}
+        hooks: set[str] = set(REQUIRED_HOOK.values())
         origin = f"<not loaded>[{name}]"
         target = self.extra.get(name)
         info = self.available.get(name)
@@ -386,12 +393,22 @@ class _CheckingPlugins(PluginSet):
             self._misplaced.add(name)
             return _no_opinion
 
-    def _policy_hook(self, name: str, hook: str) -> Callable[..., Any]:
+    def share_policy(self, name: str, key: str | None = None) -> SharePolicyCallers:
+        if self._checking and self.instances.get(name, True) is None:  # a stand-in
+            if key is not None:
+                self.ensure(name, "SharePolicy", key)  # named again: its own problem, with its own line
+            return _stand_in_policy(name)
         try:
-            return super()._policy_hook(name, hook)
+            return super().share_policy(name, key)
         except CoreSchedulerError as exc:
             if not self._checking:
                 raise
             if name not in self._misplaced:  # else "is not a SharePolicy" already said it, with its line
                 self.errors.append(exc)
-            return _no_opinion
+            self._misplaced.add(name)
+            return _stand_in_policy(name)
+
+
+def _stand_in_policy(name: str) -> SharePolicyCallers:
+    """The callers of a share policy that could not be used (it answers nothing)."""
+    return SharePolicyCallers(name, _no_opinion, _no_opinion, None)

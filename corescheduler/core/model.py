@@ -22,7 +22,7 @@ import heapq
 import math
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, cast
+from typing import Any, Generic, TypeVar, cast
 
 from corescheduler.core.javamath import ceil_float_times
 from corescheduler.core.shuffle import MapOutputs, ShuffleSpec
@@ -97,7 +97,20 @@ _JOB_REPR = (
 )
 
 
-class Schedulable:
+#: a scalar of a schedulable (a weight, a time, a timeout): an int or a float, kept as given
+Number = int | float
+#: a schedulable's quantity: slot mode a count of slots (an int or a float, kept as given),
+#: resource mode :class:`~corescheduler.resources.Resources`.  A type variable so that each
+#: mode has its typed view (``Schedulable[float, …]``, ``Schedulable[Resources, …]``:
+#: :class:`corescheduler.core.policy.SlotSchedulable`, ``ResourceSchedulable``) while the
+#: compiled build keeps the values as they are (a type variable is not checked at run time)
+Q = TypeVar("Q")
+#: what a schedulable stands for: a :class:`Job` or a :class:`Pool` (slot mode), a job or a
+#: queue (``corescheduler.core.queue_tree.Queue``, resource mode)
+O = TypeVar("O")  # noqa: E741
+
+
+class Schedulable(Generic[Q, O]):
     """A job's or a pool's view for one slot kind, as in Hadoop's Schedulable.
 
     The share policy reads ``weight``, ``min_share``, ``max_share``,
@@ -116,9 +129,31 @@ class Schedulable:
     whole cluster's resources (DRF's shares are of it); ``active``: a queue with runnable
     apps (YARN ``FSQueue.isActive``: only active queues get an instantaneous share).
 
-    The numbers are typed ``Any``: slot mode keeps ints and floats as given, resource mode
-    keeps resource vectors in the same fields.
+    The quantities are of type ``Q`` (slot counts or Resources), the owner of type ``O``;
+    the scalars are ints or floats as given.  ``_key`` is whatever the policy's
+    ``order_key`` answered (checked where it enters: :mod:`corescheduler.hook_answers`).
     """
+
+    name: str
+    kind: str
+    owner: O
+    weight: Number
+    min_share: Q
+    max_share: Q
+    demand: Q
+    running: Q
+    fair_share: Q | None
+    start_time: Number
+    priority: int
+    last_time_at_min_share: Number
+    last_time_at_half_fair_share: Number
+    min_share_timeout: Number
+    fair_share_timeout: Number
+    _key: Any
+    _ordered: bool
+    steady_share: Q | None
+    active: bool
+    cluster: Q | None
 
     __slots__ = (
         "_key",
@@ -147,19 +182,19 @@ class Schedulable:
         self,
         name: str,
         kind: str,
-        owner: Any,
-        weight: Any = 1.0,
-        min_share: Any = 0.0,
+        owner: O,
+        weight: Number = 1.0,
+        min_share: Any = 0.0,  # a Q; the defaults are slot mode's
         max_share: Any = math.inf,
         demand: Any = 0,
         running: Any = 0,
         fair_share: Any = 0.0,
-        start_time: Any = 0.0,
+        start_time: Number = 0.0,
         priority: int = PRIORITY_RANK["NORMAL"],
-        last_time_at_min_share: Any = 0.0,
-        last_time_at_half_fair_share: Any = 0.0,
-        min_share_timeout: Any = math.inf,
-        fair_share_timeout: Any = math.inf,
+        last_time_at_min_share: Number = 0.0,
+        last_time_at_half_fair_share: Number = 0.0,
+        min_share_timeout: Number = math.inf,
+        fair_share_timeout: Number = math.inf,
         key: Any = None,
         ordered: bool = False,
         steady_share: Any = None,

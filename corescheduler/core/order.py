@@ -4,7 +4,7 @@ The scheduler keeps pools, and the jobs inside each pool, in the order a
 heartbeat offers them slots (Hadoop sorts them with its comparators on every
 heartbeat; here only the one that launched or released a task moves).  Each
 item carries its current key in ``_key`` (set by the scheduler from the share
-policy's ``cs_order_key``).
+policy's ``order_key``).
 
 A plain list with :mod:`bisect` rather than ``sortedcontainers.SortedKeyList``:
 these orders hold tens of pools and at most a few thousand jobs a pool, where a

@@ -23,7 +23,7 @@ dynamic, and settings are re-read.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from corescheduler.core.model import RESOURCES, Job, Schedulable
 from corescheduler.core.order import KeyedOrder
@@ -73,7 +73,7 @@ class Queue:
         self.is_leaf = is_leaf
         self.dynamic = dynamic
         self.policy = "fair"
-        self.sched = Schedulable(
+        self.sched: Schedulable[Resources, Queue] = Schedulable(
             name=name, kind=RESOURCES, owner=self, min_share=Resources(), max_share=Resources.unbounded(),
             demand=Resources(), running=Resources(), fair_share=Resources(), start_time=0.0,
         )
@@ -126,9 +126,14 @@ class QueueTree:
     """The live queues of resource mode (YARN ``QueueManager``)."""
 
     def __init__(
-        self, config: QueueConfig, cluster: Resources, fallback_policy: str | None = None, known: Iterable[str] = ()
+        self, config: QueueConfig, cluster: Resources, fallback_policy: str | None = None, known: Iterable[str] = (),
+        child_allowed: Callable[[str, str, bool], bool] | None = None,
     ) -> None:
         self.config = config
+        #: may a queue of policy (arg 1) have a child (a leaf: arg 3) of policy (arg 2)?  The
+        #: parent's ``SharePolicy.allows_child`` and the child's ``leaf_only``, asked by the
+        #: engine (which knows the policies); None allows every pair
+        self.child_allowed = child_allowed
         self.cluster = cluster
         #: the policy of a queue the allocation file gives none (the scheduler's ``share_policy``)
         self.fallback_policy = fallback_policy
@@ -191,7 +196,7 @@ class QueueTree:
         for i, name in enumerate(reversed(missing)):
             is_leaf = leaf and i == len(missing) - 1
             policy = self.config.scheduling_policy(name, self.fallback_policy)
-            if not _child_policy_allowed(parent.policy, policy) or (not is_leaf and policy == "fifo"):
+            if self.child_allowed is not None and not self.child_allowed(parent.policy, policy, is_leaf):
                 return None
             created = Queue(name, parent, is_leaf=is_leaf, dynamic=dynamic)
             parent.children[name] = created
@@ -291,10 +296,3 @@ class QueueTree:
         for q in self.queues.values():
             self._configure(q)
         self.version += 1
-
-
-def _child_policy_allowed(parent: str, child: str) -> bool:
-    """``SchedulingPolicy.isChildPolicyAllowed``: no ``drf`` under ``fair``; nothing under ``fifo``."""
-    if parent == "fifo":
-        return False
-    return not (parent == "fair" and child == "drf")

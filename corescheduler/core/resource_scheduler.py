@@ -120,7 +120,7 @@ class ResourceScheduler:
         self.cluster_total = self._cluster_total()
         self.tree = QueueTree(owner.allocations.queue_config(), self.cluster_total,
                               fallback_policy=owner.settings.share_policy,
-                              known=owner._known_pools(owner.allocations))
+                              known=owner._known_pools(owner.allocations), child_allowed=self._child_allowed)
         self.user_runnable: dict[Any, int] = {}
         self.user_waiting: dict[Any, list[Job]] = {}
         #: app id -> node name -> rack, of the nodes the app holds reservations on
@@ -530,6 +530,14 @@ class ResourceScheduler:
             q = parent
             parent = q.parent
 
+    def _child_allowed(self, parent_policy: str, child_policy: str, child_is_leaf: bool) -> bool:
+        """YARN ``isChildPolicyAllowed`` of the parent's policy, and a policy only for leaves
+        (``getApplicableDepth``) only on a leaf."""
+        plugins = self.owner.plugins
+        if not child_is_leaf and plugins.share_policy(child_policy).policy.leaf_only:
+            return False
+        return plugins.share_policy(parent_policy).policy.allows_child(child_policy)  # type: ignore[no-any-return]
+
     def _admit_fn(self, q: Queue) -> Any:
         """The leaf's policy's ``cs_admit_job`` (None if it has none)."""
         if q.policy not in self._admit_fns:
@@ -697,14 +705,14 @@ class ResourceScheduler:
             for name, groups in batches.items():
                 policy = plugins.share_policy(name)
                 results = None
-                hook = "cs_compute_shares"
+                hook = "compute_shares"
                 if policy.compute_shares_many is not None and len(groups) > 1:
-                    results = policy.compute_shares_many(groups, RESOURCES, steady)
+                    results = policy.compute_shares_many(groups, steady)
                     if results is not None:
-                        hook = "cs_compute_shares_many"
+                        hook = "compute_shares_many"
                         results = answers.shares_many(plugins.who("SharePolicy", name), results, len(groups))
                 if results is None:
-                    results = [policy.compute_shares(sc, total, RESOURCES, steady) for sc, total in groups]
+                    results = [policy.compute_shares(sc, total, steady) for sc, total in groups]
                 flat_scheds = []
                 for (scheds, _), shares in zip(groups, results):
                     if type(shares) is not list or len(shares) != len(scheds):
@@ -947,14 +955,9 @@ class ResourceScheduler:
         reservation threshold."""
         js = job.sched[RESOURCES]
         fair = js.fair_share if js.fair_share is not None else _NONE
-        if leaf.policy == "drf":
-            cluster = self.cluster_total
-            starved = job.usage.dominant_share(cluster) < fair.dominant_share(cluster)
-            big = size.dominant_share(cluster) >= self._threshold.dominant_share(cluster)
-        else:
-            starved = job.usage.memory < fair.memory
-            big = size.memory >= self._threshold.memory
-        return starved and big
+        calc = self.owner.plugins.share_policy(leaf.policy).calc  # the policy's getResourceCalculator
+        cluster = self.cluster_total
+        return calc.less_than(cluster, job.usage, fair) and not calc.less_than(cluster, size, self._threshold)
 
     def _reserve(self, job: Job, task: Task, node: Node) -> bool:
         """``FSAppAttempt.reserve``: one app per node; at most ``reservable_nodes`` of the
@@ -1031,11 +1034,9 @@ class ResourceScheduler:
 
     # ================================================================== preemption
     def _below(self, policy: str, usage: Resources, share: Resources) -> bool:
-        """``isUsageBelowShare`` with the policy's calculator: memory (fair, fifo) or dominant share (drf)."""
-        if policy == "drf":
-            cluster = self.cluster_total
-            return usage.dominant_share(cluster) < share.dominant_share(cluster)
-        return usage.memory < share.memory
+        """``isUsageBelowShare`` with the policy's calculator (``getResourceCalculator``): memory
+        (fair, fifo) or dominant share (drf)."""
+        return self.owner.plugins.share_policy(policy).calc.less_than(self.cluster_total, usage, share)  # type: ignore[no-any-return]
 
     def _update_starvation(self, now: float) -> None:
         """``FSLeafQueue.updateStarvedApps``: each app's fair-share starvation (below

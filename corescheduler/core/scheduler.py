@@ -710,9 +710,9 @@ class Scheduler:
             demand_total += ps.demand
         self._load[kind].runnable = demand_total
         root = self.root_policy
-        shares = answers.slot_shares(self.plugins.who("SharePolicy", root.name), "cs_compute_shares",
-                                     root.compute_shares(pool_scheds, float(self._load[kind].total_slots), kind,
-                                                         False), len(pool_scheds))
+        shares = answers.slot_shares(self.plugins.who("SharePolicy", root.name), "compute_shares",
+                                     root.compute_shares(pool_scheds, float(self._load[kind].total_slots), False),
+                                     len(pool_scheds))
         for ps, share in zip(pool_scheds, shares):
             ps.fair_share = share
         # jobs inside each pool, by the pool's own policy (schedulingMode)
@@ -722,8 +722,8 @@ class Scheduler:
             job_scheds = [j.sched[kind] for j in pool.jobs.values()]
             if not job_scheds:
                 continue  # its job order is already empty (jobs leave it as they finish or move)
-            shares = answers.slot_shares(self.plugins.who("SharePolicy", policy.name), "cs_compute_shares",
-                                         policy.compute_shares(job_scheds, float(ps.fair_share or 0.0), kind, False),
+            shares = answers.slot_shares(self.plugins.who("SharePolicy", policy.name), "compute_shares",
+                                         policy.compute_shares(job_scheds, float(ps.fair_share or 0.0), False),
                                          len(job_scheds))
             for js, share in zip(job_scheds, shares):
                 js.fair_share = share

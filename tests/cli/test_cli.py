@@ -153,9 +153,10 @@ def test_plugins_lists_builtins_with_extension_points():
         for point in points:
             assert point in rows[name]
         assert "corescheduler" in rows[name] and __version__ in rows[name]
-    assert "cs_compute_shares, +3 more" in rows["fair"]  # shortened to fit 100 columns
+    assert "cs_share_policy" in rows["fair"]  # a share policy is one hook (issue 27)
+    assert "cs_resolve_pool, +8 more" in rows["capacity"]  # shortened to fit 100 columns
     verbose = {line.split()[0]: line for line in run("plugins", "--verbose").stdout.splitlines()[1:]}
-    assert "cs_plan_preemption" in verbose["fair"]
+    assert "cs_share_policy" in verbose["capacity"] and "cs_task_preempted" in verbose["capacity"]
 
 
 def test_plugins_json_parses():

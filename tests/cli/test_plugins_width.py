@@ -17,7 +17,7 @@ def test_default_table_fits_100_columns_and_says_it_shortened() -> None:
     assert lines[-1] == "(hooks shortened to fit 100 columns: --verbose or --json lists them all)"
     rows = {line.split()[0]: line for line in lines[1:-1]}
     assert "cs_select_task, +" in rows["delay"]  # the extension point's own hook first
-    assert "cs_compute_shares, +" in rows["fair"] and "cs_plan_preemption" not in rows["fair"]
+    assert "cs_resolve_pool, +" in rows["capacity"] and "cs_share_policy" not in rows["capacity"]
     assert "cs_adjust_weight" in rows["new_job_booster"]  # short lists stay whole
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from corescheduler.core.model import Rejection
+from corescheduler.core.policy import SharePolicy
 from corescheduler.core.scheduler import JobRejectedError
 from corescheduler.errors import AllocationError, SchedulerStateError
 from corescheduler.hookspecs import hookimpl
@@ -179,25 +180,22 @@ def test_a_job_that_stopped_being_runnable_finishes_after_a_policy_change():
     assert h.job(j1).is_finished and h.job(j2).runnable
 
 
-class FlakyOrder:
+class FlakyOrder(SharePolicy):
     """A fair policy whose order key fails while ``fail`` is set."""
 
     fail = False
 
-    def __init__(self):
-        from corescheduler_plugins.fair import FairSharePolicy, fair_order_key
-
-        self.inner, self.key = FairSharePolicy(), fair_order_key
-
     @hookimpl
-    def cs_compute_shares(self, schedulables, capacity, kind, steady):
-        return self.inner.cs_compute_shares(schedulables, capacity, kind, steady)
+    def cs_share_policy(self):
+        return self
 
-    @hookimpl
-    def cs_order_key(self, schedulable):
-        if FlakyOrder.fail and schedulable.name == "a":
+    def compute_shares(self, schedulables, total, steady):
+        return self.calc.fair_shares(schedulables, total, steady)
+
+    def order_key(self, s):
+        if FlakyOrder.fail and s.name == "a":
             raise RuntimeError("transient")
-        return self.key(schedulable)
+        return self.calc.fair_order_key(s)
 
 
 def test_a_failed_update_leaves_the_orders_usable():
@@ -262,12 +260,11 @@ def test_order_key_failing_mid_heartbeat_leaves_a_consistent_scheduler():
     class Flaky(FairSharePolicy):
         fail = False
 
-        @hookimpl
-        def cs_order_key(self, schedulable):
-            if Flaky.fail and not schedulable.is_pool:
+        def order_key(self, s):
+            if Flaky.fail and not s.is_pool:
                 Flaky.fail = False
                 raise RuntimeError("flaky key")
-            return super().cs_order_key(schedulable)
+            return super().order_key(s)
 
     h = ClusterHarness(config={"scheduler": {"share_policy": "flaky"}}, plugins={"flaky": Flaky})
     h.submit(maps=4)

@@ -1,6 +1,6 @@
 """Resource mode computes a tree's shares a level at a time, handing a level's parents to
-their policy's ``cs_compute_shares_many`` together: the shares must be exactly those of
-one ``cs_compute_shares`` call per parent (YARN's ``recomputeShares`` walk)."""
+their policy's ``compute_shares_many`` together: the shares must be exactly those of
+one ``compute_shares`` call per parent (YARN's ``recomputeShares`` walk)."""
 
 from __future__ import annotations
 
@@ -83,24 +83,21 @@ def test_a_policy_answering_for_the_wrong_number_of_groups_is_named() -> None:
     sched = _scheduler(1)
     plugins = sched.plugins
     policy = plugins.share_policy("fair")
-    plugins._policies["fair"] = attrs.evolve(policy, compute_shares_many=lambda groups, kind, steady: [])
+    plugins._policies["fair"] = attrs.evolve(policy, compute_shares_many=lambda groups, steady: [])
     with pytest.raises(SchedulerStateError, match=r"SharePolicy plugin 'fair' \(corescheduler\[fair\]\): "
-                                                    r"cs_compute_shares_many returned \[\]"):
+                                                    r"compute_shares_many returned \[\]"):
         sched.update(0.0)
 
 
 def test_a_subclass_overriding_only_the_one_group_hook_is_not_bypassed() -> None:
-    """A plugin that subclasses ``fair`` and overrides ``cs_compute_shares`` inherits
-    ``cs_compute_shares_many``, which knows nothing of the override: the scheduler calls
+    """A plugin that subclasses ``fair`` and overrides ``compute_shares`` inherits
+    ``compute_shares_many``, which knows nothing of the override: the scheduler calls
     the override for every group (found in review)."""
     from corescheduler_plugins.fair import FairSharePolicy
 
-    from corescheduler.hookspecs import hookimpl
-
     class Thirds(FairSharePolicy):
-        @hookimpl
-        def cs_compute_shares(self, schedulables, capacity, kind, steady):
-            return [Resources(capacity.memory // 3, 0) for _ in schedulables]
+        def compute_shares(self, schedulables, total, steady):
+            return [Resources(total.memory // 3, 0) for _ in schedulables]
 
     xml = ("<allocations>" + "".join(f'<queue name="p{i}"><queue name="a"/><queue name="b"/></queue>'
                                      for i in range(3)) + "</allocations>")

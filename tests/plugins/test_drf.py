@@ -7,6 +7,7 @@ import pytest
 from corescheduler_plugins.drf import DominantResourceFairness, drf_order_key
 
 from corescheduler.core.model import RESOURCES, Schedulable
+from corescheduler.core.policy import calculators
 from corescheduler.resources import Resources as R
 
 
@@ -56,5 +57,7 @@ def test_drf_computes_every_resource_type() -> None:
     for s in scheds:
         s.max_share = R.unbounded()
         s.demand = R(8192, 8)
-    shares = DominantResourceFairness().cs_compute_shares(scheds, cluster, RESOURCES, False)
+    policy = DominantResourceFairness()
+    policy.initialize(calculators("resources"))
+    shares = policy.compute_shares(scheds, cluster, False)
     assert shares == [R(4096, 4), R(4096, 4)]

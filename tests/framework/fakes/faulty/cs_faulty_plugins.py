@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from corescheduler.core.model import MAP, PENDING, REDUCE, RESOURCES, RUNNING, PreemptionPlan
+from corescheduler.core.policy import SharePolicy
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
 
@@ -53,8 +54,12 @@ class _Answers:
 # --------------------------------------------------------------------------- share policies
 
 
-class EvenShares(_Answers):
+class EvenShares(_Answers, SharePolicy):
     """A plain share policy: equal shares, ordered by name (both modes)."""
+
+    @hookimpl
+    def cs_share_policy(self) -> SharePolicy:
+        return self
 
     def even(self, schedulables: Any, capacity: Any) -> list[Any]:
         n = len(schedulables)
@@ -62,24 +67,21 @@ class EvenShares(_Answers):
             return [Resources(memory=capacity.memory // max(n, 1), vcores=capacity.vcores // max(n, 1))] * n
         return [capacity / n] * n if n else []
 
-    @hookimpl
-    def cs_compute_shares(self, schedulables: Any, capacity: Any) -> list[Any]:
-        return self.even(schedulables, capacity)
+    def compute_shares(self, schedulables: Any, total: Any, steady: bool) -> Any:
+        return self.even(schedulables, total)
 
-    @hookimpl
-    def cs_order_key(self, schedulable: Any) -> Any:
-        return (schedulable.name,)
+    def order_key(self, s: Any) -> Any:
+        return (s.name,)
 
 
 class Shares(EvenShares):
-    """cs_compute_shares: ``answer`` for every schedulable (``answer`` a list: the whole answer)."""
+    """compute_shares: ``answer`` for every schedulable (``answer`` a list: the whole answer)."""
 
     def __init__(self, settings: dict[str, Any]) -> None:
         super().__init__(settings)
         self.whole = bool(settings.get("whole", False))
 
-    @hookimpl
-    def cs_compute_shares(self, schedulables: Any, capacity: Any) -> Any:
+    def compute_shares(self, schedulables: Any, total: Any, steady: bool) -> Any:
         answer = self.answer
         if type(answer) is str and answer == "@huge_memory":  # refused where it is made
             answer = Resources(memory=10**400, vcores=1)
@@ -89,19 +91,17 @@ class Shares(EvenShares):
 
 
 class NextKind(EvenShares):
-    @hookimpl
-    def cs_next_kind(self) -> Any:
+    def next_kind(self, node: Any) -> Any:
         return self.answer
 
 
 class Admit(EvenShares):
-    @hookimpl
-    def cs_admit_job(self) -> Any:
+    def admit_job(self, job: Any, kind: str, now: float) -> Any:
         return self.answer
 
 
 class Key(EvenShares):
-    """cs_order_key: ``answer``; ``"@mixed"``: keys that do not compare (a tuple, then a str);
+    """order_key: ``answer``; ``"@mixed"``: keys that do not compare (a tuple, then a str);
     ``"@nan_tuple"``: ``(nan, name)`` for a schedulable with an odd running count, else
     ``(running, name)`` (running: vcores in resource mode); ``per_name = true``: ``answer``
     for the job or pool ``b1``/``b``
@@ -113,8 +113,8 @@ class Key(EvenShares):
         super().__init__(settings)
         self.per_name = bool(settings.get("per_name", False))
 
-    @hookimpl
-    def cs_order_key(self, schedulable: Any) -> Any:
+    def order_key(self, s: Any) -> Any:
+        schedulable = s
         if type(self.answer) is str and self.answer == "@mixed":
             Key.calls += 1
             return (schedulable.name,) if Key.calls % 2 else schedulable.name
@@ -134,12 +134,11 @@ def _running(pools: Any, kind: str) -> list[Any]:
 
 
 class Plan(EvenShares):
-    """cs_plan_preemption: ``answer``; ``"@plan_all_victims"``: count 1, every running task
+    """plan_preemption: ``answer``; ``"@plan_all_victims"``: count 1, every running task
     of the kind as victims; ``"@plan_foreign"``: count 1, a copy of a running task (the same
     id, another object: as another scheduler's task)."""
 
-    @hookimpl
-    def cs_plan_preemption(self, pools: Any, kind: str) -> Any:
+    def plan_preemption(self, pools: Any, kind: str, now: float) -> Any:
         if type(self.answer) is str and self.answer in ("@plan_all_victims", "@plan_foreign"):
             running = _running(pools, kind)
             if len(running) < 2:

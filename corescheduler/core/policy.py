@@ -1,0 +1,126 @@
+"""The share-policy contract: one object per policy, as Hadoop's ``SchedulingPolicy``.
+
+A share policy orders schedulables (pools and jobs; YARN's queues and apps), divides a
+parent's share among them (instantaneous and steady shares), may plan preemption, admit
+jobs and choose a heartbeat's slot kind, and says which policies its children may have.
+A plugin supplies it through the ``cs_share_policy`` hook
+(:func:`corescheduler.hookspecs.cs_share_policy`); a plugin class may subclass
+:class:`SharePolicy` and return ``self``.
+
+The same policy runs in slot mode (Hadoop 1) and resource mode (YARN): it computes
+through :attr:`SharePolicy.calc`, the engine's calculator of the measure the policy
+chose (:attr:`SharePolicy.measure`: the primary measure — slots, or memory — or the
+dominant share), so no policy tests the engine's mode.  The schedulables it sees are
+:class:`~corescheduler.core.model.Schedulable`; :class:`SlotSchedulable` and
+:class:`ResourceSchedulable` are their typed views in each mode.
+
+Hadoop: ``SchedulingPolicy`` (``getComparator``, ``computeShares``,
+``computeSteadyShares``, ``checkIfUsageOverFairShare``, ``isChildPolicyAllowed``,
+``getApplicableDepth``, ``getResourceCalculator``, ``initialize``).  ``getHeadroom`` has
+no counterpart: it serves YARN's allocate response to application masters, which no
+engine here has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from corescheduler.core.calculator import DOMINANT, ENGINE_CALCULATORS, MEASURES, PRIMARY, Calculator
+
+if TYPE_CHECKING:
+    from corescheduler.core.model import Job, Node, Pool, PreemptionPlan, Rejection, Schedulable
+    from corescheduler.core.queue_tree import Queue
+    from corescheduler.resources import Resources
+
+__all__ = [
+    "DOMINANT",
+    "PRIMARY",
+    "Calculator",
+    "ResourceSchedulable",
+    "SharePolicy",
+    "SlotSchedulable",
+    "calculators",
+]
+
+
+#: a schedulable as slot mode fills it (``kind`` ``"map"`` or ``"reduce"``): counts of slots
+#: (ints or floats as given), owned by a job or a pool
+SlotSchedulable: TypeAlias = "Schedulable[float, Job | Pool]"
+#: a schedulable as resource mode fills it (``kind`` ``"resources"``): Resources, with the
+#: cluster's total (``cluster``) and whether a queue is active (YARN ``FSQueue.isActive``);
+#: owned by an app or a queue
+ResourceSchedulable: TypeAlias = "Schedulable[Resources, Job | Queue]"
+
+
+def calculators(engine: str) -> dict[str, Calculator]:
+    """The calculators of an engine's quantities by measure (``engine``: ``"slots"`` or
+    ``"resources"``, ``[scheduler] mode``)."""
+    return ENGINE_CALCULATORS[engine]
+
+
+class SharePolicy:
+    """Base class of share policies; subclasses implement :meth:`order_key` and
+    :meth:`compute_shares` and may override the rest.
+
+    The engine calls :meth:`initialize` once, before any other method; a policy serves
+    one scheduler.
+    """
+
+    #: the measure the policy shares by: :data:`PRIMARY` (slots; memory) or :data:`DOMINANT`
+    #: (the dominant share of the cluster) — YARN's ``getResourceCalculator``
+    measure: str = PRIMARY
+    #: a policy only for queues without children (YARN ``getApplicableDepth`` =
+    #: ``DEPTH_LEAF``, as ``fifo``)
+    leaf_only: bool = False
+    #: the engine's calculator for :attr:`measure`, set by :meth:`initialize`
+    calc: Calculator
+
+    def initialize(self, calcs: dict[str, Calculator]) -> None:
+        """Take the engine's calculator of :attr:`measure` (YARN ``initialize(FSContext)``)."""
+        self.calc = calcs[self.measure if self.measure in MEASURES else PRIMARY]
+
+    # ------------------------------------------------------------------ required
+    def order_key(self, s: Schedulable) -> Any:
+        """The sort key of ``s`` among its siblings (YARN ``getComparator``): the smallest
+        key is offered a free slot (container) first.  Keys of one policy must compare with
+        each other, should end with a unique tie-breaker (``s.name``), and must not be None
+        or hold a NaN."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement order_key")
+
+    def compute_shares(self, schedulables: Sequence[Schedulable], total: Any, steady: bool) -> Sequence[Any]:
+        """One share of ``total`` per schedulable, in order (``computeShares``; ``steady``:
+        ``computeSteadyShares``, every queue counts, active or not).  A share is a quantity
+        of the engine (a number ≥ 0 in slot mode, Resources in resource mode) or None (not
+        applicable, shown n/a).  It must depend only on the schedulables and ``total``."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement compute_shares")
+
+    # ------------------------------------------------------------------ optional
+    def compute_shares_many(self, groups: Sequence[tuple[Sequence[Schedulable], Any]],
+                            steady: bool) -> Sequence[Sequence[Any]]:
+        """:meth:`compute_shares` for many ``(schedulables, total)`` groups at once (resource
+        mode hands over a tree level's parents that share this policy); only for speed."""
+        return [self.compute_shares(scheds, total, steady) for scheds, total in groups]
+
+    def plan_preemption(self, pools: Sequence[Schedulable], kind: str, now: float) -> PreemptionPlan | None:
+        """Slot mode, the root policy: which pools are owed tasks of ``kind`` now and which may
+        give some (usage over share; YARN ``checkIfUsageOverFairShare``).  None: never preempts."""
+        return None
+
+    def admit_job(self, job: Job, kind: str, now: float) -> bool | Rejection | None:
+        """May ``job`` be offered a slot of ``kind`` now?  False defers it behind the jobs of
+        its pool that are admitted; a Rejection skips it; True or None offers it."""
+        return None
+
+    def next_kind(self, node: Node) -> str | None:
+        """Slot mode, the root policy: ``"map"`` or ``"reduce"``, the kind a heartbeat tries
+        first on ``node``; None: the core's rule."""
+        return None
+
+    def allows_child(self, child_policy: str) -> bool:
+        """May a child queue have policy ``child_policy`` (YARN ``isChildPolicyAllowed``)?"""
+        return not self.leaf_only
+
+
+#: the optional methods; a policy that keeps the base class's is asked nothing there
+OPTIONAL = ("compute_shares_many", "plan_preemption", "admit_job", "next_kind")
