@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from corescheduler.core.fairshare import shares_from_columns, yarn_fair_shares_many
+from corescheduler.core.hints import Hint, until_starved
 from corescheduler.core.model import RESOURCES, PreemptionPlan, Schedulable
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import MEMORY, VCORES, Resources
@@ -196,8 +197,7 @@ class FairSharePolicy:
                 allowance[s.name] = math.ceil(s.running - share)
         return PreemptionPlan(count=sum(needs.values()), allowance=allowance, needs=needs)
 
-    #: a hint to the simulator: the plan asks for nothing while no pool is starved
-    #: (``Schedulable.starved_for``), and the pools' shares follow only their weights, min
-    #: and max shares and demands, not the clock; so updates may be skipped until a pool
-    #: can be starved (``Simulation._starves_at``; issue 27 is to make such hints general)
-    cs_plan_preemption.preempts_for_starved_only = True  # type: ignore[attr-defined]
+    @hookimpl
+    def cs_preemption_hint(self, pools: Sequence[Schedulable]) -> Hint:
+        """The plan above asks only for starved pools: nothing before one can be starved."""
+        return until_starved(pools)

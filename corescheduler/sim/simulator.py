@@ -119,7 +119,7 @@ UPDATE = 4
 SUBMIT = 5
 IDLE_BEAT = 6  # (node state, generation): a skipped heartbeat the TaskSelector needs (idle_heartbeat)
 FETCHED = 7  # (task, attempt, compute seconds, shuffle row): a reduce fetched its input over the network model
-REACH = 8  # generation: a job's map reach may widen now (cs_map_reach's until)
+REACH = 8  # generation: a job's map reach may widen now (its hint's until)
 
 #: above this many finished maps a reduce's fetch is computed with numpy, below in plain Python
 _NUMPY_FETCH = 48
@@ -369,15 +369,6 @@ def load_allocations(config: Config) -> Allocations | None:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # compiled (setup.py), a user may still subclass it
-def _expiry(since: float, timeout: float) -> float:
-    """The last time before ``since + timeout`` (one float below it, so that a check at a
-    time before it finds ``now - since > timeout`` false whatever the rounding); ``inf``
-    with no timeout."""
-    if timeout == math.inf or since == -math.inf:
-        return math.inf if timeout == math.inf else -math.inf
-    return math.nextafter(since + timeout, -math.inf)
-
-
 class Simulation:
     """One simulation run of ``workload`` under ``config``.
 
@@ -471,9 +462,9 @@ class Simulation:
         self._skip_updates = self.options.skip_idle_updates
         #: the pending IDLE_BEAT: (time, generation); a newer generation voids older events
         self._idle_beat: tuple[Any, ...] | None = None  # (time, generation[, node rank])
-        #: can the TaskSelector want an idle heartbeat at all (cs_wants_idle_heartbeat)?
-        self._wants_idle = self.scheduler.plugins.wants_idle_heartbeat  # the hook itself, for the hot path
-        self._may_want_idle = self._wants_idle is not None
+        #: can the TaskSelector want an idle heartbeat at all (its cs_select_hint)?
+        self._wants_idle = self.scheduler.wants_idle_heartbeat
+        self._may_want_idle = self.scheduler.plugins.select_hint is not None
         #: heartbeats whose outcome is known are counted, not run (Scheduler.skip_quiet_heartbeat)
         self._quiet = (
             self.scheduler.skip_quiet_heartbeat
@@ -498,9 +489,6 @@ class Simulation:
         #: changes whenever the nodes an IDLE_BEAT may be planned for, or a wheel, change
         self._candidates = 0
         self._plan_key: tuple[bool, bool, bool, int] | None = None
-        self._slot_reps: dict[int, Node] = {}  # a node of each map slot count (cs_assign_limit)
-        for node in self.cluster.nodes.values():
-            self._slot_reps.setdefault(node.slots[MAP], node)
         self._idle_gen = 0
         self._copy_wait: dict[str, list[tuple[Task, int, float]]] = {}  # job -> reduces waiting for its maps
         # the shuffle's network model (docs/simulator.md): jobs with a shuffle description
@@ -879,7 +867,7 @@ class Simulation:
 
     def _parkable(self, ns: _NodeState) -> bool:
         """May the node, refused by every job on its heartbeat just now, stop beating?  It runs
-        no map (so it can take one while maps are pending: ``cs_assign_limit``) and can take
+        no map (so it can take one while maps are pending: ``empty_nodes_take_tasks``) and can take
         no reduce (none free, or none pending): only a job's reach can make it useful again."""
         running = ns.node.running
         return running[MAP] == 0 and (
@@ -1026,18 +1014,6 @@ class Simulation:
             ns = states.get(name)
             if ns is not None and ns.rank in in_map:
                 self._arm(ns, t)
-
-    def _check_limits(self, t: float) -> None:
-        """After an update: a parked node (it runs no map) must still be able to take one
-        (``cs_assign_limit`` ≥ 1 for its slots, read only from the slots and the load)."""
-        if not self._idle[MAP] or self.scheduler.pending_work(MAP) <= 0:
-            return
-        closed = [slots for slots, node in self._slot_reps.items() if (self.scheduler.assign_limit(node, MAP) or 0) < 1]
-        if closed:
-            for rank in list(self._idle[MAP]):
-                ns = self._by_phase[rank]
-                if ns.node.slots[MAP] in closed:
-                    self._arm(ns, t)
 
     def _turn_wheel(self, kind: str, position: int, t: float) -> None:
         """Arm the first idle node of ``kind`` at phase rank ≥ ``position`` (cyclically)."""
@@ -1206,26 +1182,10 @@ class Simulation:
         pool's starvation times either move with every update (it is at its share:
         ``Scheduler._update_starvation``, Hadoop ``updatePreemptionVariables``) or stay, and
         it is starved (``Schedulable.starved_for``) once its timeout has passed since: the
-        first such time is the answer.  The root policy's plan must declare that it preempts
-        only for starved pools and that the pools' shares it computes follow nothing but
-        their weights, min and max shares and demands (``preempts_for_starved_only`` on its
-        ``cs_plan_preemption``, as the fair policy's: Hadoop ``FairScheduler.tasksToPreempt``;
-        a pool's weight is its allocation's, WeightAdjusters weigh jobs within a pool); any
-        other plan: ``-inf`` (the updates tick).  Issue 27 is to make such hints general."""
-        sched = self.scheduler
-        plan = sched.root_policy.plan_preemption
-        if getattr(plan, "preempts_for_starved_only", False) is not True:  # none: shares unknown
-            return -math.inf
-        until = math.inf
-        for kind in KINDS:
-            for pool in sched.pools.values():
-                ps = pool.sched[kind]
-                running, demand = ps.running, ps.demand
-                if running < min(ps.min_share, demand):  # its min-share time stays: starved after the timeout
-                    until = min(until, _expiry(ps.last_time_at_min_share, ps.min_share_timeout))
-                if running < math.floor(min((ps.fair_share or 0.0) / 2.0, demand)):
-                    until = min(until, _expiry(ps.last_time_at_half_fair_share, ps.fair_share_timeout))
-        return until
+        first such time is the answer: the root share policy's preemption hint
+        (``cs_preemption_hint``; ``fair``'s: :func:`corescheduler.core.hints.until_starved`);
+        without one, ``-inf`` (the updates tick)."""
+        return self.scheduler.preemption_hint(self.scheduler.now)
 
     def _skip_preempt_checks(self, first: int, end: int, interval: float) -> int:
         """Ticks ``first`` … ``end - 1`` are skipped: set the scheduler's last preemption check
@@ -1629,8 +1589,6 @@ class Simulation:
                 self._update(t)
                 if self.stalled:
                     break
-                if park:
-                    self._check_limits(t)
                 self._wake(t)
                 if len(heap) == 1 and self._update_armed:  # only updates are left to happen
                     self._only_updates(t)
