@@ -843,12 +843,10 @@ class Scheduler:
             for fn in self._notify("cs_heartbeat_end"):
                 fn(node, given, [], now)
             return given
-        multiple, caps = self.settings.assign_multiple, self._assign_caps
+        multiple = self.settings.assign_multiple
         next_kind = self.root_policy.next_kind
-        can_assign = self.plugins.can_assign
         can_launch = self.plugins.can_launch
         select = self.plugins.select_task
-        load = self._load
         assigned = {MAP: 0, REDUCE: 0}
         rejected = {MAP: False, REDUCE: False}
         visited: dict[str, Job] = {}
@@ -860,21 +858,8 @@ class Scheduler:
         try:
             while True:
                 for kind in KINDS:
-                    if not rejected[kind]:
-                        ld = load[kind]
-                        # Hadoop stops a kind at runningMaps == runnableMaps, not >=: after a
-                        # reload lowers a pool's maxMaps below what it runs, the cluster's
-                        # capped demand is below what runs and the other pools still get tasks
-                        if assigned[kind] >= caps[kind] or ld.running == ld.runnable:
-                            rejected[kind] = True
-                        else:
-                            ok = can_assign(node, kind, ld)
-                            if ok is None:
-                                ok = node._running[kind] < node.slots[kind]
-                            elif ok is not True and ok is not False:
-                                ok = answers.flag(self._who("LoadManager"), "cs_can_assign", ok)
-                            if not ok:
-                                rejected[kind] = True
+                    if not rejected[kind] and not self._may_assign(node, kind, assigned[kind]):
+                        rejected[kind] = True
                 if (rejected[MAP] and rejected[REDUCE]) or (not multiple and out):
                     break
                 if rejected[MAP]:
@@ -973,6 +958,24 @@ class Scheduler:
                 fn(node, out, skipped, now)
         return out
 
+    def _may_assign(self, node: Node, kind: str, assigned: int) -> bool:
+        """May a heartbeat of ``node`` that has assigned ``assigned`` tasks of ``kind`` so far
+        try one more?  Not past the kind's assignment cap, not when the cluster runs what
+        its runnable jobs demand (Hadoop stops a kind at runningMaps == runnableMaps, not
+        >=: after a reload lowers a pool's maxMaps below what it runs, the cluster's capped
+        demand is below what runs and the other pools still get tasks), and only if the
+        LoadManager's ``cs_can_assign`` allows (None: the node's free slots decide).  The
+        one precondition :meth:`heartbeat` and :meth:`skip_quiet_heartbeat` share."""
+        ld = self._load[kind]
+        if assigned >= self._assign_caps[kind] or ld.running == ld.runnable:
+            return False
+        ok = self.plugins.can_assign(node, kind, ld)
+        if ok is None:
+            return node._running[kind] < node.slots[kind]
+        if ok is True or ok is False:
+            return ok
+        return answers.flag(self._who("LoadManager"), "cs_can_assign", ok) is True
+
     @_plugin_errors
     def skip_quiet_heartbeat(self, node_name: str, now: float) -> bool:
         """If a heartbeat of ``node_name`` at ``now`` would assign nothing and change nothing,
@@ -991,26 +994,9 @@ class Scheduler:
         if self._hint is None or self._quiet_at != self._map_version or self._rs is not None:
             return False
         node = self.cluster.nodes[node_name]
-        can_assign = self.plugins.can_assign
-        caps = self._assign_caps
-        ld = self._load[REDUCE]
-        if self.pending_work(REDUCE) > 0 and caps[REDUCE] > 0:
-            ok = can_assign(node, REDUCE, ld)
-            if ok is None:
-                ok = node._running[REDUCE] < node.slots[REDUCE]
-            elif ok is not True and ok is not False:
-                ok = answers.flag(self._who("LoadManager"), "cs_can_assign", ok)
-            if ok:
-                return False
-        ld = self._load[MAP]
-        if caps[MAP] <= 0 or ld.running == ld.runnable:
-            open_ = False
-        else:
-            open_ = can_assign(node, MAP, ld)
-            if open_ is None:
-                open_ = node._running[MAP] < node.slots[MAP]
-            elif open_ is not True and open_ is not False:
-                open_ = answers.flag(self._who("LoadManager"), "cs_can_assign", open_) is True
+        if self.pending_work(REDUCE) > 0 and self._may_assign(node, REDUCE, 0):
+            return False
+        open_ = self._may_assign(node, MAP, 0)
         job_order = self._job_order
         for ps in self._pool_order[MAP]:
             order = job_order[ps.name][MAP]
