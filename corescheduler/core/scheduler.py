@@ -1057,6 +1057,25 @@ class Scheduler:
             and not self._admitting
         )
 
+    @property
+    def walk_version(self) -> int:
+        """A number that changes whenever the jobs a heartbeat walks for maps may have changed
+        (a job enters or leaves its pool's map order, a pool reaches or leaves its cap, an
+        update changed the order)."""
+        return self._map_version
+
+    @property
+    def walk_settled(self) -> bool:
+        """Did the last heartbeat walk every job for maps and launch nothing, with the walk
+        unchanged since (so the TaskSelector saw every walked job skipped: the premise of
+        :meth:`skip_quiet_heartbeat` and of the hints' levels)?"""
+        return self._quiet_at == self._map_version
+
+    @property
+    def has_reach_changes(self) -> bool:
+        """Are there reach changes to take (:meth:`take_reach_changes`)?"""
+        return bool(self._reach_changed)
+
     def take_reach_changes(self) -> dict[str, str]:
         """The jobs whose map reach may have widened since the last call, each with the widest
         locality that may have widened it (a map launched at it, or ``"off"`` for a map

@@ -649,7 +649,7 @@ class Simulation:
         sched = self.scheduler
         want_v0 = sched.wants_idle_heartbeat()
         maps_pending = sched.pending_work(MAP) > 0
-        want_walk = maps_pending and bool(self._idle[MAP]) and sched._quiet_at != sched._map_version
+        want_walk = maps_pending and bool(self._idle[MAP]) and not sched.walk_settled
         if not (want_v0 or want_walk):
             self._idle_beat = None
             return
@@ -917,9 +917,9 @@ class Simulation:
         maps_pending = sched.pending_work(MAP) > 0
         # every walked job is looked at again when the walk changes, and once more when a
         # heartbeat first walks it (their runs of skips start: cs_map_reach's until)
-        settled = sched._quiet_at == sched._map_version
-        key = (sched._map_version, settled or self._reach_settled, maps_pending)
-        changed = sched.take_reach_changes() if sched._reach_changed else None
+        settled = sched.walk_settled
+        key = (sched.walk_version, settled or self._reach_settled, maps_pending)
+        changed = sched.take_reach_changes() if sched.has_reach_changes else None
         if force or key != self._reach_seen or t >= self._reach_due:
             self._reach_settled = settled if key[0] != (self._reach_seen or (None,))[0] else key[1]
             self._refresh_reach(t, maps_pending, key)
@@ -948,7 +948,7 @@ class Simulation:
         sched = self.scheduler
         rank, until = self._reach_of(job, t)
         self._reach[job.id] = rank
-        if sched._quiet_at != sched._map_version:
+        if not sched.walk_settled:
             self._relook[job.id] = None  # its wait may start running at the next whole walk
         if rank == 2:
             self._any_reach = True
@@ -994,7 +994,7 @@ class Simulation:
             if maps_pending and rank < 2 and (rank > was or was == 2):  # (narrower than anywhere: _look)
                 self._wake_reach(job, rank, t)
         self._reach = new
-        self._relook = {} if sched._quiet_at == sched._map_version else dict.fromkeys(new)
+        self._relook = {} if sched.walk_settled else dict.fromkeys(new)
         self._any_reach = any_reach
         if due != self._reach_due:
             self._set_reach_due(due, t)
@@ -1244,7 +1244,7 @@ class Simulation:
         sched = self.scheduler
         assignments = sched.heartbeat(ns.name, t)
         if self._park:
-            if not assignments and sched._quiet_at == sched._map_version:
+            if not assignments and sched.walk_settled:
                 ns.refused = t  # it walked every job and none took it
             self._plan_later = True
         elif self._skip_idle and self._may_want_idle:
