@@ -498,8 +498,10 @@ def cs_preemption_hint(pools: Sequence[Schedulable], kind: str, now: float) -> H
         starved pools, as ``fair``'s); ``None``: don't know (every update and check runs
         while tasks wait).
 
-    Asked on the policy named by ``share_policy`` by engines that skip updates between
-    events (the simulator's ``skip_idle_updates``).  **First non-None result wins.**
+    Called on the policy named by ``share_policy`` by engines that skip updates between
+    events (the simulator's ``skip_idle_updates``), while tasks wait and none can launch.
+
+    **First non-None result wins.**
     """
 
 

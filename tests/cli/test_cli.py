@@ -153,7 +153,7 @@ def test_plugins_lists_builtins_with_extension_points():
         for point in points:
             assert point in rows[name]
         assert "corescheduler" in rows[name] and __version__ in rows[name]
-    assert "cs_compute_shares, +3 more" in rows["fair"]  # shortened to fit 100 columns
+    assert "cs_compute_shares, +4 more" in rows["fair"]  # shortened to fit 100 columns
     verbose = {line.split()[0]: line for line in run("plugins", "--verbose").stdout.splitlines()[1:]}
     assert "cs_plan_preemption" in verbose["fair"]
 
