@@ -28,6 +28,7 @@ COMPILED = [
     "corescheduler/core/shuffle.py",
     "corescheduler/sim/heartbeats.py",
     "corescheduler/sim/simulator.py",
+    "corescheduler/sim/updates.py",
 ]
 
 #: setuptools commands that build the package (a requirements or metadata pass runs egg_info/dist_info)

@@ -22,6 +22,7 @@ MODULES = (
     "corescheduler.core.shuffle",
     "corescheduler.sim.heartbeats",
     "corescheduler.sim.simulator",
+    "corescheduler.sim.updates",
 )
 
 _EXTENSIONS = tuple(importlib.machinery.EXTENSION_SUFFIXES)
