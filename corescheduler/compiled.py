@@ -21,7 +21,9 @@ MODULES = (
     "corescheduler.core.order",
     "corescheduler.core.scheduler",
     "corescheduler.core.shuffle",
+    "corescheduler.sim.heartbeats",
     "corescheduler.sim.simulator",
+    "corescheduler.sim.updates",
 )
 
 _EXTENSIONS = tuple(importlib.machinery.EXTENSION_SUFFIXES)

@@ -10,8 +10,7 @@ hook, the value and what was expected.
 
 The rules, per hook (docs/hooks.md repeats them for plugin authors):
 
-* a *flag* (``cs_can_assign``, ``cs_can_launch``, ``cs_fits``, ``cs_can_compute``,
-  ``cs_wants_idle_heartbeat``, ``cs_would_select``) is ``True``, ``False`` or
+* a *flag* (``cs_can_assign``, ``cs_can_launch``, ``cs_fits``, ``cs_can_compute``) is ``True``, ``False`` or
   ``None`` (a numpy bool counts); ``"no"``, ``0`` or ``1`` are not;
 * the share policy's methods (:class:`~corescheduler.core.policy.SharePolicy`), named
   by method in messages: ``cs_share_policy`` a SharePolicy;
@@ -27,9 +26,8 @@ The rules, per hook (docs/hooks.md repeats them for plugin authors):
   one policy must compare; keys that do not are refused when they are first compared);
 * ``next_kind``: ``"map"``, ``"reduce"`` or ``None``;
 * ``cs_node_capacity``: ``None`` or a whole number ≥ 0;
-* ``cs_assign_limit``: ``None`` or a real number, not NaN;
-* ``cs_map_reach``: ``None`` or ``(level, until)``, level ``"node"``/``"rack"``/``"off"``,
-  until a real number, not NaN;
+* ``cs_select_hint``, ``SharePolicy.preemption_hint``: ``None`` or a
+  :class:`~corescheduler.core.hints.Hint` (which checked its own fields);
 * ``cs_select_task``: ``None`` or a pending task of the job and kind asked;
 * ``cs_resolve_pool``: ``None``, a :class:`Rejection` or a non-empty string without
   control characters or lone surrogates;
@@ -55,7 +53,8 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, cast
 
-from corescheduler.core.model import KINDS, LOCALITY_RANK, PENDING, PreemptionPlan, Rejection, Task
+from corescheduler.core.hints import Hint
+from corescheduler.core.model import KINDS, PENDING, PreemptionPlan, Rejection, Task
 from corescheduler.errors import PluginAnswerError
 from corescheduler.resources import UNBOUNDED, Resources
 
@@ -165,26 +164,11 @@ def node_capacity(who: Who, value: Any) -> int:
     return int(value) if isinstance(value, numbers.Integral) else int(number)
 
 
-def assign_limit(who: Who, value: Any) -> int:
-    """``cs_assign_limit`` (not None): a real number, not NaN, as a whole task count
-    (``running < limit`` is ``running < ceil(limit)``; ±inf as ±2**62)."""
-    number = _real(value)
-    if number is None or number != number:
-        raise refuse(who, "cs_assign_limit", value, "None or a number of tasks")
-    if math.isfinite(number):
-        return int(value) if isinstance(value, numbers.Integral) else math.ceil(number)
-    return 2**62 if number > 0 else -(2**62)
-
-
-def map_reach(who: Who, value: Any) -> tuple[str, float]:
-    """``cs_map_reach`` (not None): ``(level, until)``."""
-    if type(value) in (tuple, list) and len(value) == 2:
-        level, until = value
-        number = _real(until)
-        if type(level) is str and level in LOCALITY_RANK and number is not None and number == number:
-            return level, number
-    raise refuse(who, "cs_map_reach", value,
-                 "None or (level, until): level 'node', 'rack' or 'off', until a number (not NaN)")
+def hint(who: Who, hook: str, value: Any) -> Hint:
+    """``cs_select_hint`` / ``SharePolicy.preemption_hint`` (not None): a :class:`Hint`."""
+    if isinstance(value, Hint):
+        return value
+    raise refuse(who, hook, value, "None or a corescheduler.core.hints.Hint")
 
 
 # ------------------------------------------------------------------ shares

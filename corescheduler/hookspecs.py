@@ -8,23 +8,40 @@ leave out trailing parameters it does not need (pluggy passes only the
 arguments a hook implementation names).
 
 Which plugin answers at each *extension point* comes from the config
-(``[scheduler]`` in ``corescheduler.toml``), never from registration order:
+(``[scheduler]`` in ``corescheduler.toml``), never from registration order.
+The whole contract, one line a hook (*optional* hooks have a default):
 
-================  ===================  =====================================
-extension point   config key           hook(s)
-================  ===================  =====================================
-PoolResolver      ``pool_resolver``    :func:`cs_resolve_pool` (chain), :func:`cs_known_pools`
-WeightAdjuster    ``weight_adjusters`` :func:`cs_adjust_weight` (chain)
-LoadManager       ``load_manager``     :func:`cs_can_assign`, :func:`cs_can_launch`,
-                                       :func:`cs_can_compute`, :func:`cs_node_capacity`,
-                                       :func:`cs_assign_limit`
-TaskSelector      ``task_selector``    :func:`cs_select_task`, :func:`cs_wants_idle_heartbeat`,
-                                       :func:`cs_would_select`, :func:`cs_map_reach`
-SharePolicy       ``share_policy`` and each pool's ``schedulingMode``
-                                       :func:`cs_share_policy` (a
-                                       :class:`~corescheduler.core.policy.SharePolicy` object)
-VictimSelector    ``victim_selector``  :func:`cs_select_victims`
-================  ===================  =====================================
+=================================  ==================================================
+extension point (config key)       hook: what it answers
+=================================  ==================================================
+PoolResolver (``pool_resolver``)   :func:`cs_resolve_pool`: the pool a job joins, or a rejection (chain)
+                                   :func:`cs_known_pools`: pools it configures itself (optional)
+WeightAdjuster                     :func:`cs_adjust_weight`: a job's weight (chain)
+(``weight_adjusters``)
+LoadManager (``load_manager``)     :func:`cs_can_assign`: may a node take one more task of a kind
+                                   :func:`cs_can_launch`: may a job launch there now (optional)
+                                   :func:`cs_fits`: resource mode: does a container fit (optional)
+                                   :func:`cs_can_compute`: may a copied reduce compute (optional)
+                                   :func:`cs_node_capacity`: most tasks of a kind a node runs (optional)
+TaskSelector (``task_selector``)   :func:`cs_select_task`: which pending task of a job runs on a node
+                                   :func:`cs_select_hint`: until when that answer holds (optional)
+SharePolicy (``share_policy``,     :func:`cs_share_policy`: the policy object — order, shares, preemption
+each pool's ``schedulingMode``)    plan and hint, admission (:class:`~corescheduler.core.policy.SharePolicy`)
+VictimSelector                     :func:`cs_select_victims`: which running tasks to kill
+(``victim_selector``)
+(every plugin in use, and          :func:`cs_job_added` … :func:`cs_task_preempted`: notifications
+``listeners``)
+=================================  ==================================================
+
+:func:`cs_select_hint` and :meth:`SharePolicy.preemption_hint
+<corescheduler.core.policy.SharePolicy.preemption_hint>` return a
+:class:`~corescheduler.core.hints.Hint` ("my answer stays
+until time T, or until one of these events"): engines use them to skip heartbeats and
+updates whose outcome is known.  A plugin without them is exact, just slower.  A
+LoadManager may also declare, as plain data, ``empty_nodes_take_tasks = True`` (see
+:func:`cs_can_assign`).  The simulator-only hooks of 0.x (``cs_wants_idle_heartbeat``,
+``cs_would_select``, ``cs_map_reach``, ``cs_assign_limit``) are gone: a plugin that
+implements one is refused at load time with the hook to use instead (:data:`REMOVED_HOOKS`).
 
 The notification hooks at the end are called on every plugin in use (those
 selected above plus ``[scheduler] listeners``), in config order; their
@@ -51,6 +68,7 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from corescheduler.core.hints import Hint
 from corescheduler.core.model import (
     Assignment,
     ClusterLoad,
@@ -76,11 +94,20 @@ EXTENSION_POINTS: dict[str, tuple[str, ...]] = {
     "PoolResolver": ("cs_resolve_pool", "cs_known_pools"),
     "WeightAdjuster": ("cs_adjust_weight",),
     "LoadManager": (
-        "cs_can_assign", "cs_assign_limit", "cs_can_launch", "cs_fits", "cs_can_compute", "cs_node_capacity",
+        "cs_can_assign", "cs_can_launch", "cs_fits", "cs_can_compute", "cs_node_capacity",
     ),
-    "TaskSelector": ("cs_select_task", "cs_wants_idle_heartbeat", "cs_would_select", "cs_map_reach"),
+    "TaskSelector": ("cs_select_task", "cs_select_hint"),
     "SharePolicy": ("cs_share_policy",),
     "VictimSelector": ("cs_select_victims",),
+}
+#: Hooks of earlier releases that are gone -> what to implement instead.  A plugin that still
+#: implements one is refused when it is loaded (a PluginLoadError naming the hook and this text).
+REMOVED_HOOKS: dict[str, str] = {
+    "cs_would_select": "cs_select_hint (a Hint whose level says where the job takes a task)",
+    "cs_map_reach": "cs_select_hint (a Hint: level and until)",
+    "cs_wants_idle_heartbeat": "cs_select_hint (a Hint whose events include NOT_OFFERED for a job "
+                               "whose state a heartbeat that passes it by changes)",
+    "cs_assign_limit": "the LoadManager attribute empty_nodes_take_tasks = True (see cs_can_assign)",
 }
 #: Hooks called on every plugin in use.
 NOTIFICATION_HOOKS: tuple[str, ...] = (
@@ -187,23 +214,10 @@ def cs_can_assign(node: Node, kind: str, load: ClusterLoad) -> bool | None:
         on this heartbeat (exactly a bool: ``"no"`` or ``0`` is refused).
         ``None`` (or no load manager) means the node's slot count decides.
 
-    **First non-None result wins.**
-    """
-
-
-@hookspec(firstresult=True)
-def cs_assign_limit(node: Node, kind: str, load: ClusterLoad) -> int | None:
-    """LoadManager, optional: the most tasks of ``kind`` ``node`` may run under ``load`` —
-    a promise that :func:`cs_can_assign` is exactly ``node.running[kind] < limit`` and that
-    the limit depends on nothing but ``node.slots`` and ``load``.
-
-    The simulator uses it to leave nodes that run no map and that no job wants out of the
-    heartbeat schedule (``Scheduler.skip_quiet_heartbeat``): it knows from the limit when
-    such a node could no longer take a map.  ``slots`` and ``cap_based`` implement it.
-    ``None``: no such promise.
-
-    Called by the simulator on the plugin named by ``[scheduler] load_manager`` after each
-    update, once per distinct slot count of the cluster's nodes.
+    A load manager may declare, as a class attribute, ``empty_nodes_take_tasks = True``:
+    it answers ``True`` for a node that runs no task of ``kind`` and has a slot of it
+    whenever ``load.runnable > load.running``, with no side effects (``slots`` and
+    ``cap_based`` do).  Simulators then stop beating nodes no job wants (parking).
 
     **First non-None result wins.**
     """
@@ -295,69 +309,29 @@ def cs_select_task(job: Job, node: Node, kind: str, now: float) -> Task | None:
 
 
 @hookspec(firstresult=True)
-def cs_wants_idle_heartbeat() -> bool | None:
-    """TaskSelector, optional: would a heartbeat that can assign nothing change
-    the selector's state now?
+def cs_select_hint(job: Job, kind: str, now: float) -> Hint | None:
+    """TaskSelector, optional: until when does :func:`cs_select_task`'s answer for ``job``
+    stay what it would be on a heartbeat at ``now``?  A question: change nothing.
 
-    A real TaskTracker heartbeats whenever it has a free slot, and every
-    heartbeat runs ``cs_heartbeat_start`` (Hadoop's ``assignTasks`` begins
-    with ``updateLocalityWaitTimes``) even when nothing can be launched.  The
-    simulator skips such heartbeats for speed.  Before it skips one it asks
-    this hook; while the answer is ``True`` it delivers the next such
-    heartbeat as :meth:`Scheduler.idle_heartbeat
-    <corescheduler.core.scheduler.Scheduler.idle_heartbeat>` (``cs_heartbeat_start``
-    only, which is all the heartbeat would have done), so decisions are the
-    same as if every node with a free slot had beaten.  ``delay`` answers
-    ``True`` while jobs it skipped wait for their waiting-time credit.
+    :return: a :class:`~corescheduler.core.hints.Hint`: on heartbeats at times in
+        ``[now, until)`` that follow the last one with none of ``events`` between, the
+        selector gives ``job`` a task of ``kind`` on a node exactly when
+        ``job.pending_map(node, level)`` finds one (for a kind without locality, whenever
+        ``job`` has a pending task: ``level="off"``).  A heartbeat at ``now`` is taken to
+        follow the last one (``delay`` credits its waits up to ``now``).  ``until`` is the
+        first time the answer may change with time alone (it only widens then).  ``None``:
+        don't know (the heartbeat is run).
 
-    Called on the configured TaskSelector only, after heartbeats, many times
-    a simulated second: keep it cheap.  First non-None result wins; ``None``
-    or ``False``: such heartbeats may be skipped.
-    """
+    The engine asks again after every update, launch, finish, kill, submission and
+    removal, and at ``until``.  By answering, a selector also promises that a heartbeat on
+    which it is asked for no task changes nothing but what ``events`` names, and that
+    the LoadManager's and share policies' heartbeat hooks have no side effects to it.
+    Hints are used only while the selector is the one plugin in use listening to
+    heartbeats (``cs_heartbeat_start``/``cs_heartbeat_end``).  Slot mode; called by
+    simulators (quiet heartbeats, parked nodes: docs/simulator.md), many times a
+    simulated second: keep it cheap.
 
-
-@hookspec(firstresult=True)
-def cs_would_select(job: Job, node: Node, kind: str, now: float) -> bool | None:
-    """TaskSelector, optional: would :func:`cs_select_task` give ``job`` a task on ``node``
-    on a heartbeat at ``now`` that follows one on which every job walked was skipped?
-
-    Answer without changing anything (it is a question, not a heartbeat).  ``True`` or
-    ``None`` (don't know): the heartbeat is run.  ``False`` for every job a heartbeat would
-    walk lets :meth:`Scheduler.skip_quiet_heartbeat
-    <corescheduler.core.scheduler.Scheduler.skip_quiet_heartbeat>` count the heartbeat as
-    done without running it — the simulator does so for nodes whose every job waits for
-    locality elsewhere, which is most heartbeats of a day-long trace.
-
-    By implementing it a TaskSelector also promises that a heartbeat on which it is asked
-    for no task, or on which it refuses every job and the jobs skipped are the same as on
-    the heartbeat before, changes none of its state (``delay`` sums a run of skips as
-    ``now - first skip``, so a repeated skip adds nothing).  It is used only while the
-    TaskSelector is the only plugin that implements ``cs_heartbeat_start`` or
-    ``cs_heartbeat_end``, and assumes the LoadManager's ``cs_can_assign`` and
-    ``cs_can_launch`` and the share policies' ``admit_job`` have no side effects.
-
-    Called on the configured TaskSelector only.  First non-None result wins.
-    """
-
-
-@hookspec(firstresult=True)
-def cs_map_reach(job: Job, now: float) -> tuple[str, float] | None:
-    """TaskSelector, optional (with :func:`cs_would_select`): where ``job`` would take a map
-    from ``now`` on, on heartbeats that follow one on which every job walked was skipped.
-
-    :return: ``(level, until)``: for every heartbeat at a time in ``[now, until)`` with
-        nothing else changed, :func:`cs_would_select` for ``job`` on a node is ``True``
-        exactly when ``job.pending_map(node, level)`` finds a map (``level``:
-        ``"node"``, ``"rack"`` or ``"off"``); ``until`` (``math.inf`` if never) is the
-        first time that may widen with time alone (delay scheduling's waits, a pool's
-        starvation timeout).  ``None``: don't know.
-
-    With it, and a LoadManager that implements :func:`cs_assign_limit`, the simulator
-    stops beating nodes that run no map and that no job wants, and beats them again
-    when a job's reach comes to include them — by the jobs' pending maps' locations
-    instead of a heartbeat of every free node.  Answer without changing anything.
-
-    Called on the configured TaskSelector only.  First non-None result wins.
+    **First non-None result wins** (only the named task selector is asked).
     """
 
 

@@ -327,6 +327,7 @@ class SharePolicyCallers:
     next_kind: Callable[..., Any] | None = None
     compute_shares_many: Callable[..., Any] | None = None
     policy: SharePolicy = field(default=None, eq=False)
+    preemption_hint: Callable[..., Any] | None = None
 
     @property
     def calc(self) -> Any:
@@ -392,10 +393,8 @@ class PluginSet:
         self.can_compute = self.optional("LoadManager", sc.load_manager, "cs_can_compute")
         self.node_capacity = self.optional("LoadManager", sc.load_manager, "cs_node_capacity")
         self.select_task = self._caller("TaskSelector", sc.task_selector, "task_selector")
-        self.wants_idle_heartbeat = self._checked_flag(
-            "TaskSelector", sc.task_selector, "cs_wants_idle_heartbeat",
-            self.optional("TaskSelector", sc.task_selector, "cs_wants_idle_heartbeat"),
-        )
+        #: the TaskSelector's cs_select_hint, or None
+        self.select_hint = self.optional("TaskSelector", sc.task_selector, "cs_select_hint")
         self.select_victims = self._caller("VictimSelector", sc.victim_selector, "victim_selector")
         self.root_policy = self.share_policy(sc.share_policy, key="share_policy")
         for name in sc.listeners:
@@ -406,28 +405,6 @@ class PluginSet:
     def who(self, point: str, name: str) -> hook_answers.Who:
         """The plugin ``name`` at ``point`` as :mod:`corescheduler.hook_answers` names it."""
         return point, name, self.origins.get(name, f"<unknown>[{name}]")
-
-    def _checked_flag(self, point: str, name: str, hook: str, fn: Callable[..., Any] | None) -> Any:
-        """``fn`` (a hook an engine calls directly, outside the scheduler's methods) with its
-        answer checked as a flag and its errors named (``sys.exit()`` too)."""
-        if fn is None:
-            return None
-        who = self.who(point, name)
-        flag = hook_answers.flag
-
-        def call(*args: Any) -> Any:
-            try:
-                answer = fn(*args)
-            except BaseException as exc:  # all but Ctrl-C (SystemExit, GeneratorExit, a plugin's own)
-                if isinstance(exc, (PluginError, KeyboardInterrupt)):
-                    raise
-                raise PluginExecutionError(*who, exc) from exc
-            if answer is None or answer is True or answer is False:
-                return answer
-            return flag(who, hook, answer)
-
-        call.__wrapped__ = fn  # type: ignore[attr-defined]
-        return call
 
     # ------------------------------------------------------------------ loading
     def _where(self, key: str) -> str:
@@ -478,6 +455,13 @@ class PluginSet:
             raise ConfigError([f"{loc}: {p}" for p in exc.problems]) from exc
         except (Exception, SystemExit) as exc:
             raise PluginLoadError(f"plugin {origin}: failed to start: {type(exc).__name__}: {exc}") from exc
+        removed = [hook for hook in hooks_of(obj) if hook in hookspecs.REMOVED_HOOKS]
+        if removed:
+            raise PluginLoadError(
+                f"plugin {origin}: implements {', '.join(removed)}, removed from corescheduler's hooks "
+                f"(docs/hooks.md, \"Hints\"); instead: "
+                + "; ".join(f"{hook} -> {hookspecs.REMOVED_HOOKS[hook]}" for hook in removed)
+            )
         try:
             self.pm.register(obj, name=name)
             self.pm.check_pending()
@@ -602,7 +586,7 @@ class PluginSet:
             many = None  # a subclass changed compute_shares only: its inherited batch would bypass it
         callers = SharePolicyCallers(
             name, calls["compute_shares"], calls["order_key"], calls.get("plan_preemption"),
-            calls.get("admit_job"), calls.get("next_kind"), many, policy,
+            calls.get("admit_job"), calls.get("next_kind"), many, policy, calls.get("preemption_hint"),
         )
         self._policies[name] = callers
         if fresh and hasattr(self, "_notify"):
@@ -630,11 +614,11 @@ class PluginSet:
                     self._notify[hook].append(fn)
 
     def quiet_heartbeats(self) -> Callable[..., Any] | None:
-        """The TaskSelector's ``cs_would_select`` if a heartbeat's outcome may be known
+        """The TaskSelector's ``cs_select_hint`` if a heartbeat's outcome may be known
         without running it: it implements that hook and no other plugin in use listens to
         heartbeats (``cs_heartbeat_start``/``cs_heartbeat_end``); else None."""
         selector = self.config.scheduler.task_selector
-        fn = self.optional("TaskSelector", selector, "cs_would_select")
+        fn = self.select_hint
         if fn is None:
             return None
         for name in self.instances:
@@ -642,6 +626,16 @@ class PluginSet:
             if name != selector and ("cs_heartbeat_start" in impls or "cs_heartbeat_end" in impls):
                 return None
         return fn
+
+    def empty_nodes_take_tasks(self) -> bool:
+        """Does the LoadManager declare ``empty_nodes_take_tasks = True`` (docs/hooks.md,
+        ``cs_can_assign``): a node that runs no task of a kind may take one while any waits?"""
+        return getattr(self.instances[self.config.scheduler.load_manager], "empty_nodes_take_tasks", False) is True
+
+    def preemption_hint(self) -> Callable[..., Any] | None:
+        """The root SharePolicy's ``preemption_hint`` method, or None when it keeps the
+        base class's (no hint)."""
+        return self.share_policy(self.config.scheduler.share_policy).preemption_hint
 
     def listeners(self, hook: str) -> list[Callable[..., Any]]:
         """Callers of a notification hook on every plugin in use, config order."""

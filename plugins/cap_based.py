@@ -58,6 +58,11 @@ def can_assign(running: int, local_max: int, total_runnable: int, total_slots: i
 class CapBasedLoadManager:
     """Cap each node at its share of the cluster's current load."""
 
+    #: a node running no task of a kind takes one while any is demanded: with a slot and
+    #: ``load.runnable > load.running`` ≥ 0 the cap, ``ceil(slots × min(1, max_diff +
+    #: runnable / total slots))``, is at least 1 (docs/hooks.md, ``cs_can_assign``)
+    empty_nodes_take_tasks = True
+
     def __init__(self, settings: Mapping[str, Any]) -> None:
         s = Settings(settings, plugin="cap_based")
         self.max_diff = float(s.number("max_diff", 0.0, minimum=0))
@@ -71,8 +76,3 @@ class CapBasedLoadManager:
     @hookimpl
     def cs_can_assign(self, node: Node, kind: str, load: ClusterLoad) -> bool:
         return node.running[kind] < self.cap(node, kind, load)
-
-    @hookimpl
-    def cs_assign_limit(self, node: Node, kind: str, load: ClusterLoad) -> int:
-        """The cap: ``cs_can_assign`` is ``running < cap``, and the cap reads only the slots."""
-        return self.cap(node, kind, load)

@@ -47,6 +47,7 @@ from typing import Any
 
 from corescheduler_plugins.delay import DelayScheduling, auto_delay
 
+from corescheduler.core.hints import Hint
 from corescheduler.core.model import MAP, REDUCE, Job, Node, Task
 from corescheduler.hookspecs import hookimpl
 from corescheduler.settings import Settings
@@ -105,6 +106,14 @@ class CenterOfGravity(DelayScheduling):
         if kind == REDUCE:
             return self.select_reduce(job, node, now)
         return DelayScheduling.cs_select_task(self, job, node, kind, now)
+
+    @hookimpl
+    def cs_select_hint(self, job: Job, kind: str, now: float) -> Hint | None:
+        """Maps: delay scheduling's hint.  Reduces: none (where a reduce fits changes as maps
+        finish, and its wait with the clock)."""
+        if kind == REDUCE:
+            return None
+        return DelayScheduling.cs_select_hint(self, job, kind, now)
 
     @hookimpl
     def cs_task_started(self, task: Task, node: Node, locality: str | None) -> None:

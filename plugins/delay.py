@@ -50,8 +50,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from corescheduler.core.hints import NOT_OFFERED, Hint
 from corescheduler.core.model import (
-    LOCALITY_RANK,
     MAP,
     NODE_LOCAL,
     OFF_RACK,
@@ -231,11 +231,6 @@ class DelayScheduling:
                     times[1] = now
 
     @hookimpl
-    def cs_wants_idle_heartbeat(self) -> bool:
-        """Jobs skipped on the last heartbeat get their credit at the next one, however idle."""
-        return bool(self._skipped) and not self._open  # open: the last heartbeat visited none, runs ended
-
-    @hookimpl
     def cs_heartbeat_start(self, now: float) -> None:
         """Hadoop ``updateLocalityWaitTimes``: the jobs skipped on the last heartbeat are
         credited up to ``now`` (their runs go on if this heartbeat skips them again)."""
@@ -270,39 +265,26 @@ class DelayScheduling:
         return job.pending_map(node, level)
 
     @hookimpl
-    def cs_would_select(self, job: Job, node: Node, kind: str, now: float) -> bool | None:
-        """:meth:`cs_select_task`'s answer on a heartbeat at ``now`` that follows one on
-        which every job walked was skipped (so each is credited up to ``now``), without
-        changing anything.  Such a heartbeat that refuses every job changes nothing here:
-        the jobs skipped are the same and their runs go on."""
-        if kind != MAP:
-            return None
-        if job.pending_failed_map() is not None:
-            return True
-        if job.pending_map_on_node(node.name) is not None:
-            return True
-        if self._open and self._skipped:
-            return None  # the last heartbeat walked no job: not the case this answers
-        level = self.allowed_level(job, now, credit_at=now)
-        if level == NODE_LOCAL:
-            return False
-        return job.pending_map(node, level) is not None
-
-    @hookimpl
-    def cs_map_reach(self, job: Job, now: float) -> tuple[str, float] | None:
-        """``(level, until)``: the job takes maps no worse than ``level`` on heartbeats from
-        ``now`` (each crediting its wait up to then, as after a heartbeat that skipped it),
-        until its wait or its pool's starvation widens the level at ``until``."""
-        if job.pending_failed_map() is not None:
-            return OFF_RACK, math.inf
+    def cs_select_hint(self, job: Job, kind: str, now: float) -> Hint:
+        """Where :meth:`cs_select_task` gives ``job`` a task on heartbeats from ``now`` (each
+        crediting its wait up to then, as after a heartbeat that skipped it), until its wait
+        or its pool's starvation widens the level.  A heartbeat that skips the same jobs
+        again changes nothing here (a run of skips is summed as ``now - first skip``); one
+        that passes a job in a run of skips by ends the run (``NOT_OFFERED``)."""
+        events = (NOT_OFFERED,) if job.id in self._skipped and not self._open else ()
+        if kind != MAP or job.pending_failed_map() is not None:
+            return Hint(OFF_RACK, math.inf, events)
         level = self.allowed_level(job, now, credit_at=now)
         if level == OFF_RACK:
-            return level, math.inf
+            return Hint(level, math.inf, events)
         candidates = []
         st = self.jobs.get(job.id)
         if st is not None and st.since is not None:  # in a run of skips: its wait grows
-            for delay in (self.node_delay, self.node_delay + self.rack_delay, self.rack_delay):
-                candidates.append(st.since + (delay - st.base))
+            if st.last_level == NODE_LOCAL:
+                candidates.append(st.since + (self.node_delay - st.base))
+                candidates.append(st.since + (self.node_delay + self.rack_delay - st.base))
+            else:
+                candidates.append(st.since + (self.rack_delay - st.base))
         ps = self._map_sides.get(job.pool)
         if ps is not None:
             if self.starvation == "measured" and job.pool in self._measured:
@@ -313,47 +295,9 @@ class DelayScheduling:
             candidates.append(times[1] + ps.fair_share_timeout)
         until = math.inf
         for c in candidates:
-            if now < c < until and math.isfinite(c):
-                until = min(until, self._widens_at(job, level, c))
-        return level, until
-
-    def _widens_at(self, job: Job, level: str, near: float) -> float:
-        """The first time whose level is wider than ``level``, searched around ``near`` (a
-        threshold computed in floating point, off from the true boundary by a few units in
-        the last place): the level only widens with time, so the boundary is found by
-        doubling steps out to 2**12 ulps either side and bisecting.  ``math.inf`` if the level
-        is not wider even 2**12 ulps after ``near`` (a threshold of another branch of
-        ``allowed_level``); below ``near`` the search stops where the level is ``level``."""
-        rank = LOCALITY_RANK[level]
-
-        def wider(t: float) -> bool:
-            return LOCALITY_RANK[self.allowed_level(job, t, credit_at=t)] > rank
-
-        ulp = math.ulp(near)
-        if wider(near):  # the boundary is at or below near: find a time below it that is not wider
-            hi, step = near, ulp
-            lo = near - step
-            while wider(lo):
-                if step > ulp * 4096:
-                    return lo  # wider this far below: early, never late
-                hi, step = lo, step * 2
-                lo = near - step
-        else:  # the boundary is above near: find a time above it that is wider
-            lo, step = near, ulp
-            hi = near + step
-            while not wider(hi):
-                if step > ulp * 4096:
-                    return math.inf
-                lo, step = hi, step * 2
-                hi = near + step
-        while True:  # lo is not wider, hi is: bisect to adjacent floats
-            mid = lo + (hi - lo) / 2
-            if mid <= lo or mid >= hi:
-                return hi
-            if wider(mid):
-                hi = mid
-            else:
-                lo = mid
+            if now < c < until:
+                until = c
+        return Hint(level, until, events)
 
     @hookimpl
     def cs_task_started(self, task: Task, locality: str | None) -> None:

@@ -32,6 +32,7 @@ from corescheduler.core.calculator import (  # noqa: F401  (re-exported: their h
     resource_shares_many,
     yarn_fair_order_key,
 )
+from corescheduler.core.hints import Hint, until_starved
 from corescheduler.core.model import PreemptionPlan, Schedulable
 from corescheduler.core.policy import PRIMARY, SharePolicy
 from corescheduler.hookspecs import hookimpl
@@ -86,8 +87,6 @@ class FairSharePolicy(SharePolicy):
                 allowance[s.name] = math.ceil(s.running - share)
         return PreemptionPlan(count=sum(needs.values()), allowance=allowance, needs=needs)
 
-    #: a hint to the simulator: the plan asks for nothing while no pool is starved
-    #: (``Schedulable.starved_for``), and the pools' shares follow only their weights, min
-    #: and max shares and demands, not the clock; so updates may be skipped until a pool
-    #: can be starved (``Simulation._starves_at``; issue 27 is to make such hints general)
-    plan_preemption.preempts_for_starved_only = True  # type: ignore[attr-defined]
+    def preemption_hint(self, pools: Sequence[Schedulable], kind: str, now: float) -> Hint:
+        """The plan above asks only for starved pools: nothing before one can be starved."""
+        return until_starved(pools)

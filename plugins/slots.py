@@ -13,10 +13,9 @@ from corescheduler.hookspecs import hookimpl
 class SlotLoadManager:
     """Allow a task of a kind while the node runs fewer than its slots."""
 
+    #: a node running no task of a kind takes one whenever it has a slot of it (docs/hooks.md)
+    empty_nodes_take_tasks = True
+
     @hookimpl
     def cs_can_assign(self, node: Node, kind: str, load: ClusterLoad) -> bool:
         return node.running[kind] < node.slots[kind]
-
-    @hookimpl
-    def cs_assign_limit(self, node: Node, kind: str, load: ClusterLoad) -> int:
-        return node.slots[kind]

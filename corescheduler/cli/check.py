@@ -213,8 +213,8 @@ def _check_config(name: str, checked: dict[Path, bool]) -> bool:
 
 #: hooks resource mode does not ask (cs_node_capacity: asked, its answer unused): docs/hooks.md
 SLOT_ONLY_HOOKS = frozenset({
-    "cs_can_assign", "cs_can_launch", "cs_assign_limit", "cs_would_select", "cs_map_reach",
-    "cs_wants_idle_heartbeat", "cs_select_victims", "cs_node_capacity",
+    "cs_can_assign", "cs_can_launch", "cs_select_hint",
+    "cs_select_victims", "cs_node_capacity",
 })
 
 #: [scheduler] keys that name one plugin, and their resource-mode defaults (a default is not warned of)

@@ -48,7 +48,7 @@ def shorten(items: Sequence[str], width: int) -> str:
 
 def _main_first(hooks: Sequence[str], points: Sequence[str]) -> list[str]:
     """``hooks`` with its extension points' own hooks first, in the order the points define
-    them (the defining hook first: ``cs_select_task`` before ``cs_map_reach``), then the rest."""
+    them (the defining hook first: ``cs_select_task`` before ``cs_select_hint``), then the rest."""
     from corescheduler.hookspecs import EXTENSION_POINTS
 
     rank = {hook: i for point in points for i, hook in enumerate(EXTENSION_POINTS.get(point, ()))}

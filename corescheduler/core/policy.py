@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from corescheduler.core.calculator import DOMINANT, ENGINE_CALCULATORS, MEASURES, PRIMARY, Calculator
 
 if TYPE_CHECKING:
+    from corescheduler.core.hints import Hint
     from corescheduler.core.model import Job, Node, Pool, PreemptionPlan, Rejection, Schedulable
     from corescheduler.core.queue_tree import Queue
     from corescheduler.resources import Resources
@@ -107,6 +108,16 @@ class SharePolicy:
         give some (usage over share; YARN ``checkIfUsageOverFairShare``).  None: never preempts."""
         return None
 
+    def preemption_hint(self, pools: Sequence[Schedulable], kind: str, now: float) -> Hint | None:
+        """Slot mode, the root policy: until when :meth:`plan_preemption` finds nothing to
+        preempt of ``kind``, with nothing changing but the clock and the starvation times the
+        updates move (a question: change nothing).  A :class:`~corescheduler.core.hints.Hint`
+        whose ``until`` is the first time a check may find something (early is safe;
+        :func:`corescheduler.core.hints.until_starved` for a plan that preempts only for
+        starved pools); None: don't know, and engines that skip idle updates run them all
+        while tasks wait."""
+        return None
+
     def admit_job(self, job: Job, kind: str, now: float) -> bool | Rejection | None:
         """May ``job`` be offered a slot of ``kind`` now?  False defers it behind the jobs of
         its pool that are admitted; a Rejection skips it; True or None offers it."""
@@ -123,4 +134,4 @@ class SharePolicy:
 
 
 #: the optional methods; a policy that keeps the base class's is asked nothing there
-OPTIONAL = ("compute_shares_many", "plan_preemption", "admit_job", "next_kind")
+OPTIONAL = ("compute_shares_many", "plan_preemption", "preemption_hint", "admit_job", "next_kind")

@@ -50,6 +50,7 @@ from mypy_extensions import mypyc_attr
 from corescheduler import hook_answers as answers
 from corescheduler.config import Config
 from corescheduler.core.allocations import Allocations
+from corescheduler.core.hints import NOT_OFFERED, SKIPPED_AGAIN, Hint, widens_at
 from corescheduler.core.model import (
     COMPLETE,
     KILLED,
@@ -229,14 +230,23 @@ class Scheduler:
             REDUCE: (s.reduce_assign_cap if s.reduce_assign_cap > 0 else math.inf) if s.assign_multiple else 1,
         }
         self._notify = self.plugins.listeners
-        #: the TaskSelector's side-effect-free cs_would_select, when a heartbeat that skips
-        #: the same jobs as the one before changes nothing for every plugin that listens to
-        #: heartbeats (skip_quiet_heartbeat), else None
-        self._would_select = self.plugins.quiet_heartbeats()
-        sc = self.settings
-        self._map_reach = self.plugins.optional("TaskSelector", sc.task_selector, "cs_map_reach")
-        self._assign_limit = self.plugins.optional("LoadManager", sc.load_manager, "cs_assign_limit")
-        #: jobs whose map reach (cs_map_reach) may have widened since a caller last took them
+        #: the TaskSelector's cs_select_hint when a heartbeat that skips the same jobs as the
+        #: one before changes nothing for every other plugin that listens to heartbeats
+        #: (skip_quiet_heartbeat, parking), else None
+        self._hint = self.plugins.quiet_heartbeats()
+        #: the TaskSelector's cs_select_hint (wants_idle_heartbeat), else None
+        self._any_hint = self.plugins.select_hint
+        #: bumped by every heartbeat, update and lost output: with ``_changes`` (launches and
+        #: releases), the hints asked since the last bump hold (``_hints``, ``_wants``)
+        self._hint_epoch = 0
+        #: job id -> (hint, the time before which it holds), as of ``_hints_key``
+        self._hints: dict[str, tuple[Any, float]] = {}
+        self._hints_key = (-1, -1)
+        self._wants: tuple[tuple[int, int], bool] = ((-1, -1), False)
+        #: the jobs the last heartbeat offered a map slot and that took none (its
+        #: ``cs_heartbeat_end``'s ``skipped``); empty after a heartbeat that offered none
+        self._passed: list[Job] = []
+        #: jobs whose map reach (map_reach) may have widened since a caller last took them
         #: (take_reach_changes), with the locality that may widen it: a map of theirs launched
         #: (that launch's locality) or went back to pending (anywhere).  A change of
         #: ``_map_version`` or ``_quiet_at`` may change every walked job's reach.
@@ -537,6 +547,7 @@ class Scheduler:
         for fn in self._notify("cs_job_added"):
             fn(job, now)
         self._dirty = True
+        self._hint_epoch += 1
         if update:
             self.update(now)
         elif self._rs is not None:
@@ -603,6 +614,7 @@ class Scheduler:
         """Recompute runnability, demands, weights, shares and order (Hadoop's ``update()``)."""
         now = self._tick(now)
         self._last_update = now
+        self._hint_epoch += 1
         if self._rs is not None:
             self._finish_empty(now)
             self._rs.update(now)
@@ -644,7 +656,7 @@ class Scheduler:
                 js.weight = weight
         self._pending_work = pending
         if not quiet:
-            walked = {id(job) for job in self.map_walk()} if self._would_select is not None else None
+            walked = {id(job) for job in self.map_walk()} if self._hint is not None else None
             for kind in KINDS:
                 self._update_shares(kind)
             if walked is None or walked != {id(job) for job in self.map_walk()}:
@@ -822,6 +834,8 @@ class Scheduler:
         assignments in launch order (empty when none)."""
         now = self._tick(now)
         node = self.node(node_name)
+        self._hint_epoch += 1
+        self._passed = []
         for fn in self._notify("cs_heartbeat_start"):
             fn(node, now)
         if self._rs is not None:
@@ -829,12 +843,10 @@ class Scheduler:
             for fn in self._notify("cs_heartbeat_end"):
                 fn(node, given, [], now)
             return given
-        multiple, caps = self.settings.assign_multiple, self._assign_caps
+        multiple = self.settings.assign_multiple
         next_kind = self.root_policy.next_kind
-        can_assign = self.plugins.can_assign
         can_launch = self.plugins.can_launch
         select = self.plugins.select_task
-        load = self._load
         assigned = {MAP: 0, REDUCE: 0}
         rejected = {MAP: False, REDUCE: False}
         visited: dict[str, Job] = {}
@@ -846,21 +858,8 @@ class Scheduler:
         try:
             while True:
                 for kind in KINDS:
-                    if not rejected[kind]:
-                        ld = load[kind]
-                        # Hadoop stops a kind at runningMaps == runnableMaps, not >=: after a
-                        # reload lowers a pool's maxMaps below what it runs, the cluster's
-                        # capped demand is below what runs and the other pools still get tasks
-                        if assigned[kind] >= caps[kind] or ld.running == ld.runnable:
-                            rejected[kind] = True
-                        else:
-                            ok = can_assign(node, kind, ld)
-                            if ok is None:
-                                ok = node._running[kind] < node.slots[kind]
-                            elif ok is not True and ok is not False:
-                                ok = answers.flag(self._who("LoadManager"), "cs_can_assign", ok)
-                            if not ok:
-                                rejected[kind] = True
+                    if not rejected[kind] and not self._may_assign(node, kind, assigned[kind]):
+                        rejected[kind] = True
                 if (rejected[MAP] and rejected[REDUCE]) or (not multiple and out):
                     break
                 if rejected[MAP]:
@@ -954,9 +953,28 @@ class Scheduler:
         self._quiet_at = self._map_version if walked_all and not out else -1
         if visited or out:
             skipped = [j for jid, j in visited.items() if jid not in launched_map]
+            self._passed = skipped
             for fn in self._notify("cs_heartbeat_end"):
                 fn(node, out, skipped, now)
         return out
+
+    def _may_assign(self, node: Node, kind: str, assigned: int) -> bool:
+        """May a heartbeat of ``node`` that has assigned ``assigned`` tasks of ``kind`` so far
+        try one more?  Not past the kind's assignment cap, not when the cluster runs what
+        its runnable jobs demand (Hadoop stops a kind at runningMaps == runnableMaps, not
+        >=: after a reload lowers a pool's maxMaps below what it runs, the cluster's capped
+        demand is below what runs and the other pools still get tasks), and only if the
+        LoadManager's ``cs_can_assign`` allows (None: the node's free slots decide).  The
+        one precondition :meth:`heartbeat` and :meth:`skip_quiet_heartbeat` share."""
+        ld = self._load[kind]
+        if assigned >= self._assign_caps[kind] or ld.running == ld.runnable:
+            return False
+        ok = self.plugins.can_assign(node, kind, ld)
+        if ok is None:
+            return node._running[kind] < node.slots[kind]
+        if ok is True or ok is False:
+            return ok
+        return answers.flag(self._who("LoadManager"), "cs_can_assign", ok) is True
 
     @_plugin_errors
     def skip_quiet_heartbeat(self, node_name: str, now: float) -> bool:
@@ -969,34 +987,16 @@ class Scheduler:
         one where the last heartbeat walked every job for maps and launched nothing (so the
         TaskSelector saw all of them skipped), no job has joined or left those walked since,
         this node can take no reduce (none pending, or the LoadManager says no), and either
-        it can take no map while no job would be walked, or the TaskSelector says that none
-        of those jobs would give it a map now (``cs_would_select``).  The TaskSelector must
-        implement ``cs_would_select`` and be the only plugin listening to heartbeats; else
-        this always returns False.  Slot mode only."""
-        would_select = self._would_select
-        if would_select is None or self._quiet_at != self._map_version or self._rs is not None:
+        it can take no map while no job would be walked, or the TaskSelector's hint for
+        each of those jobs (``cs_select_hint``, without ``SKIPPED_AGAIN``) says it would
+        give none here.  The TaskSelector must implement ``cs_select_hint`` and be the only
+        plugin listening to heartbeats; else this always returns False.  Slot mode only."""
+        if self._hint is None or self._quiet_at != self._map_version or self._rs is not None:
             return False
         node = self.cluster.nodes[node_name]
-        can_assign = self.plugins.can_assign
-        caps = self._assign_caps
-        ld = self._load[REDUCE]
-        if self.pending_work(REDUCE) > 0 and caps[REDUCE] > 0:
-            ok = can_assign(node, REDUCE, ld)
-            if ok is None:
-                ok = node._running[REDUCE] < node.slots[REDUCE]
-            elif ok is not True and ok is not False:
-                ok = answers.flag(self._who("LoadManager"), "cs_can_assign", ok)
-            if ok:
-                return False
-        ld = self._load[MAP]
-        if caps[MAP] <= 0 or ld.running == ld.runnable:
-            open_ = False
-        else:
-            open_ = can_assign(node, MAP, ld)
-            if open_ is None:
-                open_ = node._running[MAP] < node.slots[MAP]
-            elif open_ is not True and open_ is not False:
-                open_ = answers.flag(self._who("LoadManager"), "cs_can_assign", open_) is True
+        if self.pending_work(REDUCE) > 0 and self._may_assign(node, REDUCE, 0):
+            return False
+        open_ = self._may_assign(node, MAP, 0)
         job_order = self._job_order
         for ps in self._pool_order[MAP]:
             order = job_order[ps.name][MAP]
@@ -1005,28 +1005,76 @@ class Scheduler:
             if not open_:
                 return False  # a heartbeat that walks no job would end the walked jobs' waits
             for js in order:
-                answer = would_select(js.owner, node, MAP, now)
-                if answer is not False:
-                    if answer is not None and answer is not True:
-                        answers.flag(self._who("TaskSelector"), "cs_would_select", answer)
+                job = js.owner
+                hint = self._held_hint(job, now)
+                if hint is None or SKIPPED_AGAIN in hint.events or job.pending_map(node, hint.level) is not None:
                     return False
         self._tick(now)
         return True
 
+    def _held_hint(self, job: Job, now: float) -> Hint | None:
+        """The TaskSelector's hint for ``job``'s maps at ``now``: one asked since the last
+        heartbeat, update, launch or release if it still holds at ``now``, else asked now."""
+        key = (self._hint_epoch, self._changes)
+        hints = self._hints
+        if key != self._hints_key:
+            hints.clear()
+            self._hints_key = key
+        else:
+            held = hints.get(job.id)
+            if held is not None and now < held[1]:
+                return held[0]  # type: ignore[no-any-return]
+        hint = self.select_hint(job, MAP, now)
+        if hint is None:
+            return None
+        until = hint.until
+        # it holds before until, give or take the rounding of a float computation
+        hints[job.id] = (hint, until - 4097.0 * math.ulp(until) if until < math.inf else math.inf)
+        return hint
+
+    @_plugin_errors
+    def select_hint(self, job: Job, kind: str, now: float) -> Hint | None:
+        """The TaskSelector's ``cs_select_hint`` for ``job`` at ``now`` (None without it)."""
+        fn = self._any_hint
+        if fn is None:
+            return None
+        hint = fn(job, kind, now)
+        if hint is None or type(hint) is Hint:
+            return hint
+        return answers.hint(self._who("TaskSelector"), "cs_select_hint", hint)
+
     @property
     def can_park(self) -> bool:
         """Can a simulator stop beating nodes that no job wants?  Slot mode, the TaskSelector
-        answers ``cs_would_select`` and ``cs_map_reach`` (and is the only plugin listening to
-        heartbeats), the LoadManager ``cs_assign_limit`` and no ``cs_can_launch``, and no
+        answers ``cs_select_hint`` (and is the only plugin listening to heartbeats), the
+        LoadManager declares ``empty_nodes_take_tasks`` and has no ``cs_can_launch``, and no
         pool's share policy admits jobs (``cs_admit_job``: a refusal that may end unseen)."""
         return (
             self._rs is None
-            and self._would_select is not None
-            and self._map_reach is not None
-            and self._assign_limit is not None
+            and self._hint is not None
+            and self.plugins.empty_nodes_take_tasks()
             and self.plugins.can_launch is None
             and not self._admitting
         )
+
+    @property
+    def walk_version(self) -> int:
+        """A number that changes whenever the jobs a heartbeat walks for maps may have changed
+        (a job enters or leaves its pool's map order, a pool reaches or leaves its cap, an
+        update changed the order)."""
+        return self._map_version
+
+    @property
+    def walk_settled(self) -> bool:
+        """Did the last heartbeat walk every job for maps and launch nothing, with the walk
+        unchanged since (so the TaskSelector saw every walked job skipped: the premise of
+        :meth:`skip_quiet_heartbeat` and of the hints' levels)?"""
+        return self._quiet_at == self._map_version
+
+    @property
+    def has_reach_changes(self) -> bool:
+        """Are there reach changes to take (:meth:`take_reach_changes`)?"""
+        return bool(self._reach_changed)
 
     def take_reach_changes(self) -> dict[str, str]:
         """The jobs whose map reach may have widened since the last call, each with the widest
@@ -1046,35 +1094,58 @@ class Scheduler:
             for js in job_order[ps.name][MAP]
         ]
 
-    @_plugin_errors
     def map_reach(self, job: Job, now: float) -> tuple[str, float] | None:
-        """The TaskSelector's ``cs_map_reach`` for ``job`` (None without the hook)."""
-        fn = self._map_reach
-        if fn is None:
+        """Where ``job`` takes a map on heartbeats from ``now`` on that follow one on which
+        every job walked was skipped: ``(level, until)`` from the TaskSelector's hint, with
+        ``until`` the exact first float at which the level is wider (``math.inf``: never
+        with time alone); None without a hint."""
+        hint = self.select_hint(job, MAP, now)
+        if hint is None:
             return None
-        answer = fn(job, now)
-        if answer is None:
-            return None
-        return answers.map_reach(self._who("TaskSelector"), answer)
+        if hint.until == math.inf:
+            return hint.level, math.inf
+        return hint.level, widens_at(lambda t: self.select_hint(job, MAP, t), hint.level, hint.until, now)
 
     @_plugin_errors
-    def assign_limit(self, node: Node, kind: str) -> int | None:
-        """The LoadManager's ``cs_assign_limit`` for ``node`` now (None without the hook)."""
-        fn = self._assign_limit
+    def preemption_hint(self, now: float) -> float:
+        """Until when no preemption check can find anything, as the root share policy's
+        ``preemption_hint`` says for every kind (the cluster as it is now, only the clock
+        and the starvation times the updates move changing): the earliest ``until`` of the
+        kinds; ``-inf`` without the hook or a hint."""
+        fn = self.plugins.preemption_hint()
         if fn is None:
-            return None
-        limit = fn(node, kind, self._load[kind])
-        if limit is None:
-            return None
-        # running < limit is running < ceil(limit) for whole task counts
-        return answers.assign_limit(self._who("LoadManager"), limit)
+            return -math.inf
+        until = math.inf
+        for kind in KINDS:
+            hint = fn([p.sched[kind] for p in self.pools.values()], kind, now)
+            if hint is None:
+                return -math.inf
+            if type(hint) is not Hint:
+                hint = answers.hint(self.plugins.who("SharePolicy", self.root_policy.name), "preemption_hint", hint)
+            until = min(until, hint.until)
+        return until
 
+    @_plugin_errors
     def wants_idle_heartbeat(self) -> bool:
-        """Would a heartbeat that assigns nothing change the TaskSelector's
-        state now (``cs_wants_idle_heartbeat``)?  The simulator asks before it
-        skips one."""
-        fn = self.plugins.wants_idle_heartbeat
-        return fn is not None and bool(fn())
+        """Would a heartbeat that offers no job a slot change the TaskSelector's answers now?
+        True when the hint of a job the last heartbeat skipped names ``NOT_OFFERED`` (or
+        there is none): the simulator then delivers the next heartbeat it would skip as
+        :meth:`idle_heartbeat` instead.  Cheap: asked once between heartbeats and updates."""
+        key = (self._hint_epoch, self._changes)
+        wants = self._wants
+        if wants[0] == key:
+            return wants[1]
+        answer = False
+        if self._any_hint is not None:
+            jobs = self.jobs
+            for job in self._passed:
+                if jobs.get(job.id) is job:
+                    hint = self.select_hint(job, MAP, self.now)
+                    if hint is None or NOT_OFFERED in hint.events:
+                        answer = True
+                        break
+        self._wants = (key, answer)
+        return answer
 
     @_plugin_errors
     def idle_heartbeat(self, node_name: str, now: float | None = None) -> None:
@@ -1086,6 +1157,8 @@ class Scheduler:
         now = self._tick(now)
         node = self.node(node_name)
         self._quiet_at = -1
+        self._hint_epoch += 1
+        self._passed = []
         for fn in self._notify("cs_heartbeat_start"):
             fn(node, now)
 
@@ -1463,6 +1536,7 @@ class Scheduler:
         job._index_pending(task, push_all=True)
         if self.track_reach:  # a map pending again: the job takes it anywhere
             self._reach_changed[job.id] = OFF_RACK
+        self._hint_epoch += 1  # a map pending again: the hints asked before may not hold
         if job.map_outputs is not None:
             job.map_outputs.forget(task.index)
         if self._rs is not None:

@@ -440,7 +440,8 @@ class Service:
         self._beat = set()
         failed: list[tuple[Assignment, Exception]] = []
         for name in list(beat):
-            if name in sched.cluster.nodes:
+            # a heartbeat whose outcome the task selector's hints know is counted, not run
+            if name in sched.cluster.nodes and not sched.skip_quiet_heartbeat(name, now):
                 for assignment in sched.heartbeat(name, now):
                     try:
                         self._grant(assignment)

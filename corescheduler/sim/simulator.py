@@ -62,16 +62,17 @@ object a line) and through a :class:`~corescheduler.sim.metrics.MetricsCollector
 nothing per event is kept in memory, and finished jobs are dropped
 (``Scheduler(history=False)``).
 
-This module is long on purpose: the event loop and its handlers are the
-simulator's hot path (millions of events a day-long trace), kept in one class
-whose methods bind what they use to locals; the parts that are not per event
-live beside it (:mod:`~corescheduler.sim.metrics`, :mod:`~corescheduler.sim.report`,
-the workloads in :mod:`corescheduler.formats.workloads`).
+The simulator is in rooms: this module is the engine (the heap, the event loop and its
+handlers: submissions, updates and the skipping of idle ones, tasks and their phases);
+which node beats when is :mod:`~corescheduler.sim.heartbeats` (the engine's base class, so
+the hot path pays no indirection), the shuffle over the network
+:mod:`~corescheduler.sim.network`, and what is measured :mod:`~corescheduler.sim.metrics`
+and :mod:`~corescheduler.sim.report`; the workloads are in
+:mod:`corescheduler.formats.workloads`.
 """
 
 from __future__ import annotations
 
-import bisect
 import gc
 import heapq
 import json
@@ -79,7 +80,7 @@ import math
 import numbers
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO, cast
 
@@ -90,7 +91,6 @@ from corescheduler.config import Config
 from corescheduler.core.allocations import Allocations
 from corescheduler.core.model import (
     KINDS,
-    LOCALITY_RANK,
     MAP,
     OFF_RACK,
     RACK_LOCAL,
@@ -99,7 +99,6 @@ from corescheduler.core.model import (
     TASK,
     Cluster,
     JobSpec,
-    Node,
     Task,
     TaskSpec,
 )
@@ -108,62 +107,21 @@ from corescheduler.core.scheduler import JobRejectedError, Scheduler
 from corescheduler.errors import ConfigError, WorkloadError
 from corescheduler.formats import allocation_file
 from corescheduler.settings import Settings
+from corescheduler.sim.heartbeats import (
+    COPY_END,
+    FETCHED,
+    FINISH,
+    HEARTBEAT,
+    IDLE_BEAT,
+    REACH,
+    SUBMIT,
+    UPDATE,
+    WHEEL,
+    _NodeState,
+)
 from corescheduler.sim.metrics import MetricsCollector
-
-# event kinds on the heap, most frequent first
-HEARTBEAT = 0  # payload: the node's state
-FINISH = 1  # (task, attempt)
-COPY_END = 2  # (task, attempt, compute seconds)
-WHEEL = 3  # (node state, kind): a heartbeat of an idle node woken for pending work of kind
-UPDATE = 4
-SUBMIT = 5
-IDLE_BEAT = 6  # (node state, generation): a skipped heartbeat the TaskSelector needs (idle_heartbeat)
-FETCHED = 7  # (task, attempt, compute seconds, shuffle row): a reduce fetched its input over the network model
-REACH = 8  # generation: a job's map reach may widen now (cs_map_reach's until)
-
-#: above this many finished maps a reduce's fetch is computed with numpy, below in plain Python
-_NUMPY_FETCH = 48
-
-#: added to the sequence number of heartbeat events (HEARTBEAT, WHEEL, IDLE_BEAT), so
-#: that at one instant task ends, updates and submissions come before heartbeats
-#: whatever order they were pushed in: the order of one instant's events is then the
-#: same whether idle heartbeats are skipped or not
-_BEAT_SEQ = 1 << 62
-
-
-def _near(idle: list[int], position: int) -> Sequence[int]:
-    """The ranks of ``idle`` (sorted, read cyclically) just before, at and
-    after where ``position`` would go; all of them when there are at most two."""
-    n = len(idle)
-    if n <= 2:
-        return idle
-    i = bisect.bisect_left(idle, position)
-    return idle[(i - 1) % n], idle[i % n], idle[(i + 1) % n]
-
-
-def _near_only(idle: list[int], members: set[int], other: set[int], position: int) -> Sequence[int]:
-    """:func:`_near` among the ranks of ``idle`` (whose set is ``members``)
-    that are not in ``other``: a scan from the position where they are dense,
-    a sorted copy (set difference, at C speed) where they are few."""
-    n = len(idle)
-    rest = members - other
-    size = len(rest)
-    if size <= 2 or size * 4 < n:
-        return _near(sorted(rest), position)
-    b = bisect.bisect_left(idle, position)
-    j = b - 1
-    while idle[j] in other:  # more than two are not: j stays ≥ -n
-        j -= 1
-    before = idle[j]
-    j = b
-    while idle[j - n if j >= n else j] in other:
-        j += 1
-    at = idle[j - n if j >= n else j]
-    j += 1
-    while idle[j - n if j >= n else j] in other:
-        j += 1
-    return before, at, idle[j - n if j >= n else j]
-
+from corescheduler.sim.network import ShuffleNetwork
+from corescheduler.sim.updates import UpdateSkipping
 
 #: the engine runs the cyclic garbage collector itself when ``events & _GC_EVERY == 0``
 _GC_EVERY = (1 << 20) - 1
@@ -305,57 +263,6 @@ def _line_encoder() -> Callable[[Any], str]:
     return encode
 
 
-class _NetJob:
-    """A job whose reduces fetch over the network model: its finished maps, in finishing order
-    (time, node index, rack index, map index), and the reduces launched before its last map
-    (task, attempt, launch time, maps finished at launch)."""
-
-    __slots__ = ("_map_bytes", "arrays", "maps", "matrix", "nodes", "out", "racks", "shares", "times", "waiting")
-
-    def __init__(self, job: Any) -> None:
-        spec = job.spec.shuffle
-        n_maps, n_reduces = len(job.spec.maps), len(job.spec.reduces)
-        self.times: list[float] = []
-        self.nodes: list[int] = []
-        self.racks: list[int] = []
-        self.maps: list[int] = []
-        self.out: list[float] = []  # bytes of each finished map's output (shares mode)
-        self.waiting: list[tuple[Task, int, float, int]] = []
-        self.matrix = spec.matrix
-        self.shares = None if spec.matrix is not None else spec.shares(n_reduces)
-        #: every map's output with shares (a matrix gives its own sizes; ``out`` is unused then)
-        self._map_bytes = spec.map_output(0, n_maps) if spec.matrix is None else 0.0
-        self.arrays: tuple[Any, ...] | None = None
-
-    def done(self, t: float, node: int, rack: int, index: int) -> None:
-        self.times.append(t)
-        self.nodes.append(node)
-        self.racks.append(rack)
-        self.maps.append(index)
-        self.out.append(self._map_bytes)
-
-
-class _NodeState:
-    """The engine's view of one node's heartbeats."""
-
-    __slots__ = ("armed", "capacity", "last_beat", "name", "node", "phase", "rank", "refused")
-
-    def __init__(self, node: Node, phase: float, capacity: dict[str, int]) -> None:
-        self.node = node
-        self.capacity = capacity  # most tasks per kind at once (LoadManager cs_node_capacity)
-        self.name = node.name
-        self.phase = phase
-        self.rank = 0  # position in heartbeat-phase order
-        self.armed = False  # a periodic heartbeat of this node is on the heap
-        self.last_beat = -1.0  # when it last heartbeat (a periodic tick then is merged into that one)
-        self.refused = -1.0  # when it last beat and every job walked refused it (nothing launched)
-
-    def has_free_slot(self) -> bool:
-        running = self.node.running
-        capacity = self.capacity
-        return running[MAP] < capacity[MAP] or running[REDUCE] < capacity[REDUCE]
-
-
 def build_cluster(config: Config) -> Cluster:
     """The simulated cluster of ``config``'s ``[cluster]`` table (SPEC §5 names)."""
     cc = config.cluster
@@ -369,16 +276,7 @@ def load_allocations(config: Config) -> Allocations | None:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # compiled (setup.py), a user may still subclass it
-def _expiry(since: float, timeout: float) -> float:
-    """The last time before ``since + timeout`` (one float below it, so that a check at a
-    time before it finds ``now - since > timeout`` false whatever the rounding); ``inf``
-    with no timeout."""
-    if timeout == math.inf or since == -math.inf:
-        return math.inf if timeout == math.inf else -math.inf
-    return math.nextafter(since + timeout, -math.inf)
-
-
-class Simulation:
+class Simulation(UpdateSkipping):
     """One simulation run of ``workload`` under ``config``.
 
     :param config: the ``corescheduler.toml`` (plugins, ``[cluster]``,
@@ -429,7 +327,7 @@ class Simulation:
         phase_rng = random.Random(master.getrandbits(64))
         self._place_rng = random.Random(master.getrandbits(64))
         self._placer: Any = None
-        self._nodes_by_rack: dict[str, list[str]] = {}
+        self._nodes_by_rack = {}
         for node in self.cluster.nodes.values():
             self._nodes_by_rack.setdefault(node.rack, []).append(node.name)
         h = self.heartbeat_interval
@@ -456,24 +354,24 @@ class Simulation:
             resources=self._cluster_resources(),
         )
         # engine state
-        self._heap: list[tuple[float, int, int, Any]] = []
+        self._heap = []
         self._seq = 0
         self._next_job = 0
         self._update_armed = False
-        self._idle: dict[str, list[int]] = {MAP: [], REDUCE: []}  # sorted phase ranks of idle nodes
-        self._idle_set: dict[str, set[int]] = {MAP: set(), REDUCE: set()}
+        self._idle = {MAP: [], REDUCE: []}  # sorted phase ranks of idle nodes
+        self._idle_set = {MAP: set(), REDUCE: set()}
         self._wheel = {MAP: False, REDUCE: False}
         self._wheel_due = {MAP: 0.0, REDUCE: 0.0}  # when the node a wheel armed ticks
         #: resource mode: every node with room beats at every tick (skipping is by slots)
         self._resource_mode = self.scheduler.resource_mode
-        self._resting: set[_NodeState] = set()  # resource mode: nodes waiting for requests
+        self._resting = set()  # resource mode: nodes waiting for requests
         self._skip_idle = self.options.skip_idle_heartbeats and not self._resource_mode
         self._skip_updates = self.options.skip_idle_updates
         #: the pending IDLE_BEAT: (time, generation); a newer generation voids older events
-        self._idle_beat: tuple[Any, ...] | None = None  # (time, generation[, node rank])
-        #: can the TaskSelector want an idle heartbeat at all (cs_wants_idle_heartbeat)?
-        self._wants_idle = self.scheduler.plugins.wants_idle_heartbeat  # the hook itself, for the hot path
-        self._may_want_idle = self._wants_idle is not None
+        self._idle_beat = None  # (time, generation[, node rank])
+        #: can the TaskSelector want an idle heartbeat at all (its cs_select_hint)?
+        self._wants_idle = self.scheduler.wants_idle_heartbeat
+        self._may_want_idle = self.scheduler.plugins.select_hint is not None
         #: heartbeats whose outcome is known are counted, not run (Scheduler.skip_quiet_heartbeat)
         self._quiet = (
             self.scheduler.skip_quiet_heartbeat
@@ -484,23 +382,20 @@ class Simulation:
         #: beating, in the idle map list, until a job's reach comes to include it
         self._park = self._quiet is not None and self.scheduler.can_park
         self.scheduler.track_reach = self._park
-        self._reach: dict[str, int] = {}  # job -> rank of its map reach at the last look
-        self._reach_seen: tuple[int, bool, bool] | None = None
+        self._reach = {}  # job -> rank of its map reach at the last look
+        self._reach_seen = None
         self._reach_settled = False  # the walk as of _reach_seen has been walked whole
-        self._relook: dict[str, None] = {}  # jobs to look at again once a heartbeat walks every job (in order)
+        self._relook = {}  # jobs to look at again once a heartbeat walks every job (in order)
         self._reach_due = math.inf
         self._reach_gen = 0
         self._any_reach = False  # some walked job takes maps anywhere: the map wheel turns
-        self._busy_idle: set[int] = set()  # ranks idle in maps that run a map (never parked)
+        self._busy_idle = set()  # ranks idle in maps that run a map (never parked)
         #: ranks idle in reduces and not in maps, sorted (parking: their heartbeat walks no job)
-        self._idle_ronly: list[int] = []
+        self._idle_ronly = []
         self._plan_later = False  # a node became idle in reduces only: plan again after this event
         #: changes whenever the nodes an IDLE_BEAT may be planned for, or a wheel, change
         self._candidates = 0
-        self._plan_key: tuple[bool, bool, bool, int] | None = None
-        self._slot_reps: dict[int, Node] = {}  # a node of each map slot count (cs_assign_limit)
-        for node in self.cluster.nodes.values():
-            self._slot_reps.setdefault(node.slots[MAP], node)
+        self._plan_key = None
         self._idle_gen = 0
         self._copy_wait: dict[str, list[tuple[Task, int, float]]] = {}  # job -> reduces waiting for its maps
         # the shuffle's network model (docs/simulator.md): jobs with a shuffle description
@@ -508,12 +403,7 @@ class Simulation:
         from corescheduler.formats.workloads import WorkloadSettings
 
         self._network = WorkloadSettings.from_config(config).shuffle != "off"
-        self._net: dict[str, _NetJob] = {}
-        self._node_ix = {name: i for i, name in enumerate(self.cluster.nodes)}
-        rack_ix: dict[str, int] = {}
-        self._rack_ix = [rack_ix.setdefault(node.rack, len(rack_ix)) for node in self.cluster.nodes.values()]
-        self._inv_bw = (1.0 / cc.disk_bandwidth, 1.0 / cc.rack_bandwidth, 1.0 / cc.core_bandwidth)
-        self._distances = cc.network_distances
+        self._shuffle = ShuffleNetwork(self.cluster, cc, self._push_fetched)
         self._compute_wait: dict[str, list[tuple[Task, int, float]]] = {}  # node -> reduces the LoadManager holds
         self._last_activity = 0.0
         self._killed_nodes: list[str] = []
@@ -529,11 +419,6 @@ class Simulation:
     @staticmethod
     def _submit_time(spec: JobSpec) -> float:
         return float(spec.submit) if spec.submit is not None else 0.0
-
-    def _push(self, t: float, kind: int, payload: Any) -> None:
-        self._seq += 1
-        seq = self._seq + _BEAT_SEQ if kind in (HEARTBEAT, WHEEL, IDLE_BEAT) else self._seq
-        heapq.heappush(self._heap, (t, seq, kind, payload))
 
     def _emit(self, event: dict[str, Any]) -> None:
         """Every event, the scheduler's and the engine's: to the file (or list) and the metrics."""
@@ -554,512 +439,6 @@ class Simulation:
             self._buffer.append("")
             self._out.write("\n".join(self._buffer))
             self._buffer.clear()
-
-    def _next_tick(self, ns: _NodeState, t: float) -> float:
-        """The node's first periodic heartbeat strictly after ``t``."""
-        h = self.heartbeat_interval
-        k = math.floor((t - ns.phase) / h) + 1
-        tick = ns.phase + k * h
-        if tick <= t:
-            tick = ns.phase + (k + 1) * h
-        return tick
-
-    def _tick_from(self, ns: _NodeState, t: float) -> float:
-        """The node's first periodic heartbeat at or after ``t``: ``t`` itself
-        if the node ticks exactly then and has not beaten yet (events at one
-        instant come before its heartbeats, so the tick still sees what they
-        changed), else :meth:`_next_tick`."""
-        h = self.heartbeat_interval
-        phase = ns.phase
-        k = math.floor((t - phase) / h)
-        tick = phase + k * h
-        fresh = ns.last_beat != t
-        if tick == t and fresh:
-            return t
-        tick = phase + (k + 1) * h  # _next_tick, sharing the division
-        if tick > t:
-            return tick
-        return t if tick == t and fresh else phase + (k + 2) * h
-
-    def _useful(self, ns: _NodeState) -> bool:
-        """Could a heartbeat of the node assign anything now?  (With
-        ``skip_idle_heartbeats`` off: has it a free slot while jobs are in the
-        system or still to come? — it beats then.)"""
-        running = ns.node.running
-        slots = ns.capacity
-        if self._resource_mode:  # room for some container while some app has a request to offer
-            rs = self.scheduler._rs
-            return bool(rs.tree.root.order) and ns.node.available.any_positive()  # type: ignore[union-attr]
-        if not self._skip_idle:
-            return (running[MAP] < slots[MAP] or running[REDUCE] < slots[REDUCE]) and (
-                bool(self.scheduler.jobs) or self._next_job < len(self._jobs)
-            )
-        pending = self.scheduler.pending_work
-        return (running[MAP] < slots[MAP] and pending(MAP) > 0) or (
-            running[REDUCE] < slots[REDUCE] and pending(REDUCE) > 0
-        )
-
-    def _idle_add(self, kind: str, rank: int, t: float) -> None:
-        if self._park:
-            self._candidates += 1
-            ronly = self._idle_ronly
-            if kind == MAP:
-                if self._by_phase[rank].node.running[MAP]:
-                    self._busy_idle.add(rank)
-                else:
-                    self._busy_idle.discard(rank)
-                if rank in self._idle_set[REDUCE]:  # idle in both now
-                    i = bisect.bisect_left(ronly, rank)
-                    if i < len(ronly) and ronly[i] == rank:
-                        del ronly[i]
-            elif rank not in self._idle_set[REDUCE] and rank not in self._idle_set[MAP]:
-                bisect.insort(ronly, rank)
-        if rank not in self._idle_set[kind]:
-            self._idle_set[kind].add(rank)
-            idle = self._idle[kind]
-            if not idle or rank > idle[-1]:
-                idle.append(rank)
-            else:
-                bisect.insort(idle, rank)
-            due = self._idle_beat
-            if self._park:  # planned once at the end of the event (_park_update)
-                self._plan_later = True
-            elif due is not None:  # an idle heartbeat is wanted: this node may tick before the one chosen
-                tick = self._tick_from(self._by_phase[rank], t)
-                if tick < due[0]:
-                    self._push_idle_beat(self._by_phase[rank], tick)
-
-    # ------------------------------------------------------------------ skipped heartbeats
-    def _after_beat(self, t: float) -> None:
-        """After a heartbeat at ``t``: if the TaskSelector wants the next heartbeat
-        even if it can assign nothing (``Scheduler.wants_idle_heartbeat``), make
-        sure an IDLE_BEAT is due at the first tick after ``t`` of a node that is
-        idle with a free slot (armed nodes beat at their own ticks anyway)."""
-        if self._park:
-            self._plan_later = True  # planned once at the end of the event (_park_update)
-            return
-        if not self.scheduler.wants_idle_heartbeat():
-            self._idle_beat = None
-            return
-        due = self._idle_beat
-        if due is not None and t < due[0]:
-            # still the first idle tick after t, or (inf) still none: a node that goes
-            # idle pushes its own if earlier, and so does a wheel that stops
-            return
-        best = self._first_idle_tick(t)
-        if best is None:
-            self._idle_beat = (math.inf, self._idle_gen)  # wanted, but no idle node yet
-            return
-        self._push_idle_beat(self._by_phase[best[1]], best[0])
-
-    def _plan_idle(self, t: float) -> None:
-        """Parking: make sure an IDLE_BEAT is due at the first tick after ``t`` that matters:
-        while the TaskSelector wants one (jobs skipped wait for their credit), of a node whose
-        heartbeat would walk no job (idle with no free map slot, or nothing pending for maps);
-        while the last heartbeat did not walk every job (or the walk changed since), of a
-        parked node, whose heartbeat would walk them all."""
-        sched = self.scheduler
-        want_v0 = sched.wants_idle_heartbeat()
-        maps_pending = sched.pending_work(MAP) > 0
-        want_walk = maps_pending and bool(self._idle[MAP]) and sched._quiet_at != sched._map_version
-        if not (want_v0 or want_walk):
-            self._idle_beat = None
-            return
-        due = self._idle_beat
-        key = (want_v0, want_walk, maps_pending, self._candidates)
-        if due is not None and key == self._plan_key and t < due[0] and len(due) > 2:
-            return  # nothing the plan was made of has changed, and its tick is still to come
-        self._plan_key = key
-        best = self._first_idle_tick(t, want_v0, want_walk, maps_pending)
-        if best is None:
-            self._idle_beat = (math.inf, self._idle_gen)
-            return
-        if due is not None and due[0] == best[0] and due[0] > t and len(due) > 2 and due[2] == best[1]:
-            return  # already planned
-        self._push_idle_beat(self._by_phase[best[1]], best[0])
-
-    def _first_idle_tick(
-        self, t: float, want_v0: bool = True, want_walk: bool = False, maps_pending: bool = False
-    ) -> tuple[float, int] | None:
-        """``(tick, rank)`` of the first tick after ``t`` of a node that is idle
-        with a free slot and that no wheel will tick then, or None.
-
-        A wheel visits the idle nodes of its kind in phase order, each at its
-        first tick after the one before, starting after the node it has armed
-        (due at ``_wheel_due``), and an idle node stays idle until it is armed:
-        so a node idle in a kind whose wheel turns is ticked anyway if its tick
-        comes after that wheel's.  Among nodes covered from the same time, ticks
-        grow in phase order from ``t``'s position and so does being covered: the
-        first such node is the only candidate (with the ones either side of the
-        position, which ``t % interval`` may round past).  The nodes of the kind
-        whose wheel ticks first are all covered from its tick, those idle in both
-        kinds included; the other kind's are searched only among the nodes idle
-        in it alone."""
-        best: tuple[float, int] | None = None
-        position = bisect.bisect_right(self._phases, t % self.heartbeat_interval)
-        by_phase = self._by_phase
-        tick_from = self._tick_from
-        wheel = self._wheel
-        idle_map, idle_reduce = self._idle[MAP], self._idle[REDUCE]
-        groups: Any
-        if self._park and maps_pending:
-            # the nodes idle in maps are parked (their heartbeat walks every job); those idle
-            # in reduces only walk none.  A turning wheel covers its kind's nodes after its tick.
-            groups = []
-            if want_v0:
-                due = self._wheel_due[REDUCE] if wheel[REDUCE] else math.inf
-                groups.append((_near(self._idle_ronly, position), due))
-            if want_walk:
-                groups.append((_near(idle_map, position), self._wheel_due[MAP] if wheel[MAP] else math.inf))
-        elif not (wheel[MAP] or wheel[REDUCE]):  # nothing covered: the idle lists as they are
-            groups = (_near(idle_map, position), math.inf), (_near(idle_reduce, position), math.inf)
-        else:  # by the kinds a node is idle in
-            # a node idle in both kinds is covered from the earlier of the two wheels'
-            # ticks: with the kind whose wheel ticks first, it is searched among that
-            # kind's whole list; the other kind's list is searched only for the
-            # nodes idle in that kind alone
-            in_map, in_reduce = self._idle_set[MAP], self._idle_set[REDUCE]
-            map_due = self._wheel_due[MAP] if wheel[MAP] else math.inf
-            reduce_due = self._wheel_due[REDUCE] if wheel[REDUCE] else math.inf
-            if map_due <= reduce_due:
-                groups = (
-                    (_near(idle_map, position), map_due),
-                    (_near_only(idle_reduce, in_reduce, in_map, position), reduce_due),
-                )
-            else:
-                groups = (
-                    (_near(idle_reduce, position), reduce_due),
-                    (_near_only(idle_map, in_map, in_reduce, position), map_due),
-                )
-        for ranks, due in groups:
-            for rank in ranks:
-                tick = tick_from(by_phase[rank], t)
-                if tick <= due and (best is None or tick < best[0]):
-                    best = (tick, rank)
-        return best
-
-    def _push_idle_beat(self, ns: _NodeState, tick: float) -> None:
-        self._idle_gen += 1
-        self._idle_beat = (tick, self._idle_gen, ns.rank)
-        self._push(tick, IDLE_BEAT, (ns, self._idle_gen))
-
-    def _idle_heartbeat(self, ns: _NodeState, t: float) -> None:
-        """A heartbeat that can assign nothing, delivered because the TaskSelector wants it."""
-        ns.last_beat = t
-        self.scheduler.idle_heartbeat(ns.name, t)
-        self._after_beat(t)
-
-    def _on_idle_beat(self, ns: _NodeState, generation: int, t: float) -> None:
-        due = self._idle_beat
-        if due is None or due[1] != generation:
-            return  # replaced by a later plan, or no longer wanted
-        self._idle_beat = None
-        if ns.armed or ns.last_beat == t or not ns.has_free_slot():
-            if ns.armed and ns.has_free_slot():  # its own periodic heartbeat is due now and will do
-                self._idle_beat = (t, generation)
-            else:
-                self._after_beat(t)
-            return
-        if self._useful(ns):  # the wheel has not reached it: beat as the wheel would
-            self._idle_remove(MAP, ns.rank)
-            self._idle_remove(REDUCE, ns.rank)
-            self._tick(ns, t)
-        elif self.scheduler.wants_idle_heartbeat():
-            self._idle_heartbeat(ns, t)
-
-    def _idle_remove(self, kind: str, rank: int) -> None:
-        if self._park:
-            self._candidates += 1
-            ronly = self._idle_ronly
-            if kind == MAP:
-                self._busy_idle.discard(rank)
-                if rank in self._idle_set[MAP] and rank in self._idle_set[REDUCE]:  # idle in reduces only now
-                    bisect.insort(ronly, rank)
-                    self._plan_later = True  # it may tick before the heartbeat planned
-            elif rank in self._idle_set[REDUCE] and rank not in self._idle_set[MAP]:
-                i = bisect.bisect_left(ronly, rank)
-                if i < len(ronly) and ronly[i] == rank:
-                    del ronly[i]
-        if rank in self._idle_set[kind]:
-            self._idle_set[kind].discard(rank)
-            idle = self._idle[kind]
-            del idle[bisect.bisect_left(idle, rank)]
-
-    def _arm(self, ns: _NodeState, t: float, wheel: str | None = None, tick: float | None = None) -> None:
-        """Put the node's next periodic heartbeat (at ``tick``, default its
-        first at or after ``t``) on the heap."""
-        ns.armed = True
-        self._idle_remove(MAP, ns.rank)
-        self._idle_remove(REDUCE, ns.rank)
-        if tick is None:
-            tick = self._tick_from(ns, t)
-        self._seq += 1
-        if wheel is None:
-            heapq.heappush(self._heap, (tick, self._seq + _BEAT_SEQ, HEARTBEAT, ns))
-        else:
-            heapq.heappush(self._heap, (tick, self._seq + _BEAT_SEQ, WHEEL, (ns, wheel)))
-
-    def _tick(self, ns: _NodeState, t: float) -> None:
-        """A periodic heartbeat of the node: beat if it could assign, then keep
-        beating while useful, else wait idle.  A tick at the instant of the
-        node's own out-of-band heartbeat is merged into that one; a tick that
-        can assign nothing still reaches the TaskSelector if it wants it."""
-        ns.armed = False
-        if not self._skip_idle:
-            if ns.last_beat != t and self._useful(ns):
-                self._beat(ns, t)
-            if self._useful(ns):
-                ns.armed = True
-                self._push(self._next_tick(ns, t), HEARTBEAT, ns)
-            elif self._resource_mode:
-                self._resting.add(ns)
-            return
-        # _useful and has_free_slot inlined: this runs for every tick of the run
-        running = ns.node.running
-        slots = ns.capacity
-        pending = self.scheduler.pending_work
-        map_free = running[MAP] < slots[MAP]
-        reduce_free = running[REDUCE] < slots[REDUCE]
-        useful = (map_free and pending(MAP) > 0) or (reduce_free and pending(REDUCE) > 0)
-        if ns.last_beat != t:
-            if useful:
-                self._beat(ns, t)
-                useful = (running[MAP] < slots[MAP] and pending(MAP) > 0) or (
-                    running[REDUCE] < slots[REDUCE] and pending(REDUCE) > 0
-                )
-            elif self._idle_beat is not None and (map_free or reduce_free):
-                if self.scheduler.wants_idle_heartbeat():
-                    self._idle_heartbeat(ns, t)  # changes no slot and no pending work
-        if useful and ns.refused == t and self._park and self._parkable(ns):
-            useful = False  # parked: no job wants it, it rests until one does
-        if useful:
-            ns.armed = True
-            h = self.heartbeat_interval
-            k = math.floor((t - ns.phase) / h) + 1  # _next_tick
-            tick = ns.phase + k * h
-            if tick <= t:
-                tick = ns.phase + (k + 1) * h
-            self._seq += 1
-            heapq.heappush(self._heap, (tick, self._seq + _BEAT_SEQ, HEARTBEAT, ns))
-            return
-        rank = ns.rank  # _rest
-        if running[MAP] < slots[MAP]:
-            self._idle_add(MAP, rank, t)
-        else:
-            self._idle_remove(MAP, rank)
-        if running[REDUCE] < slots[REDUCE]:
-            self._idle_add(REDUCE, rank, t)
-        else:
-            self._idle_remove(REDUCE, rank)
-
-    def _rest(self, ns: _NodeState, t: float) -> None:
-        """The node stops its periodic heartbeats: idle per kind where it has a free slot."""
-        if self._resource_mode:
-            self._resting.add(ns)  # it beats again when some app has a request (_wake) or a container ends
-            return
-        if not self._skip_idle:
-            return  # it beats again once a slot frees (_settle)
-        running = ns.node.running
-        rank = ns.rank
-        for kind in KINDS:
-            if running[kind] < ns.capacity[kind]:
-                self._idle_add(kind, rank, t)
-            else:
-                self._idle_remove(kind, rank)
-
-    def _settle(self, ns: _NodeState, t: float) -> None:
-        """After the node's state changed: keep beating if useful, else wait idle (parked, if
-        it has just beaten and no job wanted it)."""
-        if ns.armed:
-            return
-        if self._useful(ns) and not (ns.refused == t and self._park and self._parkable(ns)):
-            self._arm(ns, t)
-            return
-        self._rest(ns, t)
-
-    def _parkable(self, ns: _NodeState) -> bool:
-        """May the node, refused by every job on its heartbeat just now, stop beating?  It runs
-        no map (so it can take one while maps are pending: ``cs_assign_limit``) and can take
-        no reduce (none free, or none pending): only a job's reach can make it useful again."""
-        running = ns.node.running
-        return running[MAP] == 0 and (
-            running[REDUCE] >= ns.capacity[REDUCE] or self.scheduler.pending_work(REDUCE) <= 0
-        )
-
-    def _wake(self, t: float) -> None:
-        """Start the idle-node wheel of each kind that has pending work (resource mode: arm the
-        resting nodes once some app has a request)."""
-        if self._resource_mode:
-            if self._resting and self.scheduler._rs.tree.root.order:  # type: ignore[union-attr]
-                resting, self._resting = self._resting, set()
-                for ns in sorted(resting, key=lambda n: n.rank):
-                    if not ns.armed:
-                        self._settle(ns, t)
-            return
-        if self._park:
-            self._park_update(t)
-        for kind in KINDS:
-            if not self._wheel[kind] and self._idle[kind] and self.scheduler.pending_work(kind) > 0:
-                if kind == MAP and self._park and not self._any_reach:
-                    continue  # the nodes idle in maps are parked: jobs wake those they want
-                self._start_wheel(kind, t)
-
-    def _start_wheel(self, kind: str, t: float) -> None:
-        position = bisect.bisect_right(self._phases, t % self.heartbeat_interval)
-        before = self._by_phase[position - 1]  # (the last one if position is 0)
-        if self._tick_from(before, t) == t:  # a node ticking right now starts the wheel
-            position = before.rank
-        self._turn_wheel(kind, position, t)
-
-    # ------------------------------------------------------------------ parking
-    def _park_update(self, t: float, force: bool = False, plan: bool = True) -> None:
-        """Parking, after anything happened at ``t``: wake the parked nodes that some job's map
-        reach now includes (``cs_map_reach``), beat the nodes idle in maps that run a map
-        (they are never parked), and plan the heartbeat of a parked node that must walk the
-        jobs again (:meth:`_plan_idle`)."""
-        sched = self.scheduler
-        if not self._park:
-            return
-        if not sched.can_park:  # a pool whose policy admits jobs appeared: beat as without parking
-            self._park = sched.track_reach = False
-            self._idle_beat = None
-            self._after_beat(t)
-            self._wake(t)  # the map wheel visits the nodes that were parked
-            return
-        maps_pending = sched.pending_work(MAP) > 0
-        # every walked job is looked at again when the walk changes, and once more when a
-        # heartbeat first walks it (their runs of skips start: cs_map_reach's until)
-        settled = sched._quiet_at == sched._map_version
-        key = (sched._map_version, settled or self._reach_settled, maps_pending)
-        changed = sched.take_reach_changes() if sched._reach_changed else None
-        if force or key != self._reach_seen or t >= self._reach_due:
-            self._reach_settled = settled if key[0] != (self._reach_seen or (None,))[0] else key[1]
-            self._refresh_reach(t, maps_pending, key)
-        elif maps_pending and (changed or (settled and self._relook)):
-            if settled and self._relook:  # looked at while their runs of skips had ended
-                changed = {**(changed or {}), **dict.fromkeys(self._relook, OFF_RACK)}  # look again
-                self._relook = {}
-            reach = self._reach
-            jobs = sched.jobs
-            for job_id, where in changed.items():  # type: ignore[union-attr]
-                old = reach.get(job_id)
-                job = jobs.get(job_id)
-                # a launch no wider than the reach known leaves the level no wider (its wait
-                # starts again: the timer set before, now early, looks again when due)
-                if old is not None and job is not None and LOCALITY_RANK.get(where, 2) > old:
-                    self._look(job, old, t, maps_pending)
-        if maps_pending and self._busy_idle:
-            for rank in sorted(self._busy_idle):
-                self._arm(self._by_phase[rank], t)
-        if plan or self._plan_later:
-            self._plan_later = False
-            self._plan_idle(t)
-
-    def _look(self, job: Any, old: int, t: float, maps_pending: bool) -> None:
-        """Look at one walked job's reach: wake the parked nodes it widened to."""
-        sched = self.scheduler
-        rank, until = self._reach_of(job, t)
-        self._reach[job.id] = rank
-        if sched._quiet_at != sched._map_version:
-            self._relook[job.id] = None  # its wait may start running at the next whole walk
-        if rank == 2:
-            self._any_reach = True
-            if maps_pending and not self._wheel[MAP] and self._idle[MAP]:
-                self._start_wheel(MAP, t)
-        elif maps_pending and (rank > old or old == 2):
-            # wider, or narrower than anywhere: while it reached anywhere the map wheel, not a
-            # refusal, stood for it at the parked nodes, and the wheel may stop now
-            self._wake_reach(job, rank, t)
-        if until < self._reach_due:
-            self._set_reach_due(until, t)
-
-    def _reach_of(self, job: Any, t: float) -> tuple[int, float]:
-        """``cs_map_reach`` as (rank of its level, until); unknown: anywhere, for ever
-        (``Scheduler.map_reach`` has checked the level and made ``until`` a float)."""
-        answer = self.scheduler.map_reach(job, t)
-        if answer is None:
-            return 2, math.inf
-        return LOCALITY_RANK[answer[0]], answer[1]
-
-    def _set_reach_due(self, due: float, t: float) -> None:
-        self._reach_due = due
-        if due < math.inf:
-            self._reach_gen += 1
-            self._push(max(due, t), REACH, self._reach_gen)
-
-    def _refresh_reach(self, t: float, maps_pending: bool, key: tuple[int, bool, bool]) -> None:
-        sched = self.scheduler
-        woke_before = self._reach_seen is not None and self._reach_seen[2]
-        self._reach_seen = key
-        old = self._reach if woke_before else {}
-        new: dict[str, int] = {}
-        any_reach = False
-        due = math.inf
-        for job in sched.map_walk():
-            rank, until = self._reach_of(job, t)
-            new[job.id] = rank
-            if rank == 2:
-                any_reach = True
-            elif until < due:
-                due = until
-            was = old.get(job.id, -1)
-            if maps_pending and rank < 2 and (rank > was or was == 2):  # (narrower than anywhere: _look)
-                self._wake_reach(job, rank, t)
-        self._reach = new
-        self._relook = {} if sched._quiet_at == sched._map_version else dict.fromkeys(new)
-        self._any_reach = any_reach
-        if due != self._reach_due:
-            self._set_reach_due(due, t)
-        if any_reach and maps_pending and not self._wheel[MAP] and self._idle[MAP]:
-            self._start_wheel(MAP, t)
-
-    def _wake_reach(self, job: Any, rank: int, t: float) -> None:
-        """Beat the parked nodes where ``job`` would take a map: those holding its pending maps'
-        input (and, rack-local, every node of their racks)."""
-        names = job.pending_map_nodes()
-        if rank == 1:
-            by_rack = self._nodes_by_rack
-            names = [name for rack in job.pending_map_racks() for name in by_rack.get(rack, ())] + names
-        in_map = self._idle_set[MAP]
-        states = self._states
-        for name in names:
-            ns = states.get(name)
-            if ns is not None and ns.rank in in_map:
-                self._arm(ns, t)
-
-    def _check_limits(self, t: float) -> None:
-        """After an update: a parked node (it runs no map) must still be able to take one
-        (``cs_assign_limit`` ≥ 1 for its slots, read only from the slots and the load)."""
-        if not self._idle[MAP] or self.scheduler.pending_work(MAP) <= 0:
-            return
-        closed = [slots for slots, node in self._slot_reps.items() if (self.scheduler.assign_limit(node, MAP) or 0) < 1]
-        if closed:
-            for rank in list(self._idle[MAP]):
-                ns = self._by_phase[rank]
-                if ns.node.slots[MAP] in closed:
-                    self._arm(ns, t)
-
-    def _turn_wheel(self, kind: str, position: int, t: float) -> None:
-        """Arm the first idle node of ``kind`` at phase rank ≥ ``position`` (cyclically)."""
-        idle = self._idle[kind]
-        if not idle or self.scheduler.pending_work(kind) <= 0 or (kind == MAP and self._park and not self._any_reach):
-            self._wheel[kind] = False
-            self._candidates += 1
-            due = self._idle_beat
-            if self._park:
-                self._plan_later = True
-            elif due is not None:  # an idle heartbeat is wanted: the nodes it covered are not now
-                best = self._first_idle_tick(t)
-                if best is not None and (best[0] < due[0] or due[0] <= t):
-                    self._push_idle_beat(self._by_phase[best[1]], best[0])
-            return
-        i = bisect.bisect_left(idle, position)
-        rank = idle[i] if i < len(idle) else idle[0]
-        self._wheel[kind] = True
-        ns = self._by_phase[rank]
-        tick = self._wheel_due[kind] = self._tick_from(ns, t)
-        self._candidates += 1
-        self._arm(ns, t, kind, tick)
 
     # ================================================================== jobs
     def _prepare(self, spec: JobSpec) -> JobSpec:
@@ -1121,152 +500,6 @@ class Simulation:
             self._push(self._submit_time(jobs[i]), SUBMIT, None)
         self._arm_update(t)
 
-    def _arm_update(self, t: float) -> None:
-        if not self._update_armed and self.scheduler.jobs:
-            interval = self.options.update_interval
-            self._update_armed = True
-            k = math.floor(t / interval) + 1
-            at = k * interval
-            if at <= t:  # t / interval rounded down a whole step (t = 9.299999999999999, 0.3)
-                k += 1
-                at = k * interval
-                if at <= t:  # beyond 2**53 ticks they are no longer distinct floats: the next float
-                    at = math.nextafter(t, math.inf)
-            if at == math.inf:  # update_interval = inf: no periodic updates (submissions still update)
-                return
-            if self._skip_updates and self._heap:
-                at = self._quiet_until(k, interval, at)
-            self._push(at, UPDATE, None)
-
-    def _quiet_until(self, k: int, interval: float, at: float) -> float:
-        """The next update's time when it would be tick ``k``: if no task is pending, the last
-        tick before the next event instead.  Nothing can change in the updates between:
-        no task can launch, no pool can be starved (demand is what runs), and what an update
-        records (starvation times, a plugin's view of the pools) is recorded again by the
-        update that runs.  The preemption check's clock is moved as those updates would
-        have moved it (:meth:`_skip_preempt_checks`), so later checks fall on the same ticks.
-        ``at`` is tick ``k``'s time, or the next float where the ticks are no longer distinct
-        floats (recomputing ``k * interval`` there gave the current time again: a clock stuck
-        from about 10**16 s)."""
-        if self._resource_mode:
-            if not self._blocked():
-                return at
-        else:
-            pending = self.scheduler._pending_work
-            if (pending[MAP] or pending[REDUCE]) and not self._blocked():
-                return at
-        nxt = self._heap[0][0]
-        sched = self.scheduler
-        if sched.settings.preemption and (sched._pending_work[MAP] or sched._pending_work[REDUCE]):
-            if self._heap[0][2] == REACH and not self._idle[MAP]:
-                # a REACH only wakes parked nodes, and none is: the starvation times it was
-                # planned from move with every update (at its share, a pool's timer runs on),
-                # so it would end every span a timeout after its start
-                nxt = min((e[0] for e in self._heap if e[2] != REACH), default=math.inf)
-            nxt = min(nxt, self._starves_at())  # a check from then on may kill: updates tick again
-            if nxt <= at:
-                return at
-        last = math.floor(nxt / interval)
-        for _ in range(3):
-            if last * interval < nxt:
-                break
-            last -= 1
-        else:  # ticks no longer distinct floats (a task of 1e300 s): update right after that event
-            return max(at, nxt)
-        if last <= k:
-            return at
-        if self.scheduler.settings.preemption:
-            last = self._skip_preempt_checks(k, last, interval)
-        return last * interval
-
-    def _blocked(self) -> bool:
-        """Tasks are pending, but none can launch before the next event, whatever the updates
-        in between compute (issue 25: a long task no longer costs an update every tick).  No
-        node waits with a free slot of a kind a heartbeat could launch
-        (:meth:`~corescheduler.core.scheduler.Scheduler.pending_work`): a node that has one
-        and beats has its heartbeat on the heap, which is then the next event.  Updates between
-        events then only repeat what the last of them records.  With preemption on (slot
-        mode), a check between could kill for a pool starved meanwhile: the skip stops
-        before the first time one can be (:meth:`_starves_at`); resource mode's preemption
-        (its reclaim deadlines) is not foreseen, so its updates tick."""
-        sched = self.scheduler
-        if sched.settings.preemption and self._resource_mode:  # its preemption (reclaim) is not foreseen
-            return False
-        if self._resource_mode:  # a resting node with room beats again once an app asks (_wake)
-            return not (sched._rs.tree.root.order  # type: ignore[union-attr]
-                        and any(ns.node.available.any_positive() for ns in self._resting))
-        idle = self._idle
-        return not (idle[MAP] and sched.pending_work(MAP) > 0) and not (idle[REDUCE] and sched.pending_work(REDUCE) > 0)
-
-    def _starves_at(self) -> float:
-        """Preemption on, tasks pending and none can launch before the next event (slot mode):
-        until when the updates between would each record what the last one did, and every
-        preemption check among them would find nothing to do.  What they read is frozen but
-        for the clock (running, demand, min shares and timeouts change only at events), so a
-        pool's starvation times either move with every update (it is at its share:
-        ``Scheduler._update_starvation``, Hadoop ``updatePreemptionVariables``) or stay, and
-        it is starved (``Schedulable.starved_for``) once its timeout has passed since: the
-        first such time is the answer.  The root policy's plan must declare that it preempts
-        only for starved pools and that the pools' shares it computes follow nothing but
-        their weights, min and max shares and demands (``preempts_for_starved_only`` on its
-        ``cs_plan_preemption``, as the fair policy's: Hadoop ``FairScheduler.tasksToPreempt``;
-        a pool's weight is its allocation's, WeightAdjusters weigh jobs within a pool); any
-        other plan: ``-inf`` (the updates tick).  Issue 27 is to make such hints general."""
-        sched = self.scheduler
-        plan = sched.root_policy.plan_preemption
-        if getattr(plan, "preempts_for_starved_only", False) is not True:  # none: shares unknown
-            return -math.inf
-        until = math.inf
-        for kind in KINDS:
-            for pool in sched.pools.values():
-                ps = pool.sched[kind]
-                running, demand = ps.running, ps.demand
-                if running < min(ps.min_share, demand):  # its min-share time stays: starved after the timeout
-                    until = min(until, _expiry(ps.last_time_at_min_share, ps.min_share_timeout))
-                if running < math.floor(min((ps.fair_share or 0.0) / 2.0, demand)):
-                    until = min(until, _expiry(ps.last_time_at_half_fair_share, ps.fair_share_timeout))
-        return until
-
-    def _skip_preempt_checks(self, first: int, end: int, interval: float) -> int:
-        """Ticks ``first`` … ``end - 1`` are skipped: set the scheduler's last preemption check
-        to the last of them a check would have run at (``now - last >= preemption_interval``,
-        ``Scheduler.preempt``).  Closed form when the ticks are exact binary fractions, check
-        by check otherwise (at most 100,000 checks a jump: the returned tick, maybe before
-        ``end``, is where this jump stops)."""
-        sched = self.scheduler
-        period = sched.settings.preemption_interval
-        done = sched._last_preempt_check
-
-        def due(j: int, since: float) -> bool:
-            return not (j * interval - since < period)
-
-        j = first
-        if done != -math.inf:
-            j = max(first, math.ceil((done + period) / interval) - 1)
-            while not due(j, done):
-                j += 1
-        if j >= end:
-            return end  # no check in the skipped ticks
-        step = math.ceil(period / interval)
-        # ticks k × interval are exact when the interval is a binary fraction (0.5, 0.25, 1):
-        # then the checks are `step` ticks apart (beyond 2**53 s nothing is exact, in either mode)
-        exact = (interval * 2**30).is_integer() and step * interval >= period and (step - 1) * interval < period
-        if exact:  # every check `step` ticks after the one before
-            done_tick = j + (end - 1 - j) // step * step
-        else:
-            done_tick, checks = j, 0
-            while checks < 100_000:
-                nxt = done_tick + max(step - 1, 1)
-                while not due(nxt, done_tick * interval):
-                    nxt += 1
-                if nxt >= end:
-                    break
-                done_tick, checks = nxt, checks + 1
-            else:
-                end = done_tick + 1  # stop the jump here; the next update arms the next one
-        sched._last_preempt_check = done_tick * interval
-        return end
-
     # ================================================================== tasks
     def _beat(self, ns: _NodeState, t: float) -> None:
         """One heartbeat of the node: launch what the scheduler assigns."""
@@ -1284,7 +517,7 @@ class Simulation:
         sched = self.scheduler
         assignments = sched.heartbeat(ns.name, t)
         if self._park:
-            if not assignments and sched._quiet_at == sched._map_version:
+            if not assignments and sched.walk_settled:
                 ns.refused = t  # it walked every job and none took it
             self._plan_later = True
         elif self._skip_idle and self._may_want_idle:
@@ -1309,7 +542,7 @@ class Simulation:
             elif a.kind == AM:
                 continue  # an application master runs until its app ends
             elif self._network and task.job.spec.shuffle is not None:
-                self._fetch_start(task, t)
+                self._shuffle.reduce_started(task, t)
             else:
                 duration = task.duration
                 copy = cast(Any, task.job.spec.reduces[task.index]).copy_duration  # as given
@@ -1329,93 +562,10 @@ class Simulation:
             self._copy_wait.setdefault(job.id, []).append((task, attempt, compute))
 
     # ------------------------------------------------------------------ the shuffle's network model
-    def _map_output(self, job: Any, task: Task, node: str, t: float) -> None:
-        """A map of a job with a shuffle description finished on ``node``: its output is there;
-        after the job's last map, the reduces launched before it learn when their fetch ends."""
-        nj = self._net.get(job.id)
-        if nj is None:
-            nj = self._net[job.id] = _NetJob(job)
-        i = self._node_ix[node]
-        nj.done(t, i, self._rack_ix[i], task.index)
-        if job.complete[MAP] == job.num_maps:
-            waiting, nj.waiting = nj.waiting, []
-            for reduce, attempt, t0, p0 in waiting:
-                if reduce.attempts == attempt and reduce.state == RUNNING:  # else preempted meanwhile
-                    self._fetch_end(nj, reduce, attempt, t0, p0)
-
-    def _fetch_start(self, task: Task, t: float) -> None:
-        """A reduce of a job with a shuffle description launched: it fetches the output of the
-        maps finished so far, then of each later one as it finishes (``_fetch_end``)."""
-        job = task.job
-        nj = self._net.get(job.id)
-        if nj is None:
-            nj = self._net[job.id] = _NetJob(job)
-        if job.complete[MAP] >= job.num_maps:
-            self._fetch_end(nj, task, task.attempts, t, len(nj.times))
-        else:
-            nj.waiting.append((task, task.attempts, t, len(nj.times)))
-
-    def _fetch_end(self, nj: _NetJob, task: Task, attempt: int, t0: float, p0: int) -> None:
-        """When reduce ``task`` (launched at ``t0`` after ``p0`` maps had finished) has fetched
-        every map's partition: one fetch at a time at the bandwidth of where the partition is
-        (its node's disk, its rack's link, the core), in the order the maps finished; a
-        partition is fetched no earlier than its map finished.  That is a queue:
-        ``end = max(t0 + Σₖ fₖ, maxₖ≥p0 (tₖ + Σⱼ≥ₖ fⱼ))``.  Pushes FETCHED with the shuffle row
-        (bytes by locality, TND, WTND)."""
-        node = self._node_ix[task.node]  # type: ignore[index]
-        rack = self._rack_ix[node]
-        fetch = self._fetch_numpy if len(nj.times) > _NUMPY_FETCH else self._fetch_python
-        end, by, tnd, wsum = fetch(nj, task.index, node, rack, t0, p0)
-        total = by[0] + by[1] + by[2]
-        row = (by, tnd, wsum / total if total > 0 else 0.0)
+    def _push_fetched(self, end: float, task: Task, attempt: int, row: tuple[Any, ...], t0: float) -> None:
+        """The network model (:class:`~corescheduler.sim.network.ShuffleNetwork`) knows when a
+        reduce has fetched its input: a FETCHED event then, then its compute phase."""
         self._push(end, FETCHED, (task, attempt, float(task.duration), row, t0))
-
-    def _fetch_python(self, nj: _NetJob, r: int, node: int, rack: int, t0: float,
-                      p0: int) -> tuple[float, list[float], float, float]:
-        """:meth:`_fetch_end`'s queue and sums, one map at a time: (end, bytes by locality,
-        TND, Σ distance × bytes)."""
-        inv = self._inv_bw
-        d = self._distances
-        share = nj.shares[r] if nj.shares is not None else None
-        matrix = nj.matrix
-        by = [0.0, 0.0, 0.0]
-        tnd = wsum = 0.0
-        end = t0
-        times, nodes, racks, out, maps = nj.times, nj.nodes, nj.racks, nj.out, nj.maps
-        for k in range(len(times)):
-            size = out[k] * share if share is not None else matrix[maps[k]][r]
-            c = 0 if nodes[k] == node else (1 if racks[k] == rack else 2)
-            by[c] += size
-            if size > 0:
-                tnd += d[c]
-                wsum += d[c] * size
-            if k >= p0 and times[k] > end:
-                end = times[k]
-            end += size * inv[c]
-        return end, by, tnd, wsum
-
-    def _fetch_numpy(self, nj: _NetJob, r: int, node: int, rack: int, t0: float,
-                     p0: int) -> tuple[float, list[float], float, float]:
-        """:meth:`_fetch_end`'s sums for a job of many maps, vectorised (same queue)."""
-        import numpy as np
-
-        arrays = nj.arrays
-        if arrays is None:
-            matrix = np.asarray(nj.matrix, dtype=float)[nj.maps] if nj.matrix is not None else None
-            arrays = nj.arrays = (np.asarray(nj.times), np.asarray(nj.nodes), np.asarray(nj.racks),
-                                  np.asarray(nj.out), matrix, np.asarray(self._inv_bw), np.asarray(self._distances))
-        times, nodes, racks, out, matrix, inv, dist = arrays
-        sizes = out * nj.shares[r] if matrix is None else matrix[:, r]  # type: ignore[index]
-        cls = np.where(nodes == node, 0, np.where(racks == rack, 1, 2))
-        cost = sizes * inv[cls]
-        end = t0 + float(cost[:p0].sum())
-        if p0 < len(cost):
-            suffix = np.cumsum(cost[p0:][::-1])[::-1]
-            end = max(end + float(suffix[0]), float((times[p0:] + suffix).max()))
-        by = np.bincount(cls, weights=sizes, minlength=3)
-        dd = dist[cls]
-        tnd = float(dd[sizes > 0].sum())
-        return end, [float(by[0]), float(by[1]), float(by[2])], tnd, float((dd * sizes).sum())
 
     def _fetched(self, task: Task, attempt: int, compute: float, row: tuple[Any, ...], t0: float, t: float) -> None:
         """A reduce has its whole input: record its shuffle row, then compute."""
@@ -1457,14 +607,14 @@ class Simulation:
         if task.kind == REDUCE and ns.name in self._compute_wait:
             self._retry_compute(ns.name, t)
         if task.kind == MAP and self._network and job.spec.shuffle is not None and job.spec.reduces:
-            self._map_output(job, task, ns.name, t)
+            self._shuffle.map_done(job, task, ns.name, t)
         if task.kind == MAP and job.complete[MAP] == job.num_maps:
             for waiting, att, compute in self._copy_wait.pop(job.id, ()):
                 if waiting.attempts == att and waiting.state == RUNNING:
                     self._start_compute(waiting, att, compute, t)
         elif job.is_finished:
             self._copy_wait.pop(job.id, None)
-            self._net.pop(job.id, None)
+            self._shuffle.forget(job.id)
         # Hadoop's out-of-band heartbeat on task completion
         if self._useful(ns):
             self._beat(ns, t)
@@ -1492,45 +642,6 @@ class Simulation:
             self.stalled = True  # nothing has run for stall_timeout and nothing more comes: give up
             return
         self._arm_update(t)
-
-    def _tasks_running(self) -> bool:
-        """Does a task run (the stall timer waits while one does)?  Resource mode: a container
-        other than an AM (the slot counts do not see containers; an AM runs until its app
-        ends, so it is no sign of progress)."""
-        sched = self.scheduler
-        if not self._resource_mode:
-            return any(sched._load[k].running for k in KINDS)
-        return any(not task.is_am for task in sched._running_tasks.values())
-
-    def _only_updates(self, t: float) -> None:
-        """After the update at ``t``, nothing but the next update is on the heap: no task will
-        end, no job come, no heartbeat happen (nodes that beat have theirs on the heap), so
-        the updates to come change nothing a heartbeat would see (issue 25: jobs no node can
-        run, a stall_timeout of inf, used to tick for ever).  With nothing running, only the
-        stall timer can end the run: its update is moved to the tick the timer fires at,
-        which the updates in between would have reached (same result, no cost per tick).
-        Tasks running with no end to come (reduces the LoadManager holds, waiting for each
-        other), or a stall timer that never fires: the run ends now, its jobs unfinished.
-        With preemption on and tasks running a check may still kill one: the updates go on,
-        as without this."""
-        sched = self.scheduler
-        if sched.settings.preemption and sched._running_tasks:
-            return
-        stall = self.options.stall_timeout
-        if not self._tasks_running() and math.isfinite(stall):
-            interval = self.options.update_interval
-            due = self._last_activity + stall  # the timer fires at the first update after this
-            k = math.floor(due / interval) + 1
-            at = k * interval
-            if at <= due:
-                at = (k + 1) * interval
-                if at <= due:  # ticks no longer distinct floats
-                    at = math.nextafter(due, math.inf)
-            nxt = self._heap[0][0]
-            if at > nxt:
-                self._heap[0] = (at, self._heap[0][1], UPDATE, None)  # the only event: still a heap
-            return
-        self.stalled = True
 
     # ================================================================== run
     def run(self, progress: Callable[[float], None] | None = None) -> SimulationResult:
@@ -1629,8 +740,6 @@ class Simulation:
                 self._update(t)
                 if self.stalled:
                     break
-                if park:
-                    self._check_limits(t)
                 self._wake(t)
                 if len(heap) == 1 and self._update_armed:  # only updates are left to happen
                     self._only_updates(t)

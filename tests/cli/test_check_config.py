@@ -296,7 +296,7 @@ def test_check_warns_of_slot_mode_only_plugins_in_resource_mode(files):
     warnings = [line for line in result.stdout.splitlines() if line.startswith("warning: ")]
     assert warnings == [
         f"warning: {config}:4: [scheduler] load_manager = 'cap_based' has no effect in resource mode "
-        '(mode = "resources"): its hooks (cs_assign_limit, cs_can_assign) are slot mode only (docs/hooks.md)',
+        '(mode = "resources"): its hooks (cs_can_assign) are slot mode only (docs/hooks.md)',
     ]  # delay and fair have hooks resource mode asks; the resource-mode defaults are not warned of
     slots = files("s.toml", '[scheduler]\nload_manager = "cap_based"\n')
     assert "warning" not in run("check", str(slots)).output

@@ -141,8 +141,8 @@ CASES: list[tuple[str, str, str, str, str, tuple[str, ...]]] = [
     ("faulty_select", "task_selector", "answer = 42", "cs_select_task", "42", BOTH),
     ("faulty_select", "task_selector", 'answer = "@running"', "cs_select_task", "(running map of", BOTH),
     ("faulty_select", "task_selector", 'answer = "@other_kind"', "cs_select_task", "(pending reduce of", SLOTS),
-    ("faulty_idle", "task_selector", 'answer = "no"', "cs_wants_idle_heartbeat", "'no'", SLOTS),
-    ("faulty_would", "task_selector", 'answer = "no"', "cs_would_select", "'no'", SLOTS),
+    ("faulty_hint", "task_selector", 'answer = "no"', "cs_select_hint", "'no'", SLOTS),
+    ("faulty_hint", "task_selector", 'answer = ["node", 5.0]', "cs_select_hint", "['node', 5.0]", SLOTS),
     # victim selector (the policy plans one victim, allowing any pool)
     ("faulty_victims", "victim_selector", "answer = 42", "cs_select_victims", "42", SLOTS),
     ("faulty_victims", "victim_selector", 'answer = ["a task"]', "cs_select_victims", "['a task']", SLOTS),
@@ -339,15 +339,13 @@ def test_numpy_answers_are_numbers_and_flags() -> None:
     assert len(h.heartbeat("n0000")) == 1
 
 
-def test_assign_limit_and_map_reach_name_the_plugin() -> None:
-    h = _harness({"task_selector": "reach", "load_manager": "limit"}, {"reach": faulty.Reach, "limit": faulty.Limit},
-                 {"plugins": {"reach": {"answer": ["node", "soon"]}, "limit": {"answer": "2"}}})
+def test_a_bad_select_hint_names_the_plugin() -> None:
+    h = _harness({"task_selector": "hint"}, {"hint": faulty.SelectHint},
+                 {"plugins": {"hint": {"answer": ["node", "soon"]}}})
     job = h.submit(maps=2)
-    with pytest.raises(PluginAnswerError, match=r"^TaskSelector plugin 'reach' .*cs_map_reach returned \['node', "
-                                                r"'soon'\]"):
+    with pytest.raises(PluginAnswerError, match=r"^TaskSelector plugin 'hint' .*cs_select_hint returned \['node', "
+                                                r"'soon'\]; expected None or a corescheduler.core.hints.Hint"):
         h.scheduler.map_reach(job, 0.0)
-    with pytest.raises(PluginAnswerError, match=r"^LoadManager plugin 'limit' .*cs_assign_limit returned '2'"):
-        h.scheduler.assign_limit(h.scheduler.node("n0000"), MAP)
 
 
 def test_an_unprintable_answer_is_still_named() -> None:

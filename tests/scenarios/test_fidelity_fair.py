@@ -353,7 +353,7 @@ def test_skipping_idle_heartbeats_changes_no_decision(monkeypatch):
     every heartbeat of a TaskTracker with a free slot, ending the wait credit
     of the jobs skipped at the last heartbeat.  The simulator skips heartbeats
     that cannot assign anything, but delivers those delay scheduling needs
-    (``cs_wants_idle_heartbeat``): the events are byte for byte those of a run
+    (``cs_select_hint``'s ``NOT_OFFERED``): the events are byte for byte those of a run
     that beats every node with a free slot at every tick.  Without the idle
     heartbeats some runs differ (a skipped job keeps earning credit)."""
     seeds = range(6)
@@ -365,7 +365,13 @@ def test_skipping_idle_heartbeats_changes_no_decision(monkeypatch):
 
     # delay scheduling never asks for an idle heartbeat (the plugin, not the Scheduler, is
     # patched: a compiled Scheduler's methods cannot be)
-    monkeypatch.setattr(DelayScheduling, "cs_wants_idle_heartbeat", hookimpl(lambda self: False))
+    real = DelayScheduling.cs_select_hint
+
+    def never_idle(self, job, kind, now):  # type: ignore[no-untyped-def]
+        hint = real(self, job, kind, now)
+        return hint if hint is None else type(hint)(hint.level, hint.until, ())
+
+    monkeypatch.setattr(DelayScheduling, "cs_select_hint", hookimpl(never_idle))
     assert any(_events(True, seed) != _events(False, seed) for seed in seeds)
 
 

@@ -153,7 +153,9 @@ def test_a_stale_compiled_module_is_named(tmp_path: Path, monkeypatch: pytest.Mo
         "corescheduler.core.order": True,
         "corescheduler.core.scheduler": False,
         "corescheduler.core.shuffle": True,
+        "corescheduler.sim.heartbeats": False,
         "corescheduler.sim.simulator": False,
+        "corescheduler.sim.updates": False,
     }
     assert compiled.stale_modules() == ["corescheduler.core.shuffle"]
     with warnings.catch_warnings(record=True) as caught:

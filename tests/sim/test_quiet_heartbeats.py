@@ -285,8 +285,10 @@ def test_reach_changes_are_kept_only_for_a_simulator_that_parks() -> None:
 
 
 def test_a_reach_widens_exactly_at_its_until() -> None:
-    """``cs_map_reach``'s ``until`` is the float boundary: the level there is wider, the float
-    before it is not (so a parked node is woken neither late nor for nothing)."""
+    """``Scheduler.map_reach``'s ``until`` is the float boundary, found by the engine around
+    the hint's ``until`` (which ``delay`` computes in floating point, a few ulps off): the
+    level there is wider, the float before it is not (so a parked node is woken neither late
+    nor for nothing)."""
     import math
 
     for start in (0.1, 0.3, 1234.567, 86399.9):
@@ -298,55 +300,106 @@ def test_a_reach_widens_exactly_at_its_until() -> None:
         h.advance(0.7)
         h.heartbeat("n0000")  # skipped: its run of skips starts
         delay = h.scheduler.plugins.instances["delay"]
-        level, until = delay.cs_map_reach(job, h.clock)
+        level, until = h.scheduler.map_reach(job, h.clock)
         assert level == "node" and math.isfinite(until)
+        assert abs(until - delay.cs_select_hint(job, "map", h.clock).until) < 1e-9
         assert delay.allowed_level(job, until, credit_at=until) == "rack"
         before = math.nextafter(until, -math.inf)
         assert delay.allowed_level(job, before, credit_at=before) == "node"
 
 
-def test_plugin_answers_for_parking_are_checked_and_normalised() -> None:
-    """``Scheduler.map_reach`` and ``assign_limit`` take what a plugin may reasonably return
-    (a list for the pair, an int for the time, a float limit) and turn it into one shape — the
-    same in the pure-Python and the compiled build — and name the plugin for anything else."""
-    from corescheduler_plugins.delay import DelayScheduling
-    from corescheduler_plugins.slots import SlotLoadManager
+def test_the_engine_finds_the_boundary_of_a_hint_that_is_early_or_late() -> None:
+    """A hint's ``until`` may be off (rounding, or a plugin that knows only roughly): the
+    engine finds the exact instant its level widens, within 4096 ulps on either side, and
+    goes on from the hint asked there when the level has not widened yet."""
+    import math
 
-    from corescheduler.errors import SchedulerStateError
+    from corescheduler.core.hints import Hint
 
-    answers: dict[str, object] = {}
+    boundary = 1000.0 + 1 / 3
+    off = {"ulps": 0}
 
-    class Reach(DelayScheduling):
+    class Rough:
         @hookimpl
-        def cs_map_reach(self, job, now):  # type: ignore[no-untyped-def]
-            return answers["reach"]
+        def cs_select_task(self, job, node, kind, now):  # type: ignore[no-untyped-def]
+            return None
 
-    class Limit(SlotLoadManager):
+        @hookimpl
+        def cs_select_hint(self, job, kind, now):  # type: ignore[no-untyped-def]
+            if now >= boundary:
+                return Hint("off", math.inf, ())
+            guess = boundary + off["ulps"] * math.ulp(boundary)
+            if guess <= now:  # asked past its guess: the next guess, later
+                guess = boundary + 5000 * math.ulp(boundary)
+            return Hint("node", guess, ())
+
+    h = ClusterHarness(racks=1, nodes_per_rack=2, config={"scheduler": {"task_selector": "rough"}},
+                       plugins={"rough": Rough})
+    job = h.submit(maps=1, map_locations=[["n0000"]])
+    for ulps in (0, 3, -3, 4000, -4000, -9000, -10**6):  # early by any amount, late by at most 4096 ulps
+        off["ulps"] = ulps
+        assert h.scheduler.map_reach(job, 1.0) == ("node", boundary), ulps
+
+
+def test_a_plugin_with_a_removed_hook_is_refused_with_what_to_use() -> None:
+    """The simulator-only hooks of 0.x are gone: a plugin implementing one gets one clear
+    error at load time naming the hook and its replacement, not a silent slowdown."""
+    from corescheduler.errors import PluginLoadError
+
+    class Old:
+        @hookimpl
+        def cs_select_task(self, job, node, kind, now):  # type: ignore[no-untyped-def]
+            return job.pending_task(kind)
+
+        @hookimpl
+        def cs_would_select(self, job, node, kind, now):  # type: ignore[no-untyped-def]
+            return None
+
+    class OldLimit:
+        @hookimpl
+        def cs_can_assign(self, node, kind):  # type: ignore[no-untyped-def]
+            return None
+
         @hookimpl
         def cs_assign_limit(self, node, kind, load):  # type: ignore[no-untyped-def]
-            return answers["limit"]
+            return 2
 
-    h = ClusterHarness(racks=1, nodes_per_rack=2, map_slots=2, reduce_slots=0,
-                       config={"scheduler": {"task_selector": "reach", "load_manager": "limit"}},
-                       plugins={"reach": Reach, "limit": Limit})
-    job = h.submit(maps=2)
-    sched, node = h.scheduler, h.scheduler.node("n0000")
-    for given, expected in ((["rack", 5], ("rack", 5.0)), (("off", float("inf")), ("off", float("inf"))), (None, None)):
-        answers["reach"] = given
-        assert sched.map_reach(job, 1.0) == expected
-    for bad in (("near", 5.0), ("node",), ("node", "soon"), ("node", True), 7):
-        answers["reach"] = bad
-        with pytest.raises(SchedulerStateError, match=r"TaskSelector plugin 'reach' \(<in-process>\[reach\]\): "
-                                                         r"cs_map_reach returned"):
-            sched.map_reach(job, 1.0)
-    for given, expected in ((2, 2), (2.0, 2), (0.5, 1), (0, 0), (None, None)):  # running < limit, in whole tasks
-        answers["limit"] = given
-        assert sched.assign_limit(node, "map") == expected
-    for bad in (True, "2", float("nan")):
-        answers["limit"] = bad
-        with pytest.raises(Exception, match=r"LoadManager plugin 'limit' \(<in-process>\[limit\]\): "
-                                                r"cs_assign_limit returned"):
-            sched.assign_limit(node, "map")
+    with pytest.raises(PluginLoadError, match=r"implements cs_would_select, removed .*cs_would_select -> "
+                                              r"cs_select_hint"):
+        ClusterHarness(config={"scheduler": {"task_selector": "old"}}, plugins={"old": Old})
+    with pytest.raises(PluginLoadError, match=r"cs_assign_limit -> the LoadManager attribute empty_nodes_take_tasks"):
+        ClusterHarness(config={"scheduler": {"load_manager": "oldlimit"}}, plugins={"oldlimit": OldLimit})
+
+
+def test_hints_and_parking_need_their_declarations() -> None:
+    """Parking needs the LoadManager's ``empty_nodes_take_tasks``; quiet heartbeats only the
+    TaskSelector's hint.  A bad hint is named; a bad Hint cannot even be made."""
+    from corescheduler_plugins.slots import SlotLoadManager
+
+    from corescheduler.core.hints import Hint
+
+    class Plain(SlotLoadManager):
+        empty_nodes_take_tasks = False
+
+    h = ClusterHarness(config={"scheduler": {"task_selector": "delay", "load_manager": "plain"}},
+                       plugins={"plain": Plain})
+    assert h.scheduler.plugins.quiet_heartbeats() is not None and not h.scheduler.can_park
+    for bad in ({"level": "near"}, {"until": float("nan")}, {"events": ["whenever"]}, {"until": "soon"}):
+        with pytest.raises(ValueError):
+            Hint(**bad)  # type: ignore[arg-type]
+
+
+def test_a_bad_preemption_hint_is_named() -> None:
+    from corescheduler_plugins.fair import FairSharePolicy
+
+    class Odd(FairSharePolicy):
+        def preemption_hint(self, pools, kind, now):  # type: ignore[no-untyped-def]
+            return 5.0
+
+    h = ClusterHarness(config={"scheduler": {"share_policy": "odd", "preemption": True}}, plugins={"odd": Odd})
+    h.submit(maps=1)
+    with pytest.raises(Exception, match=r"SharePolicy plugin 'odd' .*preemption_hint returned 5.0"):
+        h.scheduler.preemption_hint(h.clock)
 
 
 def test_a_task_selector_that_returns_no_task_is_named() -> None:

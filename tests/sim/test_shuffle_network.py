@@ -13,7 +13,8 @@ from corescheduler.config import Config
 from corescheduler.core.shuffle import ShuffleSpec
 from corescheduler.errors import WorkloadError
 from corescheduler.formats.workloads import load_workload
-from corescheduler.sim.simulator import Simulation, _NetJob
+from corescheduler.sim.network import _NetJob
+from corescheduler.sim.simulator import Simulation
 
 BW = {"disk_bandwidth": 100e6, "rack_bandwidth": 50e6, "core_bandwidth": 10e6}
 
@@ -103,11 +104,11 @@ def test_the_vectorised_fetch_is_the_same_queue(tmp_path) -> None:
         for index in rng.sample(range(200), 200):
             t += rng.random() * 2
             node = rng.randrange(12)
-            nj.done(t, node, sim._rack_ix[node], index)
+            nj.done(t, node, sim._shuffle._rack_ix[node], index)
         for r in range(7):
             for p0 in (0, 57, 200):
-                a = sim._fetch_python(nj, r, 5, sim._rack_ix[5], 3.0, p0)
-                b = sim._fetch_numpy(nj, r, 5, sim._rack_ix[5], 3.0, p0)
+                a = sim._shuffle._fetch_python(nj, r, 5, sim._shuffle._rack_ix[5], 3.0, p0)
+                b = sim._shuffle._fetch_numpy(nj, r, 5, sim._shuffle._rack_ix[5], 3.0, p0)
                 assert a[0] == pytest.approx(b[0], rel=1e-12)
                 assert a[1] == pytest.approx(b[1], rel=1e-12)
                 assert a[2:] == pytest.approx(b[2:], rel=1e-12)

@@ -195,16 +195,6 @@ class Capacity(_Load):
         return self.answer
 
 
-class Limit(_Answers):
-    @hookimpl
-    def cs_can_assign(self, node: Any, kind: str) -> bool:
-        return node.running[kind] < node.slots[kind]
-
-    @hookimpl
-    def cs_assign_limit(self) -> Any:
-        return self.answer
-
-
 class Select(_Answers):
     """cs_select_task: ``answer``; ``"@running"``: a task of the job that runs already;
     ``"@other_kind"``: a pending task of the other kind."""
@@ -227,31 +217,16 @@ class _Plain(_Answers):
         return job.pending_task(kind)
 
 
-class Idle(_Plain):
-    @hookimpl
-    def cs_wants_idle_heartbeat(self) -> Any:
-        return self.answer
-
-
-class Would(_Answers):
-    """Takes no task (so every heartbeat walks every job and a quiet one is asked about)."""
+class SelectHint(_Answers):
+    """Takes no task (so every heartbeat walks every job and a quiet one is asked about);
+    cs_select_hint: ``answer``."""
 
     @hookimpl
     def cs_select_task(self) -> Any:
         return None
 
     @hookimpl
-    def cs_would_select(self) -> Any:
-        return self.answer
-
-
-class Reach(_Plain):
-    @hookimpl
-    def cs_would_select(self) -> Any:
-        return False
-
-    @hookimpl
-    def cs_map_reach(self) -> Any:
+    def cs_select_hint(self) -> Any:
         return self.answer
 
 
@@ -364,11 +339,8 @@ ENTRY_POINTS: dict[str, type] = {
     "faulty_fits": Fits,
     "faulty_compute": Compute,
     "faulty_capacity": Capacity,
-    "faulty_limit": Limit,
     "faulty_select": Select,
-    "faulty_idle": Idle,
-    "faulty_would": Would,
-    "faulty_reach": Reach,
+    "faulty_hint": SelectHint,
     "faulty_victims": Victims,
     "faulty_resolver": Resolver,
     "faulty_known": Known,
