@@ -80,7 +80,7 @@ from corescheduler.errors import SchedulerStateError
 from corescheduler.resources import UNBOUNDED, Resources, normalize
 
 if TYPE_CHECKING:
-    from corescheduler.core.scheduler import Scheduler
+    from corescheduler.core.engine import EngineOwner
 
 __all__ = ["AM", "ResourceScheduler"]
 
@@ -112,10 +112,15 @@ RESERVED = _Reserved()
 
 
 class ResourceScheduler:
-    """The resource-mode engine of one :class:`~corescheduler.core.scheduler.Scheduler`."""
+    """The resource-mode engine of one :class:`~corescheduler.core.scheduler.Scheduler`
+    (:class:`~corescheduler.core.engine.Engine`; its owner is an
+    :class:`~corescheduler.core.engine.EngineOwner`).  Task attempts launch and end through
+    the owner's :class:`~corescheduler.core.task_ledger.TaskLedger`; this engine accounts for
+    their resources and keeps the queues' orders."""
 
-    def __init__(self, owner: Scheduler) -> None:
+    def __init__(self, owner: EngineOwner) -> None:
         self.owner = owner
+        self.ledger = owner.ledger
         self.settings = owner.settings
         self.cluster_total = self._cluster_total()
         self.tree = QueueTree(owner.allocations.queue_config(), self.cluster_total,
@@ -325,7 +330,7 @@ class ResourceScheduler:
             job.state = "running"
             job.start_time = now
             job.initialized = True
-            self.owner._emit({"time": now, "type": "job_start", "job": job.id, "pool": job.pool})
+            self.ledger.emit({"time": now, "type": "job_start", "job": job.id, "pool": job.pool})
             spec = job.spec
             if not spec.maps and not spec.reduces and not spec.tasks:
                 self.empty_runnable.append(job)  # nothing to run (not even its AM): it ends at once
@@ -889,7 +894,7 @@ class ResourceScheduler:
             self._allocate(leaf, job, task, node, size, now, out)
             return size
         if self._reservable(job, leaf, size) and self._reserve(job, task, node):
-            self.owner._emit({"time": now, "type": "node_reserved", "job": job.id, "task": task.id,
+            self.ledger.emit({"time": now, "type": "node_reserved", "job": job.id, "task": task.id,
                               "node": node.name, "resources": size.as_dict()})
             return RESERVED
         return None
@@ -897,17 +902,11 @@ class ResourceScheduler:
     def _allocate(
         self, leaf: Queue, job: Job, task: Task, node: Node, size: Resources, now: float, out: list[Assignment]
     ) -> None:
-        owner = self.owner
+        ledger = self.ledger
         kind = task.kind
         locality = task.locality(node) if kind == MAP else None
-        task._state = RUNNING
-        task._node = node.name
-        task.start_time = now
-        task.attempts += 1
-        owner._launch_seq += 1
-        task.launch_seq = owner._launch_seq
+        ledger.launch(task, node, now, locality, size)  # running, and its task_start
         node._running[kind] = node._running.get(kind, 0) + 1
-        node.tasks[task.id] = task
         node.used = node.used + size
         job.usage = job.usage + size
         q: Queue | None = leaf
@@ -918,26 +917,13 @@ class ResourceScheduler:
             job.am_running = True
             leaf.am_usage = leaf.am_usage + size
         else:
-            if kind == REDUCE:
-                task.phase = "copy"
             job.pending[kind] -= 1
             job._pending_resources[kind] = job._pending_resources[kind] - size
             job.running[kind] += 1
             if job.unlocated_pending and kind == MAP and not task.locations:
                 job.unlocated_pending -= 1
-        if job.first_launch is None:
-            job.first_launch = now
-        owner._running_tasks[task.id] = task
-        owner._changes += 1
-        if owner.on_event is not None:
-            event = {"time": now, "type": "task_start", "job": job.id, "task": task.id, "kind": kind,
-                     "node": node.name, "resources": size.as_dict()}
-            if kind == MAP:
-                event["locality"] = locality
-            owner.on_event(event)
         self._reposition(job, leaf)
-        for fn in owner._notify("cs_task_started"):
-            fn(task, node, locality, now)
+        ledger.started(task, node, locality, now)
         out.append(Assignment(job.id, task.id, kind, node.name, locality, now, size))
 
     # ------------------------------------------------------------------ reservations
@@ -1140,7 +1126,7 @@ class ResourceScheduler:
                 freed = freed + (task.resources or _NONE)
             node.preempted_for = [*(node.preempted_for or []), (job, freed)]
             for task in tasks:
-                if task.state == RUNNING and task.id in self.owner._running_tasks:  # (an AM's end took its app's)
+                if task.state == RUNNING and task.id in self.ledger.running:  # (an AM's end took its app's)
                     killed.append(self.owner.kill(task.id, now, reason="preempted"))
         if killed:
             self.update(now)
@@ -1205,16 +1191,13 @@ class ResourceScheduler:
         return None if best is None else (best[2], best[3])
 
     # ================================================================== completion
-    def release(self, task: Task) -> None:
-        """A running container ends (finished or killed): give back its resources."""
-        node = self.owner.cluster.nodes.get(task.node or "")
+    def give_back(self, task: Task, node: Node | None) -> None:
+        """A container the ledger released (finished or killed) gives back its resources:
+        to ``node`` (None: the node has left), its app and every queue up to root."""
         size = task.resources or _NONE
         if node is not None:
             node.used = node.used - size
             node._running[task.kind] = node._running.get(task.kind, 1) - 1
-            node.tasks.pop(task.id, None)
-            if task.phase == "compute":
-                node.computing -= 1
         job = task.job
         job.usage = job.usage - size
         leaf = self.tree.queues.get(job.queue or "")
@@ -1228,7 +1211,38 @@ class ResourceScheduler:
                 leaf.am_usage = leaf.am_usage - size
         else:
             job.running[task.kind] -= 1
-        task.phase = None
+
+    def finish_task(self, task: Task, now: float, output_bytes: float | None) -> bool:
+        """A running container completed; True when its app has no task left (its AM then
+        ends with it: :meth:`job_removed`)."""
+        if task.is_am:
+            raise SchedulerStateError(f"task {task.id} is not running (an AM ends with its app)")
+        ledger = self.ledger
+        node_name = task.node
+        node = ledger.release(task)
+        self.give_back(task, node)
+        ledger.complete(task, node, output_bytes)
+        ledger.finished(task, node_name, node, now)
+        job = task.job
+        if job.all_done:
+            return True
+        self.changed(job)
+        return False
+
+    def kill_task(self, task: Task, now: float, reason: str) -> None:
+        """A running container is killed: it asks again (an AM's kill fails its app attempt:
+        YARN kills the attempt's containers, and a new attempt starts with a new AM)."""
+        ledger = self.ledger
+        if task.id not in ledger.running or task.state != RUNNING:
+            raise SchedulerStateError(f"task {task.id} is not running")
+        if task.is_am:
+            for other in [t for t in ledger.running.values() if t.job is task.job and not t.is_am]:
+                self.kill_task(other, now, reason="application attempt failed")
+        node_name = task.node
+        self.give_back(task, ledger.release(task))
+        ledger.requeue(task)
+        self.requeue(task)
+        ledger.preempted(task, node_name, now, reason)
 
     def requeue(self, task: Task) -> None:
         """A killed task asks again: its resources are pending once more."""
@@ -1242,16 +1256,17 @@ class ResourceScheduler:
         if not job.is_finished:
             self._reposition(job)
 
-    def finish_job(self, job: Job, now: float) -> None:
-        """Every task done: the AM ends too and the app leaves its queue."""
+    def job_removed(self, job: Job, now: float) -> None:
+        """The app ended (every task done, or killed): its AM ends too (``task_finish``; no
+        plugin hears of an AM) and the app leaves its queue; waiting apps may run."""
         am = self.am_tasks.pop(job.id, None)
         if am is not None and am.state == RUNNING:
-            node = am.node
-            self.owner._running_tasks.pop(am.id, None)
-            self.release(am)
-            am._state = "complete"
-            self.owner._emit({"time": now, "type": "task_finish", "job": job.id, "task": am.id, "kind": AM,
-                              "node": node})
+            ledger = self.ledger
+            node_name = am.node
+            node = ledger.release(am)
+            self.give_back(am, node)
+            ledger.complete(am, node)
+            ledger.finished(am, node_name, None, now)
         self._remove_app(job, now)
 
     def remove_node(self, node: Node, now: float) -> list[Task]:
@@ -1259,7 +1274,7 @@ class ResourceScheduler:
         self._unreserve(node)
         on_node = list(node.tasks.values())
         for task in on_node:
-            if task.state == RUNNING and task.id in self.owner._running_tasks:  # (an AM's end took its app's)
+            if task.state == RUNNING and task.id in self.ledger.running:  # (an AM's end took its app's)
                 self.owner.kill(task.id, now, reason="node lost")
         return on_node
 

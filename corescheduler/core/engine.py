@@ -1,0 +1,101 @@
+"""The engine contract: what the scheduler needs from an engine, and an engine from it.
+
+:class:`~corescheduler.core.scheduler.Scheduler` is the one object callers use (submit,
+heartbeat, finish, kill, update, preempt).  Under it runs one engine, picked once when it is
+built: the slot engine (MR1 pools, maps and reduces in slots: the scheduler itself for now)
+or the resource engine (:class:`~corescheduler.core.resource_scheduler.ResourceScheduler`,
+YARN queues and resource vectors).  Both launch and end task attempts through one
+:class:`~corescheduler.core.task_ledger.TaskLedger`, which owns the attempts' state, the
+running set and their events; an engine accounts for capacity and keeps its orders.
+
+This module names the two sides as protocols, so that ``resource_scheduler`` needs nothing
+from ``scheduler`` (no import either way at type-checking time but the scheduler's of the
+engine it builds).  Dask distributed splits the same way: ``SchedulerState`` (state and
+transitions) apart from the ``Scheduler`` server that feeds it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from corescheduler.config import Config, SchedulerConfig
+    from corescheduler.core.allocations import Allocations
+    from corescheduler.core.model import Cluster, Job, Node, Task
+    from corescheduler.core.task_ledger import TaskLedger
+    from corescheduler.plugin_manager import PluginSet
+
+__all__ = ["Engine", "EngineOwner"]
+
+
+class Engine(Protocol):
+    """An engine's side of a task attempt's end (the ledger holds the rest) and of a job's.
+
+    The scheduler calls these after its own checks (the clock ticked, the task exists);
+    plugin errors are the scheduler's to name.
+    """
+
+    def give_back(self, task: Task, node: Node | None) -> None:
+        """``task``, just released by the ledger, gives back its capacity on ``node`` (None:
+        the node has left) and in its job's and pool's or queues' usage."""
+
+    def finish_task(self, task: Task, now: float, output_bytes: float | None) -> bool:
+        """The running ``task`` completed (ledger: release, complete, finished); True when its
+        job has no task left (the scheduler then ends the job)."""
+        ...
+
+    def kill_task(self, task: Task, now: float, reason: str) -> None:
+        """Kill the running ``task``: it is pending again (ledger: release, requeue,
+        preempted)."""
+
+    def job_removed(self, job: Job, now: float) -> None:
+        """``job`` ended (finished, killed or failed): it leaves its pool or queue and the
+        orders."""
+
+
+class EngineOwner(Protocol):
+    """What an engine reads from the scheduler that runs it.
+
+    The engine writes none of it: task attempts change through :attr:`ledger`'s methods,
+    and a running task is killed through :meth:`kill` (the scheduler's public call).  The
+    underscored helpers are the scheduler's checks of plugin answers, shared with its engine.
+    """
+
+    config: Config
+    settings: SchedulerConfig
+    cluster: Cluster
+    allocations: Allocations
+    plugins: PluginSet
+    ledger: TaskLedger
+    now: float
+    _rack_of: dict[str, str]
+
+    @property
+    def jobs(self) -> Mapping[str, Job]:
+        """Submitted jobs that have not ended, in submission order."""
+        ...
+
+    def rejected(self, reason: str, access: bool = False) -> Exception:
+        """The error for a refused submission."""
+        ...
+
+    def kill(self, task_id: str, now: float | None = None, reason: str = "preempted") -> Task:
+        """Kill a running task (it runs again)."""
+        ...
+
+    def _known_pools(self, allocations: Allocations) -> list[str]:
+        """The pools the PoolResolvers configure themselves (``cs_known_pools``)."""
+        ...
+
+    def _weight(self, adjust: Any, result: Any) -> float:
+        """A WeightAdjuster's answer, checked."""
+        ...
+
+    def _who(self, point: str) -> Any:
+        """The plugin configured at an extension point (for error messages)."""
+        ...
+
+    def _check_selected(self, task: Any, job: Job, kind: str) -> Task:
+        """A TaskSelector's answer, checked."""
+        ...
