@@ -22,20 +22,68 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from corescheduler.config import Config, SchedulerConfig
     from corescheduler.core.allocations import Allocations
-    from corescheduler.core.model import Cluster, Job, Node, Task
+    from corescheduler.core.model import Cluster, Job, JobSpec, Node, Task
     from corescheduler.core.task_ledger import TaskLedger
     from corescheduler.plugin_manager import PluginSet
+    from corescheduler.resources import Resources
 
 __all__ = ["Engine", "EngineOwner"]
 
 
 class Engine(Protocol):
-    """An engine's side of a task attempt's end (the ledger holds the rest) and of a job's.
+    """What the scheduler asks of its engine.
 
-    The scheduler calls these after its own checks (the clock ticked, the task exists);
-    plugin errors are the scheduler's to name.
+    The scheduler calls these after its own checks (the clock ticked, the task or node
+    exists); it names plugin errors.  (Resource mode's update and heartbeat still run
+    through the scheduler's own branch: the slot engine's are the scheduler's hot loop.)
     """
 
+    # ------------------------------------------------------------------ nodes
+    def node_added(self, node: Node, resources: Resources | None) -> None:
+        """``node`` joined (``resources``: what it offers in resource mode); raise
+        SchedulerStateError to refuse it (the scheduler takes it back)."""
+
+    def node_leaving(self, node: Node, now: float) -> list[Task]:
+        """``node`` is leaving: its running tasks are killed (they run again); them."""
+        ...
+
+    def nodes_changed(self) -> None:
+        """A node has left the cluster."""
+
+    # ------------------------------------------------------------------ jobs
+    def spec_problem(self, spec: JobSpec) -> str | None:
+        """What this engine cannot run in ``spec`` (the submission's error), or None."""
+        ...
+
+    def live_queues(self) -> Mapping[str, str]:
+        """Every queue now, full name → ``"leaf"`` or ``"parent"`` (for the PoolResolvers)."""
+        ...
+
+    def place_job(self, job: Job, now: float) -> None:
+        """Place ``job`` in its pool or queue (``job.pool``, the PoolResolver's answer; the
+        engine may rename it); raise the scheduler's ``rejected()`` error to refuse it."""
+
+    def admit_job(self, job: Job, now: float) -> None:
+        """After ``job_submit``: make the placed job runnable now if the engine admits jobs
+        at submission (it may write ``job_start``)."""
+
+    def next_empty(self) -> Job | None:
+        """A runnable job with no task at all (the scheduler ends it), or None."""
+        ...
+
+    def output_lost(self, task: Task, was_schedulable: bool) -> None:
+        """A finished map is pending again (the ledger counted it: ``lost``);
+        ``was_schedulable``: its job's reduces were past slow start before."""
+
+    def job_removed(self, job: Job, now: float) -> None:
+        """``job`` ended (finished, killed or failed): it leaves its pool or queue and the
+        orders."""
+
+    def drop_empty(self) -> list[str]:
+        """Forget the pools or dynamic queues placement created that are empty; their names."""
+        ...
+
+    # ------------------------------------------------------------------ task attempts
     def give_back(self, task: Task, node: Node | None) -> None:
         """``task``, just released by the ledger, gives back its capacity on ``node`` (None:
         the node has left) and in its job's and pool's or queues' usage."""
@@ -49,9 +97,18 @@ class Engine(Protocol):
         """Kill the running ``task``: it is pending again (ledger: release, requeue,
         preempted)."""
 
-    def job_removed(self, job: Job, now: float) -> None:
-        """``job`` ended (finished, killed or failed): it leaves its pool or queue and the
-        orders."""
+    def preempt_tasks(self, now: float) -> list[Task]:
+        """Preemption is due now: kill what the engine's preemption chooses; the killed."""
+        ...
+
+    # ------------------------------------------------------------------ reports
+    def shares_report(self) -> dict[str, Any]:
+        """The scheduler's ``shares()``."""
+        ...
+
+    def snapshot_report(self) -> dict[str, Any]:
+        """The scheduler's ``snapshot()`` without its ``time``."""
+        ...
 
 
 class EngineOwner(Protocol):

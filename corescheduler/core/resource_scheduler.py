@@ -68,6 +68,7 @@ from corescheduler.core.model import (
     TASK,
     Assignment,
     Job,
+    JobSpec,
     Node,
     Rejection,
     Schedulable,
@@ -157,6 +158,14 @@ class ResourceScheduler:
                 total = total + node.capacity
         return total
 
+    def node_added(self, node: Node, resources: Resources | None) -> None:
+        """A node joins offering ``resources`` (default ``[cluster] node_resources``); a
+        negative amount is refused (SchedulerStateError: the caller takes the node back)."""
+        if resources is not None and any(v < 0 for _, v in resources.items()):
+            raise SchedulerStateError(f"node {node.name!r}: negative resources {resources}")
+        node.capacity = resources if resources is not None else self.owner.config.cluster.node_resources
+        self.nodes_changed()
+
     def nodes_changed(self) -> None:
         """A node joined or left: the cluster's total, percentages and steady shares change."""
         self.cluster_total = self._cluster_total()
@@ -180,7 +189,15 @@ class ResourceScheduler:
         return MappingProxyType(self.tree.kinds)
 
     # ================================================================== submission
-    def submit(self, job: Job, now: float) -> None:
+    @staticmethod
+    def spec_problem(spec: JobSpec) -> str | None:
+        """What the engine cannot run in ``spec``, or None: a task asking a negative amount."""
+        if any(v < 0 for ts in (*spec.maps, *spec.reduces, *spec.tasks) if ts.resources is not None
+               for _, v in ts.resources.items()):
+            return "a task asks for a negative amount of a resource"
+        return None
+
+    def place_job(self, job: Job, now: float) -> None:
         """Place ``job`` (its ``pool`` is the PoolResolver's answer) and admit it."""
         owner = self.owner
         name = full_queue_name(job.pool)
@@ -245,9 +262,9 @@ class ResourceScheduler:
             am_task.is_am = True
             self.am_tasks[job.id] = am_task
 
-    def admit(self, job: Job, now: float) -> None:
-        """Make the app :meth:`submit` placed runnable, or let it wait for the running-app
-        limits (``MaxRunningAppsEnforcer``).  Separate from :meth:`submit` so that the
+    def admit_job(self, job: Job, now: float) -> None:
+        """Make the app :meth:`place_job` placed runnable, or let it wait for the running-app
+        limits (``MaxRunningAppsEnforcer``).  Separate from :meth:`place_job` so that the
         caller writes the app's ``job_submit`` before the ``job_start`` this may write
         (SPEC §5: a job's ``job_submit`` comes before anything else of it)."""
         leaf = self.tree.queues.get(job.queue or "")
@@ -1087,7 +1104,7 @@ class ResourceScheduler:
         fair = job.sched[RESOURCES].fair_share or _NONE
         return not self._below(leaf.policy, after, fair)
 
-    def preempt(self, now: float) -> list[Task]:
+    def preempt_tasks(self, now: float) -> list[Task]:
         """``FSPreemptionThread``: for each starved app, find on some node running containers
         of apps above their fair share whose release (with what the node has free) fits one
         of the app's requests — AM containers only if nothing else will do — kill them, and
@@ -1244,6 +1261,21 @@ class ResourceScheduler:
         self.requeue(task)
         ledger.preempted(task, node_name, now, reason)
 
+    def output_lost(self, task: Task, was_schedulable: bool) -> None:
+        """A finished map is pending again (its output was lost): it asks again."""
+        self.requeue(task)
+
+    def next_empty(self) -> Job | None:
+        """The next runnable app with no container at all (it ends at once), or None."""
+        return self.empty_runnable.pop(0) if self.empty_runnable else None
+
+    def drop_empty(self) -> list[str]:
+        """Remove the dynamic queues left empty now; their names."""
+        gone = self.tree.remove_empty_dynamic()
+        if gone:
+            self._steady_dirty = True
+        return gone
+
     def requeue(self, task: Task) -> None:
         """A killed task asks again: its resources are pending once more."""
         job = task.job
@@ -1269,7 +1301,7 @@ class ResourceScheduler:
             ledger.finished(am, node_name, None, now)
         self._remove_app(job, now)
 
-    def remove_node(self, node: Node, now: float) -> list[Task]:
+    def node_leaving(self, node: Node, now: float) -> list[Task]:
         """A node leaves: its reservation is dropped and its containers are lost (they run again)."""
         self._unreserve(node)
         on_node = list(node.tasks.values())
@@ -1279,7 +1311,11 @@ class ResourceScheduler:
         return on_node
 
     # ================================================================== reports
-    def shares(self) -> dict[str, Any]:
+    def snapshot_report(self) -> dict[str, Any]:
+        """The scheduler's ``snapshot()`` (without its time): :meth:`shares_report`."""
+        return self.shares_report()
+
+    def shares_report(self) -> dict[str, Any]:
         """SPEC §7's ``shares()``: every queue's fair and steady share, usage and demand; every app's."""
         queues = {}
         for q in self.tree.walk():

@@ -61,7 +61,6 @@ from corescheduler.core.model import (
     PRIORITY_RANK,
     PRIORITY_WEIGHT,
     REDUCE,
-    RESOURCES,
     RUNNING,
     TASK,
     Assignment,
@@ -306,18 +305,12 @@ class Scheduler:
             raise SchedulerStateError(f"node {name!r} already exists")
         node = self.cluster.add_node(name, rack, map_slots, reduce_slots)
         self._rack_of[name] = rack
-        if self._rs is not None:
-            if resources is not None and any(v < 0 for _, v in resources.items()):
-                del self.cluster.nodes[name]
-                self._rack_of.pop(name, None)
-                raise SchedulerStateError(f"node {name!r}: negative resources {resources}")
-            node.capacity = resources if resources is not None else self.config.cluster.node_resources
-            self._rs.nodes_changed()
-            return node
-        for kind in KINDS:
-            self._load[kind].total_slots += node.slots[kind]
-            self._load[kind].nodes += 1
-        self._dirty = True
+        try:
+            self._engine.node_added(node, resources)
+        except SchedulerStateError:  # it refused the node: the cluster is as before
+            del self.cluster.nodes[name]
+            self._rack_of.pop(name, None)
+            raise
         return node
 
     def node(self, name: str) -> Node:
@@ -368,11 +361,46 @@ class Scheduler:
         tree does so at every update.  MR1's ``PoolManager`` never forgot a pool, so the
         simulator does not call this; the live service does, which keeps ``/metrics`` and its
         page bounded however many one-off pools its users name."""
-        if self._rs is not None:
-            gone = self._rs.tree.remove_empty_dynamic()
-            if gone:
-                self._rs._steady_dirty = True
-            return gone
+        return self._engine.drop_empty()
+
+    def _finish_empty(self, now: float) -> None:
+        """Jobs with no task end as soon as they may run (the engine says which)."""
+        engine = self._engine
+        job = engine.next_empty()
+        while job is not None:
+            if not job.is_finished and job.id in self.jobs:
+                self._finish_job(job, now, update=False)
+            job = engine.next_empty()
+
+    # ------------------------------------------------------------------ the slot engine (Engine)
+    def node_added(self, node: Node, resources: Resources | None) -> None:
+        """The slot engine: a node's slots count from the next update."""
+        for kind in KINDS:
+            self._load[kind].total_slots += node.slots[kind]
+            self._load[kind].nodes += 1
+        self._dirty = True
+
+    def node_leaving(self, node: Node, now: float) -> list[Task]:
+        """The slot engine: a node leaves, its running tasks run again; them."""
+        lost = [self.kill(task.id, now, reason="node lost") for task in list(node.tasks.values())]
+        for kind in KINDS:
+            self._load[kind].total_slots -= node.slots[kind]
+            self._load[kind].nodes -= 1
+        return lost
+
+    def nodes_changed(self) -> None:
+        """The slot engine: nothing (the cluster's slots are counted as nodes come and go)."""
+
+    def next_empty(self) -> Job | None:
+        """The slot engine: None (a job with no task ends when its update admits it)."""
+        return None
+
+    def live_queues(self) -> Mapping[str, str]:
+        """The slot engine: no queue tree (a PoolResolver names any pool)."""
+        return {}
+
+    def drop_empty(self) -> list[str]:
+        """The slot engine's :meth:`remove_empty_pools`."""
         keep = {DEFAULT_POOL, *self.allocations.pool_names(), *self._known_pools(self.allocations)}
         removed: list[str] = []
         for name, pool in list(self.pools.items()):
@@ -443,14 +471,6 @@ class Scheduler:
         if update:
             self.update(self.now)
 
-    def _finish_empty(self, now: float) -> None:
-        """Resource mode: apps with no containers end as soon as they may run (as slot mode's)."""
-        rs = self._rs
-        while rs is not None and rs.empty_runnable:
-            job = rs.empty_runnable.pop(0)
-            if not job.is_finished and job.id in self.jobs:
-                self._finish_job(job, now, update=False)
-
     def _set_queue_allocations(self, allocations: Allocations, update: bool) -> None:
         """Resource mode: every policy the queue tree names must load, then the tree is re-read."""
         queues = allocations.queue_config()
@@ -478,19 +498,10 @@ class Scheduler:
         """A node leaves the cluster: its running tasks are lost and run again; returns them."""
         now = self._tick(now)
         node = self.node(name)
-        lost: list[Task] = []
-        if self._rs is not None:
-            lost = self._rs.remove_node(node, now)
-        else:
-            for task in list(node.tasks.values()):
-                lost.append(self.kill(task.id, now, reason="node lost"))
-            for kind in KINDS:
-                self._load[kind].total_slots -= node.slots[kind]
-                self._load[kind].nodes -= 1
+        lost = self._engine.node_leaving(node, now)
         del self.cluster.nodes[name]
         self._rack_of.pop(name, None)
-        if self._rs is not None:
-            self._rs.nodes_changed()
+        self._engine.nodes_changed()
         self._dirty = True
         return lost
 
@@ -521,14 +532,9 @@ class Scheduler:
                 for n in ts.input_nodes:
                     if n not in self._rack_of:
                         raise SchedulerStateError(f"job {job_id} {kind} {i}: unknown node {n!r} in input_nodes")
-        if self._rs is not None and any(
-            v < 0 for ts in (*spec.maps, *spec.reduces, *spec.tasks) if ts.resources is not None
-            for _, v in ts.resources.items()
-        ):
-            raise SchedulerStateError(f"job {job_id}: a task asks for a negative amount of a resource")
-        if spec.tasks and self._rs is None:
-            raise SchedulerStateError(f"job {job_id}: plain tasks (not maps or reduces) need [scheduler] mode = "
-                                      "\"resources\"")
+        problem = self._engine.spec_problem(spec)
+        if problem is not None:
+            raise SchedulerStateError(f"job {job_id}: {problem}")
         if spec.shuffle is not None:
             problem = spec.shuffle.problem(len(spec.maps), len(spec.reduces))
             if problem is None and not spec.reduces:
@@ -545,27 +551,35 @@ class Scheduler:
             submit_time=now if spec.submit is None else float(spec.submit),
             reduce_slowstart=self.settings.reduce_slowstart,
         )
-        if self._rs is not None:
-            self._rs.submit(job, now)  # placement checks: raises JobRejectedError; admitted below
-            pool_name = job.pool
+        self._engine.place_job(job, now)  # placement checks: raises JobRejectedError; admitted below
         self._job_seq += 1
         self.jobs[job_id] = job
-        if self._rs is None:
-            self._pool(pool_name).jobs[job_id] = job
-        self._emit({"time": now, "type": "job_submit", "job": job_id, "pool": pool_name, "user": job.user})
-        if self._rs is not None:
-            self._rs.admit(job, now)  # after job_submit: it may write job_start (SPEC §5)
+        self._emit({"time": now, "type": "job_submit", "job": job_id, "pool": job.pool, "user": job.user})
+        self._engine.admit_job(job, now)  # after job_submit: it may write job_start (SPEC §5)
         for fn in self._notify("cs_job_added"):
             fn(job, now)
         self._dirty = True
         if update:
             self.update(now)
-        elif self._rs is not None:
+        else:
             self._finish_empty(now)
         return job
 
+    def spec_problem(self, spec: JobSpec) -> str | None:
+        """The slot engine: maps and reduces only."""
+        if spec.tasks:
+            return "plain tasks (not maps or reduces) need [scheduler] mode = \"resources\""
+        return None
+
+    def place_job(self, job: Job, now: float) -> None:
+        """The slot engine: the job joins the pool placement named."""
+        self._pool(job.pool).jobs[job.id] = job
+
+    def admit_job(self, job: Job, now: float) -> None:
+        """The slot engine: nothing (the next update admits jobs under the running-job limits)."""
+
     def _resolve_pool(self, spec: JobSpec) -> str:
-        queues = self._rs.live_queues() if self._rs is not None else {}
+        queues = self._engine.live_queues()
         plugins = self.plugins
         for resolve, name in zip(plugins.resolvers, plugins.resolver_names):
             answer = resolve(spec, self.allocations, queues)
@@ -611,10 +625,8 @@ class Scheduler:
             job._priority = check_priority(priority)
         except ValueError as exc:
             raise _chained(SchedulerStateError(str(exc)), None) from None
-        for kind in KINDS:
-            job.sched[kind].priority = PRIORITY_RANK[job.priority]
-        if RESOURCES in job.sched:
-            job.sched[RESOURCES].priority = PRIORITY_RANK[job.priority]
+        for js in job.sched.values():  # each kind's, or the resource engine's one
+            js.priority = PRIORITY_RANK[job.priority]
         self._dirty = True
         self.update(now)
 
@@ -1250,6 +1262,18 @@ class Scheduler:
         ledger.finished(task, node.name, node, now)
         return job.complete[MAP] == job.num_maps and job.complete[REDUCE] == job.num_reduces
 
+    def output_lost(self, task: Task, was_schedulable: bool) -> None:
+        """The slot engine: a finished map is pending again (``was_schedulable``: its job's
+        reduces were past slow start before)."""
+        job = task.job
+        if job.runnable:
+            self._pending_work[MAP] += 1
+            self._load[MAP].runnable += 1  # one more map demanded, before the next update counts it
+            if was_schedulable and not job.reduces_schedulable:  # its pending reduces wait for slow start again
+                self._pending_work[REDUCE] -= job.pending[REDUCE]
+            if not job.sched[MAP]._ordered:
+                self._job_running(job, MAP, 0)  # it has a map to offer again
+
     def job_removed(self, job: Job, now: float) -> None:
         """The slot engine's end of a job: out of its pool and the orders
         (:class:`~corescheduler.core.engine.Engine`)."""
@@ -1389,22 +1413,14 @@ class Scheduler:
             raise SchedulerStateError(f"task {task_id} is not a finished map")
         if job.is_finished or not job.spec.reduces:
             raise SchedulerStateError(f"job {job.id} has no reduce left to read its maps' outputs")
-        started = job.reduces_schedulable
+        was_schedulable = job.reduces_schedulable
         node = task.node
         self.ledger.lost(task)  # pending again
         if self.track_reach:  # a map pending again: the job takes it anywhere
             self._reach_changed[job.id] = OFF_RACK
         if job.map_outputs is not None:
             job.map_outputs.forget(task.index)
-        if self._rs is not None:
-            self._rs.requeue(task)
-        elif job.runnable:
-            self._pending_work[MAP] += 1
-            self._load[MAP].runnable += 1  # one more map demanded, before the next update counts it
-            if started and not job.reduces_schedulable:  # its pending reduces wait for slow start again
-                self._pending_work[REDUCE] -= job.pending[REDUCE]
-            if not job.sched[MAP]._ordered:
-                self._job_running(job, MAP, 0)  # it has a map to offer again
+        self._engine.output_lost(task, was_schedulable)
         self._dirty = True
         self._emit({"time": now, "type": "task_lost", "job": job.id, "task": task.id, "kind": MAP, "node": node,
                     "reason": reason})
@@ -1471,8 +1487,10 @@ class Scheduler:
         if not force and now - self._last_preempt_check < self.settings.preemption_interval:
             return []
         self._last_preempt_check = now
-        if self._rs is not None:
-            return self._rs.preempt(now)
+        return self._engine.preempt_tasks(now)
+
+    def preempt_tasks(self, now: float) -> list[Task]:
+        """The slot engine: per kind, the root share policy's plan, its victims killed."""
         killed: list[Task] = []
         for kind in KINDS:
             plan = self.preemption_plan(kind, now)
@@ -1520,8 +1538,10 @@ class Scheduler:
         """``{"pools": {name: {"map": x, "reduce": y}}, "jobs": {id: {...}}}``
         (``None`` where not applicable, e.g. jobs in a FIFO pool); in resource mode
         ``{"queues": {name: {"fair", "steady", "usage", "demand"}}, "jobs": {...}}``."""
-        if self._rs is not None:
-            return self._rs.shares()
+        return self._engine.shares_report()
+
+    def shares_report(self) -> dict[str, Any]:
+        """The slot engine's :meth:`shares`."""
         return {
             "pools": {name: {k: p.sched[k].fair_share for k in KINDS} for name, p in self.pools.items()},
             "jobs": {jid: {k: j.sched[k].fair_share for k in KINDS} for jid, j in self.jobs.items()},
@@ -1529,8 +1549,10 @@ class Scheduler:
 
     def snapshot(self) -> dict[str, Any]:
         """A JSON-able view of pools and jobs: shares, demands, running, weights."""
-        if self._rs is not None:
-            return {"time": self.now, **self._rs.shares()}
+        return {"time": self.now, **self._engine.snapshot_report()}
+
+    def snapshot_report(self) -> dict[str, Any]:
+        """The slot engine's :meth:`snapshot` (without its time)."""
         pools = {}
         for name, p in self.pools.items():
             pools[name] = {
@@ -1563,7 +1585,7 @@ class Scheduler:
                     for k in KINDS
                 },
             }
-        return {"time": self.now, "pools": pools, "jobs": jobs}
+        return {"pools": pools, "jobs": jobs}
 
 
 __all__ = ["DEFAULT_POOL", "CoreSchedulerError", "JobRejectedError", "Scheduler"]
