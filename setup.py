@@ -26,6 +26,7 @@ COMPILED = [
     "corescheduler/core/order.py",
     "corescheduler/core/scheduler.py",
     "corescheduler/core/shuffle.py",
+    "corescheduler/core/task_ledger.py",
     "corescheduler/sim/simulator.py",
 ]
 

@@ -20,6 +20,7 @@ MODULES = (
     "corescheduler.core.order",
     "corescheduler.core.scheduler",
     "corescheduler.core.shuffle",
+    "corescheduler.core.task_ledger",
     "corescheduler.sim.simulator",
 )
 

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 from corescheduler.core.model import COMPLETE, KILLED, MAP, PENDING, REDUCE, RUNNING, Job, Node, Task
-from corescheduler.core.shuffle import MapOutputs
+from corescheduler.core.shuffle import DISTANCES, MapOutputs
 from corescheduler.errors import SchedulerStateError
 from corescheduler.resources import Resources
 
@@ -62,7 +62,7 @@ class TaskLedger:
         listeners: Callable[[str], list[Callable[..., Any]]],
         on_event: Callable[[dict[str, Any]], None] | None = None,
         history: bool = True,
-        network_distances: Any = None,
+        network_distances: tuple[float, float, float] = DISTANCES,
     ) -> None:
         self.nodes = nodes
         self.network_distances = network_distances

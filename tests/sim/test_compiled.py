@@ -133,6 +133,7 @@ def test_a_stale_compiled_module_is_named(tmp_path: Path, monkeypatch: pytest.Mo
         "corescheduler.core.order": True,
         "corescheduler.core.scheduler": False,
         "corescheduler.core.shuffle": True,
+        "corescheduler.core.task_ledger": False,
         "corescheduler.sim.simulator": False,
     }
     assert compiled.stale_modules() == ["corescheduler.core.shuffle"]
