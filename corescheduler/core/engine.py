@@ -75,6 +75,11 @@ class Engine(Protocol):
         """A finished map is pending again (the ledger counted it: ``lost``);
         ``was_schedulable``: its job's reduces were past slow start before."""
 
+    def move_job(self, job: Job, pool_name: str) -> bool:
+        """Admin action: ``job`` moves to pool ``pool_name``; False when there is nothing to
+        move (raise SchedulerStateError where the engine cannot move jobs)."""
+        ...
+
     def job_removed(self, job: Job, now: float) -> None:
         """``job`` ended (finished, killed or failed): it leaves its pool or queue and the
         orders."""

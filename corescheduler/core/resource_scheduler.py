@@ -262,6 +262,12 @@ class ResourceScheduler:
             am_task.is_am = True
             self.am_tasks[job.id] = am_task
 
+    @staticmethod
+    def move_job(job: Job, pool_name: str) -> bool:
+        """Moving an app between queues (YARN ``FairScheduler.moveApplication``) is not
+        supported yet: SchedulerStateError."""
+        raise SchedulerStateError("moving an app between queues is not supported in resource mode yet")
+
     def admit_job(self, job: Job, now: float) -> None:
         """Make the app :meth:`place_job` placed runnable, or let it wait for the running-app
         limits (``MaxRunningAppsEnforcer``).  Separate from :meth:`place_job` so that the

@@ -596,10 +596,14 @@ class Scheduler:
         """Admin action: move a job (and its running tasks' accounting) to another pool."""
         now = self._tick(now)
         job = self.job(job_id)
-        if self._rs is not None:
-            raise SchedulerStateError("moving an app between queues is not supported in resource mode yet")
+        if self._engine.move_job(job, pool_name):
+            self.update(now)
+
+    def move_job(self, job: Job, pool_name: str) -> bool:
+        """The slot engine: ``job`` and its running tasks' counts leave its pool for ``pool_name``;
+        False when there is nothing to move (it has ended, or is in that pool)."""
         if job.is_finished or job.pool == pool_name:
-            return
+            return False
         self._dirty = True  # the next update rebuilds the orders even if this fails midway
         self._map_version += 1
         old = self.pools[job.pool]
@@ -611,10 +615,10 @@ class Scheduler:
                 js._ordered = False
             self._reposition(old.sched[kind], -job.running[kind])
             self._reposition(new.sched[kind], job.running[kind])
-        del old.jobs[job_id]
-        new.jobs[job_id] = job
+        del old.jobs[job.id]
+        new.jobs[job.id] = job
         job._pool = pool_name
-        self.update(now)
+        return True
 
     @_plugin_errors
     def set_priority(self, job_id: str, priority: str, now: float | None = None) -> None:
