@@ -21,6 +21,7 @@ MODULES = (
     "corescheduler.core.order",
     "corescheduler.core.scheduler",
     "corescheduler.core.shuffle",
+    "corescheduler.core.task_ledger",
     "corescheduler.sim.heartbeats",
     "corescheduler.sim.simulator",
     "corescheduler.sim.updates",

@@ -68,6 +68,7 @@ from corescheduler.core.model import (
     TASK,
     Assignment,
     Job,
+    JobSpec,
     Node,
     Rejection,
     Schedulable,
@@ -80,7 +81,7 @@ from corescheduler.errors import SchedulerStateError
 from corescheduler.resources import UNBOUNDED, Resources, normalize
 
 if TYPE_CHECKING:
-    from corescheduler.core.scheduler import Scheduler
+    from corescheduler.core.engine import EngineOwner
 
 __all__ = ["AM", "ResourceScheduler"]
 
@@ -112,10 +113,15 @@ RESERVED = _Reserved()
 
 
 class ResourceScheduler:
-    """The resource-mode engine of one :class:`~corescheduler.core.scheduler.Scheduler`."""
+    """The resource-mode engine of one :class:`~corescheduler.core.scheduler.Scheduler`
+    (:class:`~corescheduler.core.engine.Engine`; its owner is an
+    :class:`~corescheduler.core.engine.EngineOwner`).  Task attempts launch and end through
+    the owner's :class:`~corescheduler.core.task_ledger.TaskLedger`; this engine accounts for
+    their resources and keeps the queues' orders."""
 
-    def __init__(self, owner: Scheduler) -> None:
+    def __init__(self, owner: EngineOwner) -> None:
         self.owner = owner
+        self.ledger = owner.ledger
         self.settings = owner.settings
         self.cluster_total = self._cluster_total()
         self.tree = QueueTree(owner.allocations.queue_config(), self.cluster_total,
@@ -152,6 +158,14 @@ class ResourceScheduler:
                 total = total + node.capacity
         return total
 
+    def node_added(self, node: Node, resources: Resources | None) -> None:
+        """A node joins offering ``resources`` (default ``[cluster] node_resources``); a
+        negative amount is refused (SchedulerStateError: the caller takes the node back)."""
+        if resources is not None and any(v < 0 for _, v in resources.items()):
+            raise SchedulerStateError(f"node {node.name!r}: negative resources {resources}")
+        node.capacity = resources if resources is not None else self.owner.config.cluster.node_resources
+        self.nodes_changed()
+
     def nodes_changed(self) -> None:
         """A node joined or left: the cluster's total, percentages and steady shares change."""
         self.cluster_total = self._cluster_total()
@@ -175,7 +189,15 @@ class ResourceScheduler:
         return MappingProxyType(self.tree.kinds)
 
     # ================================================================== submission
-    def submit(self, job: Job, now: float) -> None:
+    @staticmethod
+    def spec_problem(spec: JobSpec) -> str | None:
+        """What the engine cannot run in ``spec``, or None: a task asking a negative amount."""
+        if any(v < 0 for ts in (*spec.maps, *spec.reduces, *spec.tasks) if ts.resources is not None
+               for _, v in ts.resources.items()):
+            return "a task asks for a negative amount of a resource"
+        return None
+
+    def place_job(self, job: Job, now: float) -> None:
         """Place ``job`` (its ``pool`` is the PoolResolver's answer) and admit it."""
         owner = self.owner
         name = full_queue_name(job.pool)
@@ -240,9 +262,15 @@ class ResourceScheduler:
             am_task.is_am = True
             self.am_tasks[job.id] = am_task
 
-    def admit(self, job: Job, now: float) -> None:
-        """Make the app :meth:`submit` placed runnable, or let it wait for the running-app
-        limits (``MaxRunningAppsEnforcer``).  Separate from :meth:`submit` so that the
+    @staticmethod
+    def move_job(job: Job, pool_name: str) -> bool:
+        """Moving an app between queues (YARN ``FairScheduler.moveApplication``) is not
+        supported yet: SchedulerStateError."""
+        raise SchedulerStateError("moving an app between queues is not supported in resource mode yet")
+
+    def admit_job(self, job: Job, now: float) -> None:
+        """Make the app :meth:`place_job` placed runnable, or let it wait for the running-app
+        limits (``MaxRunningAppsEnforcer``).  Separate from :meth:`place_job` so that the
         caller writes the app's ``job_submit`` before the ``job_start`` this may write
         (SPEC §5: a job's ``job_submit`` comes before anything else of it)."""
         leaf = self.tree.queues.get(job.queue or "")
@@ -325,7 +353,7 @@ class ResourceScheduler:
             job.state = "running"
             job.start_time = now
             job.initialized = True
-            self.owner._emit({"time": now, "type": "job_start", "job": job.id, "pool": job.pool})
+            self.ledger.emit({"time": now, "type": "job_start", "job": job.id, "pool": job.pool})
             spec = job.spec
             if not spec.maps and not spec.reduces and not spec.tasks:
                 self.empty_runnable.append(job)  # nothing to run (not even its AM): it ends at once
@@ -897,7 +925,7 @@ class ResourceScheduler:
             self._allocate(leaf, job, task, node, size, now, out)
             return size
         if self._reservable(job, leaf, size) and self._reserve(job, task, node):
-            self.owner._emit({"time": now, "type": "node_reserved", "job": job.id, "task": task.id,
+            self.ledger.emit({"time": now, "type": "node_reserved", "job": job.id, "task": task.id,
                               "node": node.name, "resources": size.as_dict()})
             return RESERVED
         return None
@@ -905,17 +933,11 @@ class ResourceScheduler:
     def _allocate(
         self, leaf: Queue, job: Job, task: Task, node: Node, size: Resources, now: float, out: list[Assignment]
     ) -> None:
-        owner = self.owner
+        ledger = self.ledger
         kind = task.kind
         locality = task.locality(node) if kind == MAP else None
-        task._state = RUNNING
-        task._node = node.name
-        task.start_time = now
-        task.attempts += 1
-        owner._launch_seq += 1
-        task.launch_seq = owner._launch_seq
+        ledger.launch(task, node, now, locality, size)  # running, and its task_start
         node._running[kind] = node._running.get(kind, 0) + 1
-        node.tasks[task.id] = task
         node.used = node.used + size
         job.usage = job.usage + size
         q: Queue | None = leaf
@@ -926,26 +948,13 @@ class ResourceScheduler:
             job.am_running = True
             leaf.am_usage = leaf.am_usage + size
         else:
-            if kind == REDUCE:
-                task.phase = "copy"
             job.pending[kind] -= 1
             job._pending_resources[kind] = job._pending_resources[kind] - size
             job.running[kind] += 1
             if job.unlocated_pending and kind == MAP and not task.locations:
                 job.unlocated_pending -= 1
-        if job.first_launch is None:
-            job.first_launch = now
-        owner._running_tasks[task.id] = task
-        owner._changes += 1
-        if owner.on_event is not None:
-            event = {"time": now, "type": "task_start", "job": job.id, "task": task.id, "kind": kind,
-                     "node": node.name, "resources": size.as_dict()}
-            if kind == MAP:
-                event["locality"] = locality
-            owner.on_event(event)
         self._reposition(job, leaf)
-        for fn in owner._notify("cs_task_started"):
-            fn(task, node, locality, now)
+        ledger.started(task, node, locality, now)
         out.append(Assignment(job.id, task.id, kind, node.name, locality, now, size))
 
     # ------------------------------------------------------------------ reservations
@@ -1102,7 +1111,7 @@ class ResourceScheduler:
         fair = job.sched[RESOURCES].fair_share or _NONE
         return not self._below(leaf.policy, after, fair)
 
-    def preempt(self, now: float) -> list[Task]:
+    def preempt_tasks(self, now: float) -> list[Task]:
         """``FSPreemptionThread``: for each starved app, find on some node running containers
         of apps above their fair share whose release (with what the node has free) fits one
         of the app's requests — AM containers only if nothing else will do — kill them, and
@@ -1141,7 +1150,7 @@ class ResourceScheduler:
                 freed = freed + (task.resources or _NONE)
             node.preempted_for = [*(node.preempted_for or []), (job, freed)]
             for task in tasks:
-                if task.state == RUNNING and task.id in self.owner._running_tasks:  # (an AM's end took its app's)
+                if task.state == RUNNING and task.id in self.ledger.running:  # (an AM's end took its app's)
                     killed.append(self.owner.kill(task.id, now, reason="preempted"))
         if killed:
             self.update(now)
@@ -1206,16 +1215,13 @@ class ResourceScheduler:
         return None if best is None else (best[2], best[3])
 
     # ================================================================== completion
-    def release(self, task: Task) -> None:
-        """A running container ends (finished or killed): give back its resources."""
-        node = self.owner.cluster.nodes.get(task.node or "")
+    def give_back(self, task: Task, node: Node | None) -> None:
+        """A container the ledger released (finished or killed) gives back its resources:
+        to ``node`` (None: the node has left), its app and every queue up to root."""
         size = task.resources or _NONE
         if node is not None:
             node.used = node.used - size
             node._running[task.kind] = node._running.get(task.kind, 1) - 1
-            node.tasks.pop(task.id, None)
-            if task.phase == "compute":
-                node.computing -= 1
         job = task.job
         job.usage = job.usage - size
         leaf = self.tree.queues.get(job.queue or "")
@@ -1229,7 +1235,53 @@ class ResourceScheduler:
                 leaf.am_usage = leaf.am_usage - size
         else:
             job.running[task.kind] -= 1
-        task.phase = None
+
+    def finish_task(self, task: Task, now: float, output_bytes: float | None) -> bool:
+        """A running container completed; True when its app has no task left (its AM then
+        ends with it: :meth:`job_removed`)."""
+        if task.is_am:
+            raise SchedulerStateError(f"task {task.id} is not running (an AM ends with its app)")
+        ledger = self.ledger
+        node_name = task.node
+        node = ledger.release(task)
+        self.give_back(task, node)
+        ledger.complete(task, node, output_bytes)
+        ledger.finished(task, node_name, node, now)
+        job = task.job
+        if job.all_done:
+            return True
+        self.changed(job)
+        return False
+
+    def kill_task(self, task: Task, now: float, reason: str) -> None:
+        """A running container is killed: it asks again (an AM's kill fails its app attempt:
+        YARN kills the attempt's containers, and a new attempt starts with a new AM)."""
+        ledger = self.ledger
+        if task.id not in ledger.running or task.state != RUNNING:
+            raise SchedulerStateError(f"task {task.id} is not running")
+        if task.is_am:
+            for other in [t for t in ledger.running.values() if t.job is task.job and not t.is_am]:
+                self.kill_task(other, now, reason="application attempt failed")
+        node_name = task.node
+        self.give_back(task, ledger.release(task))
+        ledger.requeue(task)
+        self.requeue(task)
+        ledger.preempted(task, node_name, now, reason)
+
+    def output_lost(self, task: Task, was_schedulable: bool) -> None:
+        """A finished map is pending again (its output was lost): it asks again."""
+        self.requeue(task)
+
+    def next_empty(self) -> Job | None:
+        """The next runnable app with no container at all (it ends at once), or None."""
+        return self.empty_runnable.pop(0) if self.empty_runnable else None
+
+    def drop_empty(self) -> list[str]:
+        """Remove the dynamic queues left empty now; their names."""
+        gone = self.tree.remove_empty_dynamic()
+        if gone:
+            self._steady_dirty = True
+        return gone
 
     def requeue(self, task: Task) -> None:
         """A killed task asks again: its resources are pending once more."""
@@ -1243,29 +1295,34 @@ class ResourceScheduler:
         if not job.is_finished:
             self._reposition(job)
 
-    def finish_job(self, job: Job, now: float) -> None:
-        """Every task done: the AM ends too and the app leaves its queue."""
+    def job_removed(self, job: Job, now: float) -> None:
+        """The app ended (every task done, or killed): its AM ends too (``task_finish``; no
+        plugin hears of an AM) and the app leaves its queue; waiting apps may run."""
         am = self.am_tasks.pop(job.id, None)
         if am is not None and am.state == RUNNING:
-            node = am.node
-            self.owner._running_tasks.pop(am.id, None)
-            self.release(am)
-            am._state = "complete"
-            self.owner._emit({"time": now, "type": "task_finish", "job": job.id, "task": am.id, "kind": AM,
-                              "node": node})
+            ledger = self.ledger
+            node_name = am.node
+            node = ledger.release(am)
+            self.give_back(am, node)
+            ledger.complete(am, node)
+            ledger.finished(am, node_name, None, now)
         self._remove_app(job, now)
 
-    def remove_node(self, node: Node, now: float) -> list[Task]:
+    def node_leaving(self, node: Node, now: float) -> list[Task]:
         """A node leaves: its reservation is dropped and its containers are lost (they run again)."""
         self._unreserve(node)
         on_node = list(node.tasks.values())
         for task in on_node:
-            if task.state == RUNNING and task.id in self.owner._running_tasks:  # (an AM's end took its app's)
+            if task.state == RUNNING and task.id in self.ledger.running:  # (an AM's end took its app's)
                 self.owner.kill(task.id, now, reason="node lost")
         return on_node
 
     # ================================================================== reports
-    def shares(self) -> dict[str, Any]:
+    def snapshot_report(self) -> dict[str, Any]:
+        """The scheduler's ``snapshot()`` (without its time): :meth:`shares_report`."""
+        return self.shares_report()
+
+    def shares_report(self) -> dict[str, Any]:
         """SPEC §7's ``shares()``: every queue's fair and steady share, usage and demand; every app's."""
         queues = {}
         for q in self.tree.walk():

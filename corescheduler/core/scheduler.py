@@ -50,10 +50,10 @@ from mypy_extensions import mypyc_attr
 from corescheduler import hook_answers as answers
 from corescheduler.config import Config
 from corescheduler.core.allocations import Allocations
+from corescheduler.core.engine import Engine
 from corescheduler.core.hints import NOT_OFFERED, SKIPPED_AGAIN, Hint, widens_at
 from corescheduler.core.model import (
     COMPLETE,
-    KILLED,
     KINDS,
     LOCALITY_RANK,
     MAP,
@@ -62,7 +62,6 @@ from corescheduler.core.model import (
     PRIORITY_RANK,
     PRIORITY_WEIGHT,
     REDUCE,
-    RESOURCES,
     RUNNING,
     TASK,
     Assignment,
@@ -80,7 +79,7 @@ from corescheduler.core.model import (
 )
 from corescheduler.core.order import KeyedOrder, UnorderedKey, has_nan
 from corescheduler.core.resource_scheduler import ResourceScheduler
-from corescheduler.core.shuffle import MapOutputs
+from corescheduler.core.task_ledger import TaskLedger
 from corescheduler.errors import AllocationError, CoreSchedulerError, SchedulerStateError
 from corescheduler.plugin_manager import PluginSet, SharePolicyCallers
 from corescheduler.resources import Resources
@@ -183,20 +182,22 @@ class Scheduler:
         if plugins is None:
             plugins = PluginSet(config, extra_plugins, heartbeat_interval=self.heartbeat_interval)
         self.plugins = plugins
-        self.on_event = on_event
-        self.history = history
+        #: every task attempt's launch and end, and their events (both engines)
+        self.ledger = TaskLedger(cluster.nodes, plugins.listeners, on_event, history,
+                                 config.cluster.network_distances)
         self.reuse_quiet_updates = reuse_quiet_updates
-        self._changes = 0  # launches and releases so far (reuse_quiet_updates)
-        self._changes_seen = -1  # ... as of the last update
+        self._changes_seen = -1  # the ledger's launches and releases as of the last update
         self.now = 0.0
         self.allocations = Allocations.empty()
         self.pools: dict[str, Pool] = {}
         self.jobs: dict[str, Job] = {}  # submitted and not finished, submission order
         self.finished: dict[str, Job] = {}
-        self.killed: list[Task] = []
+        #: preempted tasks (the ledger's list)
+        self.killed: list[Task] = self.ledger.killed
         #: with ``preemption_only_log``: the tasks preemption would have killed
         self.would_preempt: list[Task] = []
-        self._running_tasks: dict[str, Task] = {}
+        #: the running tasks by id (the ledger's, read-only here)
+        self._running_tasks: dict[str, Task] = self.ledger.running
         self._pool_order: dict[str, KeyedOrder] = {k: KeyedOrder() for k in KINDS}
         self._job_order: dict[str, dict[str, KeyedOrder]] = {}
         self._pool_policy: dict[str, SharePolicyCallers] = {}
@@ -209,7 +210,6 @@ class Scheduler:
         # pending tasks a heartbeat could pick: of runnable jobs, reduces past slow start
         self._pending_work = {MAP: 0, REDUCE: 0}
         self._job_seq = 0
-        self._launch_seq = 0
         self._last_preempt_check = -math.inf
         self._last_update = -math.inf
         self._dirty = True
@@ -262,13 +262,33 @@ class Scheduler:
                 if node.capacity is None:
                     node.capacity = default
         self.set_allocations(allocations or Allocations.empty(), update=False)
+        #: the engine, picked once: the resource engine, or this object as the slot engine
+        self._engine: Engine = self
         if self.resource_mode:
             self._rs = ResourceScheduler(self)
+            self._engine = self._rs
+
+    @property
+    def on_event(self) -> Callable[[dict[str, Any]], None] | None:
+        """Called with each event dict (SPEC §5 ``events.jsonl``); the ledger writes them."""
+        return self.ledger.on_event
+
+    @on_event.setter
+    def on_event(self, fn: Callable[[dict[str, Any]], None] | None) -> None:
+        self.ledger.on_event = fn
+
+    @property
+    def history(self) -> bool:
+        """Keep finished jobs and preempted tasks (the constructor's ``history``)."""
+        return self.ledger.history
+
+    @history.setter
+    def history(self, keep: bool) -> None:
+        self.ledger.history = keep
 
     # ================================================================== helpers
     def _emit(self, event: dict[str, Any]) -> None:
-        if self.on_event is not None:
-            self.on_event(event)
+        self.ledger.emit(event)
 
     def _tick(self, now: float | None) -> float:
         if now is None:
@@ -295,18 +315,12 @@ class Scheduler:
             raise SchedulerStateError(f"node {name!r} already exists")
         node = self.cluster.add_node(name, rack, map_slots, reduce_slots)
         self._rack_of[name] = rack
-        if self._rs is not None:
-            if resources is not None and any(v < 0 for _, v in resources.items()):
-                del self.cluster.nodes[name]
-                self._rack_of.pop(name, None)
-                raise SchedulerStateError(f"node {name!r}: negative resources {resources}")
-            node.capacity = resources if resources is not None else self.config.cluster.node_resources
-            self._rs.nodes_changed()
-            return node
-        for kind in KINDS:
-            self._load[kind].total_slots += node.slots[kind]
-            self._load[kind].nodes += 1
-        self._dirty = True
+        try:
+            self._engine.node_added(node, resources)
+        except SchedulerStateError:  # it refused the node: the cluster is as before
+            del self.cluster.nodes[name]
+            self._rack_of.pop(name, None)
+            raise
         return node
 
     def node(self, name: str) -> Node:
@@ -357,11 +371,46 @@ class Scheduler:
         tree does so at every update.  MR1's ``PoolManager`` never forgot a pool, so the
         simulator does not call this; the live service does, which keeps ``/metrics`` and its
         page bounded however many one-off pools its users name."""
-        if self._rs is not None:
-            gone = self._rs.tree.remove_empty_dynamic()
-            if gone:
-                self._rs._steady_dirty = True
-            return gone
+        return self._engine.drop_empty()
+
+    def _finish_empty(self, now: float) -> None:
+        """Jobs with no task end as soon as they may run (the engine says which)."""
+        engine = self._engine
+        job = engine.next_empty()
+        while job is not None:
+            if not job.is_finished and job.id in self.jobs:
+                self._finish_job(job, now, update=False)
+            job = engine.next_empty()
+
+    # ------------------------------------------------------------------ the slot engine (Engine)
+    def node_added(self, node: Node, resources: Resources | None) -> None:
+        """The slot engine: a node's slots count from the next update."""
+        for kind in KINDS:
+            self._load[kind].total_slots += node.slots[kind]
+            self._load[kind].nodes += 1
+        self._dirty = True
+
+    def node_leaving(self, node: Node, now: float) -> list[Task]:
+        """The slot engine: a node leaves, its running tasks run again; them."""
+        lost = [self.kill(task.id, now, reason="node lost") for task in list(node.tasks.values())]
+        for kind in KINDS:
+            self._load[kind].total_slots -= node.slots[kind]
+            self._load[kind].nodes -= 1
+        return lost
+
+    def nodes_changed(self) -> None:
+        """The slot engine: nothing (the cluster's slots are counted as nodes come and go)."""
+
+    def next_empty(self) -> Job | None:
+        """The slot engine: None (a job with no task ends when its update admits it)."""
+        return None
+
+    def live_queues(self) -> Mapping[str, str]:
+        """The slot engine: no queue tree (a PoolResolver names any pool)."""
+        return {}
+
+    def drop_empty(self) -> list[str]:
+        """The slot engine's :meth:`remove_empty_pools`."""
         keep = {DEFAULT_POOL, *self.allocations.pool_names(), *self._known_pools(self.allocations)}
         removed: list[str] = []
         for name, pool in list(self.pools.items()):
@@ -432,14 +481,6 @@ class Scheduler:
         if update:
             self.update(self.now)
 
-    def _finish_empty(self, now: float) -> None:
-        """Resource mode: apps with no containers end as soon as they may run (as slot mode's)."""
-        rs = self._rs
-        while rs is not None and rs.empty_runnable:
-            job = rs.empty_runnable.pop(0)
-            if not job.is_finished and job.id in self.jobs:
-                self._finish_job(job, now, update=False)
-
     def _set_queue_allocations(self, allocations: Allocations, update: bool) -> None:
         """Resource mode: every policy the queue tree names must load, then the tree is re-read."""
         queues = allocations.queue_config()
@@ -467,19 +508,10 @@ class Scheduler:
         """A node leaves the cluster: its running tasks are lost and run again; returns them."""
         now = self._tick(now)
         node = self.node(name)
-        lost: list[Task] = []
-        if self._rs is not None:
-            lost = self._rs.remove_node(node, now)
-        else:
-            for task in list(node.tasks.values()):
-                lost.append(self.kill(task.id, now, reason="node lost"))
-            for kind in KINDS:
-                self._load[kind].total_slots -= node.slots[kind]
-                self._load[kind].nodes -= 1
+        lost = self._engine.node_leaving(node, now)
         del self.cluster.nodes[name]
         self._rack_of.pop(name, None)
-        if self._rs is not None:
-            self._rs.nodes_changed()
+        self._engine.nodes_changed()
         self._dirty = True
         return lost
 
@@ -510,14 +542,9 @@ class Scheduler:
                 for n in ts.input_nodes:
                     if n not in self._rack_of:
                         raise SchedulerStateError(f"job {job_id} {kind} {i}: unknown node {n!r} in input_nodes")
-        if self._rs is not None and any(
-            v < 0 for ts in (*spec.maps, *spec.reduces, *spec.tasks) if ts.resources is not None
-            for _, v in ts.resources.items()
-        ):
-            raise SchedulerStateError(f"job {job_id}: a task asks for a negative amount of a resource")
-        if spec.tasks and self._rs is None:
-            raise SchedulerStateError(f"job {job_id}: plain tasks (not maps or reduces) need [scheduler] mode = "
-                                      "\"resources\"")
+        problem = self._engine.spec_problem(spec)
+        if problem is not None:
+            raise SchedulerStateError(f"job {job_id}: {problem}")
         if spec.shuffle is not None:
             problem = spec.shuffle.problem(len(spec.maps), len(spec.reduces))
             if problem is None and not spec.reduces:
@@ -534,28 +561,36 @@ class Scheduler:
             submit_time=now if spec.submit is None else float(spec.submit),
             reduce_slowstart=self.settings.reduce_slowstart,
         )
-        if self._rs is not None:
-            self._rs.submit(job, now)  # placement checks: raises JobRejectedError; admitted below
-            pool_name = job.pool
+        self._engine.place_job(job, now)  # placement checks: raises JobRejectedError; admitted below
         self._job_seq += 1
         self.jobs[job_id] = job
-        if self._rs is None:
-            self._pool(pool_name).jobs[job_id] = job
-        self._emit({"time": now, "type": "job_submit", "job": job_id, "pool": pool_name, "user": job.user})
-        if self._rs is not None:
-            self._rs.admit(job, now)  # after job_submit: it may write job_start (SPEC §5)
+        self._emit({"time": now, "type": "job_submit", "job": job_id, "pool": job.pool, "user": job.user})
+        self._engine.admit_job(job, now)  # after job_submit: it may write job_start (SPEC §5)
         for fn in self._notify("cs_job_added"):
             fn(job, now)
         self._dirty = True
         self._hint_epoch += 1
         if update:
             self.update(now)
-        elif self._rs is not None:
+        else:
             self._finish_empty(now)
         return job
 
+    def spec_problem(self, spec: JobSpec) -> str | None:
+        """The slot engine: maps and reduces only."""
+        if spec.tasks:
+            return "plain tasks (not maps or reduces) need [scheduler] mode = \"resources\""
+        return None
+
+    def place_job(self, job: Job, now: float) -> None:
+        """The slot engine: the job joins the pool placement named."""
+        self._pool(job.pool).jobs[job.id] = job
+
+    def admit_job(self, job: Job, now: float) -> None:
+        """The slot engine: nothing (the next update admits jobs under the running-job limits)."""
+
     def _resolve_pool(self, spec: JobSpec) -> str:
-        queues = self._rs.live_queues() if self._rs is not None else {}
+        queues = self._engine.live_queues()
         plugins = self.plugins
         for resolve, name in zip(plugins.resolvers, plugins.resolver_names):
             answer = resolve(spec, self.allocations, queues)
@@ -572,10 +607,14 @@ class Scheduler:
         """Admin action: move a job (and its running tasks' accounting) to another pool."""
         now = self._tick(now)
         job = self.job(job_id)
-        if self._rs is not None:
-            raise SchedulerStateError("moving an app between queues is not supported in resource mode yet")
+        if self._engine.move_job(job, pool_name):
+            self.update(now)
+
+    def move_job(self, job: Job, pool_name: str) -> bool:
+        """The slot engine: ``job`` and its running tasks' counts leave its pool for ``pool_name``;
+        False when there is nothing to move (it has ended, or is in that pool)."""
         if job.is_finished or job.pool == pool_name:
-            return
+            return False
         self._dirty = True  # the next update rebuilds the orders even if this fails midway
         self._map_version += 1
         old = self.pools[job.pool]
@@ -587,10 +626,10 @@ class Scheduler:
                 js._ordered = False
             self._reposition(old.sched[kind], -job.running[kind])
             self._reposition(new.sched[kind], job.running[kind])
-        del old.jobs[job_id]
-        new.jobs[job_id] = job
+        del old.jobs[job.id]
+        new.jobs[job.id] = job
         job._pool = pool_name
-        self.update(now)
+        return True
 
     @_plugin_errors
     def set_priority(self, job_id: str, priority: str, now: float | None = None) -> None:
@@ -601,10 +640,8 @@ class Scheduler:
             job._priority = check_priority(priority)
         except ValueError as exc:
             raise _chained(SchedulerStateError(str(exc)), None) from None
-        for kind in KINDS:
-            job.sched[kind].priority = PRIORITY_RANK[job.priority]
-        if RESOURCES in job.sched:
-            job.sched[RESOURCES].priority = PRIORITY_RANK[job.priority]
+        for js in job.sched.values():  # each kind's, or the resource engine's one
+            js.priority = PRIORITY_RANK[job.priority]
         self._dirty = True
         self.update(now)
 
@@ -621,7 +658,7 @@ class Scheduler:
             for fn in self._notify("cs_update"):
                 fn([], now)
             return
-        quiet = self.reuse_quiet_updates and not self._dirty and self._changes == self._changes_seen
+        quiet = self.reuse_quiet_updates and not self._dirty and self.ledger.changes == self._changes_seen
         self._dirty = True  # until this update has succeeded
         if not quiet:
             self._update_runnability(now)
@@ -665,7 +702,7 @@ class Scheduler:
             for kind in KINDS:
                 self._update_starvation([p.sched[kind] for p in self.pools.values()], now)
         self._dirty = False
-        self._changes_seen = self._changes
+        self._changes_seen = self.ledger.changes
         for fn in self._notify("cs_update"):
             fn(list(self.pools.values()), now)
 
@@ -1015,7 +1052,7 @@ class Scheduler:
     def _held_hint(self, job: Job, now: float) -> Hint | None:
         """The TaskSelector's hint for ``job``'s maps at ``now``: one asked since the last
         heartbeat, update, launch or release if it still holds at ``now``, else asked now."""
-        key = (self._hint_epoch, self._changes)
+        key = (self._hint_epoch, self.ledger.changes)
         hints = self._hints
         if key != self._hints_key:
             hints.clear()
@@ -1131,7 +1168,7 @@ class Scheduler:
         True when the hint of a job the last heartbeat skipped names ``NOT_OFFERED`` (or
         there is none): the simulator then delivers the next heartbeat it would skip as
         :meth:`idle_heartbeat` instead.  Cheap: asked once between heartbeats and updates."""
-        key = (self._hint_epoch, self._changes)
+        key = (self._hint_epoch, self.ledger.changes)
         wants = self._wants
         if wants[0] == key:
             return wants[1]
@@ -1253,21 +1290,12 @@ class Scheduler:
                 raise
 
     def _launch(self, task: Task, node: Node, now: float, locality: str | None) -> None:
+        ledger = self.ledger
+        ledger.launch(task, node, now, locality)  # running, and its task_start
         job = task.job
         kind = task.kind
-        task._state = RUNNING
-        task._node = node.name
-        task.start_time = now
-        task.attempts += 1
-        self._launch_seq += 1
-        task.launch_seq = self._launch_seq
         node._running[kind] += 1
-        node.tasks[task.id] = task
-        if kind == REDUCE:
-            task.phase = "copy"
         job.pending[kind] -= 1
-        if job.first_launch is None:
-            job.first_launch = now
         if job.unlocated_pending and kind == MAP and not task.locations:
             job.unlocated_pending -= 1
         if kind == MAP and self.track_reach:  # its job's level is this launch's: wider, maybe
@@ -1276,32 +1304,80 @@ class Scheduler:
             where = locality or OFF_RACK
             if widest is None or LOCALITY_RANK[where] > LOCALITY_RANK[widest]:
                 changed[job.id] = where
-        self._changes += 1
         if kind == MAP or job.reduces_schedulable:
             self._pending_work[kind] -= 1
-        self._running_tasks[task.id] = task
         self._job_running(job, kind, +1)
-        if self.on_event is not None:
-            event = {"time": now, "type": "task_start", "job": job.id, "task": task.id, "kind": kind, "node": node.name}
-            if kind == MAP:
-                event["locality"] = locality
-            self.on_event(event)
-        for fn in self._notify("cs_task_started"):
-            fn(task, node, locality, now)
+        ledger.started(task, node, locality, now)
 
     def _release(self, task: Task) -> Node:
-        task_id = task.id
-        if self._running_tasks.pop(task_id, None) is None or task.state != RUNNING:
-            raise SchedulerStateError(f"task {task_id} is not running")
-        node = self.cluster.nodes[task.node]  # type: ignore[index]
-        self._changes += 1
-        node._running[task.kind] -= 1
-        if task.phase == "compute":
-            node.computing -= 1
-        task.phase = None
-        del node.tasks[task_id]
-        self._job_running(task.job, task.kind, -1)
+        """The ledger releases the running ``task``; its slot is given back."""
+        node = self.ledger.release(task)
+        if node is None:  # pragma: no cover - remove_node kills a node's tasks before it goes
+            raise SchedulerStateError(f"task {task.id} runs on no known node")
+        self.give_back(task, node)
         return node
+
+    # ------------------------------------------------------------------ the slot engine (Engine)
+    def give_back(self, task: Task, node: Node | None) -> None:
+        """The slot engine's side of a release: the task's slot on ``node`` and its job's
+        and pool's running counts (:class:`~corescheduler.core.engine.Engine`)."""
+        if node is not None:
+            node._running[task.kind] -= 1
+        self._job_running(task.job, task.kind, -1)
+
+    def finish_task(self, task: Task, now: float, output_bytes: float | None) -> bool:
+        """The slot engine's finish of a running ``task``; True when its job has no task left
+        (:class:`~corescheduler.core.engine.Engine`)."""
+        ledger = self.ledger
+        node = self._release(task)
+        ledger.complete(task, node, output_bytes)
+        job = task.job
+        if task.kind == MAP and job.runnable and job.complete[MAP] == job.slowstart_maps:
+            self._pending_work[REDUCE] += job.pending[REDUCE]  # reduce slow start reached
+            if job.pending[REDUCE]:
+                self._job_running(job, REDUCE, 0)  # its reduces may be offered now
+        ledger.finished(task, node.name, node, now)
+        return job.complete[MAP] == job.num_maps and job.complete[REDUCE] == job.num_reduces
+
+    def output_lost(self, task: Task, was_schedulable: bool) -> None:
+        """The slot engine: a finished map is pending again (``was_schedulable``: its job's
+        reduces were past slow start before)."""
+        job = task.job
+        if job.runnable:
+            self._pending_work[MAP] += 1
+            self._load[MAP].runnable += 1  # one more map demanded, before the next update counts it
+            if was_schedulable and not job.reduces_schedulable:  # its pending reduces wait for slow start again
+                self._pending_work[REDUCE] -= job.pending[REDUCE]
+            if not job.sched[MAP]._ordered:
+                self._job_running(job, MAP, 0)  # it has a map to offer again
+
+    def job_removed(self, job: Job, now: float) -> None:
+        """The slot engine's end of a job: out of its pool and the orders
+        (:class:`~corescheduler.core.engine.Engine`)."""
+        pool = self.pools[job._pool]
+        self._map_version += 1
+        for kind in KINDS:
+            js = job.sched[kind]
+            if js._ordered:
+                self._job_order[job._pool][kind].remove(js)
+                js._ordered = False
+                self._reposition(pool.sched[kind], 0)
+            job.sched[kind].demand = 0
+            job.sched[kind].fair_share = 0.0
+        del pool.jobs[job.id]
+
+    def kill_task(self, task: Task, now: float, reason: str) -> None:
+        """The slot engine's kill of a running ``task``: pending again, its work lost
+        (:class:`~corescheduler.core.engine.Engine`)."""
+        ledger = self.ledger
+        node = self._release(task)
+        ledger.requeue(task)
+        job = task.job
+        if job.runnable and (task.kind == MAP or job.reduces_schedulable):
+            self._pending_work[task.kind] += 1
+            if not job.sched[task.kind]._ordered:
+                self._job_running(job, task.kind, 0)  # it has a task to offer again
+        ledger.preempted(task, node.name, now, reason)
 
     def pending_work(self, kind: str) -> int:
         """An upper bound on the tasks of ``kind`` a heartbeat could launch now:
@@ -1363,76 +1439,15 @@ class Scheduler:
         """
         now = self._tick(now)
         task = self.task(task_id)
-        if self._rs is not None:
-            return self._finish_resource_task(task, now, output_bytes)
-        node = self._release(task)
-        task._state = COMPLETE
-        job = task.job
-        job.complete[task.kind] += 1
-        if task.kind == MAP and job.spec.reduces:
-            self._record_output(job, task.index, node.name, node.rack, output_bytes)
-        if task.kind == MAP and job.runnable and job.complete[MAP] == job.slowstart_maps:
-            self._pending_work[REDUCE] += job.pending[REDUCE]  # reduce slow start reached
-            if job.pending[REDUCE]:
-                self._job_running(job, REDUCE, 0)  # its reduces may be offered now
-        self._emit({"time": now, "type": "task_finish", "job": job.id, "task": task.id, "kind": task.kind,
-                    "node": node.name})
-        for fn in self._notify("cs_task_finished"):
-            fn(task, node, now)
-        if job.complete[MAP] == job.num_maps and job.complete[REDUCE] == job.num_reduces:
-            self._finish_job(job, now)
-        return task
-
-    def _record_output(self, job: Job, index: int, node: str, rack: str, output_bytes: float | None) -> None:
-        outputs = job.map_outputs
-        if outputs is None:
-            outputs = job.map_outputs = MapOutputs(job.num_maps, job.num_reduces, job.spec.shuffle,
-                                                   self.config.cluster.network_distances)
-        outputs.record(index, node, rack, output_bytes)
-
-    def _finish_resource_task(self, task: Task, now: float, output_bytes: float | None = None) -> Task:
-        if task.is_am or self._running_tasks.pop(task.id, None) is None or task.state != RUNNING:
-            raise SchedulerStateError(f"task {task.id} is not running" + (" (an AM ends with its app)"
-                                                                          if task.is_am else ""))
-        node_name = task.node
-        self._rs.release(task)  # type: ignore[union-attr]
-        self._changes += 1
-        task._state = COMPLETE
-        job = task.job
-        job.complete[task.kind] += 1
-        if task.kind == MAP and job.spec.reduces and node_name in self.cluster.nodes:
-            self._record_output(job, task.index, node_name, self.cluster.nodes[node_name].rack,
-                                output_bytes)
-        self._emit({"time": now, "type": "task_finish", "job": job.id, "task": task.id, "kind": task.kind,
-                    "node": node_name})
-        node = self.cluster.nodes.get(node_name or "")
-        if node is not None:
-            for fn in self._notify("cs_task_finished"):
-                fn(task, node, now)
-        if job.all_done:
-            self._finish_job(job, now)
-        else:
-            self._rs.changed(job)  # type: ignore[union-attr]
+        if self._engine.finish_task(task, now, output_bytes):
+            self._finish_job(task.job, now)
         return task
 
     def _finish_job(self, job: Job, now: float, update: bool = True, state: str = "finished", reason: str = "") -> None:
         job.state = state
         job.finish_time = now
         job.runnable = False
-        if self._rs is not None:
-            self._rs.finish_job(job, now)  # its AM ends, it leaves its queue, waiting apps may run
-        else:
-            pool = self.pools[job._pool]
-            self._map_version += 1
-            for kind in KINDS:
-                js = job.sched[kind]
-                if js._ordered:
-                    self._job_order[job._pool][kind].remove(js)
-                    js._ordered = False
-                    self._reposition(pool.sched[kind], 0)
-                job.sched[kind].demand = 0
-                job.sched[kind].fair_share = 0.0
-            del pool.jobs[job.id]
+        self._engine.job_removed(job, now)
         del self.jobs[job.id]
         if self.history:
             self.finished[job.id] = job
@@ -1454,59 +1469,9 @@ class Scheduler:
         """Kill a running task; it becomes pending again (its work is lost)."""
         now = self._tick(now)
         task = self.task(task_id)
-        if self._rs is not None:
-            return self._kill_resource_task(task, now, reason)
-        node = self._release(task)
-        task._state = PENDING
-        task._node = None
-        job = task.job
-        job.pending[task.kind] += 1
-        if task.kind == MAP and not task.locations:
-            job.unlocated_pending += 1
-        job._index_pending(task, push_all=True)
+        self._engine.kill_task(task, now, reason)
         if self.track_reach:  # a map pending again: the job takes it anywhere
-            self._reach_changed[job.id] = OFF_RACK
-        if job.runnable and (task.kind == MAP or job.reduces_schedulable):
-            self._pending_work[task.kind] += 1
-            if not job.sched[task.kind]._ordered:
-                self._job_running(job, task.kind, 0)  # it has a task to offer again
-        if self.history:
-            self.killed.append(task)
-        self._emit({"time": now, "type": "task_preempt", "job": job.id, "task": task.id, "kind": task.kind,
-                    "node": node.name, "reason": reason})
-        for fn in self._notify("cs_task_preempted"):
-            fn(task, node, now)
-        return task
-
-    def _kill_resource_task(self, task: Task, now: float, reason: str) -> Task:
-        if self._running_tasks.get(task.id) is None or task.state != RUNNING:
-            raise SchedulerStateError(f"task {task.id} is not running")
-        if task.is_am:  # the app attempt fails: YARN kills its containers, a new attempt starts with a new AM
-            for other in [t for t in self._running_tasks.values() if t.job is task.job and not t.is_am]:
-                self._kill_resource_task(other, now, reason="application attempt failed")
-        self._running_tasks.pop(task.id, None)
-        node_name = task.node
-        self._rs.release(task)  # type: ignore[union-attr]
-        self._changes += 1
-        task._state = PENDING
-        task._node = None
-        job = task.job
-        if not task.is_am:
-            job.pending[task.kind] += 1
-            if task.kind == MAP and not task.locations:
-                job.unlocated_pending += 1
-            job._index_pending(task, push_all=True)
-            if self.track_reach:  # a map pending again: the job takes it anywhere
-                self._reach_changed[job.id] = OFF_RACK
-        self._rs.requeue(task)  # type: ignore[union-attr]
-        if self.history:
-            self.killed.append(task)
-        self._emit({"time": now, "type": "task_preempt", "job": job.id, "task": task.id, "kind": task.kind,
-                    "node": node_name, "reason": reason})
-        node = self.cluster.nodes.get(node_name or "")
-        if node is not None:
-            for fn in self._notify("cs_task_preempted"):
-                fn(task, node, now)
+            self._reach_changed[task.job.id] = OFF_RACK
         return task
 
     @_plugin_errors
@@ -1525,30 +1490,15 @@ class Scheduler:
             raise SchedulerStateError(f"task {task_id} is not a finished map")
         if job.is_finished or not job.spec.reduces:
             raise SchedulerStateError(f"job {job.id} has no reduce left to read its maps' outputs")
-        started = job.reduces_schedulable
+        was_schedulable = job.reduces_schedulable
         node = task.node
-        job.complete[MAP] -= 1
-        task._state = PENDING
-        task._node = None
-        job.pending[MAP] += 1
-        if not task.locations:
-            job.unlocated_pending += 1
-        job._index_pending(task, push_all=True)
+        self.ledger.lost(task)  # pending again
         if self.track_reach:  # a map pending again: the job takes it anywhere
             self._reach_changed[job.id] = OFF_RACK
         self._hint_epoch += 1  # a map pending again: the hints asked before may not hold
         if job.map_outputs is not None:
             job.map_outputs.forget(task.index)
-        if self._rs is not None:
-            self._rs.requeue(task)
-            self._changes += 1
-        elif job.runnable:
-            self._pending_work[MAP] += 1
-            self._load[MAP].runnable += 1  # one more map demanded, before the next update counts it
-            if started and not job.reduces_schedulable:  # its pending reduces wait for slow start again
-                self._pending_work[REDUCE] -= job.pending[REDUCE]
-            if not job.sched[MAP]._ordered:
-                self._job_running(job, MAP, 0)  # it has a map to offer again
+        self._engine.output_lost(task, was_schedulable)
         self._dirty = True
         self._emit({"time": now, "type": "task_lost", "job": job.id, "task": task.id, "kind": MAP, "node": node,
                     "reason": reason})
@@ -1561,9 +1511,7 @@ class Scheduler:
         ``JobInProgress.failedTask``: it is the caller that fails the job once a task has
         failed ``mapred.map.max.attempts`` times (:meth:`end_job` with ``state="failed"``)."""
         task = self.kill(task_id, now, reason=reason)
-        task.failures += 1
-        if self.history and self.killed and self.killed[-1] is task:
-            self.killed.pop()  # not a preemption
+        self.ledger.failed(task)  # not a preemption
         return task
 
     @_plugin_errors
@@ -1578,21 +1526,15 @@ class Scheduler:
         job = self.job(job_id)
         if job.is_finished:
             raise SchedulerStateError(f"job {job_id} has already ended ({job.state})")
-        running = [t for t in self._running_tasks.values() if t.job is job]
+        ledger = self.ledger
+        running = ledger.running_of(job)
         running.sort(key=lambda t: t.is_am)  # an AM last: its end takes the app with it
         for task in running:
-            if self._rs is not None:
-                if task.is_am:
-                    continue  # released with the app (finish_job)
-                self._running_tasks.pop(task.id, None)
-                node_name = task.node
-                self._rs.release(task)
-                self._changes += 1
-            else:
-                node_name = self._release(task).name
-            task._state = KILLED
-            self._emit({"time": now, "type": "task_preempt", "job": job.id, "task": task.id, "kind": task.kind,
-                        "node": node_name, "reason": f"job {state}"})
+            if task.is_am:
+                continue  # released with the app (the engine's job_removed)
+            node_name = task.node
+            self._engine.give_back(task, ledger.release(task))
+            ledger.end(task, node_name, now, f"job {state}")
         self._finish_job(job, now, state=state, reason=reason)
         return running
 
@@ -1623,8 +1565,10 @@ class Scheduler:
         if not force and now - self._last_preempt_check < self.settings.preemption_interval:
             return []
         self._last_preempt_check = now
-        if self._rs is not None:
-            return self._rs.preempt(now)
+        return self._engine.preempt_tasks(now)
+
+    def preempt_tasks(self, now: float) -> list[Task]:
+        """The slot engine: per kind, the root share policy's plan, its victims killed."""
         killed: list[Task] = []
         for kind in KINDS:
             plan = self.preemption_plan(kind, now)
@@ -1672,8 +1616,10 @@ class Scheduler:
         """``{"pools": {name: {"map": x, "reduce": y}}, "jobs": {id: {...}}}``
         (``None`` where not applicable, e.g. jobs in a FIFO pool); in resource mode
         ``{"queues": {name: {"fair", "steady", "usage", "demand"}}, "jobs": {...}}``."""
-        if self._rs is not None:
-            return self._rs.shares()
+        return self._engine.shares_report()
+
+    def shares_report(self) -> dict[str, Any]:
+        """The slot engine's :meth:`shares`."""
         return {
             "pools": {name: {k: p.sched[k].fair_share for k in KINDS} for name, p in self.pools.items()},
             "jobs": {jid: {k: j.sched[k].fair_share for k in KINDS} for jid, j in self.jobs.items()},
@@ -1681,8 +1627,10 @@ class Scheduler:
 
     def snapshot(self) -> dict[str, Any]:
         """A JSON-able view of pools and jobs: shares, demands, running, weights."""
-        if self._rs is not None:
-            return {"time": self.now, **self._rs.shares()}
+        return {"time": self.now, **self._engine.snapshot_report()}
+
+    def snapshot_report(self) -> dict[str, Any]:
+        """The slot engine's :meth:`snapshot` (without its time)."""
         pools = {}
         for name, p in self.pools.items():
             pools[name] = {
@@ -1715,7 +1663,7 @@ class Scheduler:
                     for k in KINDS
                 },
             }
-        return {"time": self.now, "pools": pools, "jobs": jobs}
+        return {"pools": pools, "jobs": jobs}
 
 
 __all__ = ["DEFAULT_POOL", "CoreSchedulerError", "JobRejectedError", "Scheduler"]

@@ -153,6 +153,7 @@ def test_a_stale_compiled_module_is_named(tmp_path: Path, monkeypatch: pytest.Mo
         "corescheduler.core.order": True,
         "corescheduler.core.scheduler": False,
         "corescheduler.core.shuffle": True,
+        "corescheduler.core.task_ledger": False,
         "corescheduler.sim.heartbeats": False,
         "corescheduler.sim.simulator": False,
         "corescheduler.sim.updates": False,

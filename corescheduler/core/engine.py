@@ -1,0 +1,163 @@
+"""The engine contract: what the scheduler needs from an engine, and an engine from it.
+
+:class:`~corescheduler.core.scheduler.Scheduler` is the one object callers use (submit,
+heartbeat, finish, kill, update, preempt).  Under it runs one engine, picked once when it is
+built: the slot engine (MR1 pools, maps and reduces in slots: the scheduler itself for now)
+or the resource engine (:class:`~corescheduler.core.resource_scheduler.ResourceScheduler`,
+YARN queues and resource vectors).  Both launch and end task attempts through one
+:class:`~corescheduler.core.task_ledger.TaskLedger`, which owns the attempts' state, the
+running set and their events; an engine accounts for capacity and keeps its orders.
+
+This module names the two sides as protocols, so that ``resource_scheduler`` needs nothing
+from ``scheduler`` (no import either way at type-checking time but the scheduler's of the
+engine it builds).  Dask distributed splits the same way: ``SchedulerState`` (state and
+transitions) apart from the ``Scheduler`` server that feeds it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from corescheduler.config import Config, SchedulerConfig
+    from corescheduler.core.allocations import Allocations
+    from corescheduler.core.model import Cluster, Job, JobSpec, Node, Task
+    from corescheduler.core.task_ledger import TaskLedger
+    from corescheduler.plugin_manager import PluginSet
+    from corescheduler.resources import Resources
+
+__all__ = ["Engine", "EngineOwner"]
+
+
+class Engine(Protocol):
+    """What the scheduler asks of its engine.
+
+    The scheduler calls these after its own checks (the clock ticked, the task or node
+    exists); it names plugin errors.  (Resource mode's update and heartbeat still run
+    through the scheduler's own branch: the slot engine's are the scheduler's hot loop.)
+    """
+
+    # ------------------------------------------------------------------ nodes
+    def node_added(self, node: Node, resources: Resources | None) -> None:
+        """``node`` joined (``resources``: what it offers in resource mode); raise
+        SchedulerStateError to refuse it (the scheduler takes it back)."""
+
+    def node_leaving(self, node: Node, now: float) -> list[Task]:
+        """``node`` is leaving: its running tasks are killed (they run again); them."""
+        ...
+
+    def nodes_changed(self) -> None:
+        """A node has left the cluster."""
+
+    # ------------------------------------------------------------------ jobs
+    def spec_problem(self, spec: JobSpec) -> str | None:
+        """What this engine cannot run in ``spec`` (the submission's error), or None."""
+        ...
+
+    def live_queues(self) -> Mapping[str, str]:
+        """Every queue now, full name → ``"leaf"`` or ``"parent"`` (for the PoolResolvers)."""
+        ...
+
+    def place_job(self, job: Job, now: float) -> None:
+        """Place ``job`` in its pool or queue (``job.pool``, the PoolResolver's answer; the
+        engine may rename it); raise the scheduler's ``rejected()`` error to refuse it."""
+
+    def admit_job(self, job: Job, now: float) -> None:
+        """After ``job_submit``: make the placed job runnable now if the engine admits jobs
+        at submission (it may write ``job_start``)."""
+
+    def next_empty(self) -> Job | None:
+        """A runnable job with no task at all (the scheduler ends it), or None."""
+        ...
+
+    def output_lost(self, task: Task, was_schedulable: bool) -> None:
+        """A finished map is pending again (the ledger counted it: ``lost``);
+        ``was_schedulable``: its job's reduces were past slow start before."""
+
+    def move_job(self, job: Job, pool_name: str) -> bool:
+        """Admin action: ``job`` moves to pool ``pool_name``; False when there is nothing to
+        move (raise SchedulerStateError where the engine cannot move jobs)."""
+        ...
+
+    def job_removed(self, job: Job, now: float) -> None:
+        """``job`` ended (finished, killed or failed): it leaves its pool or queue and the
+        orders."""
+
+    def drop_empty(self) -> list[str]:
+        """Forget the pools or dynamic queues placement created that are empty; their names."""
+        ...
+
+    # ------------------------------------------------------------------ task attempts
+    def give_back(self, task: Task, node: Node | None) -> None:
+        """``task``, just released by the ledger, gives back its capacity on ``node`` (None:
+        the node has left) and in its job's and pool's or queues' usage."""
+
+    def finish_task(self, task: Task, now: float, output_bytes: float | None) -> bool:
+        """The running ``task`` completed (ledger: release, complete, finished); True when its
+        job has no task left (the scheduler then ends the job)."""
+        ...
+
+    def kill_task(self, task: Task, now: float, reason: str) -> None:
+        """Kill the running ``task``: it is pending again (ledger: release, requeue,
+        preempted)."""
+
+    def preempt_tasks(self, now: float) -> list[Task]:
+        """Preemption is due now: kill what the engine's preemption chooses; the killed."""
+        ...
+
+    # ------------------------------------------------------------------ reports
+    def shares_report(self) -> dict[str, Any]:
+        """The scheduler's ``shares()``."""
+        ...
+
+    def snapshot_report(self) -> dict[str, Any]:
+        """The scheduler's ``snapshot()`` without its ``time``."""
+        ...
+
+
+class EngineOwner(Protocol):
+    """What an engine reads from the scheduler that runs it.
+
+    The engine writes none of it: task attempts change through :attr:`ledger`'s methods,
+    and a running task is killed through :meth:`kill` (the scheduler's public call).  The
+    underscored helpers are the scheduler's checks of plugin answers, shared with its engine.
+    """
+
+    config: Config
+    settings: SchedulerConfig
+    cluster: Cluster
+    allocations: Allocations
+    plugins: PluginSet
+    ledger: TaskLedger
+    now: float
+    _rack_of: dict[str, str]
+
+    @property
+    def jobs(self) -> Mapping[str, Job]:
+        """Submitted jobs that have not ended, in submission order."""
+        ...
+
+    def rejected(self, reason: str, access: bool = False) -> Exception:
+        """The error for a refused submission."""
+        ...
+
+    def kill(self, task_id: str, now: float | None = None, reason: str = "preempted") -> Task:
+        """Kill a running task (it runs again)."""
+        ...
+
+    def _known_pools(self, allocations: Allocations) -> list[str]:
+        """The pools the PoolResolvers configure themselves (``cs_known_pools``)."""
+        ...
+
+    def _weight(self, adjust: Any, result: Any) -> float:
+        """A WeightAdjuster's answer, checked."""
+        ...
+
+    def _who(self, point: str) -> Any:
+        """The plugin configured at an extension point (for error messages)."""
+        ...
+
+    def _check_selected(self, task: Any, job: Job, kind: str) -> Task:
+        """A TaskSelector's answer, checked."""
+        ...

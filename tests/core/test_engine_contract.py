@@ -1,0 +1,237 @@
+"""The engine contract (issue 27, item 1): one task ledger for both engines, an engine
+protocol both implement, and no import or private write between the scheduler and the
+resource engine."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+import pytest
+from paths import REPO
+
+from corescheduler.core import engine as engine_module
+from corescheduler.core.engine import Engine, EngineOwner
+from corescheduler.core.model import COMPLETE, KILLED, MAP, PENDING, REDUCE, RUNNING, Cluster, Job, JobSpec, TaskSpec
+from corescheduler.core.resource_scheduler import ResourceScheduler
+from corescheduler.core.scheduler import Scheduler
+from corescheduler.core.task_ledger import TaskLedger
+from corescheduler.errors import PluginExecutionError, SchedulerStateError
+from corescheduler.resources import Resources
+from corescheduler.testing import ClusterHarness
+
+CORE = REPO / "corescheduler" / "core"
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module an import statement of ``path`` names (TYPE_CHECKING and function-level too)."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module)
+            out.update(f"{node.module}.{a.name}" for a in node.names)
+    return out
+
+
+def test_the_resource_engine_the_ledger_and_the_protocols_import_no_scheduler():
+    for name in ("resource_scheduler.py", "task_ledger.py", "engine.py"):
+        imported = _imports(CORE / name)
+        assert "corescheduler.core.scheduler" not in imported, name
+    assert "corescheduler.core.resource_scheduler" not in _imports(CORE / "task_ledger.py")
+    assert "corescheduler.core.resource_scheduler" not in _imports(CORE / "engine.py")
+
+
+def _private_writes(path: Path, owners: set[str]) -> list[str]:
+    """``x._name = …`` / ``x._name += …`` / ``x._name[k] = …`` where ``x`` is one of ``owners``
+    (a dotted expression such as ``self.owner``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            while isinstance(target, ast.Subscript):
+                target = target.value
+            if isinstance(target, ast.Attribute) and target.attr.startswith("_"):
+                if ast.unparse(target.value) in owners:
+                    found.append(f"{path.name}:{node.lineno}: {ast.unparse(target)}")
+    return found
+
+
+def test_no_engine_writes_the_schedulers_private_state_nor_the_scheduler_the_engines():
+    assert _private_writes(CORE / "resource_scheduler.py", {"self.owner", "owner"}) == []
+    assert _private_writes(CORE / "scheduler.py", {"self._rs", "rs", "self._engine", "self.ledger", "ledger"}) == []
+
+
+@pytest.mark.parametrize("engine", [Scheduler, ResourceScheduler])
+def test_both_engines_implement_the_engine_protocol_with_its_signatures(engine):
+    members = [n for n, v in vars(Engine).items() if inspect.isfunction(v) and not n.startswith("_")]
+    assert len(members) >= 15
+    for name in members:
+        mine = inspect.signature(getattr(engine, name))
+        theirs = inspect.signature(getattr(Engine, name))
+        assert list(mine.parameters)[1:] == list(theirs.parameters)[1:] or (
+            isinstance(inspect.getattr_static(engine, name), staticmethod)
+            and list(mine.parameters) == list(theirs.parameters)[1:]
+        ), (engine.__name__, name, mine, theirs)
+
+
+def test_the_owner_protocol_names_only_what_the_scheduler_has():
+    h = ClusterHarness(config={"scheduler": {"mode": "resources"}})
+    sched = h.scheduler
+    names = [n for n, v in vars(EngineOwner).items() if inspect.isfunction(v) or isinstance(v, property)]
+    names += list(EngineOwner.__annotations__)
+    assert len(names) >= 15
+    for name in names:
+        assert hasattr(sched, name), name
+    assert engine_module.__all__ == ["Engine", "EngineOwner"]
+
+
+# ---------------------------------------------------------------------- the ledger on its own
+def _job_and_ledger(maps: int = 2, reduces: int = 1):
+    cluster = Cluster.build(1, 2, 2, 2)
+    events: list[dict] = []
+    heard: list[tuple] = []
+
+    def listeners(hook: str):
+        return [lambda *args: heard.append((hook, args[0].id))]
+
+    ledger = TaskLedger(cluster.nodes, listeners, events.append, history=True)
+    job = Job(id="j", spec=JobSpec(maps=[TaskSpec(1.0)] * maps, reduces=[TaskSpec(1.0)] * reduces), pool="p",
+              user=None, priority="NORMAL", submit_time=0.0, reduce_slowstart=0.0)
+    job._initialize(cluster.rack_of)
+    return cluster, ledger, job, events, heard
+
+
+def test_ledger_launch_and_finish_write_the_task_state_events_and_notifications_in_order():
+    cluster, ledger, job, events, heard = _job_and_ledger()
+    node = cluster.nodes["n0000"]
+    task = job.tasks[MAP][0]
+    ledger.launch(task, node, 5.0, "node")
+    assert (task.state, task.node, task.start_time, task.attempts, task.launch_seq) == (RUNNING, "n0000", 5.0, 1, 1)
+    assert ledger.running == {task.id: task} and node.tasks == {task.id: task} and job.first_launch == 5.0
+    assert events == [{"time": 5.0, "type": "task_start", "job": "j", "task": task.id, "kind": MAP,
+                       "node": "n0000", "locality": "node"}]
+    assert heard == []  # the engine accounts first; then started() tells the plugins
+    ledger.started(task, node, "node", 5.0)
+    assert heard == [("cs_task_started", task.id)]
+    assert ledger.release(task) is node
+    assert ledger.running == {} and node.tasks == {} and ledger.changes == 2
+    ledger.complete(task, node, 100.0)
+    ledger.finished(task, "n0000", node, 7.0)
+    assert task.state == COMPLETE and job.complete[MAP] == 1
+    assert job.map_outputs is not None  # a map of a job with reduces leaves its output
+    assert events[-1] == {"time": 7.0, "type": "task_finish", "job": "j", "task": task.id, "kind": MAP,
+                          "node": "n0000"}
+    assert heard[-1] == ("cs_task_finished", task.id)
+
+
+def test_ledger_release_of_a_task_not_running_is_a_scheduler_error():
+    _, ledger, job, _, _ = _job_and_ledger()
+    task = job.tasks[MAP][0]
+    with pytest.raises(SchedulerStateError, match="is not running"):
+        ledger.release(task)
+    assert ledger.changes == 0
+
+
+def test_ledger_resource_launch_carries_the_size_and_a_reduce_starts_copying():
+    cluster, ledger, job, events, _ = _job_and_ledger()
+    task = job.tasks[REDUCE][0]
+    ledger.launch(task, cluster.nodes["n0001"], 1.0, None, Resources(memory=1024, vcores=1))
+    assert task.phase == "copy"
+    assert list(events[0]) == ["time", "type", "job", "task", "kind", "node", "resources"]
+    assert events[0]["resources"] == Resources(memory=1024, vcores=1).as_dict()
+
+
+def test_ledger_kill_requeues_keeps_history_and_a_failure_is_no_preemption():
+    cluster, ledger, job, events, heard = _job_and_ledger()
+    node = cluster.nodes["n0000"]
+    task = job.tasks[MAP][1]
+    pending = job.pending[MAP]
+    ledger.launch(task, node, 0.0, "off")
+    job.pending[MAP] -= 1  # (the engine's accounting)
+    ledger.release(task)
+    ledger.requeue(task)
+    ledger.preempted(task, "n0000", 2.0, "preempted")
+    assert task.state == PENDING and task.node is None and job.pending[MAP] == pending
+    assert ledger.killed == [task] and heard[-1] == ("cs_task_preempted", task.id)
+    assert events[-1]["type"] == "task_preempt" and events[-1]["reason"] == "preempted"
+    ledger.failed(task)
+    assert ledger.killed == [] and task.failures == 1
+
+
+def test_ledger_end_kills_with_the_job_and_tells_no_plugin():
+    cluster, ledger, job, events, heard = _job_and_ledger()
+    node = cluster.nodes["n0001"]
+    task = job.tasks[MAP][0]
+    ledger.launch(task, node, 0.0, "off")
+    ledger.release(task)
+    ledger.end(task, "n0001", 3.0, "job killed")
+    assert task.state == KILLED and heard == []
+    assert events[-1] == {"time": 3.0, "type": "task_preempt", "job": "j", "task": task.id, "kind": MAP,
+                          "node": "n0001", "reason": "job killed"}
+
+
+# ---------------------------------------------------------------------- through the scheduler
+def test_both_engines_count_launches_and_releases_in_the_one_ledger():
+    for mode, submit in (("slots", lambda h: h.submit(maps=2)),
+                         ("resources", lambda h: h.submit(queue="root.a", tasks=2, resources="1024 mb, 1 vcores"))):
+        h = ClusterHarness(nodes_per_rack=1, node_resources="8192 mb, 8 vcores",
+                           config={"scheduler": {"mode": mode, "assign_multiple": True}})
+        submit(h)
+        got = h.heartbeat("n0000")
+        assert len(got) == 2, mode
+        ledger = h.scheduler.ledger
+        assert ledger.launch_seq == 2 and set(ledger.running) == {a.task for a in got}, mode
+        assert h.scheduler._running_tasks is ledger.running and h.scheduler.killed is ledger.killed
+        h.kill(got[0].task)
+        h.finish(got[1].task)
+        assert ledger.running == {} and ledger.changes == 4 and [t.id for t in ledger.killed] == [got[0].task]
+        assert [e["type"] for e in h.events if e["type"].startswith("task_")] == [
+            "task_start", "task_start", "task_preempt", "task_finish"], mode
+
+
+def test_a_launch_taken_back_after_a_failing_order_key_was_started_first():
+    """Slot mode writes a task's ``task_start`` before its engine accounts for it (resource
+    mode always did): a heartbeat that fails on a policy's order key and takes the launch back
+    leaves ``task_start`` then ``task_preempt``, not a preemption of a task never started."""
+    from corescheduler_plugins.fair import FairSharePolicy
+
+    class Flaky(FairSharePolicy):
+        fail = False
+
+        def order_key(self, schedulable):
+            if Flaky.fail and not schedulable.is_pool:
+                Flaky.fail = False
+                raise RuntimeError("flaky key")
+            return super().order_key(schedulable)
+
+    h = ClusterHarness(config={"scheduler": {"share_policy": "flaky"}}, plugins={"flaky": Flaky})
+    h.submit(maps=4)
+    Flaky.fail = True
+    with pytest.raises(PluginExecutionError, match="flaky key"):
+        h.heartbeat("n0000")
+    tasks = [(e["type"], e.get("reason")) for e in h.events if e["type"].startswith("task_")]
+    assert tasks == [("task_start", None), ("task_preempt", "heartbeat failed")]
+    assert h.scheduler.ledger.running == {}
+
+
+def test_the_scheduler_picks_its_engine_once():
+    slots = ClusterHarness().scheduler
+    resources = ClusterHarness(config={"scheduler": {"mode": "resources"}}).scheduler
+    assert slots._engine is slots and slots._rs is None
+    assert resources._engine is resources._rs and isinstance(resources._rs, ResourceScheduler)
+    assert resources._rs.ledger is resources.ledger
+
+
+def test_a_node_with_negative_resources_is_refused_and_the_cluster_is_as_before():
+    h = ClusterHarness(config={"scheduler": {"mode": "resources"}})
+    before = dict(h.scheduler.cluster.nodes)
+    with pytest.raises(SchedulerStateError, match="negative resources"):
+        h.scheduler.add_node("bad", "r00", resources=Resources(memory=-1, vcores=1))
+    assert h.scheduler.cluster.nodes == before and "bad" not in h.scheduler._rack_of
