@@ -593,18 +593,18 @@ class Service:
             def unplace(job: Job) -> None:
                 self.scheduler.end_job(job_id, self.now(), state="failed", reason="could not be stored")
 
-            self._write(write, place, unplace, placed)
+            self._write(write, place, unplace, placed, [job_id])
             self.jobs[job_id] = LiveJob(request, {MAP: list(range(len(request.maps))),
                                                   REDUCE: list(range(len(request.reduces)))})
             self._job_started(self.scheduler.jobs[job_id])
             self.kick()
             return self.describe(job_id)
 
-    def _write(self, write: Any, apply: Any, undo: Any, after: Any = None) -> Any:
-        """A request's change, ledger first (:meth:`Store.change`); a ledger that cannot be
-        written is a 503 and nothing changed."""
+    def _write(self, write: Any, apply: Any, undo: Any, after: Any = None, jobs: Any = None) -> Any:
+        """A request's change, ledger first (:meth:`Store.change`; ``jobs``: those whose tasks it
+        changes); a ledger that cannot be written is a 503 and nothing changed."""
         try:
-            return self.store.change(write, apply, undo, after)
+            return self.store.change(write, apply, undo, after, jobs)
         except LedgerError as exc:
             log.error("the ledger could not be written: %s", exc)
             raise ServiceError(f"the change could not be written to the ledger ({exc}); nothing changed",
@@ -667,7 +667,7 @@ class Service:
                     w(sql, args)
 
             # the ledger's commit first: a kill cannot be undone in the scheduler
-            self._write(write, lambda: None, lambda _: None)
+            self._write(write, lambda: None, lambda _: None, jobs=[job_id])
             stopped = self.scheduler.end_job(job_id, now, state="killed", reason=reason)
             for task in stopped:
                 await self._stop_grant(task.id)
@@ -697,7 +697,7 @@ class Service:
                 self.scheduler.move(job_id, before, self.now())
 
             self._write(lambda w: w("UPDATE jobs SET pool = ? WHERE id = ?", (pool, job_id)), apply, undo,
-                        lambda w, placed: w("UPDATE jobs SET pool = ? WHERE id = ?", (placed, job_id)))
+                        lambda w, placed: w("UPDATE jobs SET pool = ? WHERE id = ?", (placed, job_id)), [job_id])
             self.kick()
             return self.describe(job_id)
 
@@ -716,7 +716,7 @@ class Service:
                     raise ServiceError(str(exc), 400, "priority") from None
 
             self._write(lambda w: w("UPDATE jobs SET priority = ? WHERE id = ?", (priority, job_id)), apply,
-                        lambda _: self.scheduler.set_priority(job_id, before, self.now()))
+                        lambda _: self.scheduler.set_priority(job_id, before, self.now()), jobs=[job_id])
             self.kick()
             return self.describe(job_id)
 
@@ -750,7 +750,7 @@ class Service:
 
             # the ledger keeps it: a restart keeps the switch (as the allocation file keeps its own)
             self._write(lambda w: w("INSERT OR REPLACE INTO modes (pool, mode) VALUES (?, ?)", (pool, mode)),
-                        apply, lambda _: overrides(before))
+                        apply, lambda _: overrides(before), jobs=())
             self.kick()
             return {"pool": pool, "mode": mode}
 
