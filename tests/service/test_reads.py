@@ -192,6 +192,13 @@ def test_the_api_pages_jobs_and_tasks_and_reads_off_the_loop(live_service) -> No
         return stats(job_id)
 
     live.service.store.job_stats = watched  # type: ignore[method-assign]
+    summary = live.service.store.job_summary
+
+    def watched_summary(job_id: str):  # a job's row: read on the loop before (it waited for the GIL there)
+        threads.append(threading.current_thread().name)
+        return summary(job_id)
+
+    live.service.store.job_summary = watched_summary  # type: ignore[method-assign]
     with httpx.Client(base_url=live.url, timeout=30) as c:
         ids = [c.post("/api/v1/jobs", json={"name": f"j{i}", "maps": [{"command": ["true"]}] * 5}).json()["id"]
                for i in range(3)]
@@ -222,6 +229,8 @@ def test_the_api_pages_jobs_and_tasks_and_reads_off_the_loop(live_service) -> No
 
         doc = c.get(f"/api/v1/jobs/{ids[0]}").json()
         assert doc["document"]["maps"] == [{"command": ["true"]}] * 5 and doc["maps"]["total"] == 5
+        assert c.get("/api/v1/jobs/job_9999").status_code == 404
+        assert c.get(f"/api/v1/jobs/{ids[0]}/result").status_code in (200, 409)
     assert threads and all(t.startswith("corescheduler-read") for t in threads), threads
 
     out = CliRunner().invoke(main, ["status", "--url", live.url, "--limit", "2"])
