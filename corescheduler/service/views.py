@@ -1,13 +1,18 @@
 """What the API reads of the service: a job as shown (its ledger row and task counts, with the
 scheduler's live view while it holds the job), the pools, the nodes, a result.  Ledger reads
 run in the service's reading threads.  Mixed into :class:`~corescheduler.service.service.Service`.
+
+:class:`ServiceView` is that service as the page and the metrics read it: they name it, not
+:class:`~corescheduler.service.service.Service`, so no import goes back from them to the
+module that builds the service (which keeps the page's chart history).
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from corescheduler.core.model import (
     MAP,
@@ -15,6 +20,31 @@ from corescheduler.core.model import (
     Job,
 )
 from corescheduler.service.errors import ServiceError
+
+if TYPE_CHECKING:
+    from corescheduler.core.scheduler import Scheduler
+    from corescheduler.service.attempts import Grant
+    from corescheduler.service.backend import WorkerInfo
+    from corescheduler.service.settings import ServiceSettings
+    from corescheduler.service.store import Store
+
+
+class ServiceView(Protocol):
+    """What the ``/scheduler`` page and ``/metrics`` read of a running service."""
+
+    scheduler: Scheduler
+    resource_mode: bool
+    settings: ServiceSettings
+    store: Store
+    grants: Mapping[str, Grant]
+    workers: Mapping[str, WorkerInfo]
+    preemptions: int
+
+    def healthy(self) -> tuple[bool, str]: ...
+
+    def pools(self) -> list[dict[str, Any]]: ...
+
+    def nodes(self) -> list[dict[str, Any]]: ...
 
 
 class Views:
