@@ -99,7 +99,7 @@ class Attempts:
         index = live.index[a.kind][task.index] if live is not None else task.index
         grant = Grant("", a.node, None, a.job, a.kind, index)
         self.grants.pop(a.task, None)
-        await self._ended(a.task, grant, "failed", f"could not be started: {type(exc).__name__}: {exc}"[:2000])
+        await self._ended(a.task, grant, "failed", f"could not be started: {type(exc).__name__}: {exc}")
 
     async def _watch(self, task_id: str, grant: Grant) -> None:
         live = self.jobs.get(grant.job)
@@ -141,7 +141,7 @@ class Attempts:
                 if outcome != "ok":
                     raise
                 await self._ended(task_id, grant, "failed",
-                                  f"the service could not record the result: {type(exc).__name__}: {exc}"[:2000])
+                                  f"the service could not record the result: {type(exc).__name__}: {exc}")
             self.kick(grant.worker)
 
     async def _ended(self, task_id: str, grant: Grant, outcome: str, detail: Any) -> None:
@@ -178,8 +178,10 @@ class Attempts:
             return
         # failed, or lost by the engine: the attempt failed; retry until max_attempts
         sched.fail(task_id, now, reason=str(detail)[:200])
-        self.store.task_ended(grant.job, grant.kind, grant.index, "pending", error=str(detail), failed=True)
-        if task.failures >= self.settings.max_attempts:
+        exhausted = task.failures >= self.settings.max_attempts  # its job fails: the task is failed, not killed
+        self.store.task_ended(grant.job, grant.kind, grant.index, "failed" if exhausted else "pending",
+                              error=str(detail), failed=True)
+        if exhausted:
             reason = (f"{grant.kind} {grant.index} failed {task.failures} times; last error: {detail}")
             stopped = sched.end_job(grant.job, now, state="failed", reason=reason)
             for other in stopped:

@@ -49,7 +49,7 @@ from corescheduler.formats.allocation_file import AllocationFileLoader
 from corescheduler.service.attempts import Attempts, Grant, LiveJob, jsonable
 from corescheduler.service.backend import DaskBackend, WorkerInfo
 from corescheduler.service.errors import ServiceError
-from corescheduler.service.jobs import JobFormatError, check_name, parse_job
+from corescheduler.service.jobs import JobFormatError, check_pool, parse_job
 from corescheduler.service.page import History
 from corescheduler.service.settings import ServiceSettings
 from corescheduler.service.store import LedgerError, Store
@@ -429,11 +429,9 @@ class Service(Workers, Attempts, Views):
 
     async def move(self, job_id: str, pool: str) -> dict[str, Any]:
         try:
-            pool = check_name(pool, "pool", "a pool name").strip()
+            pool = check_pool(pool, "pool").strip()
         except JobFormatError as exc:
             raise ServiceError(exc.message, 400, "pool") from None
-        if not pool:
-            raise ServiceError("expected a pool name (a non-empty string of at most 200 characters)", 400, "pool")
         async with self._lock:
             job = self._live(job_id)
             before = job.pool
@@ -478,7 +476,7 @@ class Service(Workers, Attempts, Views):
         if mode not in ("fifo", "fair"):
             raise ServiceError("expected \"fifo\" or \"fair\"", 400, "mode")
         try:
-            check_name(pool, "pool", "a pool name")
+            check_pool(pool, "pool")
         except JobFormatError as exc:
             raise ServiceError(exc.message, 400, "pool") from None
         if self.resource_mode:

@@ -71,6 +71,18 @@ STATS_CACHE = 4096
 DOCUMENT_CACHE = 64 << 20
 #: job states that never change again
 ENDED = ("finished", "killed", "failed")
+#: the longest error text kept for a task or a job (characters); the rest is cut, and the text
+#: says how much was (an error may carry a whole stderr tail or a user's exception message)
+MAX_ERROR = 4000
+
+
+def bounded_error(text: str | None, limit: int = MAX_ERROR) -> str | None:
+    """``text`` as the ledger keeps an error: whole up to ``limit`` characters, else its first
+    part and ``… [cut: N more characters]``."""
+    if text is None or len(text) <= limit:
+        return text
+    note = f"… [cut: {len(text) - limit} more characters]"
+    return text[:limit] + note
 
 
 class LedgerError(Exception):
@@ -287,11 +299,13 @@ class Store:
 
     def task_ended(self, job_id: str, kind: str, idx: int, state: str, error: str | None = None,
                    result: Any = None, failed: bool = False) -> None:
-        """``state``: ``complete``, or ``pending`` again (killed or failed: it will re-run)."""
+        """``state``: ``complete``, ``pending`` again (killed or failed: it will re-run), or
+        ``failed`` (its last attempt failed: its job fails).  ``error`` is kept bounded
+        (:func:`bounded_error`)."""
         text = _json(result)
         self.defer("UPDATE tasks SET state = ?, error = COALESCE(?, error), result = ?, "
                    "failures = failures + ? WHERE job = ? AND kind = ? AND idx = ?",
-                   (state, error, text, 1 if failed else 0, job_id, kind, idx), job_id)
+                   (state, bounded_error(error), text, 1 if failed else 0, job_id, kind, idx), job_id)
 
     def job_ended(self, job_id: str, state: str, error: str | None = None, result: Any = None) -> None:
         self._tx(self.end_statements(job_id, state, error, result), [job_id])
@@ -302,8 +316,10 @@ class Store:
         """The statements that end a job (``finished``, ``killed`` or ``failed``)."""
         text = _json(result)
         return [("UPDATE jobs SET state = ?, ended = ?, error = ?, result = ? WHERE id = ? "
-                 "AND state NOT IN ('finished', 'killed', 'failed')", (state, time.time(), error, text, job_id)),
-                ("UPDATE tasks SET state = CASE WHEN state = 'complete' THEN 'complete' ELSE ? END "
+                 "AND state NOT IN ('finished', 'killed', 'failed')",
+                 (state, time.time(), bounded_error(error), text, job_id)),
+                # a task that failed (its job failed for it) stays failed; the others not done are killed
+                ("UPDATE tasks SET state = CASE WHEN state IN ('complete', 'failed') THEN state ELSE ? END "
                  "WHERE job = ?", ("killed" if state != "finished" else "complete", job_id))]
 
     # ------------------------------------------------------------------ reads

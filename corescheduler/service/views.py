@@ -156,4 +156,4 @@ class Views:
 
 def _counts(c: dict[str, int]) -> dict[str, int]:
     return {"total": sum(c.values()), "pending": c.get("pending", 0), "running": c.get("running", 0),
-            "finished": c.get("complete", 0), "killed": c.get("killed", 0)}
+            "finished": c.get("complete", 0), "killed": c.get("killed", 0), "failed": c.get("failed", 0)}
