@@ -318,9 +318,9 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         return JSONResponse({"jobs": out, "next": following})
 
     async def job_row(job_id: str) -> dict[str, Any]:
-        """A job's ledger row (without its document: one primary-key lookup through the loop's
-        own read connection, which a write never holds back); 404 if none."""
-        row = service.store.job_summary(job_id) if _JOB_ID.match(job_id) else None
+        """A job's ledger row (without its document), read in a reading thread: the loop never
+        waits for SQLite (a read there waited for the GIL behind the reading threads); 404 if none."""
+        row = await service.read(service.store.job_summary, job_id) if _JOB_ID.match(job_id) else None
         if row is None:
             raise ServiceError(f"no job {job_id!r}", 404, "id")
         return row
@@ -330,17 +330,26 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         """A job; for its owner, admins and its queue's administrators with its errors and its
         document as submitted (arguments, env, commands)."""
         who = principal(request, mutating=False)
-        row = await job_row(job_id)
+        store = service.store
+
+        def fetch() -> tuple[dict[str, Any] | None, dict[str, Any] | None, bytes | None]:
+            """The row, its stats and its document (kept bytes, never decoded): one trip to a
+            reading thread for the whole answer."""
+            row = store.job_summary(job_id) if _JOB_ID.match(job_id) else None
+            if row is None:
+                return None, None, None
+            return row, store.job_stats(job_id), store.job_document(job_id)
+
+        row, stats, document = await service.read(fetch)
+        if row is None or stats is None:
+            raise ServiceError(f"no job {job_id!r}", 404, "id")
         whole = readable(who, row, job_id, "the job")
-        described = (await service.describe_many([row]))[0]
+        described = service.described(row, stats)
         if not whole:
             return JSONResponse(summary(described))
-
-        def body() -> bytes:  # the stored document spliced in as it is: never decoded, in a thread
-            document = service.store.job_document(job_id) or b"null"
-            return b"".join((json.dumps(described)[:-1].encode(), b', "document": ', document, b"}"))
-
-        return Response(await service.read(body), media_type="application/json")
+        # the stored document spliced in as it is
+        return Response(b"".join((json.dumps(described)[:-1].encode(), b', "document": ', document or b"null", b"}")),
+                        media_type="application/json")
 
     @app.get(API + "/jobs/{job_id}/tasks")
     async def tasks(job_id: str, request: Request, limit: int = PAGE, after: str | None = None) -> JSONResponse:

@@ -43,6 +43,11 @@ MAX_NAME = 200
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 #: what a name (job, pool, queue, input node) may not hold: control characters, NUL included
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: Unicode's bidirectional controls (embeddings, overrides, isolates, marks): in a pool name they
+#: make the page, the CLI's table and the logs show another name than the one stored
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: a percent-encoded octet ("%00", "%2e"): a name is sent as itself, never URL-encoded
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
 class JobFormatError(CoreSchedulerError):
@@ -134,6 +139,34 @@ def check_name(value: Any, field: str, what: str = "a name") -> str:
     return value
 
 
+def check_pool(value: Any, field: str) -> str:
+    """A pool (queue) name: :func:`check_name`, then what YARN's ``QueueManager.isQueueNameValid``
+    refuses — an empty part between dots (``a..b``, ``.a``, ``a.``) or a part with white space
+    around it (``a. b``; ``FairSchedulerUtilities.trimQueueName``) — after the name's own outer
+    white space is trimmed; and what makes a name shown differ from the name stored: a
+    bidirectional control character, a percent-encoded octet (``%00``).  Returns the name as given."""
+    from corescheduler.core.queues import trim_queue_name
+
+    check_name(value, field, "a pool name")
+    name = value.strip()
+    if not name:
+        raise JobFormatError("expected a pool name (a non-empty string)", field)
+    if _BIDI.search(value):
+        raise JobFormatError(f"a pool name may not hold a bidirectional control character "
+                             f"(U+{ord(_BIDI.search(value).group(0)):04X})", field)
+    if m := _PERCENT.search(value):
+        raise JobFormatError(f"a pool name may not hold a percent-encoded octet ({m.group(0)!r}): send the "
+                             "name itself", field)
+    for offset, part in enumerate(name.split(".")):
+        if not part:
+            raise JobFormatError(f"a pool name may not have an empty part between dots (part {offset} of "
+                                 f"{name!r}): YARN's queue names are dot-separated", field)
+        if part != trim_queue_name(part):
+            raise JobFormatError(f"a pool name's part may not begin or end with white space (part {offset} "
+                                 f"of {name!r})", field)
+    return value
+
+
 def unstorable(value: Any) -> bool:
     """Whether any string in ``value`` (keys included, at any depth) holds a lone surrogate."""
     stack = [value]
@@ -187,9 +220,7 @@ def parse_job(doc: Any) -> JobRequest:
     if "pool" in doc and "queue" in doc and doc["pool"] != doc["queue"]:
         raise JobFormatError("give pool or queue, not two different ones", "queue")
     if pool is not None:
-        check_name(pool, where, "a pool name")
-        if not pool.strip():
-            raise JobFormatError("expected a pool name (a non-empty string)", where)
+        check_pool(pool, where)
     priority = doc.get("priority", "NORMAL")
     if not isinstance(priority, str) or priority.upper() not in PRIORITY_WEIGHT:
         raise JobFormatError(f"expected one of {', '.join(PRIORITY_WEIGHT)}", "priority")

@@ -13,7 +13,7 @@ from prometheus_client import CollectorRegistry, Gauge, generate_latest
 from corescheduler.core.model import KINDS
 
 if TYPE_CHECKING:
-    from corescheduler.service.service import Service
+    from corescheduler.service.views import ServiceView as Service
 
 
 def render(service: Service) -> str:

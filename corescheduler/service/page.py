@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from corescheduler.core.model import MAP, PRIORITY_WEIGHT, REDUCE
 
 if TYPE_CHECKING:
-    from corescheduler.service.service import Service
+    from corescheduler.service.views import ServiceView as Service
 
 REFRESH = 10
 #: chart samples kept per pool (one a second at most)

@@ -22,23 +22,19 @@ count of each.  Resource mode: its memory limit
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import logging
 import math
 import os
 import time
-from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import attrs
-from attrs import define, field
 
 from corescheduler.config import Config
 from corescheduler.core.allocations import Allocations
 from corescheduler.core.model import (
-    COMPLETE,
     MAP,
     PRIORITY_WEIGHT,
     REDUCE,
@@ -46,18 +42,21 @@ from corescheduler.core.model import (
     Assignment,
     Cluster,
     Job,
-    Task,
 )
 from corescheduler.core.scheduler import AccessDeniedError, JobRejectedError, Scheduler
 from corescheduler.errors import CoreSchedulerError, PluginError, SchedulerStateError
 from corescheduler.formats.allocation_file import AllocationFileLoader
-from corescheduler.resources import Resources
-from corescheduler.service.backend import DaskBackend, WorkerInfo, wait_futures
-from corescheduler.service.jobs import JobFormatError, JobRequest, check_name, check_timeout, parse_job
+from corescheduler.service.attempts import Attempts, Grant, LiveJob, jsonable
+from corescheduler.service.backend import DaskBackend, WorkerInfo
+from corescheduler.service.errors import ServiceError
+from corescheduler.service.jobs import JobFormatError, check_pool, parse_job
 from corescheduler.service.page import History
-from corescheduler.service.result import shown
-from corescheduler.service.runner import AttemptFailed, AttemptKilled
+from corescheduler.service.settings import ServiceSettings
 from corescheduler.service.store import LedgerError, Store
+from corescheduler.service.views import Views
+from corescheduler.service.workers import Workers
+
+__all__ = ["READERS", "Grant", "LiveJob", "Service", "ServiceError", "ServiceSettings", "jsonable"]
 
 #: threads reading the ledger for the API: more readers queue (SQLite runs without the GIL, but
 #: each thread's Python share of a read competes with the loop)
@@ -66,163 +65,7 @@ READERS = 4
 log = logging.getLogger("corescheduler.service")
 
 
-class ServiceError(CoreSchedulerError):
-    """A request the service refuses: ``status`` is the HTTP status, ``field`` what was wrong."""
-
-    def __init__(self, message: str, status: int = 400, field: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.status = status
-        self.field = field
-
-
-@define
-class Grant:
-    """One attempt of a task on the engine."""
-
-    attempt: str
-    worker: str
-    future: Any
-    job: str
-    kind: str
-    index: int
-
-
-@define
-class LiveJob:
-    """What the service keeps of a job beside the scheduler's :class:`Job`."""
-
-    request: JobRequest
-    #: the scheduler's task index -> the submitted task's index (a job restored after a
-    #: restart runs only what it had not finished)
-    index: dict[str, list[int]] = field(factory=dict)
-    #: map results by submitted index, of a map-only job (its result) or restored from the ledger
-    map_results: dict[int, Any] = field(factory=dict)
-    reduce_results: dict[int, Any] = field(factory=dict)
-    #: a job with reduces: its finished maps' results stay on the workers that made them;
-    #: the Dask futures holding them, by submitted index (handed to the reduces, so Dask moves
-    #: each result from its worker to the reduce's, never through the service)
-    map_futures: dict[int, Any] = field(factory=dict)
-
-
-@define
-class ServiceSettings:
-    """``[service]`` settings."""
-
-    tick: float = 0.5
-    max_attempts: int = 4
-    workers: int | None = None
-    threads: int | None = None
-    #: "process": every attempt its own process (killed exactly); "thread": a Python call runs in
-    #: the worker's thread (no process start: for short tasks; stopping it restarts the worker)
-    isolation: str = "process"
-    #: grants a worker may hold per slot: above 1, a worker gets its next tasks before its slots
-    #: free, hiding the grant round trip (design/dask-backend.md: 1.5 for 50 ms tasks); the
-    #: scheduler then counts backlog × slots per node
-    backlog: float = 1.0
-    #: the OS account tasks run as when the service runs as root: one name, or a table from
-    #: tenant users to names with a "*" entry for everyone else (SPEC §8b)
-    run_as: str | dict[str, str] | None = None
-    #: seconds an attempt may run when its job gives no ``timeout`` (None: no limit); past it,
-    #: its process group is killed and the attempt fails (Hadoop's mapreduce.task.timeout)
-    task_timeout: float | None = None
-    #: the embedded Dask scheduler's dashboard ("127.0.0.1:8787"); None: no dashboard
-    dashboard: str | None = None
-    #: the largest result (pickled) an attempt may return; past it the attempt fails
-    max_result_bytes: int = 64 << 20
-
-    def account(self, user: str | None) -> str | None:
-        """The OS account ``user``'s tasks run as (when the service runs as root)."""
-        if isinstance(self.run_as, dict):
-            return self.run_as.get(user or "", self.run_as["*"])
-        return self.run_as
-    #: what anyone may read of a job that is not theirs (SPEC §8b): "summary" or "none"
-    public_read: str = "summary"
-
-    @classmethod
-    def from_config(cls, config: Config, problems: list[str] | None = None) -> ServiceSettings:
-        """``[service]``'s settings.  A bad one raises :class:`ServiceError` (the first); given
-        ``problems``, every bad one's message is appended there instead (``check``) and the
-        default kept for it."""
-        def fail(message: str) -> None:
-            if problems is None:
-                raise ServiceError(message)
-            problems.append(message)
-
-        raw: Mapping[str, Any] = config.service
-        known = {"tick", "max_attempts", "workers", "threads", "isolation", "backlog", "run_as",
-                 "task_timeout", "dashboard", "public_read", "max_result_bytes"}
-        for key in sorted(set(raw) - known):
-            fail(f"[service] {key}: unknown setting; expected one of {', '.join(sorted(known))}")
-        out = cls()
-        for key in ("tick",):
-            if key in raw:
-                value = raw[key]
-                if not isinstance(value, int | float) or isinstance(value, bool) or not (0 < value <= 60):
-                    fail(f"[service] {key}: expected seconds in (0, 60], got {value!r}")
-                else:
-                    setattr(out, key, float(value))
-        if "isolation" in raw:
-            if raw["isolation"] not in ("process", "thread"):
-                fail(f"[service] isolation: expected \"process\" or \"thread\", got {raw['isolation']!r}")
-            else:
-                out.isolation = raw["isolation"]
-        if "public_read" in raw:
-            if raw["public_read"] not in ("summary", "none"):
-                fail("[service] public_read: expected \"summary\" or \"none\", "
-                     f"got {raw['public_read']!r}")
-            else:
-                out.public_read = raw["public_read"]
-        if "backlog" in raw:
-            value = raw["backlog"]
-            if not isinstance(value, int | float) or isinstance(value, bool) or not (1 <= value <= 10):
-                fail(f"[service] backlog: expected a factor from 1 to 10, got {value!r}")
-            else:
-                out.backlog = float(value)
-        if "run_as" in raw:
-            try:
-                out.run_as = _run_as(raw["run_as"])
-            except ServiceError as exc:
-                fail(str(exc))
-        if "dashboard" in raw:
-            value = raw["dashboard"]
-            if not isinstance(value, str) or ":" not in value or not value.rpartition(":")[2].isdigit():
-                fail(f"[service] dashboard: expected an address such as \"127.0.0.1:8787\", "
-                     f"got {value!r}")
-            else:
-                out.dashboard = value
-        if "task_timeout" in raw:
-            timeout = check_timeout(raw["task_timeout"])
-            if timeout is None:
-                fail(f"[service] task_timeout: expected seconds, a number > 0, "
-                     f"got {raw['task_timeout']!r}")
-            else:
-                out.task_timeout = timeout
-        for key in ("max_attempts", "workers", "threads", "max_result_bytes"):
-            if key in raw:
-                value = raw[key]
-                if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                    fail(f"[service] {key}: expected a whole number ≥ 1, got {value!r}")
-                else:
-                    setattr(out, key, value)
-        return out
-
-
-def _run_as(value: Any) -> str | dict[str, str]:
-    """``[service] run_as``: an OS account name, or a table user → account with a "*" entry."""
-    def name(v: Any) -> bool:
-        return isinstance(v, str) and bool(v) and v.strip() == v and ":" not in v and "\0" not in v
-
-    if name(value):
-        return str(value)
-    if isinstance(value, Mapping) and value and all(isinstance(k, str) and name(v) for k, v in value.items()):
-        if "*" not in value:
-            raise ServiceError("[service] run_as: a table needs a \"*\" entry: the account of users it does not name")
-        return {str(k): str(v) for k, v in value.items()}
-    raise ServiceError(f"[service] run_as: expected an OS account name or a table of user = account, got {value!r}")
-
-
-class Service:
+class Service(Workers, Attempts, Views):
     """The scheduler, the engine and the ledger, driven by one asyncio loop."""
 
     def __init__(self, config: Config, *, dask: str | None = None, state: str | None = None,
@@ -458,97 +301,6 @@ class Service:
             self._beat.update(self.scheduler.cluster.nodes)
         self._wake.set()
 
-    # ------------------------------------------------------------------ workers
-    async def _sync_workers(self) -> None:
-        try:
-            live = await self.backend.workers()
-        except Exception as exc:
-            self.engine_error = f"{type(exc).__name__}: {exc}"
-            raise
-        sched = self.scheduler
-        now = self.now()
-        for address in [a for a in self.workers if a not in live]:
-            del self.workers[address]
-            if address in sched.cluster.nodes:
-                lost = sched.remove_node(address, now)
-                for task in lost:
-                    grant = self.grants.pop(task.id, None)
-                    if grant is not None:  # pinned to a worker that is gone: Dask would hold it forever
-                        self.store.task_ended(grant.job, grant.kind, grant.index, "pending", error="worker lost")
-                        if not grant.future.done():
-                            await grant.future.cancel(reason="corescheduler: worker lost")
-                log.info("worker %s left; %d attempts to run again", address, len(lost))
-                await self._lost_outputs(now)
-        for address, info in live.items():
-            if address in self.workers:
-                continue
-            self.workers[address] = info
-            rack = info.host or "default-rack"
-            if self.resource_mode:
-                extras = {k: int(v) for k, v in info.resources.items() if k not in ("map_slots", "reduce_slots")}
-                memory = info.memory_limit // (1024 * 1024) if info.memory_limit else 8192
-                sched.add_node(address, rack, resources=Resources(memory, info.nthreads, extras))
-            else:
-                if self.embedded:  # the local cluster is sized by [cluster]: its slots per node
-                    default_maps, default_reduces = self.config.cluster.map_slots, self.config.cluster.reduce_slots
-                else:
-                    default_maps = default_reduces = info.nthreads
-                backlog = self.settings.backlog
-                maps = math.ceil(int(info.resources.get("map_slots", default_maps)) * backlog)
-                reduces = math.ceil(int(info.resources.get("reduce_slots", default_reduces)) * backlog)
-                sched.add_node(address, rack, maps, reduces)
-            self._beat.add(address)
-            log.info("worker %s joined (%d threads)", address, info.nthreads)
-
-    async def _lost_outputs(self, now: float) -> None:
-        """Workers left: a map result no worker holds any more is lost, and its map runs again
-        (``Scheduler.lose_output``: Hadoop re-ran a lost TaskTracker's completed maps of jobs
-        with reduces to run); one that survives as a copy elsewhere (a reduce fetched it) is
-        recorded there.  The job's reduces that have not started executing are stopped and
-        run again later: one waiting for a lost result would wait for ever.  Those executing
-        have their inputs already and go on."""
-        sched = self.scheduler
-        executing: set[str] | None = None
-        for job_id, live in list(self.jobs.items()):
-            job = sched.jobs.get(job_id)
-            if not live.map_futures or job is None or job.map_outputs is None:
-                continue
-            holders = await self.backend.holders(list(live.map_futures.values()))
-            by_index = {submitted: job.tasks[MAP][k] for k, submitted in enumerate(live.index[MAP])}
-            lost = []
-            for i, future in list(live.map_futures.items()):
-                task = by_index.get(i)
-                where = [w for w in holders.get(future.key, ()) if w in sched.cluster.nodes]
-                if task is None or task.state != COMPLETE:
-                    continue
-                if where:
-                    if job.map_outputs.nodes.get(task.index) not in where:
-                        job.map_outputs.move(task.index, where[0], sched.cluster.nodes[where[0]].rack)
-                    continue
-                del live.map_futures[i]
-                sched.lose_output(task.id, now, reason="map output lost with its worker")
-                self.store.task_ended(job_id, MAP, i, "pending", error="map output lost with its worker")
-                lost.append(i)
-            if not lost:
-                continue
-            if executing is None:
-                executing = await self.backend.executing()
-            for task in list(job.tasks[REDUCE]):
-                grant = self.grants.get(task.id)
-                if task.state == RUNNING and grant is not None and grant.attempt not in executing:
-                    sched.kill(task.id, now, reason="a map output it reads was lost")
-                    await self._stop(task, "a map output it reads was lost")
-            log.info("job %s: %d map outputs lost with their worker; those maps run again", job_id, len(lost))
-
-    def node_names(self) -> dict[str, str]:
-        """Worker address, name and ``host:`` keys -> node names (for a job's input_nodes)."""
-        out: dict[str, str] = {}
-        for address, info in self.workers.items():
-            out[address] = address
-            out[info.name] = address
-            out[f"host:{info.host}:{address}"] = address
-        return out
-
     # ------------------------------------------------------------------ jobs
     async def submit(self, document: Any, user: str | None, groups: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
         """Accept a job: checked, placed by the scheduler, written to the ledger — then answered."""
@@ -594,18 +346,18 @@ class Service:
             def unplace(job: Job) -> None:
                 self.scheduler.end_job(job_id, self.now(), state="failed", reason="could not be stored")
 
-            self._write(write, place, unplace, placed)
+            self._write(write, place, unplace, placed, [job_id])
             self.jobs[job_id] = LiveJob(request, {MAP: list(range(len(request.maps))),
                                                   REDUCE: list(range(len(request.reduces)))})
             self._job_started(self.scheduler.jobs[job_id])
             self.kick()
             return self.describe(job_id)
 
-    def _write(self, write: Any, apply: Any, undo: Any, after: Any = None) -> Any:
-        """A request's change, ledger first (:meth:`Store.change`); a ledger that cannot be
-        written is a 503 and nothing changed."""
+    def _write(self, write: Any, apply: Any, undo: Any, after: Any = None, jobs: Any = None) -> Any:
+        """A request's change, ledger first (:meth:`Store.change`; ``jobs``: those whose tasks it
+        changes); a ledger that cannot be written is a 503 and nothing changed."""
         try:
-            return self.store.change(write, apply, undo, after)
+            return self.store.change(write, apply, undo, after, jobs)
         except LedgerError as exc:
             log.error("the ledger could not be written: %s", exc)
             raise ServiceError(f"the change could not be written to the ledger ({exc}); nothing changed",
@@ -668,7 +420,7 @@ class Service:
                     w(sql, args)
 
             # the ledger's commit first: a kill cannot be undone in the scheduler
-            self._write(write, lambda: None, lambda _: None)
+            self._write(write, lambda: None, lambda _: None, jobs=[job_id])
             stopped = self.scheduler.end_job(job_id, now, state="killed", reason=reason)
             for task in stopped:
                 await self._stop_grant(task.id)
@@ -678,11 +430,9 @@ class Service:
 
     async def move(self, job_id: str, pool: str) -> dict[str, Any]:
         try:
-            pool = check_name(pool, "pool", "a pool name").strip()
+            pool = check_pool(pool, "pool").strip()
         except JobFormatError as exc:
             raise ServiceError(exc.message, 400, "pool") from None
-        if not pool:
-            raise ServiceError("expected a pool name (a non-empty string of at most 200 characters)", 400, "pool")
         async with self._lock:
             job = self._live(job_id)
             before = job.pool
@@ -698,7 +448,7 @@ class Service:
                 self.scheduler.move(job_id, before, self.now())
 
             self._write(lambda w: w("UPDATE jobs SET pool = ? WHERE id = ?", (pool, job_id)), apply, undo,
-                        lambda w, placed: w("UPDATE jobs SET pool = ? WHERE id = ?", (placed, job_id)))
+                        lambda w, placed: w("UPDATE jobs SET pool = ? WHERE id = ?", (placed, job_id)), [job_id])
             self.kick()
             return self.describe(job_id)
 
@@ -717,7 +467,7 @@ class Service:
                     raise ServiceError(str(exc), 400, "priority") from None
 
             self._write(lambda w: w("UPDATE jobs SET priority = ? WHERE id = ?", (priority, job_id)), apply,
-                        lambda _: self.scheduler.set_priority(job_id, before, self.now()))
+                        lambda _: self.scheduler.set_priority(job_id, before, self.now()), jobs=[job_id])
             self.kick()
             return self.describe(job_id)
 
@@ -727,7 +477,7 @@ class Service:
         if mode not in ("fifo", "fair"):
             raise ServiceError("expected \"fifo\" or \"fair\"", 400, "mode")
         try:
-            check_name(pool, "pool", "a pool name")
+            check_pool(pool, "pool")
         except JobFormatError as exc:
             raise ServiceError(exc.message, 400, "pool") from None
         if self.resource_mode:
@@ -751,7 +501,7 @@ class Service:
 
             # the ledger keeps it: a restart keeps the switch (as the allocation file keeps its own)
             self._write(lambda w: w("INSERT OR REPLACE INTO modes (pool, mode) VALUES (?, ?)", (pool, mode)),
-                        apply, lambda _: overrides(before))
+                        apply, lambda _: overrides(before), jobs=())
             self.kick()
             return {"pool": pool, "mode": mode}
 
@@ -788,268 +538,3 @@ class Service:
                 raise ServiceError(f"no job {job_id!r}", 404, "id")
             raise ServiceError(f"job {job_id} has already ended ({row['state']})", 409, "id")
         return job
-
-    # ------------------------------------------------------------------ grants
-    def _grant(self, a: Assignment) -> None:
-        job = self.scheduler.jobs[a.job]
-        task = self.scheduler.task(a.task)
-        live = self.jobs[a.job]
-        self._job_started(job)
-        index = live.index[a.kind][task.index]
-        request = live.request
-        payload = (request.maps if a.kind == MAP else request.reduces)[index].payload()
-        inputs: list[Any] = []
-        if a.kind == REDUCE:  # the maps' results, where they are (a value only if restored from the ledger)
-            inputs = [live.map_futures.get(i, live.map_results.get(i)) for i in range(len(request.maps))]
-        if self.settings.isolation != "process":
-            payload = {**payload, "isolation": self.settings.isolation}
-        if self.switch_user:
-            payload = {**payload, "run_as": self.settings.account(job.user)}
-        timeout = request.timeout if request.timeout is not None else self.settings.task_timeout
-        if timeout is not None:
-            payload = {**payload, "timeout": timeout}
-        payload = {**payload, "max_result_bytes": self.settings.max_result_bytes}
-        attempt = f"{a.job}/{a.kind}{index}/a{task.attempts}-{time.time_ns() % 10**9}"
-        future = self.backend.submit(attempt, payload, a.node, priority=0, inputs=inputs)
-        grant = Grant(attempt, a.node, future, a.job, a.kind, index)
-        self.grants[a.task] = grant
-        self.store.task_started(a.job, a.kind, index, a.node)
-        watcher = asyncio.ensure_future(self._watch(a.task, grant))
-        self._watchers.add(watcher)
-        watcher.add_done_callback(self._watchers.discard)
-
-    async def _grant_failed(self, a: Assignment, exc: Exception) -> None:
-        """An assignment the engine refused (``client.submit`` raised): the attempt failed."""
-        log.warning("could not start %s on %s: %s", a.task, a.node, exc)
-        live = self.jobs.get(a.job)
-        task = self.scheduler.task(a.task)
-        index = live.index[a.kind][task.index] if live is not None else task.index
-        grant = Grant("", a.node, None, a.job, a.kind, index)
-        self.grants.pop(a.task, None)
-        await self._ended(a.task, grant, "failed", f"could not be started: {type(exc).__name__}: {exc}"[:2000])
-
-    async def _watch(self, task_id: str, grant: Grant) -> None:
-        live = self.jobs.get(grant.job)
-        hold = grant.kind == MAP and live is not None and bool(live.request.reduces)
-        try:
-            if hold:  # the result stays on its worker: wait for it without fetching it
-                await wait_futures([grant.future])
-                if grant.future.status == "error":
-                    raise await grant.future.exception()
-                if grant.future.status == "cancelled":
-                    raise asyncio.CancelledError
-                if grant.future.status != "finished":
-                    raise RuntimeError(f"the engine reports the attempt {grant.future.status}")
-                size = (await self.backend.sizes([grant.future])).get(grant.future.key)
-                outcome, detail = "ok", (grant.future, size)
-            else:
-                result = await grant.future
-                outcome, detail = "ok", result
-        except AttemptKilled:
-            outcome, detail = "killed", None
-        except AttemptFailed as exc:
-            outcome, detail = "failed", str(exc)
-        except asyncio.CancelledError:
-            if self._stopping:
-                return
-            outcome, detail = "killed", None
-        except Exception as exc:  # the engine lost it (worker died, KilledWorker, ...)
-            outcome, detail = "lost", f"{type(exc).__name__}: {exc}"
-        if self._stopping:
-            return
-        async with self._lock:
-            if self.grants.get(task_id) is not grant:
-                return  # stopped or re-granted meanwhile
-            del self.grants[task_id]
-            try:
-                await self._ended(task_id, grant, outcome, detail)
-            except Exception as exc:  # never leave the task running (its slot wedged): the attempt fails
-                log.exception("recording the end of %s failed", grant.attempt)
-                if outcome != "ok":
-                    raise
-                await self._ended(task_id, grant, "failed",
-                                  f"the service could not record the result: {type(exc).__name__}: {exc}"[:2000])
-            self.kick(grant.worker)
-
-    async def _ended(self, task_id: str, grant: Grant, outcome: str, detail: Any) -> None:
-        sched = self.scheduler
-        now = self.now()
-        try:
-            task = sched.task(task_id)
-        except SchedulerStateError:
-            return
-        if task.state != RUNNING:
-            return
-        live = self.jobs.get(grant.job)
-        if outcome == "ok":
-            final = grant.kind == REDUCE or not (live and live.request.reduces)
-            size = None
-            if not final:  # a map of a job with reduces: (its future, its result's size)
-                future, size = detail
-                if live is not None:
-                    live.map_futures[grant.index] = future
-                detail = None
-            elif live is not None:
-                (live.map_results if grant.kind == MAP else live.reduce_results)[grant.index] = detail
-            self.store.task_ended(grant.job, grant.kind, grant.index, "complete",
-                                  result=jsonable(detail) if final else None)
-            sched.finish(task_id, now, output_bytes=size)  # where the output is: job.map_outputs
-            if task.job.is_finished:
-                self._finish(grant.job)
-            return
-        if outcome == "killed":
-            # our own stops take the grant away first, so this attempt was stopped by someone else
-            # (the engine lost it, e.g. its scheduler restarted): it runs again, not a failure
-            sched.kill(task_id, now, reason="attempt lost by the engine")
-            self.store.task_ended(grant.job, grant.kind, grant.index, "pending", error="attempt lost by the engine")
-            return
-        # failed, or lost by the engine: the attempt failed; retry until max_attempts
-        sched.fail(task_id, now, reason=str(detail)[:200])
-        self.store.task_ended(grant.job, grant.kind, grant.index, "pending", error=str(detail), failed=True)
-        if task.failures >= self.settings.max_attempts:
-            reason = (f"{grant.kind} {grant.index} failed {task.failures} times; last error: {detail}")
-            stopped = sched.end_job(grant.job, now, state="failed", reason=reason)
-            for other in stopped:
-                await self._stop_grant(other.id)
-            self.store.job_ended(grant.job, "failed", error=reason)
-            self._forget(grant.job, "failed", reason)
-
-    def _finish(self, job_id: str) -> None:
-        live = self.jobs.get(job_id)
-        result = None
-        if live is not None:
-            source = live.reduce_results if live.request.reduces else live.map_results
-            result = [jsonable(source.get(i)) for i in range(len(live.request.reduces or live.request.maps))]
-        self.store.job_ended(job_id, "finished", result=result)
-        self._forget(job_id, "finished", None)
-
-    def _forget(self, job_id: str, state: str, error: str | None) -> None:
-        self.jobs.pop(job_id, None)
-        self.ended[job_id] = {"state": state, "error": error}
-        if len(self.ended) > 10_000:
-            self.ended.pop(next(iter(self.ended)))
-
-    async def _stop(self, task: Task, reason: str) -> None:
-        """The scheduler killed ``task`` (it is pending again): stop its attempt for real."""
-        grant = self.grants.get(task.id)
-        if grant is not None:
-            self.store.task_ended(grant.job, grant.kind, grant.index, "pending", error=reason)
-        await self._stop_grant(task.id)
-
-    async def _stop_grant(self, task_id: str) -> None:
-        grant = self.grants.pop(task_id, None)
-        if grant is not None:
-            await self.backend.kill(grant.attempt, grant.worker, grant.future)
-
-    # ------------------------------------------------------------------ reading
-    def describe(self, job_id: str) -> dict[str, Any]:
-        """A job as the API shows it (on the loop: cheap however many tasks the job has)."""
-        row = self.store.job_summary(job_id)
-        if row is None:
-            raise ServiceError(f"no job {job_id!r}", 404, "id")
-        return self.described(row, self.store.job_stats(job_id))
-
-    async def read(self, fn: Any, *args: Any) -> Any:
-        """``fn(*args)`` — a ledger read — in one of the service's reading threads, off the
-        event loop: a slow read never delays scheduling or another request."""
-        return await asyncio.get_running_loop().run_in_executor(self._read_pool, functools.partial(fn, *args))
-
-    async def describe_many(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``rows`` (from :meth:`Store.jobs_page` or :meth:`Store.job_summary`) described; the
-        ledger's counts are read off the loop, the scheduler's view added on it."""
-        store = self.store
-        stats = [store.cached_stats(r["id"]) for r in rows]  # kept: no thread needed
-        missing = [i for i, s in enumerate(stats) if s is None]
-        if missing:
-            read = await self.read(lambda: [store.job_stats(rows[i]["id"]) for i in missing])
-            for i, s in zip(missing, read):
-                stats[i] = s
-        return [self.described(r, s) for r, s in zip(rows, stats) if s is not None]
-
-    def described(self, row: dict[str, Any], stats: dict[str, Any]) -> dict[str, Any]:
-        """A job row and its :meth:`Store.job_stats` as the API shows them, with the
-        scheduler's live view (pool, priority, fair share, running) while it holds the job."""
-        counts = stats["counts"]
-        out: dict[str, Any] = {
-            "id": row["id"], "name": row["name"], "user": row["user"], "pool": row["pool"],
-            "priority": row["priority"], "state": row["state"], "submitted": row["submitted"],
-            "started": row["started"], "ended": row["ended"], "error": row["error"],
-            "maps": _counts(counts.get(MAP, {})), "reduces": _counts(counts.get(REDUCE, {})),
-            "failed_attempts": stats["failures"],
-        }
-        job = self.scheduler.jobs.get(row["id"])
-        if job is not None:
-            out["pool"] = job.pool
-            out["priority"] = job.priority
-            out["fair_share"] = self._job_share(job)
-            out["running"] = dict(job.running)
-        if stats["last_error"] and not out["error"]:
-            out["last_task_error"] = stats["last_error"]
-        return out
-
-    def _job_share(self, job: Job) -> Any:
-        if self.resource_mode:
-            share = job.sched.get("resources")
-            return share.fair_share.as_dict() if share is not None and share.fair_share is not None else None
-        return {kind: job.sched[kind].fair_share for kind in (MAP, REDUCE)}
-
-    def pools(self) -> list[dict[str, Any]]:
-        """Per pool (queue): running, demand, min share, fair share, weight, policy."""
-        sched = self.scheduler
-        out = []
-        if self.resource_mode:
-            shares = sched.shares()["queues"]
-            tree = sched._rs.tree  # type: ignore[union-attr]
-            for name, q in tree.queues.items():
-                s = q.sched
-                out.append({"name": name, "policy": q.policy, "weight": s.weight, "leaf": q.is_leaf,
-                            "running": shares[name]["usage"], "demand": shares[name]["demand"],
-                            "min_share": s.min_share.as_dict(), "fair_share": shares[name]["fair"],
-                            "steady_share": shares[name]["steady"], "apps": len(q.runnable_apps) + len(q.waiting_apps)})
-            return out
-        for name, pool in sched.pools.items():
-            entry: dict[str, Any] = {"name": name, "policy": pool.policy, "jobs": len(pool.jobs)}
-            for kind in (MAP, REDUCE):
-                s = pool.sched[kind]
-                entry[kind] = {"running": s.running, "demand": s.demand, "min_share": s.min_share,
-                               "fair_share": s.fair_share, "weight": s.weight}
-            out.append(entry)
-        return out
-
-    def nodes(self) -> list[dict[str, Any]]:
-        """Each worker: slots or resources, running tasks."""
-        out = []
-        for name, node in self.scheduler.cluster.nodes.items():
-            info = self.workers.get(name)
-            entry: dict[str, Any] = {"name": name, "host": info.host if info else None,
-                                     "threads": info.nthreads if info else None, "alive": info is not None,
-                                     "running": sorted(node.tasks)}
-            if self.resource_mode:
-                entry["capacity"] = node.capacity.as_dict() if node.capacity else None
-                entry["used"] = node.used.as_dict()
-            else:
-                entry["slots"] = dict(node.slots)
-                entry["busy"] = dict(node.running)
-            out.append(entry)
-        return out
-
-    def result(self, job_id: str) -> Any:
-        """A finished job's result (a ledger read: the API calls it in a reading thread)."""
-        row = self.store.job_result(job_id)
-        if row is None:
-            raise ServiceError(f"no job {job_id!r}", 404, "id")
-        if row["state"] != "finished":
-            raise ServiceError(f"job {job_id} is {row['state']}: no result yet", 409, "id")
-        return row["result"]
-
-
-def jsonable(value: Any) -> Any:
-    """A task's result as the API returns it: the JSON text its attempt's child made for it
-    (itself, or ``{"repr": …, "type": …}``: one result that is not JSON does not hide the
-    others), read with ``json.loads`` — never unpickled here; never raises."""
-    return shown(value)
-
-
-def _counts(c: dict[str, int]) -> dict[str, int]:
-    return {"total": sum(c.values()), "pending": c.get("pending", 0), "running": c.get("running", 0),
-            "finished": c.get("complete", 0), "killed": c.get("killed", 0)}

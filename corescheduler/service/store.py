@@ -56,6 +56,8 @@ CREATE TABLE IF NOT EXISTS tasks (
 CREATE INDEX IF NOT EXISTS jobs_state ON jobs (state);
 CREATE INDEX IF NOT EXISTS jobs_seq ON jobs (seq);
 CREATE INDEX IF NOT EXISTS jobs_ended ON jobs (ended);
+-- a job's last task error without scanning its tasks (partial: free for tasks without one)
+CREATE INDEX IF NOT EXISTS tasks_errors ON tasks (job, kind, idx) WHERE error IS NOT NULL;
 CREATE TABLE IF NOT EXISTS modes (
     pool TEXT PRIMARY KEY,
     mode TEXT NOT NULL
@@ -69,6 +71,18 @@ STATS_CACHE = 4096
 DOCUMENT_CACHE = 64 << 20
 #: job states that never change again
 ENDED = ("finished", "killed", "failed")
+#: the longest error text kept for a task or a job (characters); the rest is cut, and the text
+#: says how much was (an error may carry a whole stderr tail or a user's exception message)
+MAX_ERROR = 4000
+
+
+def bounded_error(text: str | None, limit: int = MAX_ERROR) -> str | None:
+    """``text`` as the ledger keeps an error: whole up to ``limit`` characters, else its first
+    part and ``… [cut: N more characters]``."""
+    if text is None or len(text) <= limit:
+        return text
+    note = f"… [cut: {len(text) - limit} more characters]"
+    return text[:limit] + note
 
 
 class LedgerError(Exception):
@@ -120,6 +134,9 @@ class Store:
         self._documents: OrderedDict[str, bytes] = OrderedDict()
         self._documents_size = 0
         self._cache_lock = threading.Lock()
+        #: stats being counted now, by job: (the commit they count from, set when counted); a
+        #: reader wanting them waits for that count instead of running the same one again
+        self._counting: dict[str, tuple[int, threading.Event]] = {}
         self._closed = False
 
     def close(self) -> None:
@@ -191,7 +208,7 @@ class Store:
             self._db.execute("ROLLBACK")
 
     def change(self, write: Callable[[Write], None], apply: Callable[[], Any], undo: Callable[[Any], None],
-               after: Callable[[Write, Any], None] | None = None) -> Any:
+               after: Callable[[Write, Any], None] | None = None, jobs: Iterable[str] | None = None) -> Any:
         """One change of a request, ledger first.  ``write(w)`` gives its statements
         (``w(sql, args)``, executed at once: a value SQLite cannot take fails here, before
         anything else changed); then ``apply()`` changes the scheduler; then ``after(w,
@@ -199,7 +216,8 @@ class Store:
         the commit.  ``apply`` raising rolls the statements back; a write after it or the
         commit failing rolls back and calls ``undo(applied)``.  Either way the ledger and
         the scheduler agree.  A failed write or commit raises :class:`LedgerError`; an error
-        of ``apply`` propagates as it is.  Returns what ``apply`` returned."""
+        of ``apply`` propagates as it is.  Returns what ``apply`` returned.  ``jobs``: the jobs
+        whose tasks the statements change (None: any; the readers' kept stats of others stay)."""
         self.flush()
 
         def w(sql: str, args: tuple[Any, ...] = ()) -> None:
@@ -226,7 +244,7 @@ class Store:
                     self._execute("COMMIT")
                 except sqlite3.Error as exc:
                     raise LedgerError(f"{type(exc).__name__}: {exc}") from None
-                self._committed(None)
+                self._committed(set(jobs) if jobs is not None else None)
             except BaseException:
                 self._rollback()
                 undo(applied)
@@ -281,11 +299,13 @@ class Store:
 
     def task_ended(self, job_id: str, kind: str, idx: int, state: str, error: str | None = None,
                    result: Any = None, failed: bool = False) -> None:
-        """``state``: ``complete``, or ``pending`` again (killed or failed: it will re-run)."""
+        """``state``: ``complete``, ``pending`` again (killed or failed: it will re-run), or
+        ``failed`` (its last attempt failed: its job fails).  ``error`` is kept bounded
+        (:func:`bounded_error`)."""
         text = _json(result)
         self.defer("UPDATE tasks SET state = ?, error = COALESCE(?, error), result = ?, "
                    "failures = failures + ? WHERE job = ? AND kind = ? AND idx = ?",
-                   (state, error, text, 1 if failed else 0, job_id, kind, idx), job_id)
+                   (state, bounded_error(error), text, 1 if failed else 0, job_id, kind, idx), job_id)
 
     def job_ended(self, job_id: str, state: str, error: str | None = None, result: Any = None) -> None:
         self._tx(self.end_statements(job_id, state, error, result), [job_id])
@@ -296,8 +316,10 @@ class Store:
         """The statements that end a job (``finished``, ``killed`` or ``failed``)."""
         text = _json(result)
         return [("UPDATE jobs SET state = ?, ended = ?, error = ?, result = ? WHERE id = ? "
-                 "AND state NOT IN ('finished', 'killed', 'failed')", (state, time.time(), error, text, job_id)),
-                ("UPDATE tasks SET state = CASE WHEN state = 'complete' THEN 'complete' ELSE ? END "
+                 "AND state NOT IN ('finished', 'killed', 'failed')",
+                 (state, time.time(), bounded_error(error), text, job_id)),
+                # a task that failed (its job failed for it) stays failed; the others not done are killed
+                ("UPDATE tasks SET state = CASE WHEN state IN ('complete', 'failed') THEN state ELSE ? END "
                  "WHERE job = ?", ("killed" if state != "finished" else "complete", job_id))]
 
     # ------------------------------------------------------------------ reads
@@ -407,11 +429,41 @@ class Store:
 
     def job_stats(self, job_id: str) -> dict[str, Any]:
         """A job's task counts per kind and state, its failed attempts and its last task error,
-        counted by SQLite (no row comes to Python); served again until a commit touches the job."""
-        stamp = self.commits  # before the query: a commit after it makes this answer stale
-        cached = self.cached_stats(job_id)
-        if cached is not None:
-            return cached
+        counted by SQLite (no row comes to Python); served again until a commit touches the job.
+        Readers asking at once share one count (a big job's count scans its tasks: many readers
+        counting it together would take the CPU from the scheduler and the workers)."""
+        for _ in range(100):  # bounded: a count that fails hands over to the next reader
+            with self._cache_lock:
+                stamp = self.commits  # before the query: a commit after it makes this answer stale
+                cached = self._fresh(job_id)
+                if cached is not None:
+                    return cached
+                counting = self._counting.get(job_id)
+                if counting is None or counting[0] < self._stale_after(job_id):
+                    counting = (stamp, threading.Event())
+                    self._counting[job_id] = counting
+                    mine = True
+                else:
+                    mine = False
+            if not mine:
+                counting[1].wait(60)
+                continue  # counted (now kept), or that count failed: ask again
+            try:
+                stats = self._count(job_id)
+                with self._cache_lock:
+                    self._stats[job_id] = (stamp, stats)
+                    self._stats.move_to_end(job_id)
+                    while len(self._stats) > STATS_CACHE:
+                        self._stats.popitem(last=False)
+            finally:
+                with self._cache_lock:
+                    if self._counting.get(job_id) is counting:
+                        del self._counting[job_id]
+                counting[1].set()
+            return stats
+        return self._count(job_id)
+
+    def _count(self, job_id: str) -> dict[str, Any]:
         counts: dict[str, dict[str, int]] = {"map": {}, "reduce": {}}
         failures = 0
         for r in self._read("SELECT kind, state, COUNT(*) AS n, SUM(failures) AS f FROM tasks WHERE job = ? "
@@ -419,24 +471,26 @@ class Store:
             counts.setdefault(r["kind"], {})[r["state"]] = r["n"]
             failures += r["f"] or 0
         last = self._read("SELECT error FROM tasks WHERE job = ? AND error IS NOT NULL "
-                          "ORDER BY kind DESC, idx DESC LIMIT 1", (job_id,))
-        stats = {"counts": counts, "failures": failures, "last_error": last[0]["error"] if last else None}
-        with self._cache_lock:
-            self._stats[job_id] = (stamp, stats)
+                          "ORDER BY kind DESC, idx DESC LIMIT 1", (job_id,))  # the index tasks_errors
+        return {"counts": counts, "failures": failures, "last_error": last[0]["error"] if last else None}
+
+    def _stale_after(self, job_id: str) -> int:
+        """The last commit that may have changed ``job_id``'s tasks: stats counted from before it are stale."""
+        return max(self._touched.get(job_id, 0), self._all_touched)
+
+    def _fresh(self, job_id: str) -> dict[str, Any] | None:
+        """The kept stats of ``job_id`` if no commit touched it since (under the cache lock)."""
+        cached = self._stats.get(job_id)
+        if cached is not None and cached[0] >= self._stale_after(job_id):
             self._stats.move_to_end(job_id)
-            while len(self._stats) > STATS_CACHE:
-                self._stats.popitem(last=False)
-        return stats
+            return cached[1]
+        return None
 
     def cached_stats(self, job_id: str) -> dict[str, Any] | None:
         """:meth:`job_stats` if it is kept and no commit touched the job since (no query: the
         loop may ask); None otherwise."""
         with self._cache_lock:
-            cached = self._stats.get(job_id)
-            if cached is not None and cached[0] >= max(self._touched.get(job_id, 0), self._all_touched):
-                self._stats.move_to_end(job_id)
-                return cached[1]
-        return None
+            return self._fresh(job_id)
 
     def tasks_page(self, job_id: str, limit: int, after: tuple[str, int] | None = None,
                    ) -> tuple[list[dict[str, Any]], tuple[str, int] | None]:

@@ -113,12 +113,12 @@ def test_the_api_survives_a_fuzz_of_its_own_schema(monkeypatch, tmp_path) -> Non
     import uvicorn
 
     from corescheduler.config import Config
-    from corescheduler.service import service as service_module
+    from corescheduler.service import attempts as attempts_module
     from corescheduler.service.api import create_app
     from corescheduler.service.service import Service
     from corescheduler.service.tokens import Principal, TokenTable
 
-    monkeypatch.setattr(service_module, "wait_futures", _wait_attempts)
+    monkeypatch.setattr(attempts_module, "wait_futures", _wait_attempts)
     engine = StandInEngine()
     service = Service(Config.from_dict({"cluster": {"racks": 1, "nodes_per_rack": 2, "map_slots": 2,
                                                     "reduce_slots": 1},

@@ -88,6 +88,78 @@ def test_a_jobs_stats_are_served_again_until_a_change_touches_it(tmp_path) -> No
         store.close()
 
 
+def test_a_request_change_keeps_the_stats_of_the_jobs_it_does_not_touch(tmp_path) -> None:
+    """A submit, kill, move or priority change commits through ``Store.change``: it makes stale
+    only the stats of the job it names (it made every job's stale: 8 readers of a 100k-task job
+    then counted its tasks again after every submit, and the scheduler starved)."""
+    store = _store_with(tmp_path, jobs=2, maps=2)
+    try:
+        first = store.job_stats("job_0001")
+        store.change(lambda w: w("UPDATE jobs SET priority = 'HIGH' WHERE id = ?", ("job_0002",)),
+                     lambda: None, lambda _: None, jobs=["job_0002"])
+        assert store.job_stats("job_0001") is first
+        store.change(lambda w: w("UPDATE tasks SET state = 'killed' WHERE job = ?", ("job_0001",)),
+                     lambda: None, lambda _: None, jobs=["job_0001"])
+        assert store.job_stats("job_0001")["counts"]["map"] == {"killed": 2}
+        kept = store.job_stats("job_0001")
+        store.change(lambda w: w("INSERT INTO modes (pool, mode) VALUES ('p', 'fifo')"), lambda: None,
+                     lambda _: None)  # jobs not given: any job may have changed
+        assert store.cached_stats("job_0001") is None and store.job_stats("job_0001") == kept
+    finally:
+        store.close()
+
+
+def test_readers_asking_for_the_same_stats_at_once_share_one_count(tmp_path, monkeypatch) -> None:
+    """Eight threads wanting a job's stats together: SQLite counts its tasks once."""
+    store = _store_with(tmp_path, jobs=1, maps=50)
+    try:
+        counted, gate = [], threading.Event()
+        real = store._count
+
+        def slow_count(job_id: str) -> dict:
+            counted.append(job_id)
+            gate.wait(30)  # the others arrive while this count runs
+            return real(job_id)
+
+        monkeypatch.setattr(store, "_count", slow_count)
+        out: list = []
+        threads = [threading.Thread(target=lambda: out.append(store.job_stats("job_0001"))) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for _ in range(300):  # every thread is waiting for the one count (bounded: 30 s)
+            if len(store._counting) == 1 and sum(t.is_alive() for t in threads) == 8 and counted:
+                break
+            threading.Event().wait(0.1)
+        threading.Event().wait(0.2)
+        gate.set()
+        for t in threads:
+            t.join(30)
+        assert counted == ["job_0001"] and len(out) == 8 and all(o is out[0] for o in out)
+        assert out[0]["counts"]["map"] == {"pending": 50} and not store._counting
+        # a count started before a commit touched the job is not shared with a reader after it
+        store.task_ended("job_0001", "map", 3, "pending", error="boom", failed=True)
+        store.flush()
+        assert store.job_stats("job_0001")["last_error"] == "boom" and counted == ["job_0001"] * 2
+    finally:
+        store.close()
+
+
+def test_a_jobs_last_error_is_found_through_an_index(tmp_path) -> None:
+    """The last task error is looked up in a partial index (tasks with an error), not by
+    scanning the job's tasks."""
+    store = _store_with(tmp_path, jobs=1, maps=3)
+    try:
+        plan = store._read("EXPLAIN QUERY PLAN SELECT error FROM tasks WHERE job = ? AND error IS NOT NULL "
+                           "ORDER BY kind DESC, idx DESC LIMIT 1", ("job_0001",))
+        assert any("tasks_errors" in r["detail"] for r in plan), plan
+        store.task_ended("job_0001", "map", 0, "pending", error="first", failed=True)
+        store.task_ended("job_0001", "map", 2, "pending", error="last", failed=True)
+        store.flush()
+        assert store.job_stats("job_0001")["last_error"] == "last"
+    finally:
+        store.close()
+
+
 def test_a_store_without_a_state_directory_leaves_nothing_behind() -> None:
     store = Store(None)
     path = store._temp
@@ -120,6 +192,13 @@ def test_the_api_pages_jobs_and_tasks_and_reads_off_the_loop(live_service) -> No
         return stats(job_id)
 
     live.service.store.job_stats = watched  # type: ignore[method-assign]
+    summary = live.service.store.job_summary
+
+    def watched_summary(job_id: str):  # a job's row: read on the loop before (it waited for the GIL there)
+        threads.append(threading.current_thread().name)
+        return summary(job_id)
+
+    live.service.store.job_summary = watched_summary  # type: ignore[method-assign]
     with httpx.Client(base_url=live.url, timeout=30) as c:
         ids = [c.post("/api/v1/jobs", json={"name": f"j{i}", "maps": [{"command": ["true"]}] * 5}).json()["id"]
                for i in range(3)]
@@ -150,6 +229,8 @@ def test_the_api_pages_jobs_and_tasks_and_reads_off_the_loop(live_service) -> No
 
         doc = c.get(f"/api/v1/jobs/{ids[0]}").json()
         assert doc["document"]["maps"] == [{"command": ["true"]}] * 5 and doc["maps"]["total"] == 5
+        assert c.get("/api/v1/jobs/job_9999").status_code == 404
+        assert c.get(f"/api/v1/jobs/{ids[0]}/result").status_code in (200, 409)
     assert threads and all(t.startswith("corescheduler-read") for t in threads), threads
 
     out = CliRunner().invoke(main, ["status", "--url", live.url, "--limit", "2"])
