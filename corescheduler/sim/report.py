@@ -32,6 +32,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from corescheduler.wording import plural
+
 #: Plot ids in page order, with their headings.
 PLOTS: tuple[tuple[str, str], ...] = (
     ("cdf-pool", "Response time by pool"),
@@ -193,9 +195,9 @@ def _cdf_pool_groups(runs: Sequence[Run]) -> tuple[list[str], set[str]]:
 def _group_label(group: str, other: set[str], shown: Sequence[str], jobs: int | None = None) -> str:
     """A CDF's legend entry or panel title: the pool, or how many pools "other" holds."""
     if group != OTHER:
-        return group if jobs is None else f"{group} ({jobs:,} jobs)"
-    what = f"{'other' if shown else 'all'} {len(other):,} pools"
-    return what if jobs is None else f"{what} ({jobs:,} jobs)"
+        return group if jobs is None else f"{group} ({plural(jobs, 'job')})"
+    what = f"{'other' if shown else 'all'} {plural(len(other), 'pool')}"
+    return what if jobs is None else f"{what} ({plural(jobs, 'job')})"
 
 
 def _responses(metrics: Mapping[str, Any], field: str, shown: Sequence[str], other: set[str]) -> dict[str, list[float]]:
