@@ -490,7 +490,8 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
     unweighted = [label for (label, path, _), metrics in zip(runs, metrics_of) if weight_note(loaded[path][0], metrics)]
     if unweighted:
         click.echo()
-        click.echo(f"note: in {', '.join(unweighted)} the weight adjusters could not change any decision: no pool "
+        click.echo(f"note: in {'run' if len(unweighted) == 1 else 'runs'} {', '.join(unweighted)}, the weight "
+                   "adjusters could not change any decision: no pool "
                    "ever held two running jobs at once, and a job's weight only divides its pool's share among the "
                    "pool's jobs (docs/plugin-authors.md).")
     folders = (", ".join(str(out / label) for label in run_labels) if len(run_labels) <= 4
