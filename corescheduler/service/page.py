@@ -6,8 +6,13 @@ and the priority as selects that move the job or change its priority at once,
 maps and reduces finished/total, running, fair share); ``?advanced`` adds each
 job's weight, deficit and min share; a form switches the scheduling mode.
 Here the switch is per pool (fifo/fair, SPEC §8), the pools also show demand
-and fair share, and a small chart plots each pool's running tasks against its
-fair share over the last minutes.  The page refreshes itself every
+and fair share, a Kill button ends a job (Hadoop's jobtracker page had one), and
+a small chart plots each pool's running tasks against its fair share over the
+last minutes, on a clock-time axis with each pool's name at the end of its line.
+A reader sees only the controls they may use: a job's for its owner, admins and
+its queue's ``aclAdministerApps``; the mode switches for admins (the API refuses
+the rest anyway).  ``?advanced`` sets the job table in a smaller type so it fits
+1,280 pixels; a wider table scrolls inside its own box.  The page refreshes itself every
 ``REFRESH`` seconds.  Actions are HTML forms posting to ``/scheduler/…`` and
 redirecting back (POST, not Hadoop's GET, so a reload never repeats one), each
 with a CSRF token (a hidden field).  With a tokens file a sign-in form (POST
