@@ -73,3 +73,18 @@ def test_cli_md_names_every_built_in_plugin() -> None:
     doc = (DOCS / "cli.md").read_text(encoding="utf-8")
     para = doc.split("## `corescheduler plugins`", 1)[1].split("(the built-ins", 1)[1].split("and any", 1)[0]
     assert sorted(re.findall(r"`([a-z_]+)`", para)) == sorted(n for n, i in find_plugins().items() if i.builtin)
+
+
+def test_a_workload_given_to_shares_says_so_first_in_a_readable_line() -> None:
+    """The walk-through gave ``shares --state`` a workload: one 20,000-character line of 121
+    "unknown field" problems.  Now the first problem says what the file looks like and the
+    line stops after 20 problems."""
+    result = run("shares", "--state", str(DATA / "walkthrough" / "thirty-jobs.json"))
+    assert result.exit_code == 1
+    (line,) = result.stderr.splitlines()
+    first = line.split("; ")[0]
+    assert first.startswith("error: ") and "thirty-jobs.json: this looks like a workload" in first, first
+    assert "corescheduler simulate --workload" in line
+    assert line.endswith("; and 102 more problems") and len(line) < 4000, line[-200:]
+    good = run("shares", "--state", str(EXAMPLES / "snapshot.json"))
+    assert good.exit_code == 0 and "this looks like" not in good.output
