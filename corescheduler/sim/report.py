@@ -547,8 +547,9 @@ def _statistics_section(stats: Mapping[str, Any], svgs: Mapping[str, str]) -> li
     parts = [
         '<h2 id="across-seeds">Across seeds</h2>',
         f'<p class="meta">Each config ran with seeds {esc(", ".join(map(str, seeds)))}. A cell is the mean over '
-        f"the {len(seeds)} seeds ± the half-width of its {level} confidence interval (Student t, {len(seeds) - 1} "
-        f"degrees of freedom); a difference is taken seed by seed against {esc(stats['baseline'])} (paired) and "
+        f"the {len(seeds)} seeds ± the half-width of its {level} confidence interval (Student t, "
+        f"{plural(len(seeds) - 1, 'degree', 'degrees')} of freedom); a difference is taken seed by seed "
+        f"against {esc(stats['baseline'])} (paired) and "
         "is marked (noise) when its interval contains 0. Percentages differ in percentage points (pp).</p>",
         f'<table class="statistics"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>',
         f'<figure data-plot="intervals">{svgs["intervals"]}<figcaption>Each measure\'s mean per config with its '

@@ -51,3 +51,13 @@ def test_report_labels_and_shortened_hooks() -> None:
     assert _group_label(OTHER, {"a", "b"}, [], 3) == "all 2 pools (3 jobs)"
     assert shorten(["cs_a_rather_long_hook_name"], 5) == "1 hook"
     assert shorten(["cs_one", "cs_two", "cs_three"], 3) == "3 hooks"
+
+
+def test_two_seeds_give_1_degree_of_freedom(tmp_path: Path) -> None:
+    for name in ("a.toml", "b.toml"):
+        (tmp_path / name).write_text((WORDING / "one-node.toml").read_text())
+    result = run("compare", "--config", str(tmp_path / "a.toml"), "--config", str(tmp_path / "b.toml"),
+                 "--workload", str(WORDING / "one-job.json"), "--out", str(tmp_path / "c"), "--seeds", "2")
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "c" / "report.html").read_text(encoding="utf-8")
+    assert "Student t, 1 degree of freedom" in page and "1 degrees" not in page
