@@ -16,6 +16,7 @@ from corescheduler.cli.common import (
     print_table,
     stdout_is_terminal,
 )
+from corescheduler.wording import plural
 
 #: the width the plugin table keeps to without --verbose (the hooks column gives way)
 WIDTH = 100
@@ -43,7 +44,7 @@ def shorten(items: Sequence[str], width: int) -> str:
         text = f"{', '.join(items[:keep])}, +{len(items) - keep} more"
         if len(text) <= width:
             return text
-    return f"{len(items)} hooks"
+    return plural(len(items), "hook")
 
 
 def _main_first(hooks: Sequence[str], points: Sequence[str]) -> list[str]:

@@ -35,6 +35,7 @@ from corescheduler.cli.common import (
     stdout_is_terminal,
     warn_unused_plugin_tables,
 )
+from corescheduler.wording import plural
 
 DEFAULT_WORKLOAD = "builtin:facebook"
 EXAMPLES_PACKAGE = "corescheduler_examples"
@@ -144,10 +145,10 @@ def _note(workload: Any, seed: int, result: Any) -> str:
     if cluster:  # resource mode
         shape = ", ".join(f"{v:,} {'MB' if k == 'memory' else k}" for k, v in cluster.items())
     else:
-        shape = f"{s.get('map_slots')} map + {s.get('reduce_slots')} reduce slots"
+        shape = f"{plural(s.get('map_slots') or 0, 'map slot')} + {plural(s.get('reduce_slots') or 0, 'reduce slot')}"
     return (
-        f"workload {workload.source} ({len(workload.jobs)} jobs), seed {seed}, "
-        f"{s.get('nodes')} nodes ({shape}); "
+        f"workload {workload.source} ({plural(len(workload.jobs), 'job')}), seed {seed}, "
+        f"{plural(s['nodes'], 'node') if isinstance(s.get('nodes'), int) else s.get('nodes')} ({shape}); "
         f"{result.events:,} events, {result.wall_time:.1f} s wall"
     )
 
@@ -474,7 +475,7 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
             _strict_exit(runs_out)
         return
     seed_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {_seed_list(seeds)}"
-    title = (f"{workload_spec}, {seed_text}: {len(runs)} runs in {time.perf_counter() - started:.1f} s "
+    title = (f"{workload_spec}, {seed_text}: {plural(len(runs), 'run')} in {time.perf_counter() - started:.1f} s "
              f"({workers} at once)")
     if statistics is None:
         print_table(["measure", *run_labels], rows, right=tuple(range(1, len(run_labels) + 1)), title=title)
@@ -489,7 +490,8 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
     unweighted = [label for (label, path, _), metrics in zip(runs, metrics_of) if weight_note(loaded[path][0], metrics)]
     if unweighted:
         click.echo()
-        click.echo(f"note: in {', '.join(unweighted)} the weight adjusters could not change any decision: no pool "
+        click.echo(f"note: in {'run' if len(unweighted) == 1 else 'runs'} {', '.join(unweighted)}, the weight "
+                   "adjusters could not change any decision: no pool "
                    "ever held two running jobs at once, and a job's weight only divides its pool's share among the "
                    "pool's jobs (docs/plugin-authors.md).")
     folders = (", ".join(str(out / label) for label in run_labels) if len(run_labels) <= 4

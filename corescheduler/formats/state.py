@@ -53,6 +53,7 @@ from corescheduler.formats.workloads.workload import (
     MAX_WORKLOAD_TASKS,
     _amount,
 )
+from corescheduler.wording import plural
 
 __all__ = [
     "ClusterShape",
@@ -110,7 +111,32 @@ class StateError(CoreSchedulerError):
         self.source = source
         self.line = line
         where = f"{source}:{line}" if line is not None else source
-        super().__init__("; ".join(f"{where}: {p}" for p in self.problems))
+        shown = "; ".join(f"{where}: {p}" for p in self.problems[:MAX_SHOWN_PROBLEMS])
+        if len(self.problems) > MAX_SHOWN_PROBLEMS:  # a wrong file gives hundreds: the first ones tell
+            shown += f"; and {plural(len(self.problems) - MAX_SHOWN_PROBLEMS, 'more problem', 'more problems')}"
+        super().__init__(shown)
+
+
+#: problems a :class:`StateError`'s message shows (``problems`` keeps them all)
+MAX_SHOWN_PROBLEMS = 20
+#: fields of a workload's jobs that a snapshot's jobs do not have
+_WORKLOAD_JOB_FIELDS = frozenset({"map_count", "map_duration", "reduce_count", "reduce_duration",
+                                  "reduce_copy_duration", "input_nodes"})
+
+
+def _looks_like_a_workload(state: Mapping[str, Any]) -> str | None:
+    """A hint when ``state`` is a workload file given as a snapshot (its jobs have
+    ``map_count``, ``map_duration``, … or lists of tasks): None otherwise."""
+    jobs = state.get("jobs")
+    if not isinstance(jobs, list):
+        return None
+    for job in jobs[:100]:
+        if isinstance(job, Mapping) and (_WORKLOAD_JOB_FIELDS & set(job) or isinstance(job.get("maps"), list)
+                                         or isinstance(job.get("reduces"), list)):
+            return ("this looks like a workload (its jobs have map_count, map_duration or task lists), not a "
+                    "snapshot: a snapshot gives each job's demand as maps/reduces counts (docs/cli.md, "
+                    "\"Snapshot format\"); a workload goes to corescheduler simulate --workload")
+    return None
 
 
 # --------------------------------------------------------------------------- values
@@ -200,6 +226,9 @@ class Snapshot:
                       "not a character); expected valid Unicode text")
         if r.problems:  # before any message shows the string
             raise StateError(r.problems, source)
+        looks = _looks_like_a_workload(state)
+        if looks:
+            r.problem("", looks)
         r.unknown_keys(state, TOP_KEYS, "")
         time = None
         if state.get("time") is not None:

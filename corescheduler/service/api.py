@@ -508,6 +508,11 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
             message, status = "a token is not taken from a URL: sign in with the form", 400
         else:
             message, status = request.query_params.get("message"), 200
+        if who is None and request.headers.get("authorization") is not None:
+            try:  # a client with a token (its posts need no CSRF token): shown what that token may do
+                who = principal(request, mutating=False)
+            except ServiceError as exc:
+                message, status = exc.message, exc.status
         visible = None
         if service.settings.public_read == "none" and not (who is not None and who.admin):
             visible = functools.partial(may_act, who)
@@ -532,7 +537,9 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         response = HTMLResponse(render(service, service.history, "advanced" in request.query_params, message,
                                        token_ok=who is not None, csrf=csrf, user=None if table is None else who,
                                        login_csrf=csrf_for(f"login:{pre}") if table is not None else None,
-                                       visible=visible, ended=ended, rows=rows), status_code=status)
+                                       visible=visible, ended=ended, rows=rows,
+                                       may_act=None if table is None else functools.partial(may_act, who),
+                                       admin=who is not None and who.admin), status_code=status)
         if fresh:
             response.set_cookie(LOGIN_COOKIE, pre, max_age=int(SESSION_TTL), httponly=True, samesite="strict",
                                 path="/scheduler")
@@ -603,6 +610,10 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
     @app.post("/scheduler/jobs/{job_id}/priority", include_in_schema=False)
     async def page_priority(job_id: str, request: Request) -> Any:
         return await page_action(request, job_id, lambda who, f: service.set_priority(job_id, f.get("priority", "")))
+
+    @app.post("/scheduler/jobs/{job_id}/kill", include_in_schema=False)
+    async def page_kill(job_id: str, request: Request) -> Any:
+        return await page_action(request, job_id, lambda who, f: service.kill_job(job_id, f"killed by {who.user}"))
 
     @app.post("/scheduler/pools/{pool:path}/mode", include_in_schema=False)
     async def page_mode(pool: str, request: Request) -> Any:

@@ -32,6 +32,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from corescheduler.wording import plural
+
 #: Plot ids in page order, with their headings.
 PLOTS: tuple[tuple[str, str], ...] = (
     ("cdf-pool", "Response time by pool"),
@@ -193,9 +195,9 @@ def _cdf_pool_groups(runs: Sequence[Run]) -> tuple[list[str], set[str]]:
 def _group_label(group: str, other: set[str], shown: Sequence[str], jobs: int | None = None) -> str:
     """A CDF's legend entry or panel title: the pool, or how many pools "other" holds."""
     if group != OTHER:
-        return group if jobs is None else f"{group} ({jobs:,} jobs)"
-    what = f"{'other' if shown else 'all'} {len(other):,} pools"
-    return what if jobs is None else f"{what} ({jobs:,} jobs)"
+        return group if jobs is None else f"{group} ({plural(jobs, 'job')})"
+    what = f"{'other' if shown else 'all'} {plural(len(other), 'pool')}"
+    return what if jobs is None else f"{what} ({plural(jobs, 'job')})"
 
 
 def _responses(metrics: Mapping[str, Any], field: str, shown: Sequence[str], other: set[str]) -> dict[str, list[float]]:
@@ -545,8 +547,9 @@ def _statistics_section(stats: Mapping[str, Any], svgs: Mapping[str, str]) -> li
     parts = [
         '<h2 id="across-seeds">Across seeds</h2>',
         f'<p class="meta">Each config ran with seeds {esc(", ".join(map(str, seeds)))}. A cell is the mean over '
-        f"the {len(seeds)} seeds ± the half-width of its {level} confidence interval (Student t, {len(seeds) - 1} "
-        f"degrees of freedom); a difference is taken seed by seed against {esc(stats['baseline'])} (paired) and "
+        f"the {len(seeds)} seeds ± the half-width of its {level} confidence interval (Student t, "
+        f"{plural(len(seeds) - 1, 'degree', 'degrees')} of freedom); a difference is taken seed by seed "
+        f"against {esc(stats['baseline'])} (paired) and "
         "is marked (noise) when its interval contains 0. Percentages differ in percentage points (pp).</p>",
         f'<table class="statistics"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>',
         f'<figure data-plot="intervals">{svgs["intervals"]}<figcaption>Each measure\'s mean per config with its '

@@ -157,11 +157,20 @@ def compare_statistics(configs: Sequence[str], seeds: Sequence[int],
     return out
 
 
+def _places(value: float, places: int) -> int:
+    """``places`` decimals, or enough for two significant digits where ``places`` would show a
+    value that is not 0 as 0 (a difference of 0.004 is not "+0.00", nor its interval "± 0.00")."""
+    if value and abs(value) < 0.5 * 10 ** -places:
+        return min(12, math.floor(-math.log10(abs(value))) + 2)
+    return places
+
+
 def _num(value: float, kind: str, diff: bool = False) -> str:
     if kind == "pct":
-        return f"{100 * value:+.1f}" if diff else f"{100 * value:.1f}%"
+        shown = 100 * value
+        return f"{shown:+.{_places(shown, 1)}f}" if diff else f"{shown:.1f}%"
     sign = "+" if diff else ""
-    return f"{value:{sign},.1f}" if abs(value) >= 100 else f"{value:{sign}.2f}"
+    return f"{value:{sign},.1f}" if abs(value) >= 100 else f"{value:{sign}.{_places(value, 2)}f}"
 
 
 def format_interval(stat: Mapping[str, Any], kind: str, diff: bool = False) -> str:
@@ -174,7 +183,7 @@ def format_interval(stat: Mapping[str, Any], kind: str, diff: bool = False) -> s
     text = _num(stat["mean"], kind, diff)
     if stat.get("half_width") is not None:
         half = 100 * stat["half_width"] if kind == "pct" else stat["half_width"]
-        text += f" ± {half:,.1f}" if abs(half) >= 100 else f" ± {half:.2f}"
+        text += f" ± {half:,.1f}" if abs(half) >= 100 else f" ± {half:.{_places(half, 2)}f}"
         if kind == "pct" and diff:
             text += " pp"
     if diff and stat.get("within_noise"):

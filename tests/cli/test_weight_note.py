@@ -77,7 +77,8 @@ def test_compare_names_the_runs(setup) -> None:
     result = run("compare", "--config", str(setup / "plain.toml"), "--config", str(setup / "boost.toml"),
                  "--workload", str(setup / "own.json"), "--out", str(setup / "cmp"), "-j", "1")
     assert result.exit_code == 0, result.output
-    assert "note: in boost the weight adjusters could not change any decision" in result.stdout
+    # "in run boost," (the walk-through read "in corescheduler the weight adjusters" as the product)
+    assert "note: in run boost, the weight adjusters could not change any decision" in result.stdout
 
 
 def test_peak_is_counted_from_the_job_events() -> None:

@@ -457,7 +457,7 @@ def test_problem_list_is_capped(tmp_path: Path) -> None:
     with pytest.raises(WorkloadError) as info:
         load_workload(path)
     assert len(info.value.problems) == MAX_PROBLEMS
-    assert str(info.value).endswith("and 7 more problem(s)")
+    assert str(info.value).endswith("and 7 more problems")
 
 
 def test_missing_file_and_unknown_builtin(tmp_path: Path) -> None:

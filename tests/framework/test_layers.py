@@ -133,7 +133,7 @@ def test_importing_the_core_loads_no_builtin_plugin(tmp_path):
 
 #: The framework: what a plugin author reads first.
 FRAMEWORK = {"corescheduler", "errors", "settings", "config", "hookspecs", "plugin_manager", "hook_answers",
-             "resources", "compiled", "share_policy_shim"}
+             "resources", "compiled", "share_policy_shim", "wording"}
 #: The core's vocabulary, which the framework's hook specs are written in.
 VOCABULARY = {"core.model", "core.allocations", "core.javamath", "core.policy", "core.hints"}
 #: Layer (first part after ``corescheduler.``) -> what its modules may import.

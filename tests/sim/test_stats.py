@@ -114,3 +114,13 @@ def test_format_interval_percent_and_noise() -> None:
                            diff=True) == "+1.0 ± 2.00 pp (noise)"
     assert format_interval({"mean": None}, "num") == "–"
     assert format_interval({"mean": 1234.5, "half_width": None}, "num") == "1,234.5"
+
+
+def test_a_small_difference_is_not_shown_as_zero() -> None:
+    """The walk-through's `utilisation +0.0 ± 0.00 pp` beside no "(noise)": read as "no
+    difference, yet significant"; a value that is not 0 keeps two significant digits."""
+    assert format_interval({"mean": 0.00004, "half_width": 0.00002, "sd": 0.00001}, "pct",
+                           diff=True) == "+0.0040 ± 0.0020 pp"
+    assert format_interval({"mean": -0.004, "half_width": 0.0031, "sd": 0.001}, "num", diff=True) == "-0.0040 ± 0.0031"
+    assert format_interval({"mean": 0.18, "half_width": 0.18}, "num", diff=True) == "+0.18 ± 0.18"
+    assert format_interval({"mean": 0.0, "half_width": 0.0, "sd": 0.0}, "num", diff=True) == "0 (identical)"

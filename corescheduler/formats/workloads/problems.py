@@ -15,6 +15,7 @@ from typing import Any
 from corescheduler.core.model import TaskSpec
 from corescheduler.errors import WorkloadError
 from corescheduler.formats.jsoncheck import ascii_json, deepest, lone_surrogate, long_number
+from corescheduler.wording import plural
 
 # --------------------------------------------------------------------------- problems
 
@@ -62,7 +63,7 @@ class _Problems:
             parts.append(f"{self.source}:{line}: {message}" if line is not None else f"{self.source}: {message}")
         text = "; ".join(parts)
         if self.count > len(found):
-            text += f"; and {self.count - len(found)} more problem(s)"
+            text += f"; and {plural(self.count - len(found), 'more problem', 'more problems')}"
         return WorkloadError(text, self.source, first_line, problems=found)
 
 
