@@ -37,8 +37,6 @@ ROOTS: dict[str, Path] = {"corescheduler": REPO / "corescheduler", "coreschedule
 #: A cycle listed here that no longer exists fails :func:`test_a_known_cycle_still_exists`, so
 #: the entry is removed when the fix is merged; an empty set is the goal (issue 27, item 5).
 KNOWN: dict[frozenset[str], str] = {
-    frozenset({"corescheduler.service.service", "corescheduler.service.page"}):
-        "issue 27 (service split): the page renders the service's state",
 }
 
 #: The same for cycles between parts of the package (:func:`part_of`).
