@@ -78,6 +78,10 @@ def auto_delay(heartbeat_interval: float) -> float:
     return min(MAX_AUTO_DELAY, 1.5 * heartbeat_interval)
 
 
+#: the hints "a task anywhere, for ever" without and with ``NOT_OFFERED`` (made once: a
+#: ``Hint`` checks its fields when it is made)
+_ANYWHERE = (Hint(OFF_RACK, math.inf, ()), Hint(OFF_RACK, math.inf, (NOT_OFFERED,)))
+
 class LocalityState:
     """Hadoop's per-job ``JobInfo`` locality fields: ``last_level`` (the locality of its last
     map launch), ``waited`` (its wait for a local map, credited up to the last heartbeat's
@@ -271,12 +275,13 @@ class DelayScheduling:
         or its pool's starvation widens the level.  A heartbeat that skips the same jobs
         again changes nothing here (a run of skips is summed as ``now - first skip``); one
         that passes a job in a run of skips by ends the run (``NOT_OFFERED``)."""
-        events = (NOT_OFFERED,) if job.id in self._skipped and not self._open else ()
+        passed = job.id in self._skipped and not self._open
+        events = (NOT_OFFERED,) if passed else ()
         if kind != MAP or job.pending_failed_map() is not None:
-            return Hint(OFF_RACK, math.inf, events)
+            return _ANYWHERE[passed]
         level = self.allowed_level(job, now, credit_at=now)
         if level == OFF_RACK:
-            return Hint(level, math.inf, events)
+            return _ANYWHERE[passed]
         candidates = []
         st = self.jobs.get(job.id)
         if st is not None and st.since is not None:  # in a run of skips: its wait grows

@@ -60,6 +60,16 @@ class FairSharePolicy(SharePolicy):
     def cs_share_policy(self) -> SharePolicy:
         return self
 
+    def initialize(self, calcs: dict[str, Any]) -> None:
+        super().initialize(calcs)
+        # the engine calls the calculator's comparator and share search itself (no forwarding
+        # call per key and per share on the update path), unless a subclass changed them
+        cls = type(self)
+        if cls.order_key is FairSharePolicy.order_key:
+            self.order_key = self.calc.fair_order_key  # type: ignore[method-assign]
+        if cls.compute_shares is FairSharePolicy.compute_shares:
+            self.compute_shares = self.calc.fair_shares  # type: ignore[method-assign]
+
     def allows_child(self, child_policy: str) -> bool:
         """YARN ``FairSharePolicy.isChildPolicyAllowed``: not ``drf`` under ``fair``."""
         return child_policy != "drf"

@@ -236,6 +236,8 @@ class Scheduler:
         self._hint = self.plugins.quiet_heartbeats()
         #: the TaskSelector's cs_select_hint (wants_idle_heartbeat), else None
         self._any_hint = self.plugins.select_hint
+        #: the LoadManager's ``empty_nodes_take_tasks`` declaration (its plugin is fixed)
+        self._empty_take: bool = self.plugins.empty_nodes_take_tasks()
         #: bumped by every heartbeat, update and lost output: with ``_changes`` (launches and
         #: releases), the hints asked since the last bump hold (``_hints``, ``_wants``)
         self._hint_epoch = 0
@@ -1089,7 +1091,7 @@ class Scheduler:
         return (
             self._rs is None
             and self._hint is not None
-            and self.plugins.empty_nodes_take_tasks()
+            and self._empty_take
             and self.plugins.can_launch is None
             and not self._admitting
         )
