@@ -23,16 +23,12 @@ Allowed at any level; under a ``fair`` parent YARN refuses it
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from corescheduler.core.calculator import drf_order_key  # noqa: F401  (re-exported: its home before 0.2)
-from corescheduler.core.model import Schedulable
-from corescheduler.core.policy import DOMINANT, SharePolicy
+from corescheduler.core.policy import DOMINANT, SharePolicy, WeightedFairPolicy
 from corescheduler.hookspecs import hookimpl
 
 
-class DominantResourceFairness(SharePolicy):
+class DominantResourceFairness(WeightedFairPolicy):
     """Dominant resource fairness (YARN ``drf``): the fair policy's maths by the dominant
     measure (``DominantResourceCalculator``); on slots the two measures are one."""
 
@@ -41,13 +37,3 @@ class DominantResourceFairness(SharePolicy):
     @hookimpl
     def cs_share_policy(self) -> SharePolicy:
         return self
-
-    def compute_shares(self, schedulables: Sequence[Schedulable], total: Any, steady: bool) -> list[Any]:
-        return self.calc.fair_shares(schedulables, total, steady)
-
-    def compute_shares_many(self, groups: Sequence[tuple[Sequence[Schedulable], Any]],
-                            steady: bool) -> list[list[Any]]:
-        return self.calc.fair_shares_many(groups, steady)
-
-    def order_key(self, s: Schedulable) -> tuple[Any, ...]:
-        return self.calc.fair_order_key(s)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 from corescheduler.core.calculator import (  # noqa: F401  (re-exported: their home before 0.2)
     fair_order_key,
@@ -34,7 +33,7 @@ from corescheduler.core.calculator import (  # noqa: F401  (re-exported: their h
 )
 from corescheduler.core.hints import Hint, until_starved
 from corescheduler.core.model import PreemptionPlan, Schedulable
-from corescheduler.core.policy import PRIMARY, SharePolicy
+from corescheduler.core.policy import PRIMARY, SharePolicy, WeightedFairPolicy
 from corescheduler.hookspecs import hookimpl
 
 
@@ -50,7 +49,7 @@ def tasks_to_preempt(s: Schedulable, now: float) -> int:
     return max(due_min, due_fair)
 
 
-class FairSharePolicy(SharePolicy):
+class FairSharePolicy(WeightedFairPolicy):
     """Weighted max-min fair sharing with minimum shares, by the primary measure (slots;
     memory: YARN ``FairSharePolicy``, whose calculator is ``DefaultResourceCalculator``)."""
 
@@ -60,30 +59,9 @@ class FairSharePolicy(SharePolicy):
     def cs_share_policy(self) -> SharePolicy:
         return self
 
-    def initialize(self, calcs: dict[str, Any]) -> None:
-        super().initialize(calcs)
-        # the engine calls the calculator's comparator and share search itself (no forwarding
-        # call per key and per share on the update path), unless a subclass changed them
-        cls = type(self)
-        if cls.order_key is FairSharePolicy.order_key:
-            self.order_key = self.calc.fair_order_key  # type: ignore[method-assign]
-        if cls.compute_shares is FairSharePolicy.compute_shares:
-            self.compute_shares = self.calc.fair_shares  # type: ignore[method-assign]
-
     def allows_child(self, child_policy: str) -> bool:
         """YARN ``FairSharePolicy.isChildPolicyAllowed``: not ``drf`` under ``fair``."""
         return child_policy != "drf"
-
-    def compute_shares(self, schedulables: Sequence[Schedulable], total: Any, steady: bool) -> list[Any]:
-        return self.calc.fair_shares(schedulables, total, steady)
-
-    def compute_shares_many(self, groups: Sequence[tuple[Sequence[Schedulable], Any]],
-                            steady: bool) -> list[list[Any]]:
-        return self.calc.fair_shares_many(groups, steady)
-
-    def order_key(self, s: Schedulable) -> tuple[Any, ...]:
-        # the engine's fair comparator: Hadoop 1's on slots, YARN's FairShareComparator on memory
-        return self.calc.fair_order_key(s)
 
     def plan_preemption(self, pools: Sequence[Schedulable], kind: str, now: float) -> PreemptionPlan:
         needs = {}

@@ -41,6 +41,7 @@ __all__ = [
     "ResourceSchedulable",
     "SharePolicy",
     "SlotSchedulable",
+    "WeightedFairPolicy",
     "calculators",
 ]
 
@@ -132,6 +133,35 @@ class SharePolicy:
         """May a child queue have policy ``child_policy`` (YARN ``isChildPolicyAllowed``)?"""
         return not self.leaf_only
 
+
+
+class WeightedFairPolicy(SharePolicy):
+    """Weighted max-min fair sharing by the policy's :attr:`~SharePolicy.measure`: the
+    calculator's share search (``computeFairShares`` / ``ComputeFairShares``) and its fair
+    comparator.  ``fair`` (primary measure) and ``drf`` (dominant) are this with their own
+    preemption and child rules.
+
+    The engine calls the calculator's functions itself (no forwarding call per order key
+    and per share on the update path), unless a subclass changes :meth:`order_key` or
+    :meth:`compute_shares`."""
+
+    def initialize(self, calcs: dict[str, Calculator]) -> None:
+        super().initialize(calcs)
+        cls = type(self)
+        if cls.order_key is WeightedFairPolicy.order_key:
+            self.order_key = self.calc.fair_order_key  # type: ignore[method-assign]
+        if cls.compute_shares is WeightedFairPolicy.compute_shares:
+            self.compute_shares = self.calc.fair_shares  # type: ignore[method-assign]
+
+    def order_key(self, s: Schedulable) -> Any:
+        return self.calc.fair_order_key(s)
+
+    def compute_shares(self, schedulables: Sequence[Schedulable], total: Any, steady: bool) -> Sequence[Any]:
+        return self.calc.fair_shares(schedulables, total, steady)
+
+    def compute_shares_many(self, groups: Sequence[tuple[Sequence[Schedulable], Any]],
+                            steady: bool) -> Sequence[Sequence[Any]]:
+        return self.calc.fair_shares_many(groups, steady)
 
 #: the optional methods; a policy that keeps the base class's is asked nothing there
 OPTIONAL = ("compute_shares_many", "plan_preemption", "preemption_hint", "admit_job", "next_kind")
