@@ -12,7 +12,7 @@ the field it names and the HTTP status.  Needs the ``[service]`` extra (httpx).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from corescheduler.errors import CoreSchedulerError
@@ -98,13 +98,7 @@ class Client:
 
     def iter_jobs(self, state: str | None = None, page: int = 100) -> Iterator[dict[str, Any]]:
         """Every job, newest first, a page at a time."""
-        after = None
-        while True:
-            got = self.jobs_page(state, page, after)
-            yield from got["jobs"]
-            after = got["next"]
-            if after is None:
-                return
+        return _pages(lambda after: self.jobs_page(state, page, after), "jobs")
 
     def tasks_page(self, job_id: str, limit: int = 100, after: str | None = None) -> dict[str, Any]:
         """One page of a job's tasks, maps then reduces: ``{"tasks": [...], "next": task id | None}``."""
@@ -115,13 +109,7 @@ class Client:
 
     def iter_tasks(self, job_id: str, page: int = 100) -> Iterator[dict[str, Any]]:
         """Every task of a job, a page at a time."""
-        after = None
-        while True:
-            got = self.tasks_page(job_id, page, after)
-            yield from got["tasks"]
-            after = got["next"]
-            if after is None:
-                return
+        return _pages(lambda after: self.tasks_page(job_id, page, after), "tasks")
 
     def result(self, job_id: str) -> Any:
         return self._call("GET", f"/jobs/{_q(job_id)}/result")["result"]
@@ -151,3 +139,14 @@ class Client:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"job {job_id} still {job['state']} after {timeout} s")
             time.sleep(poll)
+
+
+def _pages(fetch: Callable[[str | None], dict[str, Any]], key: str) -> Iterator[dict[str, Any]]:
+    """The items under ``key`` of every page ``fetch(after)`` returns, following ``next``."""
+    after = None
+    while True:
+        got = fetch(after)
+        yield from got[key]
+        after = got["next"]
+        if after is None:
+            return
