@@ -47,9 +47,8 @@ from typing import Any
 import attrs
 from lxml import etree
 
-from corescheduler.core.javamath import java_float
+from corescheduler.core.javamath import java_float, java_trim, parse_java_double, parse_java_int, parse_java_long
 from corescheduler.core.queues import (
-    INT_MAX,
     PLACEMENT_RULES,
     ROOT,
     AccessControlList,
@@ -96,8 +95,6 @@ _MR1_ONLY = frozenset(
      "defaultPoolSchedulingMode"}
 )
 _RESERVATION_SYSTEM = frozenset({"reservation-agent", "reservation-policy", "reservation-planner"})
-_INT_RE = re.compile(r"\+?[0-9]+")
-_NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _BUILTIN_POLICIES = ("fair", "fifo", "drf")
 _POLICY_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 
@@ -121,54 +118,84 @@ class _Problems:
 
 
 def _text(p: _Problems, elem: etree._Element, where: str, *, raw: bool = False) -> str | None:
-    """The element's text (stripped unless ``raw``); an error for child elements or no text."""
+    """The element's text (Java-trimmed, as YARN's ``getTrimmedTextData``, unless ``raw``);
+    an error for child elements or no text."""
     for child in elem:
         if isinstance(child.tag, str):
+            # YARN refuses too: getTrimmedTextData's ``(Text) element.getFirstChild()`` throws
+            # ClassCastException (AllocationFileQueueParser / AllocationFileParser)
             p.error(child, f"<{elem.tag}>{where} must contain only text, found <{child.tag}>")
             return None
     text = "".join(elem.itertext())
     if not text:
+        # YARN refuses too: ``element.getFirstChild()`` is null, a NullPointerException
         p.error(elem, f"<{elem.tag}>{where} is empty")
         return None
-    return text if raw else text.strip()
+    return text if raw else java_trim(text)
 
 
-def _count(text: str) -> int:
-    if not _INT_RE.fullmatch(text) or int(text) > INT_MAX:
-        raise ValueError(text)
-    return int(text)
+@attrs.frozen
+class _Warned:
+    """A value read with a warning: what the file says is taken as YARN takes it, and said."""
+
+    value: Any
+    message: str
 
 
-def _number(text: str) -> float:
-    if not _NUMBER_RE.fullmatch(text):
-        raise ValueError(text)
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(text)
-    return value
-
-
-def _non_negative(text: str) -> float:
-    value = _number(text)
+def _count(text: str) -> int | _Warned:
+    """``Integer.parseInt`` (AllocationFileQueueParser.loadQueue ``maxRunningApps``;
+    AllocationFileParser ``userMaxAppsDefault``, ``queueMaxAppsDefault``, a user's
+    ``maxRunningApps``): a bad or out-of-range number is YARN's NumberFormatException."""
+    value = parse_java_int(text)
     if value < 0:
+        # YARN takes it; MaxRunningAppsEnforcer compares ``running >= limit``, so no app runs: as 0
+        return _Warned(0, f"a negative limit ({value}) lets no app run, as in YARN; read as 0")
+    return value
+
+
+def _nan_refused(value: float, text: str) -> float:
+    if math.isnan(value):
+        # deliberate: Java reads NaN, and YARN's share arithmetic then yields NaN everywhere
         raise ValueError(text)
     return value
+
+
+def _weight(text: str) -> float | _Warned:
+    """``weight``: ``(float) Double.parseDouble`` (AllocationFileQueueParser.loadQueue)."""
+    value = _nan_refused(parse_java_double(text), text)
+    if value < 0:
+        # YARN takes it; ComputeFairShares.computeShare raises a share to at least the min
+        # share, so a negative weight gets what weight 0 gets
+        return _Warned(0.0, f"a negative weight ({text}) gets what weight 0 gets in YARN; read as 0")
+    return value
+
+
+def _seconds(text: str) -> float | _Warned:
+    """Preemption timeouts: ``Long.parseLong(text) * 1000L`` (AllocationFileQueueParser.loadQueue,
+    AllocationFileParser): whole seconds; a decimal is YARN's NumberFormatException."""
+    value = parse_java_long(text)
+    if value < 0:
+        # YARN takes it: the queue counts as starved at once, as with 0
+        return _Warned(0.0, f"a negative timeout ({value}) acts as 0 in YARN; read as 0")
+    return float(value)
 
 
 def _fraction(text: str) -> float:
-    """A float clamped to [0, 1] (``defaultFairSharePreemptionThreshold``, ``fairSharePreemptionThreshold``)."""
-    return min(max(_number(text), 0.0), 1.0)
+    """``Math.max(Math.min(Float.parseFloat(text), 1.0f), 0.0f)``: clamped to [0, 1]
+    (``defaultFairSharePreemptionThreshold``, ``fairSharePreemptionThreshold``)."""
+    return min(max(_nan_refused(parse_java_double(text), text), 0.0), 1.0)
 
 
 def _am_share(text: str) -> float:
-    """``maxAMShare``: ``min(value, 1.0)``; -1 (any negative) disables the check."""
-    return min(_number(text), 1.0)
+    """``maxAMShare``: ``Math.min(Float.parseFloat(text), 1.0f)``; -1 (any negative) disables the check."""
+    return min(_nan_refused(parse_java_double(text), text), 1.0)
 
 
-def _boolean(text: str) -> bool:
+def _boolean(text: str) -> bool | _Warned:
+    """``allowPreemptionFrom``: ``Boolean.parseBoolean`` — ``true`` in any case, anything else false."""
     lowered = text.lower()
     if lowered not in ("true", "false"):
-        raise ValueError(text)
+        return _Warned(False, f"{text!r} read as false (YARN's Boolean.parseBoolean: only 'true' is true)")
     return lowered == "true"
 
 
@@ -179,15 +206,16 @@ def _policy(text: str) -> str:
     if lowered in _BUILTIN_POLICIES:
         return lowered
     if not _POLICY_NAME_RE.fullmatch(text):
+        # YARN refuses too: SchedulingPolicy.parse finds no such class (AllocationConfigurationException)
         raise ValueError(text)
     return text
 
 
 _Parse = Callable[[str], Any]
 _EXPECTED: dict[Any, str] = {
-    _count: "a non-negative integer",
-    _number: "a number",
-    _non_negative: "a non-negative number",
+    _count: "a whole number (a Java int)",
+    _weight: "a number",
+    _seconds: "a whole number of seconds (a Java long)",
     _fraction: "a number (clamped to 0..1)",
     _am_share: "a number (at most 1; -1 disables the check)",
     _boolean: "true or false",
@@ -200,10 +228,17 @@ def _scalar(p: _Problems, elem: etree._Element, where: str, parse: _Parse) -> An
     if text is None:
         return None
     try:
-        return parse(text)
+        value = parse(text)
     except ValueError:
+        # YARN refuses too: Integer.parseInt / Long.parseLong / Float.parseFloat /
+        # Double.parseDouble throw NumberFormatException (AllocationFileQueueParser.loadQueue,
+        # AllocationFileParser); NaN is refused here on purpose (see _nan_refused)
         p.error(elem, f"<{elem.tag}>{where} must be {_EXPECTED[parse]}, got {text!r}")
         return None
+    if isinstance(value, _Warned):
+        p.warn(elem, f"<{elem.tag}>{where}: {value.message}")
+        return value.value
+    return value
 
 
 def _resources(
@@ -215,17 +250,21 @@ def _resources(
     try:
         return parse_configurable(text) if missing is None else parse_configurable(text, missing)
     except ResourceParseError as exc:
+        # YARN refuses too: FairSchedulerConfiguration.parseResourceConfigValue throws
+        # AllocationConfigurationException
         p.error(elem, f"<{elem.tag}>{where}: {exc}")
         return None
 
 
 def _absolute(p: _Problems, elem: etree._Element, value: ConfigurableResources | None) -> Resources | None:
     """``minResources`` / ``maxContainerAllocation`` hold amounts (YARN's ``getResource()``);
-    a percentage there is an error (YARN silently reads it as none)."""
+    a percentage there is read as none, as YARN does (``getResource()`` of a percentage is
+    null), with a warning."""
     if value is None:
         return None
     if value.is_percentage:
-        p.error(elem, f"<{elem.tag}> must be an amount (\"1024 mb, 1 vcores\"), not a percentage: {value.text!r}")
+        p.warn(elem, f"<{elem.tag}> takes an amount (\"1024 mb, 1 vcores\"), not a percentage: {value.text!r} "
+                     "ignored (YARN reads it as none)")
         return None
     return value.resolve(None)
 
@@ -233,12 +272,12 @@ def _absolute(p: _Problems, elem: etree._Element, value: ConfigurableResources |
 _QUEUE_SCALARS: dict[str, tuple[str, _Parse]] = {
     "maxRunningApps": ("max_running_apps", _count),
     "maxAMShare": ("max_am_share", _am_share),
-    "weight": ("weight", _non_negative),
+    "weight": ("weight", _weight),
     "schedulingPolicy": ("scheduling_policy", _policy),
     "schedulingMode": ("scheduling_policy", _policy),
     "allowPreemptionFrom": ("allow_preemption_from", _boolean),
-    "minSharePreemptionTimeout": ("min_share_preemption_timeout", _non_negative),
-    "fairSharePreemptionTimeout": ("fair_share_preemption_timeout", _non_negative),
+    "minSharePreemptionTimeout": ("min_share_preemption_timeout", _seconds),
+    "fairSharePreemptionTimeout": ("fair_share_preemption_timeout", _seconds),
     "fairSharePreemptionThreshold": ("fair_share_preemption_threshold", _fraction),
 }
 
@@ -246,8 +285,8 @@ _TOP_SCALARS: dict[str, tuple[str, _Parse]] = {
     "userMaxAppsDefault": ("user_max_apps_default", _count),
     "queueMaxAppsDefault": ("queue_max_apps_default", _count),
     "queueMaxAMShareDefault": ("queue_max_am_share_default", _am_share),
-    "defaultMinSharePreemptionTimeout": ("default_min_share_preemption_timeout", _non_negative),
-    "defaultFairSharePreemptionTimeout": ("default_fair_share_preemption_timeout", _non_negative),
+    "defaultMinSharePreemptionTimeout": ("default_min_share_preemption_timeout", _seconds),
+    "defaultFairSharePreemptionTimeout": ("default_fair_share_preemption_timeout", _seconds),
     "defaultFairSharePreemptionThreshold": ("default_fair_share_preemption_threshold", _fraction),
 }
 
@@ -265,19 +304,30 @@ def _load_queue(
     """``AllocationFileQueueParser.loadQueue``: the queue and (first) its children; its full name."""
     raw = elem.get("name")
     if raw is None:
+        # YARN refuses too: getAttribute("name") is "", "queue name shouldn't be empty" (loadQueue)
         p.error(elem, f'<{elem.tag}> needs a name attribute, e.g. <queue name="...">')
         return None
     name = trim_queue_name(raw)
     if "." in name:
+        # YARN refuses: AllocationFileQueueParser.loadQueue (all versions)
         p.error(elem, f"Bad fair scheduler config file: queue name ({name}) shouldn't contain period.")
         return None
     if not name:
+        # YARN refuses: AllocationFileQueueParser.loadQueue (all versions)
         p.error(elem, "Bad fair scheduler config file: queue name shouldn't be empty or consist only of whitespace.")
         return None
+    if parent is None and name != ROOT:
+        # YARN's parse() matches root with equalsIgnoreCase and keeps the spelling, so its children
+        # are ROOT.x beside the real root: read as root, and said
+        p.warn(elem, f"the root queue is named {ROOT!r}: <{elem.tag} name=\"{raw}\"> read as {ROOT!r}")
+        name = ROOT
     full = name if parent is None else f"{parent}.{name}"
-    if full in queues:
-        p.error(elem, f"duplicate queue {full!r}, first declared at line {queues[full].line}")
-        return None
+    earlier = queues.get(full)
+    if earlier is not None:
+        # YARN merges the two (its QueueProperties.Builder keeps one map per setting, keyed by
+        # queue name: later settings win, children add up): merged here too, with a warning
+        p.warn(elem, f"queue {full!r} declared again (first at line {earlier.line}); merged into it, "
+                     "settings given here winning, as YARN does")
     where = f' in queue "{full}"'
     fields: dict[str, Any] = {}
     children: list[str] = []
@@ -290,7 +340,7 @@ def _load_queue(
         if tag in ("queue", "pool"):
             has_child_elements = True
             child_name = _load_queue(p, child, full, queues, default_policy)
-            if child_name is not None:
+            if child_name is not None and child_name not in children:
                 children.append(child_name)
             continue
         if tag in seen and tag != "reservation":
@@ -332,12 +382,26 @@ def _load_queue(
         else:
             p.warn(child, f"unknown element <{tag}>{where} ignored")
     is_parent = has_child_elements or elem.get("type") == "parent"
+    if earlier is not None:
+        is_parent = is_parent or earlier.is_parent
+        children = [*earlier.children, *(c for c in children if c not in earlier.children)]
     if is_parent:
-        if fields.get("reservation"):
+        if fields.get("reservation") or (earlier is not None and earlier.reservation):
+            # YARN refuses: AllocationFileQueueParser.loadQueue (and AllocationFileLoaderService.loadQueue
+            # before YARN-8191), every version since the reservation system (YARN-4339, Hadoop 2.8)
             p.error(elem, _parent_error(full, "reservation"))
         elif "max_am_share" in fields:
-            p.error(elem, _parent_error(full, "maxAMShare"))
-    spec = QueueSpec(full, is_parent=is_parent, children=tuple(children), line=elem.sourceline, **fields)
+            # Hadoop trunk refuses (AllocationFileQueueParser.loadQueue, isMaxAMShareSet); Hadoop 2.x to
+            # 3.1 load the file and no parent queue reads its maxAMShare; so does FairScheduler.md's own
+            # example. Loaded, without it, and said (SPEC §7).
+            p.warn(elem, f"{_parent_error(full, 'maxAMShare')} Hadoop's current AllocationFileQueueParser refuses "
+                         "this file; earlier Hadoop (2.x to 3.1) loads it, and maxAMShare has no effect on a parent "
+                         "queue: ignored")
+            del fields["max_am_share"]
+    if earlier is not None:
+        spec = attrs.evolve(earlier, is_parent=is_parent, children=tuple(children), **fields)
+    else:
+        spec = QueueSpec(full, is_parent=is_parent, children=tuple(children), line=elem.sourceline, **fields)
     minimum, maximum = spec.min_resources, spec.max_resources
     if minimum is not None and maximum is not None and not maximum.is_percentage:
         if not minimum.fits_in(maximum.resolve(None)):
@@ -416,7 +480,11 @@ def _load_placement(p: _Problems, elem: etree._Element) -> tuple[PlacementRuleSp
 
 
 def _check_policies(p: _Problems, queues: dict[str, QueueSpec], default_policy: str) -> None:
-    """YARN's ``isChildPolicyAllowed`` rules, as errors (YARN logs them at run time)."""
+    """YARN's ``isChildPolicyAllowed`` rules, as errors.  YARN refuses these policies too, when it
+    applies the file: ``FSQueue.verifyAndSetPolicyFromConf`` (YARN-4212, Hadoop 2.9/3.0) returns
+    false and ``FairScheduler``'s reload listener logs "Setting scheduling policies for existing
+    queues failed!", leaving the queues on their earlier policies; here the file is refused at
+    load, so the last good allocations stay whole."""
     for spec in queues.values():
         policy = spec.scheduling_policy or default_policy
         if policy == "fifo" and (spec.is_parent or spec.children):
@@ -460,7 +528,9 @@ def parse_queue_config(root: etree._Element, source: str) -> tuple[QueueConfig, 
         elif tag == "user":
             name = child.get("name")
             if not name:
-                p.error(child, '<user> needs a non-empty name attribute, e.g. <user name="...">')
+                # YARN keeps a limit for the user "" (AllocationFileParser.extractUserData), whom no
+                # app has: ignored, and said
+                p.warn(child, '<user> without a name attribute ignored (e.g. <user name="...">)')
                 continue
             if name in user_lines:
                 p.warn(child, f"duplicate <user> {name!r}, first at line {user_lines[name]}; using this one")
@@ -482,7 +552,7 @@ def parse_queue_config(root: etree._Element, source: str) -> tuple[QueueConfig, 
             if value is not None:
                 top[attr] = value
         elif tag == "fairSharePreemptionTimeout":  # deprecated: defaultFairSharePreemptionTimeout wins
-            deprecated_fair_timeout = _scalar(p, child, "", _non_negative)
+            deprecated_fair_timeout = _scalar(p, child, "", _seconds)
         elif tag == "queueMaxResourcesDefault":
             value = _resources(p, child, "")
             if value is not None:
@@ -492,6 +562,7 @@ def parse_queue_config(root: etree._Element, source: str) -> tuple[QueueConfig, 
             if text is None:
                 continue
             if text.lower() == "fifo":
+                # YARN refuses: AllocationFileParser.extractSchedulingPolicy (all versions)
                 p.error(
                     child,
                     "Bad fair scheduler config file: defaultQueueSchedulingPolicy or defaultQueueSchedulingMode "
@@ -516,16 +587,15 @@ def parse_queue_config(root: etree._Element, source: str) -> tuple[QueueConfig, 
     queues: dict[str, QueueSpec] = {}
     root_elem = next((q for q in queue_elems if (q.get("name") or "").strip().lower() == ROOT), None)
     if root_elem is not None and len(queue_elems) > 1:
+        # YARN refuses: AllocationFileQueueParser.parse (all versions)
         p.error(root_elem, "If configuring root queue, no other queues can be placed alongside it.")
     elif root_elem is not None:
         _load_queue(p, root_elem, None, queues, default_policy)
-        if ROOT not in queues and queues:
-            p.error(root_elem, f"the root queue must be named {ROOT!r} (lower case)")
     else:
         top_children = []
         for elem in queue_elems:
             name = _load_queue(p, elem, ROOT, queues, default_policy)
-            if name is not None:
+            if name is not None and name not in top_children:
                 top_children.append(name)
         queues[ROOT] = QueueSpec(ROOT, is_parent=True, children=tuple(top_children))
     if ROOT in queues and not queues[ROOT].is_parent:  # root is a parent, whatever the file says

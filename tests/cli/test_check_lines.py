@@ -25,8 +25,8 @@ MR1_BAD = """\
 YARN_BAD = """\
 <allocations>
 <queue name="a.b"/>
-<queue name="p"><maxAMShare>0.5</maxAMShare><queue name="c"/></queue>
-<queue name="q"><weight>-1</weight></queue>
+<queue name="p"><reservation/><queue name="c"/></queue>
+<queue name="q"><maxRunningApps>1.5</maxRunningApps></queue>
 </allocations>
 """
 
@@ -94,8 +94,8 @@ def test_every_problem_of_a_yarn_allocation_file_on_its_own_line(files, named):
     assert result.exit_code == 1
     assert_one_problem_a_line(result.stdout.splitlines(), [
         (xml, 2, "queue name (a.b) shouldn't contain period."),
-        (xml, 3, "cannot also include a maxAMShare element"),
-        (xml, 4, "<weight> in queue \"root.q\" must be a non-negative number, got '-1'"),
+        (xml, 3, "cannot also include a reservation element"),
+        (xml, 4, "<maxRunningApps> in queue \"root.q\" must be a whole number (a Java int), got '1.5'"),
     ])
     assert ": ok" not in result.stdout
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import assert_user_error, run
+from paths import DATA
 
 from corescheduler import __version__, cli, plugin_manager
 from corescheduler.cli import main
@@ -249,13 +250,27 @@ def test_check_good_toml_and_xml(files):
 def test_check_gives_yarns_errors_for_a_yarn_allocation_file(files):
     """``AllocationFileQueueParser.loadQueue``'s checks, with the file and line."""
     good = files("fair-scheduler.xml", '<allocations><queue name="a"><queue name="b"/></queue></allocations>')
-    bad = files("bad.xml", '<allocations>\n<queue name="a.b"/>\n<queue name="p"><maxAMShare>0.5</maxAMShare>'
+    bad = files("bad.xml", '<allocations>\n<queue name="a.b"/>\n<queue name="p"><reservation/>'
                            '<queue name="c"/></queue>\n</allocations>')
     result = run("check", str(good), str(bad))
     assert result.exit_code == 1
     assert f"{good}: ok" in result.stdout
     assert f"{bad}:2: Bad fair scheduler config file: queue name (a.b) shouldn't contain period." in result.stdout
-    assert "cannot also include a maxAMShare element" in result.stdout
+    assert "cannot also include a reservation element" in result.stdout
+
+
+def test_check_loads_hadoops_documented_fair_scheduler_xml_with_a_warning():
+    """Hadoop's FairScheduler.md example (maxAMShare on the parent sample_queue): Hadoop trunk's
+    AllocationFileQueueParser.loadQueue refuses it, Hadoop 2.x-3.1 load it; ``check`` says ok, with
+    one warning naming the rule and the Hadoop that refuses it."""
+    docs = DATA / "hadoop" / "fair-scheduler-docs.xml"
+    result = run("check", str(docs))
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 1, result.output
+    assert "root.sample_queue" in warnings[0] and "cannot also include a maxAMShare element" in warnings[0]
+    assert "Hadoop's current AllocationFileQueueParser refuses this file" in warnings[0]
+    assert f"{docs}: ok" in result.stdout
 
 
 def test_check_bad_toml_syntax_names_the_line(files):
