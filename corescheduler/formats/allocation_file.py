@@ -11,10 +11,15 @@ The element set and its semantics follow Hadoop 1.x: ``PoolManager.reloadAllocs(
 and ``PoolManager.reloadAllocsIfNecessary()`` in
 ``src/contrib/fairscheduler/src/java/org/apache/hadoop/mapred/PoolManager.java``,
 and the "Allocation File" section of the Hadoop 1.x Fair Scheduler guide
-(``docs/fair_scheduler.html``).  Deliberate differences from Hadoop: a bad value
-is reported as ``FILE:LINE: ...`` (Hadoop throws a bare ``NumberFormatException``),
-times may have decimals, negative numbers are rejected, and duplicate pool or
-user names are errors (Hadoop silently keeps the last one).
+(``docs/fair_scheduler.html``).  Numbers are read as ``reloadAllocs`` reads them
+(``Integer.parseInt``, ``Long.parseLong``, ``Double.parseDouble`` of the trimmed
+text: :mod:`corescheduler.core.javamath`), so a file Hadoop refuses is refused
+and one it takes is taken.  Differences from Hadoop: a bad value is reported as
+``FILE:LINE: ...`` (Hadoop throws a bare ``NumberFormatException``) with every
+other problem of the file; a weight of NaN or beyond a double is refused
+(Hadoop's shares would be NaN); what Hadoop takes but likely is a slip (a
+negative number, a pool declared twice, a pool without a name) is taken as
+Hadoop takes it, with a warning.
 
 Parsing is table driven: ``_TOP_LEVEL``, ``_POOL_FIELDS`` and ``_USER_FIELDS``
 map an element name to its handler, so the YARN dialect (nested ``<queue>``,
@@ -31,6 +36,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import attrs
 from lxml import etree
 
 from corescheduler.core.allocations import (
@@ -42,7 +48,7 @@ from corescheduler.core.allocations import (
     PoolSpec,
     UserSpec,
 )
-from corescheduler.core.queues import INT_MAX
+from corescheduler.core.javamath import java_trim, parse_java_double, parse_java_int, parse_java_long
 from corescheduler.errors import AllocationError
 from corescheduler.formats.yarn_allocation_file import YARN_ONLY_ELEMENTS, parse_queue_config
 
@@ -105,7 +111,7 @@ def _yarn_allocations(root: etree._Element, source: str) -> Allocations:
     users = {name: UserSpec(name, max_running_jobs=limit) for name, limit in queues.user_max_apps.items()}
 
     def limit(value: int) -> float:
-        return INF if value >= INT_MAX else float(value)
+        return INF if value >= 2**31 - 1 else float(value)
 
     return Allocations(
         pools=pools,
@@ -287,8 +293,6 @@ _Owner = tuple[str, str] | None
 # A handler reads one element into ``target`` (keyword arguments of the value being built).
 _Handler = Callable[[_Context, etree._Element, dict[str, Any], _Owner], None]
 
-_INT_RE = re.compile(r"\+?[0-9]+")
-_NUMBER_RE = re.compile(r"\+?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _ENCODING_DECL_RE = re.compile(r"""^(\s*<\?xml[^>]*?\bencoding\s*=\s*)(["'])[^"']*\2""")
 _POSITION_RE = re.compile(r", line \d+, column \d+$")
 # Elements of the YARN dialect, not supported yet: named in the "unknown element" warning.
@@ -350,12 +354,25 @@ def _read_children(
 
 
 def _text(ctx: _Context, elem: etree._Element, owner: _Owner) -> str | None:
-    """The stripped text of a value element, or None (error recorded) if it has child elements."""
+    """The text of a value element, trimmed as Java's ``String.trim`` (``reloadAllocs``:
+    ``((Text) field.getFirstChild()).getData().trim()``), or None (error recorded) if it has
+    child elements."""
     for child in elem:
         if isinstance(child.tag, str):
+            # Hadoop refuses too: the cast to Text throws ClassCastException (PoolManager.reloadAllocs)
             ctx.error(child, f"<{elem.tag}>{_in(owner)} must contain only text, found <{child.tag}>")
             return None
-    return "".join(elem.itertext()).strip()
+    # an empty element is Hadoop's NullPointerException (getFirstChild() is null): refused below,
+    # as no parser takes ""
+    return java_trim("".join(elem.itertext()))
+
+
+class _Warned:
+    """A value taken as Hadoop takes it, with a warning saying how."""
+
+    def __init__(self, value: Any, message: str) -> None:
+        self.value = value
+        self.message = message
 
 
 def _value(attr: str, parse: Callable[[str], Any], expected: str) -> _Handler:
@@ -373,8 +390,14 @@ def _value(attr: str, parse: Callable[[str], Any], expected: str) -> _Handler:
         try:
             value = parse(text)
         except ValueError:
+            # Hadoop refuses too: Integer.parseInt / Long.parseLong / Double.parseDouble throw
+            # NumberFormatException, parseSchedulingMode AllocationConfigurationException
+            # (PoolManager.reloadAllocs); a weight of NaN or Infinity is refused on purpose
             ctx.error(elem, f"<{elem.tag}>{_in(owner)} must be {expected}, got {text!r}")
             return
+        if isinstance(value, _Warned):
+            ctx.warn(elem, f"<{elem.tag}>{_in(owner)}: {value.message}")
+            value = value.value
         if attr in target:
             ctx.warn(elem, f"<{elem.tag}>{_in(owner)} given more than once; using this one")
         target[attr] = value
@@ -382,17 +405,33 @@ def _value(attr: str, parse: Callable[[str], Any], expected: str) -> _Handler:
     return handle
 
 
-def _non_negative_int(text: str) -> int:
-    if not _INT_RE.fullmatch(text):
-        raise ValueError(text)
-    return int(text)
-
-
-def _non_negative_number(text: str) -> float:
-    value = float(text) if _NUMBER_RE.fullmatch(text) else INF
-    if math.isinf(value):  # not a plain decimal number, or too large
-        raise ValueError(text)
+def _count(text: str) -> int | _Warned:
+    """``Integer.parseInt`` (minMaps, maxMaps, maxRunningJobs, ...); Hadoop takes a negative
+    count, which its comparisons treat as 0 (a min share of none, a limit nothing is under)."""
+    value = parse_java_int(text)
+    if value < 0:
+        return _Warned(0, f"a negative count ({value}) acts as 0 in Hadoop; read as 0")
     return value
+
+
+def _weight(text: str) -> float | _Warned:
+    """``Double.parseDouble``; NaN and ±Infinity refused (Hadoop's shares would be NaN)."""
+    value = parse_java_double(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    if value < 0:
+        # Hadoop takes it; its fair-share search raises each share to at least the min share,
+        # so a negative weight gets what weight 0 gets
+        return _Warned(0.0, f"a negative weight ({text}) gets what weight 0 gets in Hadoop; read as 0")
+    return value
+
+
+def _seconds(text: str) -> float | _Warned:
+    """``Long.parseLong(text) * 1000L``: whole seconds (a decimal is NumberFormatException)."""
+    value = parse_java_long(text)
+    if value < 0:
+        return _Warned(0.0, f"a negative timeout ({value}) acts as 0 in Hadoop; read as 0")
+    return float(value)
 
 
 def _scheduling_mode(text: str) -> str:
@@ -402,9 +441,9 @@ def _scheduling_mode(text: str) -> str:
     return mode
 
 
-_COUNT = (_non_negative_int, "a non-negative integer")
-_SECONDS = (_non_negative_number, "a non-negative number of seconds")
-_WEIGHT = (_non_negative_number, "a non-negative number")
+_COUNT = (_count, "a non-negative integer")
+_SECONDS = (_seconds, "a non-negative whole number of seconds")
+_WEIGHT = (_weight, "a non-negative number")
 _MODE = (_scheduling_mode, "'fair' or 'fifo'")
 
 _POOL_FIELDS: dict[str, _Handler] = {
@@ -427,16 +466,19 @@ _USER_FIELDS: dict[str, _Handler] = {
 def _name(ctx: _Context, elem: etree._Element) -> str | None:
     name = (elem.get("name") or "").strip()
     if not name:
-        ctx.error(elem, f'<{elem.tag}> needs a non-empty name attribute, e.g. <{elem.tag} name="...">')
+        # Hadoop keeps settings for the pool or user "" (getAttribute's empty string), which no
+        # job names: ignored, and said
+        ctx.warn(elem, f'<{elem.tag}> without a name attribute ignored (e.g. <{elem.tag} name="...">)')
         return None
     return name
 
 
-def _parse_pool(ctx: _Context, elem: etree._Element) -> PoolSpec | None:
+def _parse_pool(ctx: _Context, elem: etree._Element, fields: dict[str, Any] | None = None) -> PoolSpec | None:
+    """The pool's spec; ``fields`` (if given) receives the settings the element gives."""
     name = _name(ctx, elem)
     if name is None:
         return None
-    fields: dict[str, Any] = {}
+    fields = {} if fields is None else fields
     _read_children(ctx, elem, _POOL_FIELDS, fields, ("pool", name))
     spec = PoolSpec(name, line=elem.sourceline, **fields)
     limits = [
@@ -449,29 +491,33 @@ def _parse_pool(ctx: _Context, elem: etree._Element) -> PoolSpec | None:
     return spec
 
 
-def _parse_user(ctx: _Context, elem: etree._Element) -> UserSpec | None:
+def _parse_user(ctx: _Context, elem: etree._Element, fields: dict[str, Any] | None = None) -> UserSpec | None:
     name = _name(ctx, elem)
     if name is None:
         return None
-    fields: dict[str, Any] = {}
+    fields = {} if fields is None else fields
     _read_children(ctx, elem, _USER_FIELDS, fields, ("user", name))
     return UserSpec(name, line=elem.sourceline, **fields)
 
 
-def _section(key: str, parse: Callable[[_Context, etree._Element], Any]) -> _Handler:
-    """A handler adding a named spec (pool, user) to ``target[key]``; a repeated name is an error."""
+def _section(key: str, parse: Callable[[_Context, etree._Element, dict[str, Any]], Any]) -> _Handler:
+    """A handler adding a named spec (pool, user) to ``target[key]``.  A repeated name is merged
+    into the first, as ``PoolManager.reloadAllocs`` does (one map per setting, keyed by name:
+    what the second sets wins, the rest stays), with a warning."""
 
     def handle(ctx: _Context, elem: etree._Element, target: dict[str, Any], owner: _Owner) -> None:
-        spec = parse(ctx, elem)
+        given: dict[str, Any] = {}
+        spec = parse(ctx, elem, given)
         if spec is None:
             return
         specs = target[key]
-        if spec.name in specs:
-            ctx.error(
-                elem, f"duplicate <{elem.tag}> {spec.name!r}, first declared at line {specs[spec.name].line}"
-            )
-        else:
+        first = specs.get(spec.name)
+        if first is None:
             specs[spec.name] = spec
+            return
+        ctx.warn(elem, f"<{elem.tag}> {spec.name!r} declared again (first at line {first.line}); merged into it, "
+                       "settings given here winning, as Hadoop does")
+        specs[spec.name] = attrs.evolve(first, **given)
 
     return handle
 

@@ -15,7 +15,7 @@ MR1_BAD = """\
 <allocations>
   <pool name="a">
     <minMaps>lots</minMaps>
-    <weight>-2</weight>
+    <weight>NaN</weight>
   </pool>
   <pool name="b"><maxMaps>x</maxMaps></pool>
   <userMaxJobsDefault>z</userMaxJobsDefault>
@@ -78,7 +78,7 @@ def test_every_problem_of_an_mr1_allocation_file_on_its_own_line(files, named):
     assert result.exit_code == 1
     assert_one_problem_a_line(result.stdout.splitlines(), [
         (xml, 3, "<minMaps> in pool 'a' must be a non-negative integer, got 'lots'"),
-        (xml, 4, "<weight> in pool 'a' must be a non-negative number, got '-2'"),
+        (xml, 4, "<weight> in pool 'a' must be a non-negative number, got 'NaN'"),
         (xml, 6, "<maxMaps> in pool 'b' must be a non-negative integer, got 'x'"),
         (xml, 7, "<userMaxJobsDefault> must be a non-negative integer, got 'z'"),
     ])

@@ -333,7 +333,7 @@ def test_check_xml_warnings_are_printed(files):
 def test_check_reports_every_file(files, tmp_path):
     good = files("good.toml", "[scheduler]\npreemption = true\n")
     bad_toml = files("bad.toml", "[scheduler]\nload_manager = 'nope'\n")
-    bad_xml = files("bad.xml", "<allocations>\n<pool name='a'><weight>-2</weight></pool>\n</allocations>")
+    bad_xml = files("bad.xml", "<allocations>\n<pool name='a'><weight>heavy</weight></pool>\n</allocations>")
     good_xml = files("good.xml", GOOD_XML)
     missing = tmp_path / "missing.toml"
     result = run("check", str(bad_toml), str(good), str(bad_xml), str(missing), str(good_xml))

@@ -21,7 +21,7 @@ def test_bad_allocation_reload_keeps_previous_allocations():
     h.submit(10, 0, pool="b")
     before = h.shares()
     with pytest.raises(AllocationError, match=r"^<harness allocations>:1: .*minMaps"):
-        h.set_allocations('<allocations><pool name="a"><minMaps>-3</minMaps></pool></allocations>')
+        h.set_allocations('<allocations><pool name="a"><minMaps>3.5</minMaps></pool></allocations>')
     assert h.scheduler.allocations.pool("a").min_maps == 2
     h.update()
     assert h.shares() == before

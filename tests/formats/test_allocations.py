@@ -206,14 +206,15 @@ def test_scheduling_modes(pool_mode: str | None, default_mode: str | None, expec
     assert allocations.scheduling_mode("undeclared") == allocations.default_pool_scheduling_mode
 
 
-def test_decimal_seconds_and_top_level_values() -> None:
+def test_seconds_and_top_level_values() -> None:
+    """PoolManager.reloadAllocs: Long.parseLong / Integer.parseInt of the trimmed text (a leading +)."""
     allocations = parse(
-        "<defaultMinSharePreemptionTimeout>1.5</defaultMinSharePreemptionTimeout>\n"
+        "<defaultMinSharePreemptionTimeout>+15</defaultMinSharePreemptionTimeout>\n"
         "<fairSharePreemptionTimeout> 600 </fairSharePreemptionTimeout>\n"
         "<poolMaxJobsDefault>+7</poolMaxJobsDefault>\n"
         "<userMaxJobsDefault>0</userMaxJobsDefault>"
     )
-    assert allocations.default_min_share_preemption_timeout == 1.5
+    assert allocations.default_min_share_preemption_timeout == 15
     assert allocations.fair_share_preemption_timeout == 600.0
     assert allocations.pool_max_jobs("p") == 7
     assert allocations.user_max_jobs("u") == 0
@@ -254,20 +255,21 @@ BAD_VALUES = [
     ("pool", "minMaps", "ten", "a non-negative integer"),
     ("pool", "minReduces", "", "a non-negative integer"),
     ("pool", "maxMaps", "1.5", "a non-negative integer"),
-    ("pool", "maxReduces", "-1", "a non-negative integer"),
+    ("pool", "maxReduces", "1e2", "a non-negative integer"),
     ("pool", "maxRunningJobs", "1_000", "a non-negative integer"),
+    ("pool", "maxRunningJobs", "2147483648", "a non-negative integer"),
     ("pool", "weight", "heavy", "a non-negative number"),
-    ("pool", "weight", "-0.5", "a non-negative number"),
+    ("pool", "weight", "inf", "a non-negative number"),
     ("pool", "weight", "NaN", "a non-negative number"),
     ("pool", "weight", "1e999", "a non-negative number"),
     ("pool", "schedulingMode", "drf", "'fair' or 'fifo'"),
-    ("pool", "minSharePreemptionTimeout", "soon", "a non-negative number of seconds"),
-    ("pool", "minSharePreemptionTimeout", "-60", "a non-negative number of seconds"),
+    ("pool", "minSharePreemptionTimeout", "soon", "a non-negative whole number of seconds"),
+    ("pool", "minSharePreemptionTimeout", "1.5", "a non-negative whole number of seconds"),  # Long.parseLong
     ("user", "maxRunningJobs", "x", "a non-negative integer"),
     (None, "userMaxJobsDefault", "many", "a non-negative integer"),
-    (None, "poolMaxJobsDefault", "-3", "a non-negative integer"),
-    (None, "defaultMinSharePreemptionTimeout", "2m", "a non-negative number of seconds"),
-    (None, "fairSharePreemptionTimeout", "-5", "a non-negative number of seconds"),
+    (None, "poolMaxJobsDefault", "3.0", "a non-negative integer"),
+    (None, "defaultMinSharePreemptionTimeout", "2m", "a non-negative whole number of seconds"),
+    (None, "fairSharePreemptionTimeout", "60.0", "a non-negative whole number of seconds"),
     (None, "defaultPoolSchedulingMode", "lottery", "'fair' or 'fifo'"),
 ]
 
@@ -294,17 +296,51 @@ MALFORMED = [
                  "top-level element must be <allocations>, found <configuration>", id="wrong-root"),
     pytest.param("<allocations>\n<pool name='p'><minMaps>\n<x/></minMaps></pool></allocations>", 3,
                  "<minMaps> in pool 'p' must contain only text, found <x>", id="nested-value"),
-    pytest.param("<allocations>\n\n<pool>\n<minMaps>1</minMaps></pool></allocations>", 3,
-                 "<pool> needs a non-empty name attribute", id="pool-without-name"),
-    pytest.param("<allocations>\n<pool name='  '/></allocations>", 2,
-                 "<pool> needs a non-empty name attribute", id="pool-empty-name"),
-    pytest.param("<allocations>\n<user/></allocations>", 2,
-                 "<user> needs a non-empty name attribute", id="user-without-name"),
-    pytest.param("<allocations>\n<pool name='a'/>\n<pool name='b'/>\n<pool name='a'/></allocations>", 4,
-                 "duplicate <pool> 'a', first declared at line 2", id="duplicate-pool"),
-    pytest.param("<allocations>\n<user name='u'/>\n<user name='u'/></allocations>", 3,
-                 "duplicate <user> 'u', first declared at line 2", id="duplicate-user"),
+    pytest.param("<allocations>\n<pool name='p'><weight/></pool></allocations>", 2,
+                 "<weight> in pool 'p' must be a non-negative number, got ''", id="empty-value"),
 ]  # fmt: skip
+
+
+# (file text, line of the warning, fragment of it): what PoolManager.reloadAllocs takes, said
+TAKEN_WITH_A_WARNING = [
+    pytest.param("<allocations>\n\n<pool>\n<minMaps>1</minMaps></pool></allocations>", 3,
+                 "<pool> without a name attribute ignored", id="pool-without-name"),
+    pytest.param("<allocations>\n<pool name='  '/></allocations>", 2,
+                 "<pool> without a name attribute ignored", id="pool-empty-name"),
+    pytest.param("<allocations>\n<user/></allocations>", 2,
+                 "<user> without a name attribute ignored", id="user-without-name"),
+    pytest.param("<allocations>\n<pool name='a'/>\n<pool name='b'/>\n<pool name='a'/></allocations>", 4,
+                 "<pool> 'a' declared again (first at line 2); merged into it", id="duplicate-pool"),
+    pytest.param("<allocations>\n<user name='u'/>\n<user name='u'/></allocations>", 3,
+                 "<user> 'u' declared again (first at line 2); merged into it", id="duplicate-user"),
+    pytest.param("<allocations>\n<pool name='p'><maxReduces>-1</maxReduces></pool></allocations>", 2,
+                 "<maxReduces> in pool 'p': a negative count (-1) acts as 0 in Hadoop; read as 0", id="negative-count"),
+    pytest.param("<allocations>\n<pool name='p'><weight>-0.5</weight></pool></allocations>", 2,
+                 "<weight> in pool 'p': a negative weight (-0.5) gets what weight 0 gets", id="negative-weight"),
+    pytest.param("<allocations>\n<fairSharePreemptionTimeout>-5</fairSharePreemptionTimeout></allocations>", 2,
+                 "<fairSharePreemptionTimeout>: a negative timeout (-5) acts as 0", id="negative-timeout"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "line", "fragment"), TAKEN_WITH_A_WARNING)
+def test_taken_with_a_warning(text: str, line: int, fragment: str) -> None:
+    """PoolManager.reloadAllocs (Hadoop 1.x) takes these: getAttribute("name") is "" for a pool or user
+    without a name, each setting is a map keyed by name (a second <pool> merges into the first),
+    Integer.parseInt / Long.parseLong / Double.parseDouble take a sign.  Loaded, with one warning."""
+    allocations = parse_allocations(text, "allocations.xml")
+    (warning,) = allocations.warnings
+    assert warning.startswith(f"allocations.xml:{line}: ") and fragment in warning, warning
+
+
+def test_a_pool_declared_twice_is_merged() -> None:
+    """PoolManager.reloadAllocs: mapAllocs, poolWeights, ... keyed by pool name: the second <pool> sets what it
+    gives, the first's other settings stay."""
+    text = (
+        "<allocations>\n<pool name='a'><minMaps>3</minMaps><weight>2</weight></pool>\n"
+        "<pool name='a'><weight>5</weight><maxMaps>9</maxMaps></pool>\n</allocations>"
+    )
+    pool = parse_allocations(text, "allocations.xml").pool("a")
+    assert (pool.min_maps, pool.weight, pool.max_maps, pool.line) == (3, 5.0, 9, 2)
 
 
 @pytest.mark.parametrize(("text", "line", "fragment"), MALFORMED)
@@ -329,8 +365,8 @@ def test_brief_example_message_exactly() -> None:
 
 def test_all_errors_are_reported_together() -> None:
     body = (
-        "<pool name='a'>\n<minMaps>x</minMaps>\n<maxMaps>-2</maxMaps>\n</pool>\n"
-        "<pool>\n</pool>\n"
+        "<pool name='a'>\n<minMaps>x</minMaps>\n<maxMaps>2.0</maxMaps>\n</pool>\n"
+        "<pool name='b'><weight>w</weight>\n</pool>\n"
         "<poolMaxJobsDefault>lots</poolMaxJobsDefault>"
     )
     with pytest.raises(AllocationError) as info:
@@ -439,7 +475,7 @@ def test_pool_spec_validates_programmatic_values() -> None:
 
 
 counts = st.none() | st.integers(min_value=0, max_value=10**6)
-seconds = st.none() | st.integers(min_value=0, max_value=10**6).map(lambda ms: ms / 1000)
+seconds = st.none() | st.integers(min_value=0, max_value=10**6).map(float)  # Long.parseLong: whole seconds
 
 
 @given(
@@ -470,7 +506,7 @@ def test_round_trip(
         "maxRunningJobs": max_running_jobs,
         "weight": repr(weight),
         "schedulingMode": mode,
-        "minSharePreemptionTimeout": None if timeout is None else repr(timeout),
+        "minSharePreemptionTimeout": None if timeout is None else str(int(timeout)),
     }
     xml = pool_xml("p", **{tag: value for tag, value in given_fields.items() if value is not None})
     assert parse(xml).pool("p") == spec
