@@ -12,22 +12,34 @@ and ``<final>`` are allowed and ignored).  Queue properties are named
 both formats go through one validation.  The line of every property is kept
 so that a value the validation rejects is reported as ``FILE:LINE``.
 
-Differences from Hadoop, on purpose: an unparsable number is an error (Hadoop's
-``CapacitySchedulerConf.getFloat``/``getInt`` silently fall back to the
-default), a property defined twice is an error (Hadoop keeps the last), and a
-property name that is neither understood nor in :data:`IGNORED` is an error
-(so a typo does not silently leave a queue at its default).
+The file is read as Hadoop 0.20/1.x read it (``Configuration.loadResource``,
+``CapacitySchedulerConf``): what Hadoop takes is taken, and where Hadoop says
+nothing a warning says it here (``warnings``): a root other than
+``<configuration>`` (Hadoop logs it and reads on), an element other than
+``<property>`` (read as one, as Hadoop does), a property without a name or a
+value (ignored), a property given twice (the last wins), a name that is not a
+capacity-scheduler property or not one this plugin reads (ignored), a number
+Java does not parse (``CapacitySchedulerConf.getFloat``/``getInt`` catch the
+NumberFormatException: the default), a ``supports-priority`` other than
+true/false (``Boolean.parseBoolean``: false).  Numbers are read as Java reads
+them (:mod:`corescheduler.core.javamath`): ``Float.parseFloat`` trims and takes
+``50f``, ``5e1``; ``Integer.parseInt`` takes no spaces and no decimals.  What is
+refused is refused by Hadoop too: XML that does not parse (``loadResource``
+throws) and values ``CapacitySchedulerConf`` throws IllegalArgumentException
+for (checked by the plugin: a capacity above 100, a maximum below the capacity,
+a user limit outside 1..100).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 from typing import Any
 
 from attrs import define, field
 from lxml import etree
+
+from corescheduler.core.javamath import parse_java_double, parse_java_int
 
 PREFIX = "mapred.capacity-scheduler."
 QUEUE_PREFIX = PREFIX + "queue."
@@ -85,8 +97,9 @@ class CapacityXml:
     file order, with the file's ``default-*`` values filled in where a queue
     does not set its own.  ``lines``: ``(queue, key)`` -> ``(line, property
     name)`` of the value.  ``queue_lines``: queue -> line of its first
-    property.  ``problems``: ``"FILE:LINE: message"`` for every property that
-    could not be read.
+    property.  ``problems``: ``"FILE:LINE: message"`` for what Hadoop refuses
+    too (the file cannot be read or parsed); ``warnings``: likewise, for what
+    Hadoop takes (see the module docstring).
     """
 
     source: str
@@ -94,6 +107,9 @@ class CapacityXml:
     lines: dict[tuple[str, str], tuple[int | None, str]] = field(factory=dict)
     queue_lines: dict[str, int | None] = field(factory=dict)
     problems: list[str] = field(factory=list)
+    warnings: list[str] = field(factory=list)
+    #: ``(queue, key)`` -> why Hadoop would use the default for the value the file gives
+    defaulted: dict[tuple[str, str], str] = field(factory=dict)
 
     def where(self, queue: str, key: str | None = None) -> str:
         """``FILE:LINE: property`` of a queue's value (or ``FILE:LINE`` of the queue)."""
@@ -105,20 +121,32 @@ class CapacityXml:
         return f"{self.source}:{line}: {prop}" if line else f"{self.source}: {prop}"
 
 
+class _Default(Exception):
+    """The value is not one Hadoop reads: Hadoop uses the default (the message says why)."""
+
+
 def _convert(kind: str, text: str) -> Any:
-    """A property value as the TOML reader would have it: a number or a
-    boolean when the text is one, else the text itself (the shared validation
-    then says what was expected, at this property's line); ``None`` for a
-    maximum capacity of 0 or less."""
-    text = text.strip()
+    """A property value as ``CapacitySchedulerConf`` reads it, typed as the TOML reader
+    would have it; ``None`` for a maximum capacity of 0 or less.  Raises :class:`_Default`
+    where Hadoop falls back to the default."""
     if kind == "bool":
-        low = text.lower()
-        return low == "true" if low in ("true", "false") else text
-    try:
-        value = float(text)
+        # CapacitySchedulerConf.isPrioritySupported: Boolean.parseBoolean(raw)
+        low = text.strip().lower()
+        if low not in ("true", "false"):
+            raise _Default(f"{text!r} read as false (Hadoop's Boolean.parseBoolean: only 'true' is true)")
+        return low == "true"
+    if kind == "int":
+        try:  # CapacitySchedulerConf.getInt: Integer.parseInt(raw), NumberFormatException -> default
+            return parse_java_int(text)
+        except ValueError:
+            raise _Default(f"{text!r} is not a Java int (Integer.parseInt: no spaces, no decimals); Hadoop's "
+                           "CapacitySchedulerConf.getInt uses the default") from None
+    try:  # CapacitySchedulerConf.getFloat: Float.parseFloat(raw), NumberFormatException -> default
+        value = parse_java_double(text)
     except ValueError:
-        return text
-    if not math.isfinite(value):
+        raise _Default(f"{text!r} is not a number Java reads (Float.parseFloat); Hadoop's "
+                       "CapacitySchedulerConf.getFloat uses the default") from None
+    if value != value:  # NaN: no comparison of Hadoop's holds; refused by the validation (a number, got 'NaN')
         return text
     if kind == "max_percent" and value <= 0:
         return None  # Hadoop getMaxCapacity: a value <= 0 (the template's -1) means no maximum
@@ -161,74 +189,95 @@ def read_capacity_xml(path: str | Path, source: str | None = None) -> CapacityXm
     root = _parse_file(path, src, out.problems)
     if root is None:
         return out
+    def warn(line: int | None, message: str) -> None:
+        out.warnings.append(f"{src}:{line}: {message}")
+
     if root.tag != "configuration":
-        out.problems.append(f"{src}:{root.sourceline}: top-level element must be <configuration>, found <{root.tag}>")
-        return out
+        # Hadoop's Configuration.loadResource logs "bad conf file: top-level element not <configuration>"
+        # and reads the properties all the same
+        warn(root.sourceline, f"top-level element should be <configuration>, found <{root.tag}>; read all the same, "
+                              "as Hadoop does")
     defaults: dict[str, Any] = {}
     seen: dict[str, int | None] = {}
-
-    def bad(line: int | None, message: str) -> None:
-        out.problems.append(f"{src}:{line}: {message}")
+    # the last definition of each property wins (Configuration.loadResource's properties.setProperty)
+    props: dict[str, tuple[int | None, int | None, str]] = {}
 
     for prop in root:
         if not isinstance(prop.tag, str):
             continue
         line = prop.sourceline
         if prop.tag != "property":
-            bad(line, f"unexpected <{prop.tag}>; a Hadoop configuration file holds <property> elements")
-            continue
+            # loadResource logs "bad conf file: element not <property>" and reads its name and value
+            warn(line, f"<{prop.tag}> where a <property> was expected; read as one, as Hadoop does")
         name_elem = prop.find("name")
         value_elem = prop.find("value")
         name = (_text(name_elem) or "").strip()
         value = _text(value_elem)
         if name_elem is not None:
             line = name_elem.sourceline
-        if not name:
-            bad(line, "<property> without a <name>")
-            continue
-        if name in seen:
-            bad(line, f"{name}: defined twice (first at line {seen[name]})")
-            continue
-        seen[name] = line
-        if not name.startswith(PREFIX):
-            bad(line, f"{name}: not a capacity scheduler property; expected names starting {PREFIX!r}")
+        if not name:  # loadResource: a property without both a name and a value is skipped
+            warn(line, "<property> without a <name> ignored")
             continue
         if value is None:
-            bad(line, f"{name}: <property> without a <value>")
+            warn(line, f"{name}: <property> without a <value> ignored")
             continue
-        value_line = value_elem.sourceline if value_elem is not None else line
+        if name in seen:
+            warn(line, f"{name}: defined again (first at line {seen[name]}); this one is used, as in Hadoop")
+            del props[name]
+        seen[name] = line
+        props[name] = (line, value_elem.sourceline if value_elem is not None else line, value)
+    for name, (line, value_line, value) in props.items():
+        if not name.startswith(PREFIX):
+            warn(line, f"{name}: not a capacity scheduler property (names start {PREFIX!r}); ignored")
+            continue
         rest = name[len(PREFIX) :]
         if name.startswith(QUEUE_PREFIX):
             queue, _, what = name[len(QUEUE_PREFIX) :].rpartition(".")
             if not queue:
-                bad(line, f"{name}: expected {QUEUE_PREFIX}<queue>.<property>")
+                warn(line, f"{name}: not {QUEUE_PREFIX}<queue>.<property>; ignored")
                 continue
             out.queue_lines.setdefault(queue, line)
             table = out.queues.setdefault(queue, {})
             if what in IGNORED_QUEUE_PROPS:
                 continue
             spec = _QUEUE_PROPS.get(what)
-            if spec is None:
+            if spec is None:  # CapacitySchedulerConf reads only the properties it knows
                 known = ", ".join(sorted(_QUEUE_PROPS))
-                bad(line, f"{name}: unknown queue property {what!r}; expected one of {known}")
+                warn(line, f"{name}: unknown queue property {what!r} ignored; known: {known}")
                 continue
             key, kind = spec
-            if (queue, key) in out.lines:
-                first = out.lines[(queue, key)][0]
-                bad(line, f"{name}: queue {queue!r} already has its {key} from line {first}")
+            if (queue, key) in out.lines:  # capacity (Hadoop 0.20+) and guaranteed-capacity (0.19) both
+                first_line, first = out.lines[(queue, key)]
+                keep_first = first.endswith(".capacity")
+                kept, dropped = (first, name) if keep_first else (name, first)
+                warn(line, f"{name}: queue {queue!r} already has its {key} from line {first_line}; using {kept} "
+                           f"(Hadoop 0.20 reads capacity, 0.19 guaranteed-capacity), ignoring {dropped}")
+                if keep_first:
+                    continue
+                table.pop(key, None)
+            try:
+                converted = _convert(kind, value)
+            except _Default as why:
+                warn(value_line, f"{name}: {why}")
+                out.lines[(queue, key)] = (value_line, name)
+                out.defaulted[(queue, key)] = str(why)
                 continue
-            converted = _convert(kind, value)
             if converted is not None:
                 table[key] = converted
             out.lines[(queue, key)] = (value_line, name)
         elif rest in _DEFAULT_PROPS:
             key, kind = _DEFAULT_PROPS[rest]
-            defaults[key] = (_convert(kind, value), value_line, name)
+            try:
+                defaults[key] = (_convert(kind, value), value_line, name)
+            except _Default as why:
+                warn(value_line, f"{name}: {why}")
         elif rest not in IGNORED:
-            bad(line, f"{name}: unknown capacity scheduler property")
+            warn(line, f"{name}: not a capacity scheduler property this plugin reads; ignored")
     for queue, table in out.queues.items():
         for key, (val, line, name) in defaults.items():
-            if key not in table and (queue, key) not in out.lines:
+            if key not in table and ((queue, key) not in out.lines or (queue, key) in out.defaulted):
+                # (a value Hadoop cannot read falls back to this default too: CapacitySchedulerConf.getInt)
                 table[key] = val
                 out.lines[(queue, key)] = (line, name)
+                out.defaulted.pop((queue, key), None)
     return out

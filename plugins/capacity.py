@@ -137,6 +137,8 @@ class CapacityConfig:
     queues: Mapping[str, QueueConfig]
     reclaim_time: float = DEFAULT_RECLAIM_TIME
     source: str | None = field(default=None, eq=False)
+    #: what the ``config_file`` reader took as Hadoop takes it, and said (``FILE:LINE: …``)
+    warnings: tuple[str, ...] = field(default=(), eq=False)
 
 
 def slots_of(percent: float, slots: float) -> int:
@@ -144,6 +146,46 @@ def slots_of(percent: float, slots: float) -> int:
     percent, computed in single precision as Java does: 2.6 % of 1,500
     slots is 38 (2.6f × 1500 = 3899.9998f), not 39; 20 % of 10 is 2."""
     return int(java_float(float_times(percent, int(slots)) / 100.0))
+
+
+def slots_for_one(percent: float) -> int | None:
+    """The fewest cluster slots on which a queue of ``percent`` is guaranteed one
+    (:func:`slots_of` ≥ 1), or None for a percent of 0 (never)."""
+    if not percent > 0:
+        return None
+    slots = max(1, math.floor(100.0 / percent) - 2)  # float rounding can move it by a slot or two
+    while slots > 1 and slots_of(percent, slots - 1) >= 1:
+        slots -= 1
+    while slots_of(percent, slots) < 1:
+        slots += 1
+    return slots
+
+
+def zero_guarantee_warnings(config: CapacityConfig, nodes: int, per_node: Mapping[str, int]) -> list[str]:
+    """A warning for each queue whose guarantee of a kind floors to 0 slots on a cluster of
+    ``nodes`` nodes with ``per_node`` slots of each kind: Hadoop 0.19/0.20 never gives such a
+    queue a task of that kind (its ``running / guarantee`` order and lending leave it out),
+    so its jobs never start.  Each names the fewest slots (and nodes) on which it gets one."""
+    warnings = []
+    for name, queue in config.queues.items():
+        for kind in KINDS:
+            slots = nodes * per_node.get(kind, 0)
+            percent = queue.capacity(kind)
+            if slots_of(percent, slots) >= 1:
+                continue
+            head = (f"[plugins.capacity] queue {name!r}: a {kind} capacity of {percent:g}% of {slots} {kind} slots "
+                    f"({nodes} nodes) floors to 0 (Hadoop's (int) (capacity × slots / 100)), so the queue is never "
+                    f"given a {kind} slot and its jobs' {kind}s never run")
+            least = slots_for_one(percent)
+            if least is None:
+                warnings.append(f"{head}, on any cluster")
+            elif per_node.get(kind, 0) > 0:
+                least_nodes = math.ceil(least / per_node[kind])
+                warnings.append(f"{head}; it gets one from {least} {kind} slots: {least_nodes} nodes of "
+                                f"{per_node[kind]} {kind} slots")
+            else:
+                warnings.append(f"{head}; it gets one from {least} {kind} slots (nodes here offer none)")
+    return warnings
 
 
 def _read_queue(
@@ -226,6 +268,9 @@ def read_config(settings: Mapping[str, Any] | None, base_dir: str | Path | None 
 
     def report(queue: str, key: str | None, message: str) -> None:
         if xml is not None:
+            why = xml.defaulted.get((queue, key)) if key is not None else None
+            if why is not None:  # Hadoop's default stands in for an unreadable value: say so
+                message = f"{why}, and the default is no value: {message}"
             s.problem("config_file", f"{xml.where(queue, key)}: {message}")
         else:
             s.problem(f"queues.{queue}.{key}" if key else f"queues.{queue}", message)
@@ -246,7 +291,8 @@ def read_config(settings: Mapping[str, Any] | None, base_dir: str | Path | None 
     if queues and len(queues) == len(raw):
         _check_sums(s, queues, "config_file" if xml is not None else "queues", source)
     s.finish()
-    return CapacityConfig(queues=queues, reclaim_time=reclaim_time, source=source)
+    warnings = tuple(f"[plugins.capacity] config_file: {w}" for w in xml.warnings) if xml is not None else ()
+    return CapacityConfig(queues=queues, reclaim_time=reclaim_time, source=source, warnings=warnings)
 
 
 def _check_sums(s: Settings, queues: Mapping[str, QueueConfig], key: str, source: str | None) -> None:
@@ -349,6 +395,21 @@ class CapacityScheduler(SharePolicy):
         self._pools: dict[str, Pool] = {}
         self._jobs_by_user: dict[str, Counter[Any]] = {}
         self._user_running: dict[tuple[str, str], Counter[Any]] = {}
+        self._cluster = getattr(config, "cluster", None)
+
+    def settings_warnings(self, nodes: int | None = None) -> list[str]:
+        """What ``check``, ``simulate`` and ``serve`` print as warnings about these settings
+        (an optional plugin method, see docs/plugin-authors.md): what the ``config_file``
+        reader took as Hadoop takes it, and in slot mode each queue that gets no slot of a
+        kind on a cluster of ``nodes`` nodes (default: ``[cluster]``'s) with ``[cluster]``'s
+        slots per node (:func:`zero_guarantee_warnings`)."""
+        warnings = list(self.config.warnings)
+        cluster = self._cluster
+        if self.calc.lineage != YARN and cluster is not None:
+            count = cluster.nodes if nodes is None else nodes
+            per_node = {MAP: cluster.map_slots, REDUCE: cluster.reduce_slots}
+            warnings += zero_guarantee_warnings(self.config, count, per_node)
+        return warnings
 
     # ------------------------------------------------------------------ queries (reports, tests)
     def guarantee(self, queue: str, kind: str) -> int:

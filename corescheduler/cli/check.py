@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from corescheduler.cli.common import one_line, plugin_table_warnings
+from corescheduler.cli.common import one_line, plugin_settings_warnings, plugin_table_warnings
 from corescheduler.errors import ConfigError, CoreSchedulerError, LocatedError, PluginLoadError
 from corescheduler.plugin_manager import (
     REQUIRED_HOOK,
@@ -206,7 +206,8 @@ def _check_config(name: str, checked: dict[Path, bool]) -> bool:
         click.echo(f"{name}: ok")
     if allocations is None and alloc_path is not None:
         allocations = _quietly(alloc_path)  # read, but a policy it names failed: still a use
-    for warning in plugin_table_warnings(config, allocations) + _slot_only_warnings(config, plugin_set):
+    settings = plugin_settings_warnings(plugin_set)
+    for warning in plugin_table_warnings(config, allocations) + _slot_only_warnings(config, plugin_set) + settings:
         click.echo(f"warning: {one_line(warning)}")
     return ok
 

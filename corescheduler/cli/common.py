@@ -68,6 +68,24 @@ def allocation_policies(allocations: Any) -> dict[str, tuple[str, int | None]]:
     return uses
 
 
+def plugin_settings_warnings(plugins: Any, nodes: int | None = None) -> list[str]:
+    """What the plugins in use say about their settings: each plugin instance's optional
+    ``settings_warnings(nodes)`` (docs/plugin-authors.md), ``nodes`` the cluster's node count
+    (None: ``[cluster]``'s), in config order, each once."""
+    warnings: list[str] = []
+    for instance in plugins.instances.values():
+        method = getattr(instance, "settings_warnings", None)
+        if callable(method):
+            warnings += [w for w in method(nodes) if w not in warnings]
+    return warnings
+
+
+def warn_plugin_settings(plugins: Any, nodes: int | None = None) -> None:
+    """Print :func:`plugin_settings_warnings` on standard error, ``warning: …`` each."""
+    for warning in plugin_settings_warnings(plugins, nodes):
+        click.echo(f"warning: {one_line(warning)}", err=True)
+
+
 def warn_unused_plugin_tables(config: Any, allocations: Any = None) -> None:
     """Print :func:`plugin_table_warnings` on standard error, ``warning: …`` each."""
     for warning in plugin_table_warnings(config, allocations):

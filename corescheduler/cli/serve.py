@@ -17,6 +17,7 @@ from corescheduler.cli.common import (
     load_config,
     print_json,
     print_table,
+    warn_plugin_settings,
     warn_unused_plugin_tables,
 )
 from corescheduler.errors import ConfigError
@@ -84,6 +85,9 @@ def serve(
         security = load_security(dask_security)
     service = Service(cfg, dask=dask, state=state, dask_security=security)
     warn_unused_plugin_tables(cfg, service.scheduler.allocations)
+    # the embedded cluster's nodes are its workers (with [cluster]'s slots each); an external
+    # cluster's are not known yet: [cluster]'s node count stands for them
+    warn_plugin_settings(service.scheduler.plugins, service.backend.n_workers if service.embedded else None)
     app = create_app(service, principals)
     # distributed sets up its own handler when first imported: imported now, the log config
     # below replaces it (one line, one format); the embedded workers (other processes) log

@@ -33,6 +33,7 @@ from corescheduler.cli.common import (
     print_json,
     print_table,
     stdout_is_terminal,
+    warn_plugin_settings,
     warn_unused_plugin_tables,
 )
 from corescheduler.wording import plural
@@ -80,9 +81,11 @@ def run_simulation(
     seed: int,
     out_dir: Path,
     progress: Callable[[float], None] | None = None,
+    warn: bool = False,
 ) -> tuple[Any, Any]:
     """Load the workload for ``config``'s cluster and run it into ``out_dir``:
-    ``(SimulationResult, Workload)``."""
+    ``(SimulationResult, Workload)``; with ``warn``, first print what the plugins say about
+    their settings for that cluster (:func:`warn_plugin_settings`)."""
     from corescheduler.formats.workloads import load_workload
     from corescheduler.sim.simulator import Simulation, build_cluster
 
@@ -90,6 +93,8 @@ def run_simulation(
     nodes = {name: node.rack for name, node in cluster.nodes.items()}
     workload = load_workload(workload_spec, config=config, seed=seed, nodes=nodes)
     sim = Simulation(config, workload, seed, allocations=allocations, out_dir=out_dir)
+    if warn:
+        warn_plugin_settings(sim.scheduler.plugins, len(cluster.nodes))
     return sim.run(progress=progress), workload
 
 
@@ -279,7 +284,7 @@ def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: st
     out = Path(out_dir)
     with progress_bars(stdout_is_terminal() and not as_json) as bars:
         result, workload = run_simulation(
-            config, allocations, workload_spec, seed, out, bars(label) if bars else None
+            config, allocations, workload_spec, seed, out, bars(label) if bars else None, warn=True
         )
     note = weight_note(config, result.metrics)
     report = write_report(

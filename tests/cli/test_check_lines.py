@@ -161,9 +161,11 @@ def test_every_problem_of_a_capacity_file_is_at_its_own_file_and_line(files):
     assert result.exit_code == 1
     prefix = "mapred.capacity-scheduler.queue."
     assert_one_problem_a_line(result.stdout.splitlines(), [
-        (xml, 2, f"{prefix}default.capacity: expected a number, got 'lots'"),
+        (xml, 2, f"{prefix}default.capacity: 'lots' is not a number Java reads (Float.parseFloat); Hadoop's "
+                 "CapacitySchedulerConf.getFloat uses the default, and the default is no value: missing"),
         (xml, 3, f"{prefix}research.capacity: must be ≥ 0, got -5"),
-        (xml, 4, f"{prefix}research.maximum-capacity: expected a number, got 'x'"),
+        # research.maximum-capacity 'x': Hadoop's getFloat default, -1, is no maximum: a warning (once the
+        # errors are fixed), not a problem
     ])
 
 

@@ -615,20 +615,18 @@ class _Context:
     [
         (("<value>30</value>", "<value>thirty</value>"),
          "capacity-scheduler.xml:13: mapred.capacity-scheduler.queue.research.guaranteed-capacity: "
-         "expected a number, got 'thirty'"),
+         "'thirty' is not a number Java reads (Float.parseFloat); Hadoop's CapacitySchedulerConf.getFloat uses "
+         "the default, and the default is no value: missing"),
         (("<value>60</value>", "<value>20</value>"),
          "capacity-scheduler.xml:17: mapred.capacity-scheduler.queue.research.maximum-capacity: "
          "must be ≥ the queue's capacity (30), got 20"),
         (("<value>20</value>", "<value>25</value>"),
          "capacity-scheduler.xml: queue capacities must add up to 100 (percent of the cluster's map slots), "
          "got 105 = default 50 + research 30 + adhoc 25"),
-        (("queue.adhoc.capacity", "queue.adhoc.capacityy"),
-         "capacity-scheduler.xml:24: mapred.capacity-scheduler.queue.adhoc.capacityy: unknown queue property"),
-        (("</configuration>", "<property><name>other.thing</name><value>1</value></property></configuration>"),
-         "capacity-scheduler.xml:47: other.thing: not a capacity scheduler property"),
-        (("<value>true</value>", "<value>yes</value>"),
-         "capacity-scheduler.xml:9: mapred.capacity-scheduler.queue.default.supports-priority: "
-         "expected true or false, got 'yes'"),
+        (("queue.adhoc.capacity", "queue.adhoc.capacityy"),  # an unknown property is ignored: adhoc has none
+         "capacity-scheduler.xml:24: mapred.capacity-scheduler.queue.adhoc.capacity: missing"),
+        (("<value>20</value>", "<value>NaN</value>"),  # Java reads NaN; no comparison holds: refused
+         "capacity-scheduler.xml:25: mapred.capacity-scheduler.queue.adhoc.capacity: expected a number, got 'NaN'"),
         (("</configuration>", "<property>"),
          "capacity-scheduler.xml:48: not well-formed XML"),
     ],
@@ -644,6 +642,54 @@ def test_xml_errors_name_file_and_line(tmp_path: Path, change, expected):
     message = str(info.value)
     assert f"corescheduler.toml:5: [plugins.capacity] config_file: {tmp_path}/" in message
     assert expected in message
+
+
+@pytest.mark.parametrize(
+    ("change", "warning", "check"),
+    [
+        (("queue.adhoc.minimum-user-limit-percent", "queue.adhoc.minimum-user-limit-percentt"),
+         "capacity-scheduler.xml:32: mapred.capacity-scheduler.queue.adhoc.minimum-user-limit-percentt: unknown "
+         "queue property 'minimum-user-limit-percentt' ignored",
+         lambda c: c.queues["adhoc"].minimum_user_limit_percent == 50),  # the file's default-… instead
+        (("</configuration>", "<property><name>other.thing</name><value>1</value></property></configuration>"),
+         "capacity-scheduler.xml:47: other.thing: not a capacity scheduler property (names start "
+         "'mapred.capacity-scheduler.'); ignored",
+         lambda c: set(c.queues) == {"default", "research", "adhoc"}),
+        (("<value>true</value>", "<value>yes</value>"),
+         "capacity-scheduler.xml:9: mapred.capacity-scheduler.queue.default.supports-priority: 'yes' read as "
+         "false (Hadoop's Boolean.parseBoolean: only 'true' is true)",
+         lambda c: c.queues["default"].supports_priority is False),
+        (("<value>60</value>", "<value>sixty</value>"),
+         "capacity-scheduler.xml:17: mapred.capacity-scheduler.queue.research.maximum-capacity: 'sixty' is not a "
+         "number Java reads (Float.parseFloat); Hadoop's CapacitySchedulerConf.getFloat uses the default",
+         lambda c: c.queues["research"].maximum_capacity is None),
+        (("<value>25</value>", "<value>25.0</value>"),  # Integer.parseInt: no decimals
+         "capacity-scheduler.xml:33: mapred.capacity-scheduler.queue.adhoc.minimum-user-limit-percent: '25.0' is "
+         "not a Java int (Integer.parseInt: no spaces, no decimals); Hadoop's CapacitySchedulerConf.getInt uses "
+         "the default",
+         lambda c: c.queues["adhoc"].minimum_user_limit_percent == 50),
+        (("</configuration>", "<property><name>mapred.capacity-scheduler.queue.adhoc.capacity</name>"
+                              "<value>20</value></property></configuration>"),
+         "capacity-scheduler.xml:47: mapred.capacity-scheduler.queue.adhoc.capacity: defined again (first at "
+         "line 24); this one is used, as in Hadoop",
+         lambda c: c.queues["adhoc"].map_capacity == 20),
+        (("<value>50</value>", "<value> 5e1f </value>"),  # Float.parseFloat: trimmed, an exponent, a suffix
+         None,
+         lambda c: c.queues["default"].map_capacity == 50),
+    ],
+)
+def test_xml_what_hadoop_takes_is_taken_with_a_warning(tmp_path: Path, change, warning, check):
+    """Configuration.loadResource (Hadoop 0.20/1.x) logs and reads on, and CapacitySchedulerConf.getFloat /
+    getInt / isPrioritySupported fall back to the default: loaded, each with one warning at its line."""
+    old, new = change
+    (tmp_path / "capacity-scheduler.xml").write_text(XML.replace(old, new, 1))
+    config = read_config({"config_file": str(tmp_path / "capacity-scheduler.xml")})
+    assert check(config)
+    warnings = [w.split(f"{tmp_path}/", 1)[1] for w in config.warnings]
+    if warning is None:
+        assert warnings == []
+    else:
+        assert len(warnings) == 1 and warnings[0].startswith(warning), warnings
 
 
 def test_xml_queue_without_capacity_is_an_error(tmp_path: Path):
