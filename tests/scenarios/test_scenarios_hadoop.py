@@ -33,7 +33,9 @@ testComplexJobLimits, testSizeBasedWeight, testPoolWeights, testPoolWeightsWhenN
 testPoolAssignment, testSetPoolTwice, testMinSharePreemptionWithSmallJob,
 testFairSharePreemptionFromMultiplePools, testMinAndFairSharePreemption,
 testNoPreemptionIfDisabled, testFairSharePreemptionWithShortTimeout,
-testDelaySchedulingOffRack, and TestFairSchedulerPoolNames' three cases.
+testDelaySchedulingOffRack, and TestFairSchedulerPoolNames' three cases; and
+testFairShareBoundaryPreemption of branch-1 after 1.2.1 (MAPREDUCE-5822), whose
+rule is not kept: the test pins Hadoop 1.0-1.2's instead.
 
 Skipped, because they depend on Hadoop internals the harness does not model:
 
@@ -586,3 +588,39 @@ def test_delay_scheduling_off_rack():
     got = h.heartbeat(tt(4))
     assert tasks(got) == [m(1, 7)] and got[0].locality == "node"
     assert delay_state(h, j1) == ("node", 0.0, False)
+
+
+def test_fair_share_boundary_preemption_keeps_hadoop_1_0_to_1_2():
+    """testFairShareBoundaryPreemption (MAPREDUCE-5822, on branch-1 after 1.2.1 only): a pool whose fair
+    share is 1 slot, running none, is starved for its fair share there and preempts that slot.  Hadoop
+    1.0-1.2 (kept here, docs/concepts.md "Preemption"): ``isStarvedForFairShare`` compares running
+    with ``(int) Math.floor(Math.min(fairShare / 2, demand))`` = floor(0.5) = 0, so the pool is never
+    starved for its fair share and nothing is preempted; with a fair share of 2 it is (floor(1) = 1)."""
+    h = F1(nodes=1, preemption=True,
+           allocations="<allocations><fairSharePreemptionTimeout>60</fairSharePreemptionTimeout></allocations>")
+    j1 = h.submit(10, 0, pool="pool1")
+    h.advance(0.1)
+    assert hb_seq(h, tt(1), 2) == [m(1, 0), m(1, 1)]
+    h.advance(0.1)
+    h.submit(10, 0, pool="pool2")
+    h.advance(0.1)
+    assert h.shares()["pools"]["pool2"]["map"] == 1.0  # two pools on 2 map slots
+    h.advance(120.0)  # twice the timeout below half the fair share
+    assert h.tasks_to_preempt("pool2") == both(0)  # MAPREDUCE-5822's rule: {"map": 1, ...}
+    assert h.preempt() == []
+    assert h.running(j1)["map"] == 2
+
+    # the same with 2 trackers (fair share 2 each): floor(2 / 2) = 1, so pool2 is starved and preempts
+    h = F1(nodes=2, preemption=True,
+           allocations="<allocations><fairSharePreemptionTimeout>60</fairSharePreemptionTimeout></allocations>")
+    h.submit(10, 0, pool="pool1")
+    h.advance(0.1)
+    assert hb_seq(h, tt(1), 2) == [m(1, 0), m(1, 1)]
+    h.advance(0.1)
+    assert hb_seq(h, tt(2), 2) == [m(1, 2), m(1, 3)]
+    h.advance(0.1)
+    h.submit(10, 0, pool="pool2")
+    h.advance(0.1)
+    assert h.shares()["pools"]["pool2"]["map"] == 2.0
+    h.advance(61.0)
+    assert h.tasks_to_preempt("pool2") == mr(2, 0)  # owed up to min(fair share, demand)
