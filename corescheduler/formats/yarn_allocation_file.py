@@ -10,31 +10,31 @@ is decided by :func:`corescheduler.formats.allocation_file.parse_allocations`.
 Element set, defaults and messages: YARN trunk's
 ``allocation/AllocationFileParser``, ``allocation/AllocationFileQueueParser``,
 ``QueuePlacementPolicy.fromXml`` and ``FairSchedulerConfiguration
-.parseResourceConfigValue``.  Every error carries the file and line.
-Deliberate differences from YARN, each clearer for users:
+.parseResourceConfigValue``; numbers as Java parses them
+(:mod:`corescheduler.core.javamath`).  Every error carries the file and line,
+and each refusal in the code cites the Hadoop method that refuses too
+(docs/yarn.md, "Which Hadoop each rule follows").  Differences from YARN:
 
-* all problems of a file are reported together (YARN stops at the first);
-* a bad number or an empty element is an error naming the element (YARN
-  throws a bare ``NumberFormatException`` or ``NullPointerException``);
-  timeouts may have decimals, negative counts and weights are rejected;
-* ``allowPreemptionFrom`` must be ``true`` or ``false`` (YARN reads anything
-  else as false);
-* a ``fifo`` parent queue and a ``drf`` queue under a ``fair`` parent are
-  errors here (YARN accepts the file, then logs and refuses to apply the
-  policies at run time);
+* all problems of a file are reported together (YARN stops at the first), and
+  a bad number names the element and queue (YARN throws a bare exception);
+* ``maxAMShare`` on a parent queue loads with a warning, as in Hadoop 2.x-3.1
+  (trunk refuses it), and is dropped: no parent queue reads it;
+* refused on purpose although Java reads them: ``NaN`` anywhere, and a
+  ``<weight>`` beyond a Java float (YARN's Infinity); any finite weight is taken
+  (the fair-share search rescales huge weights so shares stay within the
+  cluster, where YARN's would pass it);
+* a ``fifo`` parent queue and a ``drf`` queue under a ``fair`` parent are errors
+  at load (YARN refuses to apply those policies when it loads the file, logs
+  it and keeps the earlier ones);
+* taken as YARN takes them, with a warning: negative counts, weights and
+  timeouts (as 0), ``allowPreemptionFrom`` other than true/false (false), a
+  percentage in ``minResources`` or ``maxContainerAllocation`` (none), a queue
+  declared twice (merged), ``ROOT`` for the root queue (read as ``root``;
+  YARN keeps the spelling and builds ``ROOT.x`` beside the real root), a
+  ``<user>`` without a name (ignored), unknown elements (ignored);
 * a ``<queuePlacementPolicy>`` with no ``<rule>`` is a warning and no policy
   (YARN silently keeps the previous rules);
-* unknown elements are reported as warnings (YARN ignores those in queues
-  silently);
-* a queue declared twice under the same parent is an error (YARN merges the
-  two); a ``<queue>`` without a ``name`` says so (YARN reports an empty name);
-* a percentage in ``minResources`` or ``maxContainerAllocation`` is an error
-  (YARN silently reads it as none);
-* the root queue must be written ``root`` (YARN keeps ``ROOT`` as given and
-  names its children ``ROOT.x``);
-* a ``<weight>`` beyond a Java float (YARN's Infinity) is an error; any
-  finite one is taken (the fair-share search rescales huge weights so shares
-  stay within the cluster, where YARN's would pass it).
+* a ``<queue>`` without a ``name`` says so (YARN reports an empty name).
 """
 
 from __future__ import annotations
