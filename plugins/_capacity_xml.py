@@ -168,6 +168,7 @@ def _parse_file(path: Path, source: str, problems: list[str]) -> etree._Element 
     except etree.XMLSyntaxError as exc:
         line = exc.lineno if exc.lineno else None
         reason = _POSITION_RE.sub("", exc.msg or str(exc))
+        # Hadoop refuses too: Configuration.loadResource throws a RuntimeException
         problems.append(f"{source}:{line}: not well-formed XML: {reason}" if line else f"{source}: {reason}")
         return None
 

@@ -80,6 +80,8 @@ def parse_allocations(text: str | bytes, source: str = "<allocations>") -> Alloc
     root = _parse_xml(text, source)
     ctx = _Context(source)
     if root.tag != "allocations":
+        # Hadoop refuses too: PoolManager.reloadAllocs throws AllocationConfigurationException
+        # ("Bad allocations file: top-level element not <allocations>")
         ctx.error(root, f"top-level element must be <allocations>, found <{root.tag}>")
         ctx.raise_errors()
     if any(isinstance(e.tag, str) and e.tag in YARN_ONLY_ELEMENTS for e in root.iter()):
@@ -327,7 +329,7 @@ def _parse_xml(text: str | bytes, source: str) -> etree._Element:
             except ValueError:  # a str with an encoding declaration: it is already decoded
                 text = _ENCODING_DECL_RE.sub(r'\1"UTF-8"', text, count=1).encode("utf-8")
         return etree.fromstring(text, parser)
-    except etree.XMLSyntaxError as exc:
+    except etree.XMLSyntaxError as exc:  # Hadoop refuses too: DocumentBuilder.parse throws SAXException
         reason = _POSITION_RE.sub("", exc.msg or str(exc))
         column = f" (column {exc.offset})" if exc.offset else ""
         raise AllocationError(f"not well-formed XML: {reason}{column}", source, exc.lineno or None) from exc

@@ -350,6 +350,7 @@ def _load_queue(
             attr, parse = _QUEUE_SCALARS[tag]
             value = _scalar(p, child, where, parse)
             if attr == "weight" and value is not None and java_float(value) == math.inf:
+                # deliberate (docs/yarn.md): loadQueue's (float) cast holds Infinity
                 # (float) of the double rounds to nearest: 3.4028235e38, Float.MAX_VALUE as Java
                 # prints it, is MAX_VALUE; from 2**128 - 2**103 on it is Infinity
                 # YARN would hold Infinity (a double cast to float): refused, as "Infinity" itself is
@@ -414,6 +415,10 @@ _RULE_CLASS = {"nestedUserQueue": "user"}  # YARN: the same class (UserPlacement
 
 
 def _load_rule(p: _Problems, elem: etree._Element, *, nested: bool = False) -> PlacementRuleSpec | None:
+    """One ``<rule>``.  Each error here is YARN's own refusal, with its message:
+    ``QueuePlacementPolicy.fromXml`` / ``createAndInitializeRule`` and the rules'
+    ``initialize`` (Hadoop 2.x-3.2; trunk's ``QueuePlacementConverter`` /
+    ``PlacementFactory`` keep the messages)."""
     name = elem.get("name")
     if not name:
         p.error(elem, "No name provided for a rule element")
@@ -454,7 +459,8 @@ def _load_rule(p: _Problems, elem: etree._Element, *, nested: bool = False) -> P
 
 
 def _load_placement(p: _Problems, elem: etree._Element) -> tuple[PlacementRuleSpec, ...] | None:
-    """``QueuePlacementPolicy.fromXml``."""
+    """``QueuePlacementPolicy.fromXml``; its errors are YARN's refusals (the empty policy,
+    unreachable rules, a last rule that can pass: ``QueuePlacementPolicy`` constructor)."""
     if len(elem) == 0 and elem.text is None:  # no child node at all (whitespace text counts as one)
         p.error(elem, "Empty configuration for QueuePlacementPolicy is not allowed")
         return None
