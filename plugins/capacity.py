@@ -396,16 +396,18 @@ class CapacityScheduler(SharePolicy):
         self._jobs_by_user: dict[str, Counter[Any]] = {}
         self._user_running: dict[tuple[str, str], Counter[Any]] = {}
         self._cluster = getattr(config, "cluster", None)
+        #: the guarantees divide the cluster's slots only as the root share policy
+        self._root_policy = getattr(scheduler, "share_policy", None) == NAME
 
     def settings_warnings(self, nodes: int | None = None) -> list[str]:
         """What ``check``, ``simulate`` and ``serve`` print as warnings about these settings
         (an optional plugin method, see docs/plugin-authors.md): what the ``config_file``
-        reader took as Hadoop takes it, and in slot mode each queue that gets no slot of a
-        kind on a cluster of ``nodes`` nodes (default: ``[cluster]``'s) with ``[cluster]``'s
-        slots per node (:func:`zero_guarantee_warnings`)."""
+        reader took as Hadoop takes it, and, in slot mode with capacity the root share policy,
+        each queue that gets no slot of a kind on a cluster of ``nodes`` nodes (default:
+        ``[cluster]``'s) with ``[cluster]``'s slots per node (:func:`zero_guarantee_warnings`)."""
         warnings = list(self.config.warnings)
         cluster = self._cluster
-        if self.calc.lineage != YARN and cluster is not None:
+        if self.calc.lineage != YARN and cluster is not None and self._root_policy:
             count = cluster.nodes if nodes is None else nodes
             per_node = {MAP: cluster.map_slots, REDUCE: cluster.reduce_slots}
             warnings += zero_guarantee_warnings(self.config, count, per_node)

@@ -96,6 +96,12 @@ def test_resource_mode_says_nothing_of_slots() -> None:
     assert plugin_of(config).settings_warnings() == []
 
 
+def test_as_a_pool_resolver_only_it_says_nothing_of_slots() -> None:
+    """The guarantees divide the cluster only when capacity is the share policy."""
+    config = Config.from_toml(CONFIG.format(nodes=4).replace('share_policy = "capacity"\n', ""))
+    assert plugin_of(config).settings_warnings() == []
+
+
 def test_check_warns(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_text(CONFIG.format(nodes=4))
