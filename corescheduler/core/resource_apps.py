@@ -31,12 +31,14 @@ class AppAdmission(EngineState):
     """Submission and the running-app limits: an app placed in its leaf, runnable or
     waiting, and waiting apps made runnable as others end."""
 
-    @staticmethod
-    def spec_problem(spec: JobSpec) -> str | None:
-        """What the engine cannot run in ``spec``, or None: a task asking a negative amount."""
+    def spec_problem(self, spec: JobSpec) -> str | None:
+        """What the engine cannot run in ``spec``, or None: a task asking a negative amount,
+        or a plain task naming a node or rack the cluster does not have (SPEC §6b)."""
         if any(v < 0 for ts in (*spec.maps, *spec.reduces, *spec.tasks) if ts.resources is not None
                for _, v in ts.resources.items()):
             return "a task asks for a negative amount of a resource"
+        if spec.tasks and self._needs_asks(spec):  # type: ignore[attr-defined]
+            return self._locations_problem(spec)  # type: ignore[attr-defined,no-any-return]
         return None
 
     def place_job(self, job: Job, now: float) -> None:
@@ -98,6 +100,8 @@ class AppAdmission(EngineState):
                 task.resources = normal
                 total = total + normal
             job._pending_resources[kind] = total
+        if spec.tasks and self._needs_asks(spec):  # type: ignore[attr-defined]
+            self._group_asks(job)  # type: ignore[attr-defined]  # asks with places or priorities
         if am is not None:
             am_task = Task(f"{job.id}_am_000000", job, AM, 0)
             am_task.resources = self._normalize(am)

@@ -67,6 +67,7 @@ class EngineState:
     #: app id -> node name -> rack, of the nodes the app holds reservations on
     reservations: dict[str, dict[str, str]]
     am_tasks: dict[str, Task]
+    app_asks: dict[str, Any]
     empty_runnable: list[Job]
     starvation: dict[str, Resources]
     _steady_dirty: bool

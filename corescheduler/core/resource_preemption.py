@@ -120,7 +120,8 @@ class Preemption(EngineState):
                 continue  # FSAppAttempt.preemptionTriggered: give the freed room time to be used
             self._preempted_at[job_id] = now
             for size in self._starved_requests(job, starved):
-                victims = self._victims_for(size, chosen, taken, promised)
+                allowed = self._allowed_nodes(job, size) if job.id in self.app_asks else None  # type: ignore[attr-defined]
+                victims = self._victims_for(size, chosen, taken, promised, allowed)
                 if victims is None:
                     continue
                 node, tasks = victims
@@ -147,7 +148,9 @@ class Preemption(EngineState):
         covered = NONE
         am = self.am_tasks.get(job.id)
         pending: list[Task] = [am] if am is not None and not job.am_running and am.state == PENDING else []
-        if not pending:
+        if not pending and job.id in self.app_asks:  # type: ignore[attr-defined]
+            pending = self._pending_in_order(job)  # type: ignore[attr-defined]
+        elif not pending:
             for kind in (MAP, REDUCE, TASK):
                 if kind == REDUCE and not job.reduces_schedulable:
                     continue
@@ -161,13 +164,17 @@ class Preemption(EngineState):
         return out
 
     def _victims_for(
-        self, size: Resources, chosen: dict[str, Resources], taken: set[str], promised: dict[str, Resources]
+        self, size: Resources, chosen: dict[str, Resources], taken: set[str], promised: dict[str, Resources],
+        allowed: set[str] | None = None,
     ) -> tuple[Node, list[Task]] | None:
         """``identifyContainersToPreempt``: the node where the fewest AM containers (then the
-        fewest containers) free room for ``size``."""
+        fewest containers) free room for ``size`` (among ``allowed``, the nodes a request
+        that does not relax locality names)."""
         best: tuple[int, int, Node, list[Task]] | None = None
         for node in self.owner.cluster.nodes.values():
             if node.capacity is None or not size.fits_in(node.capacity):
+                continue
+            if allowed is not None and node.name not in allowed:
                 continue
             freed = NONE
             for tid in taken:  # what victims chosen for earlier requests free on this node

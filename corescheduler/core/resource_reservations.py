@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 
 from corescheduler.core.model import (
-    MAP,
     PENDING,
     RESOURCES,
     Assignment,
@@ -63,7 +62,7 @@ class AMLimitsAndReservations(EngineState):
             return False
         if node.reserved is None:
             held = self.reservations.get(job.id, {})
-            locality = task.locality(node) if task.kind == MAP and task.locations else "off"
+            locality = task.locality(node) if task.locations or task.racks else "off"
             if locality != "node":
                 nodes = self.owner.cluster.nodes.values()
                 if locality == "rack":

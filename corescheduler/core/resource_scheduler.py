@@ -74,6 +74,7 @@ from corescheduler.core.model import (
 )
 from corescheduler.core.queue_tree import Queue, QueueTree
 from corescheduler.core.resource_apps import AppAdmission
+from corescheduler.core.resource_asks import AppAsks, YarnAsks
 from corescheduler.core.resource_base import AM, NONE, RESERVED, _Reserved
 from corescheduler.core.resource_preemption import STARVATION_RECHECK_WAIT, Preemption
 from corescheduler.core.resource_reservations import AMLimitsAndReservations
@@ -87,7 +88,7 @@ if TYPE_CHECKING:
 __all__ = ["AM", "STARVATION_RECHECK_WAIT", "ResourceScheduler"]
 
 
-class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Preemption):
+class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Preemption, YarnAsks):
     """The resource-mode engine of one :class:`~corescheduler.core.scheduler.Scheduler`
     (:class:`~corescheduler.core.engine.Engine`; its owner is an
     :class:`~corescheduler.core.engine.EngineOwner`).  Task attempts launch and end through
@@ -107,6 +108,8 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         #: app id -> node name -> rack, of the nodes the app holds reservations on
         self.reservations: dict[str, dict[str, str]] = {}
         self.am_tasks: dict[str, Task] = {}
+        #: app id -> its asks, for apps whose asks have places or priorities (SPEC §6b)
+        self.app_asks: dict[str, AppAsks] = {}
         self._steady_dirty = True
         self._levels_cache: list[list[Queue]] = []
         self._share_plan: list[tuple[dict[str, Any], dict[str, list[Queue]]]] = []
@@ -283,6 +286,10 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
                 continue
             if kind == REDUCE and not job.reduces_schedulable:
                 continue
+            if kind == TASK and self.app_asks:
+                apps = self.app_asks.get(job.id)
+                if apps is not None:  # asks with places or priorities: YARN's order, not the TaskSelector's
+                    return self._choose_ask(apps, node)
             task = select(job, node, kind, now)
             if task is not None:
                 if type(task) is not Task or task.job is not job or task.kind != kind or task.state != PENDING:
@@ -333,7 +340,7 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
     ) -> None:
         ledger = self.ledger
         kind = task.kind
-        locality = task.locality(node) if kind == MAP else None
+        locality = task.locality(node) if kind == MAP or task.locations or task.racks else None
         ledger.launch(task, node, now, locality, size)  # running, and its task_start
         node._running[kind] = node._running.get(kind, 0) + 1
         node.used = node.used + size
@@ -371,7 +378,8 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
             q.sched.running = q.sched.running - size
             q = q.parent
         if task.is_am:
-            job.am_running = False
+            if self.am_tasks.get(job.id, task) is task:  # (not another container marked as an AM)
+                job.am_running = False
             if leaf is not None:
                 leaf.am_usage = leaf.am_usage - size
         else:
@@ -389,7 +397,7 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         ledger.complete(task, node, output_bytes)
         ledger.finished(task, node_name, node, now)
         job = task.job
-        if job.all_done:
+        if job.all_done or (self.app_asks and self._app_done(job)):
             return True
         self.changed(job)
         return False
@@ -400,6 +408,8 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         ledger = self.ledger
         if task.id not in ledger.running or task.state != RUNNING:
             raise SchedulerStateError(f"task {task.id} is not running")
+        if task.is_am and self.am_tasks.get(task.job.id) is not task:
+            self._unmark_am(task)  # a container marked as an AM besides the app's own: it asks again as it was
         if task.is_am:
             for other in [t for t in ledger.running.values() if t.job is task.job and not t.is_am]:
                 self.kill_task(other, now, reason="application attempt failed")
@@ -429,6 +439,8 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         job = task.job
         if not task.is_am:
             job._pending_resources[task.kind] = job._pending_resources[task.kind] + (task.resources or NONE)
+            if self.app_asks and job.id in self.app_asks:
+                self.app_asks[job.id].requeued(task)
         self._reposition(job)
 
     def changed(self, job: Job) -> None:
@@ -439,8 +451,14 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
     def job_removed(self, job: Job, now: float) -> None:
         """The app ended (every task done, or killed): its AM ends too (``task_finish``; no
         plugin hears of an AM) and the app leaves its queue; waiting apps may run."""
+        apps = self.app_asks.pop(job.id, None)
         am = self.am_tasks.pop(job.id, None)
-        if am is not None and am.state == RUNNING:
+        ams = [am] if am is not None else []
+        if apps is not None:
+            ams += [t for t in apps.marked if t is not am]
+        for am in ams:
+            if am.state != RUNNING:
+                continue
             ledger = self.ledger
             node_name = am.node
             node = ledger.release(am)
