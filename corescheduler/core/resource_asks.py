@@ -121,20 +121,13 @@ class YarnAsks(EngineState):
     app_asks: dict[str, AppAsks]
 
     # ------------------------------------------------------------------ submission
-    def _locations_problem(self, spec: JobSpec) -> str | None:
-        """What is wrong with the places the app's plain tasks name, or None: an unknown node
-        or rack, or ``relax_locality`` off with no node or rack named."""
-        nodes = self.owner.cluster.nodes
-        racks = {n.rack for n in nodes.values()}
+    @staticmethod
+    def _locations_problem(spec: JobSpec) -> str | None:
+        """What is wrong with the places the app's plain tasks name, or None: ``relax_locality``
+        off with no node or rack named.  A node or rack the cluster does not have (yet) is
+        taken, as YARN takes any resource name: such a place matches no node until one by
+        that name joins."""
         for i, ts in enumerate(spec.tasks):
-            for place in ts.input_nodes:
-                if place == ANY:
-                    continue
-                if place.startswith("/"):
-                    if place[1:] not in racks and place not in racks:
-                        return f"task {i}: unknown rack {place!r} in its locations"
-                elif place not in nodes:
-                    return f"task {i}: unknown node {place!r} in its locations"
             if not ts.relax_locality and not [p for p in ts.input_nodes if p != ANY]:
                 return f"task {i}: relax_locality is false but it names no node or rack to run on"
         return None

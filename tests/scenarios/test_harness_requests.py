@@ -42,10 +42,10 @@ def test_queue_demand_is_the_sum_of_outstanding_asks() -> None:
     minimum = 1024  # FairSchedulerConfiguration.DEFAULT_RM_SCHEDULER_INCREMENT_ALLOCATION_MB
     a11 = h.submit_app(queue="root.queue1", user="user1",
                        requests=[{"resources": f"{2 * minimum} mb, 1 vcores", "count": 1, "locations": ["*"]}])
-    a21 = h.submit_app(queue="root.queue2", user="user1", requests=[
-        {"resources": f"{2 * minimum} mb, 1 vcores", "count": 1, "locations": ["n0001"], "relax_locality": False}])
-    a22 = h.submit_app(queue="root.queue2", user="user1", requests=[
-        {"resources": f"{minimum} mb, 1 vcores", "count": 2, "locations": ["n0000", "*"], "priority": 2}])
+    a21 = h.submit_app(queue="root.queue2", user="user1", requests=[  # "foo" and ANY, not relaxed
+        {"resources": f"{2 * minimum} mb, 1 vcores", "count": 1, "locations": ["foo"], "relax_locality": False}])
+    a22 = h.submit_app(queue="root.queue2", user="user1", requests=[  # "bar" and ANY, relaxed
+        {"resources": f"{minimum} mb, 1 vcores", "count": 2, "locations": ["bar", "*"], "priority": 2}])
     h.update()
     assert h.demand("root.queue1")["memory"] == 2 * minimum
     assert h.demand("root.queue2")["memory"] == 2 * minimum + 2 * minimum
@@ -89,16 +89,25 @@ def test_bad_requests_are_refused_with_one_clear_error_and_nothing_submitted() -
     for requests, message in cases:
         with pytest.raises(ValueError, match=message):
             h.submit_app(queue="a", requests=requests)
-    for requests, message in [
-        ([{"resources": "1024 mb, 1 vcores", "locations": ["n0999"]}], "unknown node 'n0999'"),
-        ([{"resources": "1024 mb, 1 vcores", "locations": ["/r07"]}], "unknown rack '/r07'"),
-        ([{"resources": "1024 mb, 1 vcores", "locations": ["*"], "relax_locality": False}], "names no node or rack"),
-    ]:
-        with pytest.raises(SchedulerStateError, match=message):
-            h.submit_app(queue="a", requests=requests)
+    with pytest.raises(SchedulerStateError, match="names no node or rack"):
+        h.submit_app(queue="a", requests=[{"resources": "1024 mb, 1 vcores", "locations": ["*"],
+                                           "relax_locality": False}])
     with pytest.raises(ValueError, match="not both"):
         h.submit_app(queue="a", tasks=1, requests=[{"resources": "1024 mb, 1 vcores"}])
     assert h.scheduler.jobs == {}
+
+
+def test_a_place_the_cluster_does_not_have_is_taken_as_yarn_takes_it() -> None:
+    """YARN takes any resource name: an ask bound to a host that has not joined waits for
+    it; a relaxed one runs elsewhere at once."""
+    h = harness(racks=1, nodes=1)
+    bound = h.submit_app(queue="a", user="u", requests=[
+        {"resources": "1024 mb, 1 vcores", "locations": ["n0009"], "relax_locality": False}])
+    loose = h.submit_app(queue="b", user="u", requests=[{"resources": "1024 mb, 1 vcores", "locations": ["/r09"]}])
+    got = h.heartbeat("n0000") + h.heartbeat("n0000")
+    assert [a.job for a in got] == [loose.id]
+    h.add_node("n0009", rack="r09", resources="2048 mb, 2 vcores")
+    assert [(a.job, a.locality) for a in h.heartbeat("n0009")] == [(bound.id, "node")]
 
 
 # --------------------------------------------------------------------------- asks added later
