@@ -136,12 +136,15 @@ class YarnAsks(EngineState):
     def _needs_asks(spec: JobSpec) -> bool:
         return any(ts.input_nodes or not ts.relax_locality or ts.priority is not None for ts in spec.tasks)
 
-    def _places(self, ts_places: Iterable[str]) -> tuple[frozenset[str], frozenset[str], frozenset[str], bool]:
-        """(nodes, racks, racks of the nodes, names any node) of a task's locations."""
+    def _places(self, ts_places: Iterable[str], known_racks: set[str] | None = None,
+                ) -> tuple[frozenset[str], frozenset[str], frozenset[str], bool]:
+        """(nodes, racks, racks of the nodes, names any node) of a task's locations
+        (``known_racks``: the cluster's racks, when the caller has them)."""
         nodes: set[str] = set()
         racks: set[str] = set()
         anywhere = False
-        known_racks = {n.rack for n in self.owner.cluster.nodes.values()}
+        if known_racks is None:
+            known_racks = {n.rack for n in self.owner.cluster.nodes.values()}
         for place in ts_places:
             if place == ANY:
                 anywhere = True
@@ -157,12 +160,21 @@ class YarnAsks(EngineState):
         """Build the app's asks from its tasks (at submission: tasks are created then)."""
         apps = AppAsks()
         specs = job.spec.tasks
+        memo = self._place_memo()
         for task, ts in zip(job.tasks.get(TASK, ()), specs):
-            self._file_task(apps, task, ts)
+            self._file_task(apps, task, ts, memo)
         self.app_asks[job.id] = apps
 
-    def _file_task(self, apps: AppAsks, task: Task, ts: Any) -> None:
-        nodes, racks, node_racks, anywhere = self._places(ts.input_nodes)
+    def _place_memo(self) -> dict[Any, Any]:
+        """A memo for :meth:`_file_task`: locations read so far, and the cluster's racks."""
+        return {None: {n.rack for n in self.owner.cluster.nodes.values()}}
+
+    def _file_task(self, apps: AppAsks, task: Task, ts: Any, memo: dict[Any, Any]) -> None:
+        """File ``task`` (of spec ``ts``) under its ask (``memo``: :meth:`_place_memo`)."""
+        found = memo.get(ts.input_nodes)
+        if found is None:
+            found = memo[ts.input_nodes] = self._places(ts.input_nodes, memo[None])
+        nodes, racks, node_racks, anywhere = found
         relax = bool(ts.relax_locality) or anywhere or not (nodes or racks)
         priority = ts.priority if ts.priority is not None else 0
         size = task.resources or NONE
@@ -248,11 +260,12 @@ class YarnAsks(EngineState):
             problem = self._size_problem(fake, leaf)  # type: ignore[attr-defined]
         if problem is not None:
             raise SchedulerStateError(f"job {job.id}: {problem.removeprefix(f'job {job.id}: ')}")
+        memo = self._place_memo()
         apps = self.app_asks.get(job.id)
         if apps is None:
             apps = AppAsks()
             for task, ts in zip(job.tasks.get(TASK, ()), job.spec.tasks):
-                self._file_task(apps, task, ts)
+                self._file_task(apps, task, ts, memo)
             self.app_asks[job.id] = apps
         for counts in (job.pending, job.running, job.complete):
             counts.setdefault(TASK, 0)
@@ -262,7 +275,7 @@ class YarnAsks(EngineState):
         new_specs: list[Any] = []
         for ts, count in specs:
             size = self._normalize(ts.resources)  # type: ignore[attr-defined]
-            nodes, racks, _, anywhere = self._places(ts.input_nodes)
+            nodes, racks, _, anywhere = self._places(ts.input_nodes, memo[None])
             relax = ts.relax_locality or anywhere or not (nodes or racks)
             priority = ts.priority if ts.priority is not None else 0
             ask = apps.find((priority, size, nodes, racks, relax))
@@ -279,8 +292,9 @@ class YarnAsks(EngineState):
                 heapq.heappush(heap, index)
                 job.pending[TASK] += 1
                 job._pending_resources[TASK] = job._pending_resources.get(TASK, NONE) + size
-                self._file_task(apps, task, evolve(ts, resources=size))
-                new_specs.append(evolve(ts, resources=size))
+                sized = evolve(ts, resources=size)
+                self._file_task(apps, task, sized, memo)
+                new_specs.append(sized)
                 added.append(task)
         if new_specs:
             job.spec = evolve(job.spec, tasks=(*job.spec.tasks, *new_specs))
