@@ -330,3 +330,26 @@ def test_a_second_marked_container_killed_asks_again_as_a_plain_one() -> None:
     h.finish(third)
     assert h.job(app).state == "finished" and first.state == "complete"
     assert h.scheduler.node("n0000").used == Resources(0, 0) and leaf.am_usage == Resources(0, 0)
+
+
+def test_preemption_for_an_ask_bound_to_a_node_frees_room_there() -> None:
+    """``FSPreemptionThread.identifyContainersToPreempt`` looks only at the nodes a request
+    that does not relax locality may run on: the starved app's ask names n0001, so the
+    containers taken for it are n0001's, and it runs there."""
+    h = ClusterHarness(racks=1, nodes_per_rack=2, node_resources="4096 mb, 12 vcores", allocations=PREEMPTION,
+                       config={"scheduler": {"mode": "resources", "preemption": True,
+                                             "preemption_utilization_threshold": 0.0},
+                               "cluster": dict(TEST_BASE)})
+    greedy = h.submit_app(queue="root.preemptable.child-1", user="default", tasks=8, resources="1024 mb, 1 vcores")
+    h.update()
+    for node in ("n0001", "n0000"):
+        for _ in range(4):
+            h.heartbeat(node)
+    assert live(h, greedy) == 8
+    starving = h.submit_app(queue="root.preemptable.child-2", user="default", requests=[
+        {"resources": "2048 mb, 2 vcores", "count": 1, "locations": ["n0001"], "relax_locality": False}])
+    killed = h.advance(1)
+    where = [e["node"] for e in h.events if e["type"] == "task_preempt"]
+    assert len(killed) == 2 and where == ["n0001", "n0001"]
+    got = h.heartbeat("n0000") + h.heartbeat("n0001")
+    assert [(a.job, a.node) for a in got if a.job == starving.id] == [(starving.id, "n0001")]
