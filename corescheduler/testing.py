@@ -37,6 +37,8 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from attrs import evolve
+
 from corescheduler.config import Config, SchedulerConfig
 from corescheduler.core.model import KINDS, Assignment, Cluster, Job, JobSpec, Task, TaskSpec
 from corescheduler.core.scheduler import JobRejectedError, Scheduler
@@ -51,6 +53,51 @@ SubmissionRejected = JobRejectedError
 
 def _resources(value: str | Resources) -> Resources:
     return value if isinstance(value, Resources) else parse_resources(value, missing=0)
+
+
+#: the keys of a §6b request
+_REQUEST_KEYS = ("resources", "count", "locations", "relax_locality", "priority")
+#: ``state=`` of :meth:`ClusterHarness.submit_app` → the state the app ends in at once
+_ENDED_STATES = {"FINISHED": "finished", "SUCCEEDED": "finished", "FAILED": "failed", "KILLED": "killed"}
+
+
+def _requests(requests: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """SPEC §6b requests, checked: ``{"resources": R, "count": n, "locations": [...],
+    "relax_locality": bool, "priority": int}`` (ValueError naming the request and key)."""
+    if isinstance(requests, (str, Mapping)) or not isinstance(requests, Sequence):
+        raise ValueError(f"requests must be a list of requests, got {type(requests).__name__}")
+    out = []
+    for i, r in enumerate(requests):
+        if not isinstance(r, Mapping):
+            raise ValueError(f"requests[{i}] must be a dict with {', '.join(_REQUEST_KEYS)}, got {r!r}")
+        unknown = sorted(set(r) - set(_REQUEST_KEYS))
+        if unknown:
+            raise ValueError(f"requests[{i}]: unknown key {unknown[0]!r} (known: {', '.join(_REQUEST_KEYS)})")
+        if "resources" not in r:
+            raise ValueError(f"requests[{i}]: 'resources' is required (e.g. \"1024 mb, 1 vcores\")")
+        if not isinstance(r["resources"], (str, Resources)):
+            raise ValueError(f"requests[{i}]: resources must be a string or Resources, got {r['resources']!r}")
+        count = r.get("count", 1)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ValueError(f"requests[{i}]: count must be a whole number ≥ 0, got {count!r}")
+        locations = r.get("locations", ())
+        if isinstance(locations, str) or not isinstance(locations, Sequence) or not all(
+                isinstance(x, str) and x for x in locations):
+            raise ValueError(f"requests[{i}]: locations must be a list of node names, \"/rack\" names or \"*\", "
+                             f"got {locations!r}")
+        relax = r.get("relax_locality", True)
+        if not isinstance(relax, bool):
+            raise ValueError(f"requests[{i}]: relax_locality must be true or false, got {relax!r}")
+        priority = r.get("priority")
+        if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
+            raise ValueError(f"requests[{i}]: priority must be a whole number, got {priority!r}")
+        try:
+            size = _resources(r["resources"])
+        except Exception as exc:
+            raise ValueError(f"requests[{i}]: resources: {exc}") from None
+        out.append({"resources": size, "count": count, "locations": tuple(locations), "relax_locality": relax,
+                    "priority": priority})
+    return out
 
 #: What the harness sets when the config leaves it out (Hadoop's test fixture);
 #: a plugin's table is added only when that plugin is selected.
@@ -195,8 +242,12 @@ class ClusterHarness:
         resources: str | Resources | None = None,
         am_resources: str | Resources | None = None,
         shuffle: ShuffleSpec | None = None,
+        state: str | None = None,
     ) -> Job:
         """Submit a job of ``maps`` maps (default 1) and ``reduces`` reduces now (runs an update).
+
+        ``state`` ``"SUCCEEDED"`` (or ``"FINISHED"``), ``"FAILED"`` or ``"KILLED"``: a job
+        already ended (see :meth:`submit_app`).
 
         ``shuffle`` describes its map output (:class:`~corescheduler.core.shuffle.ShuffleSpec`):
         the sizes ``job.map_outputs`` reports as its maps finish.
@@ -213,7 +264,7 @@ class ClusterHarness:
             return self.submit_app(
                 queue=queue if queue is not None else pool, user=user, tasks=1 if tasks is None else tasks,
                 resources=resources, groups=groups, am_resources=am_resources, priority=priority,
-                properties=properties,
+                properties=properties, state=state,
             )
         if tasks is not None or am_resources is not None:
             if not self.scheduler.resource_mode:
@@ -248,30 +299,61 @@ class ClusterHarness:
             groups=tuple(groups),
             shuffle=shuffle,
         )
+        ended = self._ended_state(state)
+        if ended is not None:
+            return self._submit_ended(spec, ended)
         return self.scheduler.submit(spec, self.clock)
 
     def submit_app(
         self,
         queue: str | None = None,
         user: str | None = None,
-        tasks: int = 1,
+        tasks: int | None = None,
         resources: str | Resources | None = None,
         groups: Sequence[str] = (),
         am_resources: str | Resources | None = None,
         priority: str = "NORMAL",
         properties: Mapping[str, Any] | None = None,
         durations: Sequence[float] | None = None,
+        *,
+        requests: Sequence[Mapping[str, Any]] | None = None,
+        state: str | None = None,
     ) -> Job:
         """Resource mode: submit an app of ``tasks`` containers of ``resources`` each
-        to ``queue`` (the PoolResolver decides; a rejected app raises
+        (default one) to ``queue`` (the PoolResolver decides; a rejected app raises
         :class:`SubmissionRejected`); ``am_resources``: it also runs an AM container,
         counted against the queue's ``maxAMShare`` (none by default, as in YARN's
-        unit tests)."""
+        unit tests).
+
+        ``requests`` (SPEC §6b), instead of ``tasks``/``resources``: the app's asks as YARN
+        has them, each ``{"resources": "1024 mb, 1 vcores", "count": 2, "locations":
+        ["n0001", "/r00", "*"], "relax_locality": True, "priority": 1}`` — ``count``
+        containers of that size (default 1), to run on the nodes and racks (``/rack``) it
+        names first, then anywhere (``relax_locality`` false: only there; ``*`` names every
+        node), asks of a smaller ``priority`` first (YARN's ``Priority``; default 0).
+
+        ``state`` ``"FINISHED"``, ``"FAILED"`` or ``"KILLED"``: the app has already ended
+        (MR1's ``JobStatus``; YARN's scheduler never hears of such an app): it ends at once,
+        before any heartbeat, and the scheduler gives it nothing."""
+        if requests is not None and (tasks is not None or resources is not None):
+            raise ValueError("give requests= or tasks=/resources=, not both")
+        tasks = 1 if tasks is None else tasks
         if tasks < 0:
             raise ValueError(f"tasks must be ≥ 0, got {tasks}")
         size = _resources(resources) if resources is not None else None
+        if requests is not None:
+            task_specs = [
+                TaskSpec(input_nodes=r["locations"], resources=r["resources"], relax_locality=r["relax_locality"],
+                         priority=r["priority"])
+                for r in _requests(requests) for _ in range(r["count"])
+            ]
+            if durations:
+                task_specs = [evolve(ts, duration=durations[i]) for i, ts in enumerate(task_specs)]
+        else:
+            task_specs = [TaskSpec(duration=durations[i] if durations else None, resources=size) for i in range(tasks)]
+        ended = self._ended_state(state)
         spec = JobSpec(
-            tasks=[TaskSpec(duration=durations[i] if durations else None, resources=size) for i in range(tasks)],
+            tasks=task_specs,
             user=user,
             pool=queue,
             priority=priority,
@@ -279,7 +361,66 @@ class ClusterHarness:
             groups=tuple(groups),
             am_resources=_resources(am_resources) if am_resources is not None else None,
         )
-        return self.scheduler.submit(spec, self.clock)
+        if ended is None:
+            return self.scheduler.submit(spec, self.clock)
+        return self._submit_ended(spec, ended)
+
+    @staticmethod
+    def _ended_state(state: str | None) -> str | None:
+        if state is None or state == "RUNNING":
+            return None
+        if not isinstance(state, str) or state.upper() not in _ENDED_STATES:
+            raise ValueError(f"state must be one of RUNNING, {', '.join(_ENDED_STATES)}, got {state!r}")
+        return _ENDED_STATES[state.upper()]
+
+    def _submit_ended(self, spec: JobSpec, ended: str) -> Job:
+        """MR1 ``TestFairScheduler.testNonRunningJobsAreIgnored``: a job already succeeded,
+        failed or killed when it reaches the scheduler ends at once, running nothing."""
+        job = self.scheduler.submit(spec, self.clock, update=False)
+        self.scheduler.end_job(job.id, self.clock, state=ended, reason="submitted as ended")
+        return job
+
+    def add_requests(self, app: Job | str, requests: Sequence[Mapping[str, Any]]) -> list[Task]:
+        """Resource mode (SPEC §6b): a running (or waiting) app asks again — YARN's
+        ``FairScheduler.allocate``.  A request for an ask the app has (same priority, size
+        once normalized, locations and ``relax_locality``) sets how many of its containers
+        are outstanding, as YARN replaces a request's ``numContainers``: ``"count": 0``
+        cancels the ask's pending containers.  Any other request adds an ask.  Runs an
+        update; returns the containers added."""
+        rs = self._engine()
+        parsed = _requests(requests)
+        seen: dict[tuple[Any, ...], int] = {}
+        for i, r in enumerate(parsed):
+            key = (r["resources"], r["locations"], r["relax_locality"], r["priority"])
+            if key in seen:
+                raise ValueError(f"requests[{i}] repeats requests[{seen[key]}]'s ask: give one count for it")
+            seen[key] = i
+        added = rs.add_requests(self.job(app), parsed, self.clock)
+        self.scheduler.update(self.clock)
+        return added
+
+    def kill_app(self, app: Job | str) -> list[Task]:
+        """Kill an app, running or still waiting to become runnable (``maxRunningApps``):
+        YARN's ``AppAttemptRemovedSchedulerEvent`` with state KILLED.  Its containers stop,
+        waiting apps it held back may run (an update runs); returns the containers it had
+        running."""
+        stopped = self.scheduler.end_job(_id(app), self.clock, state="killed", reason="killed")
+        return stopped
+
+    def mark_am(self, task: Task | Assignment | str) -> Task:
+        """Resource mode (SPEC §6b): the running container ``task`` becomes its app's AM
+        (YARN's tests: ``RMContainer.isAMContainer``): preemption takes it only after the
+        app's other containers (``FSPreemptionThread``), its size counts against the
+        queue's ``maxAMShare``, and it ends with its app.  The app must have no AM yet."""
+        found = self.task(task)
+        self._engine().mark_am(found)
+        return found
+
+    def _engine(self) -> Any:
+        rs = self.scheduler._rs
+        if rs is None:
+            raise SchedulerStateError('requests need config {"scheduler": {"mode": "resources"}}')
+        return rs
 
     def heartbeat(self, node: str) -> list[Assignment]:
         """One heartbeat of ``node``: the assignments made (empty list for none)."""

@@ -44,15 +44,17 @@ What happens here, with the YARN trunk class and method it follows:
   apps become runnable in start-time order across the queues the end freed
   (``MaxRunningAppsEnforcer.updateRunnabilityOnAppRemoval``), and dynamic
   queues left empty are removed (``removeEmptyDynamicQueues``).
+
+The engine is one class put together from a class per concept, each in its own module
+(:mod:`~corescheduler.core.resource_base` lists them): submission and the running-app
+limits, demands and shares, AM limits and reservations, preemption.  This module holds
+the cycle itself: nodes, the update, the heartbeat, completion and reports.
 """
 
 from __future__ import annotations
 
-import heapq
 import math
-from collections.abc import Iterable, Mapping
-from itertools import chain
-from operator import attrgetter
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -60,59 +62,33 @@ from corescheduler import hook_answers as answers
 from corescheduler.core.model import (
     MAP,
     PENDING,
-    PRIORITY_RANK,
-    PRIORITY_WEIGHT,
     REDUCE,
     RESOURCES,
     RUNNING,
     TASK,
     Assignment,
     Job,
-    JobSpec,
     Node,
     Rejection,
-    Schedulable,
     Task,
 )
-from corescheduler.core.order import UnorderedKey, has_nan
-from corescheduler.core.queue_tree import Queue, QueueTree, valid_queue_name
-from corescheduler.core.queues import full_queue_name
+from corescheduler.core.queue_tree import Queue, QueueTree
+from corescheduler.core.resource_apps import AppAdmission
+from corescheduler.core.resource_asks import AppAsks, YarnAsks
+from corescheduler.core.resource_base import AM, NONE, RESERVED, _Reserved
+from corescheduler.core.resource_preemption import STARVATION_RECHECK_WAIT, Preemption
+from corescheduler.core.resource_reservations import AMLimitsAndReservations
+from corescheduler.core.resource_shares import ShareUpdate
 from corescheduler.errors import SchedulerStateError
-from corescheduler.resources import UNBOUNDED, Resources, normalize
+from corescheduler.resources import Resources
 
 if TYPE_CHECKING:
     from corescheduler.core.engine import EngineOwner
 
-__all__ = ["AM", "ResourceScheduler"]
-
-#: The kind of an application master's container.
-AM = "am"
-#: seconds after preempting for an app before its starvation is acted on again
-#: (YARN's ``yarn.scheduler.fair.waitTimeBeforeNextStarvationCheck``, 10 s)
-STARVATION_RECHECK_WAIT = 10.0
+__all__ = ["AM", "STARVATION_RECHECK_WAIT", "ResourceScheduler"]
 
 
-def _user(job: Job) -> str:
-    """The app's user for the running-app limits (YARN always has one; here a job without
-    a user counts as ``default``, SLS's default user)."""
-    return job.user if job.user is not None else "default"
-_NONE = Resources()
-#: what a share policy may answer for one schedulable
-_NONE_TYPE = type(None)
-_SHARE_TYPES = {Resources, _NONE_TYPE}
-_MEMORY = attrgetter("memory")
-_VCORES = attrgetter("vcores")
-_EXTRAS = attrgetter("extras")
-
-
-class _Reserved:
-    """What an app assignment returns when it reserved the node (YARN ``CONTAINER_RESERVED``)."""
-
-
-RESERVED = _Reserved()
-
-
-class ResourceScheduler:
+class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Preemption, YarnAsks):
     """The resource-mode engine of one :class:`~corescheduler.core.scheduler.Scheduler`
     (:class:`~corescheduler.core.engine.Engine`; its owner is an
     :class:`~corescheduler.core.engine.EngineOwner`).  Task attempts launch and end through
@@ -132,6 +108,8 @@ class ResourceScheduler:
         #: app id -> node name -> rack, of the nodes the app holds reservations on
         self.reservations: dict[str, dict[str, str]] = {}
         self.am_tasks: dict[str, Task] = {}
+        #: app id -> its asks, for apps whose asks have places or priorities (SPEC §6b)
+        self.app_asks: dict[str, AppAsks] = {}
         self._steady_dirty = True
         self._levels_cache: list[list[Queue]] = []
         self._share_plan: list[tuple[dict[str, Any], dict[str, list[Queue]]]] = []
@@ -188,265 +166,6 @@ class ResourceScheduler:
         """Every queue now, full name → ``"leaf"`` or ``"parent"`` (for the PoolResolvers; a read-only view)."""
         return MappingProxyType(self.tree.kinds)
 
-    # ================================================================== submission
-    @staticmethod
-    def spec_problem(spec: JobSpec) -> str | None:
-        """What the engine cannot run in ``spec``, or None: a task asking a negative amount."""
-        if any(v < 0 for ts in (*spec.maps, *spec.reduces, *spec.tasks) if ts.resources is not None
-               for _, v in ts.resources.items()):
-            return "a task asks for a negative amount of a resource"
-        return None
-
-    def place_job(self, job: Job, now: float) -> None:
-        """Place ``job`` (its ``pool`` is the PoolResolver's answer) and admit it."""
-        owner = self.owner
-        name = full_queue_name(job.pool)
-        problem = valid_queue_name(name)
-        if problem is not None:
-            raise owner.rejected(f"{problem}")
-        leaf = self.tree.leaf(name, create=True)
-        if leaf is None:
-            raise owner.rejected(f"{name} is not a leaf queue")
-        config = self.tree.config
-        if not config.can_submit(leaf.name, job.user, job.spec.groups):
-            self.tree.remove_empty_dynamic()
-            raise owner.rejected(f"User {job.user} does not have permission to submit {job.id} to queue {leaf.name}",
-                                 access=True)
-        am = job.spec.am_resources
-        problem = self._size_problem(job, leaf)
-        if problem is not None:
-            self.tree.remove_empty_dynamic()
-            raise owner.rejected(problem)
-        job._pool = leaf.name
-        job.queue = leaf.name
-        maximum = leaf.sched.max_share
-        spec = job.spec
-        sizes = [("AM", am)] if am is not None else []
-        sizes += [("task", ts.resources or spec.task_resources) for ts in (*spec.maps, *spec.reduces, *spec.tasks)]
-        for what, size in sizes:
-            # FairScheduler.addApplication for the AM; here for every request (beyond YARN, where
-            # a task asking for a type the queue has none of waits forever)
-            zero = [n for n, v in size.items() if v > 0 and maximum.get(n) == 0] if size is not None else []
-            if zero:
-                self.tree.remove_empty_dynamic()
-                raise owner.rejected(
-                    f"Cannot submit application {job.id} to queue {leaf.name} because it has zero amount of "
-                    f"resource for a requested resource! Invalid requested {what} resources: {', '.join(zero)}, "
-                    f"maximum queue resources: {maximum}"
-                )
-        s = Schedulable(
-            name=job.id, kind=RESOURCES, owner=job, weight=PRIORITY_WEIGHT[job.priority], min_share=_NONE,
-            priority=PRIORITY_RANK[job.priority],
-            max_share=Resources.unbounded(self.cluster_total.names), demand=_NONE, running=_NONE,
-            fair_share=_NONE, start_time=job.submit_time,
-        )
-        s.cluster = self.cluster_total
-        s.steady_share = _NONE
-        job.sched[RESOURCES] = s
-        job._initialize(owner._rack_of)
-        default = self.settings.task_resources
-        sized: dict[Resources, Resources] = {}  # ask -> normalized (a job has few distinct sizes)
-        for kind, tasks in job.tasks.items():
-            total = _NONE
-            for task in tasks:
-                ask = task.resources if task.resources is not None else default  # neither the task nor the job
-                normal = sized.get(ask)
-                if normal is None:
-                    normal = sized[ask] = self._normalize(ask)
-                task.resources = normal
-                total = total + normal
-            job._pending_resources[kind] = total
-        if am is not None:
-            am_task = Task(f"{job.id}_am_000000", job, AM, 0)
-            am_task.resources = self._normalize(am)
-            am_task.is_am = True
-            self.am_tasks[job.id] = am_task
-
-    @staticmethod
-    def move_job(job: Job, pool_name: str) -> bool:
-        """Moving an app between queues (YARN ``FairScheduler.moveApplication``) is not
-        supported yet: SchedulerStateError."""
-        raise SchedulerStateError("moving an app between queues is not supported in resource mode yet")
-
-    def admit_job(self, job: Job, now: float) -> None:
-        """Make the app :meth:`place_job` placed runnable, or let it wait for the running-app
-        limits (``MaxRunningAppsEnforcer``).  Separate from :meth:`place_job` so that the
-        caller writes the app's ``job_submit`` before the ``job_start`` this may write
-        (SPEC §5: a job's ``job_submit`` comes before anything else of it)."""
-        leaf = self.tree.queues.get(job.queue or "")
-        if leaf is None:  # pragma: no cover - submit placed it in this leaf
-            raise SchedulerStateError(f"job {job.id} has no leaf queue {job.queue!r}")
-        if self._can_be_runnable(leaf, job):
-            self._make_runnable(leaf, job, now)
-        else:
-            leaf.waiting_apps.append(job)
-            self.user_waiting.setdefault(_user(job), []).append(job)
-        self._steady_dirty = True
-
-    def _normalize(self, ask: Resources) -> Resources:
-        """``SchedulerUtils.normalizeRequest``: the ask rounded up to the increment, between the
-        minimum and the maximum allocation (``[cluster]``; SPEC §6b)."""
-        c = self.owner.config.cluster
-        return normalize(ask, c.minimum_allocation, c.maximum_allocation, c.increment_allocation)
-
-    def _size_problem(self, job: Job, leaf: Queue) -> str | None:
-        """Why a request of the app is refused, or None: a negative amount, or more than the queue's
-        ``maxContainerAllocation`` (YARN ``SchedulerUtils.normalizeAndValidateRequest`` against
-        ``FairScheduler.getMaximumResourceCapability(queue)``)."""
-        spec = job.spec
-        sizes = {ts.resources for ts in (*spec.maps, *spec.reduces, *spec.tasks)}
-        if None in sizes:
-            sizes.discard(None)
-            sizes.add(spec.task_resources or self.settings.task_resources)
-        labelled = [("AM", spec.am_resources)] if spec.am_resources is not None else []
-        labelled += [("task", s) for s in sizes]
-        limit = self.tree.config.max_container_allocation(leaf.name)
-        maximum = self.owner.config.cluster.maximum_allocation
-        for what, size in labelled:  # (a request larger than every node waits for one, as in YARN)
-            if any(v < 0 for _, v in size.items()):
-                return f"job {job.id}: its {what} container {size} asks for a negative amount"
-            over = [n for n, v in size.items() if n in maximum.names and v > maximum.get(n)]
-            if over:  # SchedulerUtils.validateResourceRequest: above the maximum allocation
-                return (f"Invalid resource request! Cannot allocate containers as requested resource is greater "
-                        f"than maximum allowed allocation. Requested resource type=[{over[0]}], Requested "
-                        f"resource={size}, maximum allowed allocation={maximum} (job {job.id}'s {what} container; "
-                        "[cluster] maximum_allocation)")
-            if limit is not None and not size.fits_in(limit):
-                return (f"Cannot submit {job.id} to queue {leaf.name}: its {what} container {size} is larger "
-                        f"than the queue's maxContainerAllocation {limit}")
-        return None
-
-    @staticmethod
-    def _size(task: Task) -> Resources:
-        if task.resources is None:
-            raise SchedulerStateError(
-                f"task {task.id} has no resources: in resource mode every task needs a size "
-                "(its own \"resources\" or the job's \"task_resources\")"
-            )
-        return task.resources
-
-    def _can_be_runnable(self, leaf: Queue, job: Job) -> bool:
-        """``MaxRunningAppsEnforcer.canAppBeRunnable``: the user and every queue up to root under their limits."""
-        config = self.tree.config
-        user = _user(job)
-        if self.user_runnable.get(user, 0) >= config.user_max_running_apps(user):
-            return False
-        q: Queue | None = leaf
-        while q is not None:
-            if q.num_runnable >= q.max_running_apps:
-                return False
-            q = q.parent
-        return True
-
-    def _make_runnable(self, leaf: Queue, job: Job, now: float) -> None:
-        """``trackRunnableApp`` and ``FSLeafQueue.addApp(app, true)``."""
-        leaf.runnable_apps.append(job)
-        leaf.app_scheds.append(job.sched[RESOURCES])
-        q: Queue | None = leaf
-        while q is not None:
-            q.num_runnable += 1
-            q = q.parent
-        user = _user(job)
-        self.user_runnable[user] = self.user_runnable.get(user, 0) + 1
-        job.runnable = True
-        if job.state == "waiting":
-            job.state = "running"
-            job.start_time = now
-            job.initialized = True
-            self.ledger.emit({"time": now, "type": "job_start", "job": job.id, "pool": job.pool})
-            spec = job.spec
-            if not spec.maps and not spec.reduces and not spec.tasks:
-                self.empty_runnable.append(job)  # nothing to run (not even its AM): it ends at once
-        self._reposition(job)
-
-    def _release_waiting(self, queues: Iterable[Queue], limit: float, user: Any = None, *, now: float) -> int:
-        """Make waiting apps runnable, oldest first across ``queues``' waiting lists (and the
-        user's), up to ``limit`` of them (``MaxRunningAppsEnforcer.updateAppsRunnability``)."""
-        lists: list[list[Job]] = [q.waiting_apps for q in queues if q.is_leaf and q.waiting_apps]
-        if user is not None and self.user_waiting.get(user):
-            lists.append(self.user_waiting[user])
-        if not lists:
-            return 0
-        limit = min(limit, len(lists)) if math.isfinite(limit) else limit
-        heap = [(lst[0].submit_time, i, 0) for i, lst in enumerate(lists) if lst]
-        heapq.heapify(heap)
-        made: list[Job] = []
-        previous = None
-        while heap and len(made) < limit:
-            _, i, pos = heapq.heappop(heap)
-            lst = lists[i]
-            job = lst[pos]
-            if pos + 1 < len(lst):
-                heapq.heappush(heap, (lst[pos + 1].submit_time, i, pos + 1))
-            if job is previous or job.runnable or job.is_finished:
-                continue
-            previous = job
-            leaf = self.tree.queues.get(job.queue or "")
-            if leaf is None or not self._can_be_runnable(leaf, job):
-                continue
-            self._make_runnable(leaf, job, now)
-            made.append(job)
-        for job in made:
-            leaf = self.tree.queues.get(job.queue or "")
-            if leaf is not None and job in leaf.waiting_apps:
-                leaf.waiting_apps.remove(job)
-            waiting = self.user_waiting.get(_user(job))
-            if waiting is not None and job in waiting:
-                waiting.remove(job)
-        return len(made)
-
-    def _remove_app(self, job: Job, now: float) -> None:
-        """``FairScheduler.removeApplicationAttempt``: out of its queue; waiting apps may run."""
-        leaf = self.tree.queues.get(job.queue or "")
-        if leaf is None:
-            return
-        self._unreserve_all(job)
-        if job in leaf.waiting_apps:
-            leaf.waiting_apps.remove(job)
-            waiting = self.user_waiting.get(_user(job))
-            if waiting is not None and job in waiting:
-                waiting.remove(job)
-            return
-        if job not in leaf.runnable_apps:
-            return
-        at = leaf.runnable_apps.index(job)
-        del leaf.runnable_apps[at]
-        del leaf.app_scheds[at]
-        self._reposition(job)  # out of the orders
-        q: Queue | None = leaf
-        while q is not None:
-            q.num_runnable -= 1
-            q = q.parent
-        user = _user(job)
-        count = self.user_runnable.get(user, 0) - 1
-        if count > 0:
-            self.user_runnable[user] = count
-        else:
-            self.user_runnable.pop(user, None)
-        # updateRunnabilityOnAppRemoval: the highest queue that was at its limit frees its subtree
-        highest = None
-        q = leaf
-        while q is not None:
-            if q.num_runnable == q.max_running_apps - 1:
-                highest = q
-            q = q.parent
-        queues = list(self._gather(highest)) if highest is not None else []
-        config = self.tree.config
-        user_freed = self.user_runnable.get(user, 0) == config.user_max_running_apps(user) - 1
-        lists = len([q for q in queues if q.is_leaf and q.waiting_apps]) + (
-            1 if user_freed and self.user_waiting.get(user) else 0
-        )
-        if lists:
-            self._release_waiting(queues, lists, user if user_freed else None, now=now)
-
-    def _gather(self, top: Queue) -> Iterable[Queue]:
-        """``gatherPossiblyRunnableAppLists``: queues under ``top`` (itself included) below their limit."""
-        if top.num_runnable >= top.max_running_apps:
-            return
-        yield top
-        for child in top.children.values():
-            yield from self._gather(child)
-
     # ================================================================== update
     def update(self, now: float) -> None:
         """Demands, then fair shares top-down (and steady shares if needed)."""
@@ -470,302 +189,6 @@ class ResourceScheduler:
         self._rebuild_orders()
         if self.settings.preemption:
             self._update_starvation(now)
-
-    # ------------------------------------------------------------------ orders
-    def _rebuild_orders(self) -> None:
-        """Every queue's assignment order from scratch (after demands and shares changed),
-        children before their parent.  A key equal to the one before is kept (the same
-        object: fewer new objects for the garbage collector to age)."""
-        has_pending = self._has_pending
-        for level in reversed(self._levels()):
-            for q in level:
-                key = self._key_fn(q)
-                q.order.clear()
-                items = []
-                if q.is_leaf:
-                    for job in q.runnable_apps:
-                        js = job.sched[RESOURCES]
-                        js.running = job.usage
-                        js._ordered = False
-                        if has_pending(job):
-                            k = key(js)
-                            if k is None or has_nan(k):
-                                self._bad_key(q.policy, None, k)
-                            if k != js._key:
-                                js._key = k
-                            js._ordered = True
-                            items.append(js)
-                else:
-                    for cs in q.child_scheds:
-                        cs._ordered = False
-                        if cs.owner.order:
-                            k = key(cs)
-                            if k is None or has_nan(k):
-                                self._bad_key(q.policy, None, k)
-                            if k != cs._key:
-                                cs._key = k
-                            cs._ordered = True
-                            items.append(cs)
-                if items:
-                    try:
-                        q.order.update(items)
-                    except answers.INCOMPARABLE as exc:
-                        q.order.clear()
-                        for item in items:
-                            item._ordered = False
-                        self._bad_key(q.policy, exc)
-
-    def _reposition(self, job: Job, leaf: Queue | None = None) -> None:
-        """After the app's usage or pending asks changed: its place in its leaf's order,
-        and its leaf's and every ancestor's in theirs (only these keys changed)."""
-        if leaf is None:
-            leaf = self.tree.queues.get(job.queue or "")
-            if leaf is None:
-                return
-        js = job.sched.get(RESOURCES)
-        if js is None:
-            return
-        key_fns = self._key_fns
-        if js._ordered:
-            leaf.order.remove(js)
-            js._ordered = False
-        js.running = job.usage
-        if job.runnable and not job.is_finished and self._has_pending(job) and job in leaf.runnable_apps:
-            key = js._key = (key_fns.get(leaf.policy) or self._key_fn(leaf))(js)
-            if key is None:
-                self._bad_key(leaf.policy, None, key)
-            try:
-                leaf.order.add(js)
-            except answers.INCOMPARABLE as exc:
-                self._bad_key(leaf.policy, exc)
-            js._ordered = True
-        q = leaf
-        parent = q.parent
-        while parent is not None:
-            s = q.sched
-            if s._ordered:
-                parent.order.remove(s)
-                s._ordered = False
-            if q.order:
-                key = s._key = (key_fns.get(parent.policy) or self._key_fn(parent))(s)
-                if key is None:
-                    self._bad_key(parent.policy, None, key)
-                try:
-                    parent.order.add(s)
-                except answers.INCOMPARABLE as exc:
-                    self._bad_key(parent.policy, exc)
-                s._ordered = True
-            q = parent
-            parent = q.parent
-
-    def _child_allowed(self, parent_policy: str, child_policy: str, child_is_leaf: bool) -> bool:
-        """YARN ``isChildPolicyAllowed`` of the parent's policy, and a policy only for leaves
-        (``getApplicableDepth``) only on a leaf."""
-        plugins = self.owner.plugins
-        if not child_is_leaf and plugins.share_policy(child_policy).policy.leaf_only:
-            return False
-        return plugins.share_policy(parent_policy).policy.allows_child(child_policy)  # type: ignore[no-any-return]
-
-    def _admit_fn(self, q: Queue) -> Any:
-        """The leaf's policy's ``cs_admit_job`` (None if it has none)."""
-        if q.policy not in self._admit_fns:
-            self._admit_fns[q.policy] = self.owner.plugins.share_policy(q.policy).admit_job
-        return self._admit_fns[q.policy]
-
-    def _bad_key(self, policy: str, exc: BaseException | None, key: Any = None) -> None:
-        """Raise the error for policy ``policy``'s order key: None, a NaN (``key``), or keys
-        that do not compare."""
-        who = self.owner.plugins.who("SharePolicy", policy)
-        if isinstance(exc, UnorderedKey) and has_nan(exc.key):  # a NaN does not order: named as one
-            key = exc.key
-            exc = None
-        if exc is None:
-            raise answers.no_key(who) if key is None else answers.nan_key(who, key)
-        raise answers.incomparable(who, exc) from exc
-
-    def _key_fn(self, q: Queue) -> Any:
-        """The queue's policy's order key (``cs_order_key``), remembered per policy name."""
-        fn = self._key_fns.get(q.policy)
-        if fn is None:
-            fn = self._key_fns[q.policy] = self.owner.plugins.share_policy(q.policy).order_key
-        return fn
-
-    def _app_demand(self, job: Job) -> Resources:
-        """``FSAppAttempt.updateDemand``: usage plus pending asks (the AM's until it runs)."""
-        demand = job.usage
-        am = self.am_tasks.get(job.id)
-        if am is not None and not job.am_running:
-            return demand + am.resources  # type: ignore[operator]
-        pending = job._pending_resources
-        for kind, amount in pending.items():
-            if kind == REDUCE and not job.reduces_schedulable:
-                continue
-            demand = demand + amount
-        return demand
-
-    def _demand(self, now: float) -> None:
-        """``updateDemand`` bottom-up, a tree level at a time: each app's demand and weight
-        (WeightAdjusters), each queue's demand the sum of its apps' or children's, capped
-        at its max share.  Sums run on the amounts (the general arithmetic only for values
-        with extra resource types), and a value equal to the one before keeps its object:
-        a quiet update leaves nothing new for the garbage collector to age."""
-        adjusters = self.owner.plugins.weight_adjusters
-        am_tasks = self.am_tasks
-        for level in reversed(self._levels()):
-            for q in level:
-                s = q.sched
-                memory = vcores = 0
-                extras: list[Resources] = []  # values with extra resource types, summed apart
-                if q.is_leaf:
-                    for job in (*q.runnable_apps, *q.waiting_apps) if q.waiting_apps else q.runnable_apps:
-                        js = job.sched[RESOURCES]
-                        usage = job.usage
-                        before = js.demand
-                        plain = not usage.extras
-                        m, v = usage.memory, usage.vcores
-                        am = am_tasks.get(job.id) if am_tasks else None
-                        if am is not None and not job.am_running:
-                            asks: Iterable[Resources] = (am.resources,)  # type: ignore[assignment]
-                        elif job.reduces_schedulable:
-                            asks = job._pending_resources.values()
-                        else:
-                            asks = [a for k, a in job._pending_resources.items() if k != REDUCE]
-                        if plain:
-                            for ask in asks:  # FSAppAttempt.updateDemand: usage plus pending asks
-                                if ask.extras:
-                                    plain = False
-                                    break
-                                m += ask.memory
-                                v += ask.vcores
-                        if plain:
-                            if before is None or before.memory != m or before.vcores != v or before.extras:
-                                js.demand = Resources._make(m, v)
-                            memory += m
-                            vcores += v
-                        else:
-                            demand = self._app_demand(job)
-                            if demand != before:
-                                js.demand = demand
-                            extras.append(demand)
-                        js.running = usage
-                        js.active = job.runnable
-                        weight = PRIORITY_WEIGHT[job.priority]
-                        if adjusters:
-                            for adjust in adjusters:  # chained: each answer is checked (hook_answers)
-                                result = adjust(job, RESOURCES, weight, now)
-                                if result is not None:
-                                    if type(result) is float and 0.0 <= result <= answers.MAX_FLOAT:
-                                        weight = result
-                                    else:
-                                        weight = self.owner._weight(adjust, result)
-                        js.weight = weight
-                else:
-                    for c in q.child_scheds:
-                        d = c.demand
-                        if d.extras:
-                            extras.append(d)
-                        else:
-                            memory += d.memory
-                            vcores += d.vcores
-                cap = s.max_share
-                before = s.demand
-                if not extras and not cap.extras:
-                    if memory > cap.memory:
-                        memory = cap.memory
-                    if vcores > cap.vcores:
-                        vcores = cap.vcores
-                    if before is None or before.memory != memory or before.vcores != vcores or before.extras:
-                        s.demand = Resources._make(memory, vcores)
-                else:
-                    total = (Resources._make(memory, vcores) + Resources.total(extras)).componentwise_min(cap)
-                    if total != before:
-                        s.demand = total
-                s.active = q.num_runnable > 0
-
-    def _levels(self) -> list[list[Queue]]:
-        """The tree's queues a depth at a time, root first (kept while the tree stands)."""
-        if self._levels_version != self.tree.version:
-            levels = [[self.tree.root]]
-            while True:
-                below = [c for q in levels[-1] for c in q.children.values()]
-                if not below:
-                    break
-                levels.append(below)
-            plan = []
-            for level in levels:  # a level's parents and leaves by policy
-                parents: dict[str, list[tuple[Schedulable, list[Schedulable]]]] = {}
-                leaves: dict[str, list[Queue]] = {}
-                for q in level:
-                    if q.is_leaf:
-                        leaves.setdefault(q.policy, []).append(q)
-                    elif q.children:
-                        parents.setdefault(q.policy, []).append((q.sched, q.child_scheds))
-                plan.append((parents, leaves))
-            self._levels_cache = levels
-            self._share_plan = plan
-            self._levels_version = self.tree.version
-        return self._levels_cache
-
-    def _shares(self, steady: bool = False) -> None:
-        """``recomputeShares`` (``steady``: ``recomputeSteadyShares``), top-down a level at a
-        time: each queue's policy divides its share among its children (a leaf's: its
-        runnable apps; steady shares stop at the leaves).  The parents of one level that
-        share a policy go to its ``cs_compute_shares_many`` together when it has one, so
-        ``fair`` and ``drf`` run YARN's search for a whole level in numpy."""
-        plugins = self.owner.plugins
-        self._levels()
-        for parents, leaves in self._share_plan:
-            batches: dict[str, list[tuple[list[Schedulable], Resources]]] = {}
-            if steady:
-                for name, entries in parents.items():
-                    batches[name] = [(scheds, ps.steady_share or _NONE) for ps, scheds in entries]
-            else:
-                for name, entries in parents.items():
-                    batches[name] = [(scheds, ps.fair_share or _NONE) for ps, scheds in entries]
-                for name, queues in leaves.items():
-                    for q in queues:
-                        if q.waiting_apps:
-                            for job in q.waiting_apps:
-                                job.sched[RESOURCES].fair_share = _NONE
-                    groups = [(q.app_scheds, q.sched.fair_share or _NONE) for q in queues if q.app_scheds]
-                    if groups:
-                        batches.setdefault(name, []).extend(groups)
-            for name, groups in batches.items():
-                policy = plugins.share_policy(name)
-                results = None
-                hook = "compute_shares"
-                if policy.compute_shares_many is not None and len(groups) > 1:
-                    results = policy.compute_shares_many(groups, steady)
-                    if results is not None:
-                        hook = "compute_shares_many"
-                        results = answers.shares_many(plugins.who("SharePolicy", name), results, len(groups))
-                if results is None:
-                    results = [policy.compute_shares(sc, total, steady) for sc, total in groups]
-                flat_scheds = []
-                for (scheds, _), shares in zip(groups, results):
-                    if type(shares) is not list or len(shares) != len(scheds):
-                        answers.resource_shares(plugins.who("SharePolicy", name), hook, shares, len(scheds))
-                    flat_scheds += scheds
-                flat = list(chain.from_iterable(results))
-                types = set(map(type, flat))
-                given = [s for s in flat if s is not None] if _NONE_TYPE in types else flat
-                if not types <= _SHARE_TYPES or (given and (
-                    min(map(_MEMORY, given)) < 0 or min(map(_VCORES, given)) < 0 or any(map(_EXTRAS, given))
-                    or max(map(_MEMORY, given)) > UNBOUNDED or max(map(_VCORES, given)) > UNBOUNDED
-                )):
-                    for (scheds, _), shares in zip(groups, results):  # the error, or extras that are fine
-                        answers.resource_shares(plugins.who("SharePolicy", name), hook, shares, len(scheds))
-                if steady:
-                    for s, share in zip(flat_scheds, flat):
-                        s.steady_share = share if share is not None else _NONE
-                else:
-                    for s, share in zip(flat_scheds, flat):
-                        s.fair_share = share
-
-    def _steady(self) -> None:
-        """``recomputeSteadyShares``: every queue counts, active or not."""
-        self.tree.root.sched.steady_share = self.cluster_total
-        self._shares(steady=True)
 
     # ================================================================== heartbeat
     def heartbeat(self, node: Node, now: float) -> list[Assignment]:
@@ -791,7 +214,7 @@ class ResourceScheduler:
             self._assign_queue(self.tree.root, node, now, out)
             return out
         start_free = node.available.multiply_and_round_down(0.5)  # shouldContinueAssigning
-        assigned = _NONE
+        assigned = NONE
         count = 0
         while node.reserved is None:
             result = self._assign_queue(self.tree.root, node, now, out)
@@ -863,6 +286,10 @@ class ResourceScheduler:
                 continue
             if kind == REDUCE and not job.reduces_schedulable:
                 continue
+            if kind == TASK and self.app_asks:
+                apps = self.app_asks.get(job.id)
+                if apps is not None:  # asks with places or priorities: YARN's order, not the TaskSelector's
+                    return self._choose_ask(apps, node)
             task = select(job, node, kind, now)
             if task is not None:
                 if type(task) is not Task or task.job is not job or task.kind != kind or task.state != PENDING:
@@ -879,28 +306,6 @@ class ResourceScheduler:
                 return False
             current = current.parent
         return True
-
-    def _can_run_am(self, leaf: Queue, am: Resources) -> bool:
-        """``FSLeafQueue.canRunAppAM`` / ``computeMaxAMResource``."""
-        share = leaf.max_am_share
-        if abs(share - (-1.0)) < 0.0001:
-            return True
-        if share < 0:
-            return True
-        fair = leaf.sched.fair_share if leaf.sched.fair_share is not None else _NONE
-        available = self.cluster_total - self._allocated()
-        maximum = leaf.sched.max_share
-        values = {}
-        for name in self.cluster_total.names:
-            value = fair.get(name)
-            if value == 0:
-                value = min(available.get(name), maximum.get(name))
-            values[name] = math.ceil(value * share)  # Resources.multiplyAndRoundUp
-        limit = Resources.of(values)
-        return (leaf.am_usage + am).fits_in(limit)
-
-    def _allocated(self) -> Resources:
-        return self.tree.root.sched.running
 
     def _assign_app(self, leaf: Queue, job: Job, node: Node, now: float, out: list[Assignment]) -> Any:
         """``FSAppAttempt.assignContainer``: allocate the chosen request, or reserve the node."""
@@ -935,7 +340,7 @@ class ResourceScheduler:
     ) -> None:
         ledger = self.ledger
         kind = task.kind
-        locality = task.locality(node) if kind == MAP else None
+        locality = task.locality(node) if kind == MAP or task.locations or task.racks else None
         ledger.launch(task, node, now, locality, size)  # running, and its task_start
         node._running[kind] = node._running.get(kind, 0) + 1
         node.used = node.used + size
@@ -957,268 +362,11 @@ class ResourceScheduler:
         ledger.started(task, node, locality, now)
         out.append(Assignment(job.id, task.id, kind, node.name, locality, now, size))
 
-    # ------------------------------------------------------------------ reservations
-    def _reservable(self, job: Job, leaf: Queue, size: Resources) -> bool:
-        """``FSAppAttempt.isReservable``: the app is below its fair share (by its queue's
-        policy: memory for fair, the dominant share for drf) and the request is at least the
-        reservation threshold."""
-        js = job.sched[RESOURCES]
-        fair = js.fair_share if js.fair_share is not None else _NONE
-        calc = self.owner.plugins.share_policy(leaf.policy).calc  # the policy's getResourceCalculator
-        cluster = self.cluster_total
-        return calc.less_than(cluster, job.usage, fair) and not calc.less_than(cluster, size, self._threshold)
-
-    def _reserve(self, job: Job, task: Task, node: Node) -> bool:
-        """``FSAppAttempt.reserve``: one app per node; at most ``reservable_nodes`` of the
-        cluster (off-rack) or of the rack (rack-local) per app."""
-        if node.reserved is not None and node.reserved.job is not job:
-            return False
-        if node.reserved is None:
-            held = self.reservations.get(job.id, {})
-            locality = task.locality(node) if task.kind == MAP and task.locations else "off"
-            if locality != "node":
-                nodes = self.owner.cluster.nodes.values()
-                if locality == "rack":
-                    existing = sum(1 for r in held.values() if r == node.rack)
-                    total = sum(1 for n in nodes if n.rack == node.rack)
-                else:
-                    existing = len(held)
-                    total = len(self.owner.cluster.nodes)
-                allowed = math.ceil(total * self.settings.reservable_nodes)
-                if existing >= allowed:
-                    return False
-            self.reservations.setdefault(job.id, {})[node.name] = node.rack
-        node.reserved = task
-        return True
-
-    def _unreserve(self, node: Node) -> None:
-        task = node.reserved
-        if task is None:
-            return
-        node.reserved = None
-        held = self.reservations.get(task.job.id)
-        if held is not None:
-            held.pop(node.name, None)
-            if not held:
-                del self.reservations[task.job.id]
-
-    def _unreserve_all(self, job: Job) -> None:
-        for name in list(self.reservations.get(job.id, {})):
-            node = self.owner.cluster.nodes.get(name)
-            if node is not None and node.reserved is not None and node.reserved.job is job:
-                self._unreserve(node)
-        self.reservations.pop(job.id, None)
-
-    def _serve_reservation(self, node: Node, task: Task, now: float, out: list[Assignment]) -> bool:
-        """``assignReservedContainer``: True while the reservation is valid (the node gets nothing else)."""
-        job = task.job
-        leaf = self.tree.queues.get(job.queue or "")
-        size = task.resources
-        valid = (
-            leaf is not None
-            and job.runnable
-            and not job.is_finished
-            and size is not None
-            and node.capacity is not None
-            and size.fits_in(node.capacity)
-            and self._fits_queues(leaf, size)
-            and self._has_pending(job)
-        )
-        if valid and task.is_am:
-            valid = not job.am_running and self._can_run_am(leaf, size)  # type: ignore[arg-type]
-        elif valid:
-            valid = task.state == PENDING or self._choose(job, node, now) is not None
-        if not valid:
-            self._unreserve(node)
-            return False
-        assert leaf is not None and size is not None
-        if size.fits_in(node.available):
-            if task.state != PENDING:  # the reserved task ran elsewhere: serve another of the app's
-                task = self._choose(job, node, now) or task
-                size = self._size(task)
-            if task.state == PENDING and size.fits_in(node.available) and self._fits_queues(leaf, size):
-                self._unreserve(node)
-                self._allocate(leaf, job, task, node, size, now, out)
-        return True
-
-    # ================================================================== preemption
-    def _below(self, policy: str, usage: Resources, share: Resources) -> bool:
-        """``isUsageBelowShare`` with the policy's calculator (``getResourceCalculator``): memory
-        (fair, fifo) or dominant share (drf)."""
-        return self.owner.plugins.share_policy(policy).calc.less_than(self.cluster_total, usage, share)  # type: ignore[no-any-return]
-
-    def _update_starvation(self, now: float) -> None:
-        """``FSLeafQueue.updateStarvedApps``: each app's fair-share starvation (below
-        ``fairSharePreemptionThreshold`` × its fair share, capped by its demand, for longer
-        than ``fairSharePreemptionTimeout``) and each leaf's min-share starvation (below
-        min(min share, demand) for longer than ``minSharePreemptionTimeout``), handed to its
-        apps in policy order up to what each still asks for.  Only while the cluster is used
-        above ``preemption_utilization_threshold`` (YARN's cluster-utilization-threshold)."""
-        self.starvation = {}
-        self._starvation_time = now
-        config = self.tree.config
-        total = self.cluster_total
-        used = self.tree.root.sched.running
-        utilization = max((used.get(n) / total.get(n) for n in total.names if total.get(n) > 0), default=0.0)
-        enough = utilization > self.settings.preemption_utilization_threshold
-        for leaf in self.tree.leaves():
-            policy = leaf.policy
-            threshold = config.fair_share_preemption_threshold(leaf.name)
-            fair_timeout = config.fair_share_preemption_timeout(leaf.name)
-            key = self._key_fn(leaf)
-            apps = sorted(leaf.runnable_apps, key=lambda j: key(j.sched[RESOURCES]))
-            for job in apps:
-                js = job.sched[RESOURCES]
-                fair = (js.fair_share or _NONE).multiply_and_round_down(threshold)
-                target = fair.componentwise_min(js.demand)
-                if not self._below(policy, job.usage, target):
-                    self._at_fair_share[job.id] = now
-                    continue
-                since = self._at_fair_share.setdefault(job.id, now)
-                if enough and now - since >= fair_timeout:
-                    gap = (target - job.usage).componentwise_max(_NONE)
-                    if gap.any_positive():
-                        self.starvation[job.id] = gap
-            s = leaf.sched
-            # Resources.min(calculator, …): the smaller of the two vectors by the policy's measure
-            desired = s.min_share if not self._below(policy, s.demand, s.min_share) else s.demand
-            if desired.fits_in(s.running):  # FSLeafQueue.minShareStarvation: nothing of it is missing
-                self._at_min_share[leaf.name] = now
-                continue
-            since = self._at_min_share.setdefault(leaf.name, now)
-            if not (enough and now - since >= config.min_share_preemption_timeout(leaf.name)):
-                continue
-            left = (desired - s.running).componentwise_max(_NONE)
-            for job in apps:
-                if not left.any_positive():
-                    break
-                pending = (job.sched[RESOURCES].demand - job.usage - self.starvation.get(job.id, _NONE))
-                share = pending.componentwise_max(_NONE).componentwise_min(left)
-                if share.any_positive():
-                    self.starvation[job.id] = self.starvation.get(job.id, _NONE) + share
-                    left = (left - share).componentwise_max(_NONE)
-
-    def _preemptable(self, task: Task, chosen: dict[str, Resources]) -> bool:
-        """``FSAppAttempt.canContainerBePreempted``: its queue allows it (``allowPreemptionFrom``)
-        and the app stays at or above its fair share without it (and what is already chosen)."""
-        job = task.job
-        if job.id in self.starvation:
-            return False
-        leaf = self.tree.queues.get(job.queue or "")
-        if leaf is None or not self.tree.config.preemptable(leaf.name):
-            return False
-        after = job.usage - chosen.get(job.id, _NONE) - (task.resources or _NONE)
-        fair = job.sched[RESOURCES].fair_share or _NONE
-        return not self._below(leaf.policy, after, fair)
-
-    def preempt_tasks(self, now: float) -> list[Task]:
-        """``FSPreemptionThread``: for each starved app, find on some node running containers
-        of apps above their fair share whose release (with what the node has free) fits one
-        of the app's requests — AM containers only if nothing else will do — kill them, and
-        keep what they free on that node for the starved app.  Containers are killed at once
-        (YARN warns them first and kills after ``waitTimeBeforeKill``, 15 s)."""
-        if not self.settings.preemption:
-            return []
-        if self._starvation_time != now:  # an update at this instant has computed it already
-            self._update_starvation(now)
-        killed: list[Task] = []
-        chosen: dict[str, Resources] = {}
-        taken: set[str] = set()
-        promised: dict[str, Resources] = {}  # node -> room already freed for a starved request
-        plan: list[tuple[Node, Job, list[Task]]] = []
-        for job_id, starved in list(self.starvation.items()):
-            job = self.owner.jobs.get(job_id)
-            if job is None:
-                continue
-            last = self._preempted_at.get(job_id)
-            if last is not None and now - last < STARVATION_RECHECK_WAIT:
-                continue  # FSAppAttempt.preemptionTriggered: give the freed room time to be used
-            self._preempted_at[job_id] = now
-            for size in self._starved_requests(job, starved):
-                victims = self._victims_for(size, chosen, taken, promised)
-                if victims is None:
-                    continue
-                node, tasks = victims
-                promised[node.name] = promised.get(node.name, _NONE) + size
-                for task in tasks:
-                    taken.add(task.id)
-                    chosen[task.job.id] = chosen.get(task.job.id, _NONE) + (task.resources or _NONE)
-                plan.append((node, job, tasks))
-        for node, job, tasks in plan:  # identified first, killed after (the counts above are of before)
-            freed = _NONE
-            for task in tasks:
-                freed = freed + (task.resources or _NONE)
-            node.preempted_for = [*(node.preempted_for or []), (job, freed)]
-            for task in tasks:
-                if task.state == RUNNING and task.id in self.ledger.running:  # (an AM's end took its app's)
-                    killed.append(self.owner.kill(task.id, now, reason="preempted"))
-        if killed:
-            self.update(now)
-        return killed
-
-    def _starved_requests(self, job: Job, starved: Resources) -> list[Resources]:
-        """``getStarvedResourceRequests``: the app's next requests up to its starvation (at least one)."""
-        out: list[Resources] = []
-        covered = _NONE
-        am = self.am_tasks.get(job.id)
-        pending: list[Task] = [am] if am is not None and not job.am_running and am.state == PENDING else []
-        if not pending:
-            for kind in (MAP, REDUCE, TASK):
-                if kind == REDUCE and not job.reduces_schedulable:
-                    continue
-                pending.extend(t for t in job.tasks.get(kind, ()) if t.state == PENDING)
-        for task in pending:
-            if out and starved.fits_in(covered):  # the starvation is covered
-                break
-            size = task.resources or _NONE
-            out.append(size)
-            covered = covered + size
-        return out
-
-    def _victims_for(
-        self, size: Resources, chosen: dict[str, Resources], taken: set[str], promised: dict[str, Resources]
-    ) -> tuple[Node, list[Task]] | None:
-        """``identifyContainersToPreempt``: the node where the fewest AM containers (then the
-        fewest containers) free room for ``size``."""
-        best: tuple[int, int, Node, list[Task]] | None = None
-        for node in self.owner.cluster.nodes.values():
-            if node.capacity is None or not size.fits_in(node.capacity):
-                continue
-            freed = _NONE
-            for tid in taken:  # what victims chosen for earlier requests free on this node
-                t = node.tasks.get(tid)
-                if t is not None:
-                    freed = freed + (t.resources or _NONE)
-            free = node.available + freed - promised.get(node.name, _NONE)
-            picked: list[Task] = []
-            ams = 0
-            local = dict(chosen)
-            # newest containers first, AM containers last (YARN sorts by priority, AM last)
-            running = sorted(
-                (t for t in node.tasks.values() if t.id not in taken),
-                key=lambda t: (t.is_am, -t.launch_seq),
-            )
-            for task in running:
-                if size.fits_in(free):
-                    break
-                if not self._preemptable(task, local):
-                    continue
-                picked.append(task)
-                ams += task.is_am
-                local[task.job.id] = local.get(task.job.id, _NONE) + (task.resources or _NONE)
-                free = free + (task.resources or _NONE)
-            if not picked or not size.fits_in(free):
-                continue
-            candidate = (ams, len(picked), node, picked)
-            if best is None or candidate[:2] < best[:2]:
-                best = candidate
-        return None if best is None else (best[2], best[3])
-
     # ================================================================== completion
     def give_back(self, task: Task, node: Node | None) -> None:
         """A container the ledger released (finished or killed) gives back its resources:
         to ``node`` (None: the node has left), its app and every queue up to root."""
-        size = task.resources or _NONE
+        size = task.resources or NONE
         if node is not None:
             node.used = node.used - size
             node._running[task.kind] = node._running.get(task.kind, 1) - 1
@@ -1230,7 +378,8 @@ class ResourceScheduler:
             q.sched.running = q.sched.running - size
             q = q.parent
         if task.is_am:
-            job.am_running = False
+            if self.am_tasks.get(job.id, task) is task:  # (not another container marked as an AM)
+                job.am_running = False
             if leaf is not None:
                 leaf.am_usage = leaf.am_usage - size
         else:
@@ -1248,7 +397,7 @@ class ResourceScheduler:
         ledger.complete(task, node, output_bytes)
         ledger.finished(task, node_name, node, now)
         job = task.job
-        if job.all_done:
+        if job.all_done or (self.app_asks and self._app_done(job)):
             return True
         self.changed(job)
         return False
@@ -1259,6 +408,8 @@ class ResourceScheduler:
         ledger = self.ledger
         if task.id not in ledger.running or task.state != RUNNING:
             raise SchedulerStateError(f"task {task.id} is not running")
+        if task.is_am and self.am_tasks.get(task.job.id) is not task:
+            self._unmark_am(task)  # a container marked as an AM besides the app's own: it asks again as it was
         if task.is_am:
             for other in [t for t in ledger.running.values() if t.job is task.job and not t.is_am]:
                 self.kill_task(other, now, reason="application attempt failed")
@@ -1287,7 +438,9 @@ class ResourceScheduler:
         """A killed task asks again: its resources are pending once more."""
         job = task.job
         if not task.is_am:
-            job._pending_resources[task.kind] = job._pending_resources[task.kind] + (task.resources or _NONE)
+            job._pending_resources[task.kind] = job._pending_resources[task.kind] + (task.resources or NONE)
+            if self.app_asks and job.id in self.app_asks:
+                self.app_asks[job.id].requeued(task)
         self._reposition(job)
 
     def changed(self, job: Job) -> None:
@@ -1298,8 +451,14 @@ class ResourceScheduler:
     def job_removed(self, job: Job, now: float) -> None:
         """The app ended (every task done, or killed): its AM ends too (``task_finish``; no
         plugin hears of an AM) and the app leaves its queue; waiting apps may run."""
+        apps = self.app_asks.pop(job.id, None)
         am = self.am_tasks.pop(job.id, None)
-        if am is not None and am.state == RUNNING:
+        ams = [am] if am is not None else []
+        if apps is not None:
+            ams += [t for t in apps.marked if t is not am]
+        for am in ams:
+            if am.state != RUNNING:
+                continue
             ledger = self.ledger
             node_name = am.node
             node = ledger.release(am)
@@ -1328,8 +487,8 @@ class ResourceScheduler:
         for q in self.tree.walk():
             s = q.sched
             queues[q.name] = {
-                "fair": (s.fair_share or _NONE).as_dict(),
-                "steady": (s.steady_share or _NONE).as_dict(),
+                "fair": (s.fair_share or NONE).as_dict(),
+                "steady": (s.steady_share or NONE).as_dict(),
                 "usage": s.running.as_dict(),
                 "demand": s.demand.as_dict(),
                 "leaf": q.is_leaf,

@@ -539,7 +539,7 @@ class Scheduler:
         job_id = spec.id or f"job_{self._job_seq + 1:04d}"  # the number is used only if the job is accepted
         if job_id in self.jobs or job_id in self.finished:
             raise SchedulerStateError(f"job id {job_id!r} already exists")
-        for kind, specs in (("map", spec.maps), ("reduce", spec.reduces), ("task", spec.tasks)):
+        for kind, specs in (("map", spec.maps), ("reduce", spec.reduces)):  # a task's: the engine's spec_problem
             for i, ts in enumerate(specs):
                 for n in ts.input_nodes:
                     if n not in self._rack_of:
@@ -1521,9 +1521,11 @@ class Scheduler:
         """Kill a job (a user or an admin asked) or fail it (a task used up its attempts):
         its running tasks stop and it leaves its pool (Hadoop ``JobInProgress.kill`` /
         ``fail``).  Returns the tasks that were running, for the caller to stop on the
-        engine.  ``state`` is the job's final state, ``"killed"`` or ``"failed"``."""
-        if state not in ("killed", "failed"):
-            raise SchedulerStateError(f"end_job: state must be 'killed' or 'failed', got {state!r}")
+        engine.  ``state`` is the job's final state, ``"killed"`` or ``"failed"``, or
+        ``"finished"``: its caller says it is done (YARN: the AM unregistered, and the app's
+        remaining containers are killed)."""
+        if state not in ("killed", "failed", "finished"):
+            raise SchedulerStateError(f"end_job: state must be 'killed' or 'failed' (or 'finished'), got {state!r}")
         now = self._tick(now)
         job = self.job(job_id)
         if job.is_finished:

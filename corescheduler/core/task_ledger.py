@@ -209,6 +209,15 @@ class TaskLedger:
             self.on_event({"time": now, "type": "task_preempt", "job": task.job.id, "task": task.id,
                            "kind": task.kind, "node": node_name, "reason": reason})
 
+    def withdraw(self, task: Task) -> None:
+        """A pending ``task`` that never runs: its app cancelled the ask it belonged to (YARN's
+        ``allocate`` with fewer containers, ``AppSchedulingInfo.updateResourceRequests``).  It
+        ends as killed, no longer pending for its job; no event (it never started)."""
+        if task._state != PENDING:
+            raise SchedulerStateError(f"task {task.id} is not pending")
+        task._state = KILLED
+        task.job.pending[task.kind] -= 1
+
     def running_of(self, job: Job) -> list[Task]:
         """``job``'s running attempts, in launch order."""
         return [t for t in self.running.values() if t.job is job]

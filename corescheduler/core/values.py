@@ -45,6 +45,13 @@ class TaskSpec:
     copy_duration: float | None = None
     #: resource mode: what the task's container asks for (None: the job's ``task_resources``)
     resources: Resources | None = None
+    #: resource mode, a plain task (SPEC §6b): False = it runs only on the nodes and racks its
+    #: ``input_nodes`` name (node names, ``/rack`` names, ``*`` for any node); True = those
+    #: first, then anywhere (YARN's ``ResourceRequest.relaxLocality``)
+    relax_locality: bool = True
+    #: resource mode, a plain task (SPEC §6b): YARN's integer request priority; asks of a
+    #: smaller number are served first (``Priority.compareTo``); None counts as 0
+    priority: int | None = None
 
 
 @frozen

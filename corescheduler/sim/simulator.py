@@ -466,7 +466,8 @@ class Simulation(UpdateSkipping):
         # of TaskSpec's fields survives); read as Any: see above
         maps = tuple(
             ts if ts.input_nodes else TaskSpec(
-                cast(Any, ts).duration, place(rng), cast(Any, ts).copy_duration, cast(Any, ts).resources
+                cast(Any, ts).duration, place(rng), cast(Any, ts).copy_duration, cast(Any, ts).resources,
+                ts.relax_locality, ts.priority,
             )
             for ts in spec.maps
         )

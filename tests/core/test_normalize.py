@@ -85,3 +85,56 @@ def test_slot_mode_forgets_empty_pools_placement_created() -> None:
     again = h.submit(pool="oneoff7", maps=1)  # a forgotten pool comes back when named again
     h.heartbeat("n0000")
     assert h.running("oneoff7")["map"] == 1 and again.id in sched.jobs
+
+
+# --------------------------------------------------------------------------- Hadoop's own cases
+#: FairSchedulerTestBase.createConfiguration: minimum 0 MB, increment 1024 MB, maximum 10240 MB
+#: (vcores: YARN's defaults, minimum 1, increment 1, maximum 4)
+TEST_BASE = {"minimum_allocation": "0 mb, 1 vcores", "increment_allocation": "1024 mb, 1 vcores",
+             "maximum_allocation": "10240 mb, 4 vcores"}
+
+
+def test_simple_container_allocation_rounds_a_small_ask_up_to_the_increment() -> None:
+    """``TestFairScheduler.testSimpleContainerAllocation``: nodes of 1024 MB/4 vcores and
+    512 MB/2 vcores; an app asks two containers of 512 MB, 2 vcores.  The first node runs one
+    of 1024 MB (less than the increment is rounded up: ``FairScheduler.getNormalizedResource``
+    with the increment allocation); the second node, with 512 MB, runs none."""
+    h = ClusterHarness(racks=1, nodes_per_rack=0, config={"scheduler": {"mode": "resources"}, "cluster": TEST_BASE},
+                       allocations="<allocations/>")
+    h.add_node("node1", resources="1024 mb, 4 vcores")
+    h.add_node("node2", resources="512 mb, 2 vcores")
+    h.submit_app(queue="queue1", user="user1", tasks=2, resources="512 mb, 2 vcores")
+    h.update()
+    h.heartbeat("node1")
+    usage = h.shares()["queues"]["root.queue1"]["usage"]
+    assert usage["memory"] == 1024  # DEFAULT_RM_SCHEDULER_INCREMENT_ALLOCATION_MB
+    h.heartbeat("node2")
+    assert h.shares()["queues"]["root.queue1"]["usage"] == {"memory": 1024, "vcores": 2}
+    root = h.shares()["queues"]["root"]
+    assert root["usage"] == {"memory": 1024, "vcores": 2}
+    cluster = h.scheduler._rs.cluster_total
+    assert (cluster.memory - root["usage"]["memory"], cluster.vcores - root["usage"]["vcores"]) == (512, 4)
+
+
+@pytest.mark.parametrize(("ask", "expected"), [
+    (Resources(-1024, -1), Resources(1024, 1)),   # negative memory/vcores: the minimum
+    (Resources(0, 0), Resources(1024, 1)),        # zero: the minimum
+    (Resources(1536, 0), Resources(2048, 1)),     # non-zero memory & zero cores
+    (Resources(1536, 3), Resources(2048, 3)),
+    (Resources(10140, 11), Resources(10240, 10)),  # over the maximum: capped (validation refuses first)
+])
+def test_normalize_with_the_dominant_resource_calculator(ask: Resources, expected: Resources) -> None:
+    """``TestSchedulerUtils.testNormalizeRequestWithDominantResourceCalculator``: minimum
+    1024 MB/1 vcore (also the step), maximum 10240 MB/10 vcores."""
+    assert normalize(ask, Resources(1024, 1), Resources(10240, 10), Resources(1024, 1)) == expected
+
+
+def test_normalize_when_the_maximum_is_not_a_multiple_of_the_step() -> None:
+    """``TestSchedulerUtils.testNormalizeRequest``: "max is not a multiple of min" — a
+    rounded-up ask above the maximum is brought down to it; with the test base's minimum of
+    0 MB, an ask of 0 MB stays 0 (``DominantResourceCalculator.normalize``: max(0, 0) rounded up)."""
+    assert normalize(Resources(10240 - 100, 1), Resources(1024, 1), Resources(10240 - 10, 4),
+                     Resources(1024, 1)).memory == 10230
+    assert normalize(Resources(0, 1), Resources(0, 1), Resources(10240, 4), Resources(1024, 1)) == Resources(0, 1)
+    assert normalize(Resources(512, 2), Resources(0, 1), Resources(10240, 4), Resources(1024, 1)) == \
+        Resources(1024, 2)

@@ -93,7 +93,8 @@ def test_a_map_runs_at_its_own_size_with_or_without_input_nodes(workload: str) -
 def test_placing_replicas_keeps_every_field_of_a_map() -> None:
     """The simulator rebuilds a map without input nodes to place replicas: every other field of
     TaskSpec survives (a field added later is checked too)."""
-    values = {"duration": 7.0, "copy_duration": 2.0, "resources": Resources.of({"memory": 4096, "vcores": 3})}
+    values = {"duration": 7.0, "copy_duration": 2.0, "resources": Resources.of({"memory": 4096, "vcores": 3}),
+              "relax_locality": False, "priority": 3}
     unknown = {f.name for f in attrs.fields(TaskSpec)} - set(values) - {"input_nodes"}
     assert not unknown, f"give the new TaskSpec field(s) {unknown} a value here"
     config = _config("resources.toml")

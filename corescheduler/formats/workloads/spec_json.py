@@ -47,12 +47,15 @@ _JOB_KEYS = (
     "task_resources",
     "am_resources",
     "shuffle",
+    "requests",
 )
 _SHUFFLE_KEYS = ("bytes", "partition")
 _SHUFFLE_HINT = '"uniform", {"zipf": s} with s ≥ 0, or a matrix [[bytes for each reduce] for each map]'
 _MAP_KEYS = ("duration", "input_nodes", "resources")
 _REDUCE_KEYS = ("duration", "copy_duration", "resources")
 _TASK_KEYS = ("duration", "resources")
+#: resource mode, SPEC §6b: a job's asks as YARN has them
+_REQUEST_KEYS = ("resources", "count", "duration", "locations", "relax_locality", "priority")
 _RESOURCE_HINT = 'a resource string like "1024 mb, 1 vcores"'
 
 
@@ -156,9 +159,15 @@ class _JsonJobs(_JobsReader):
         plain = "tasks" in obj or "task_count" in obj or "task_duration" in obj
         if self.too_many(obj, path, label):
             return None
-        maps = self.side(obj, path, label, "map", required=not plain)
+        if "requests" in obj and plain:
+            p.add((*path, "requests"), f"{label}: give either requests or tasks (or task_count), not both")
+            return None
+        maps = self.side(obj, path, label, "map", required=not plain and "requests" not in obj)
         reduces = self.side(obj, path, label, "reduce")
-        tasks = self.side(obj, path, label, "task") if plain else ()
+        if "requests" in obj:
+            tasks = self.requests(obj["requests"], (*path, "requests"), f"{label}.requests")
+        else:
+            tasks = self.side(obj, path, label, "task") if plain else ()
         if maps is not None and reduces is not None and tasks is not None and not (maps or reduces or tasks):
             p.add(path, f"{label}: a job needs at least one task (maps, reduces or tasks)")
         size = len(maps or ()) + len(reduces or ()) + len(tasks or ())
@@ -257,6 +266,10 @@ class _JsonJobs(_JobsReader):
             size = len(value) if isinstance(value, list) else _count(value) if key.endswith("_count") else None
             if size:
                 sizes[key] = size
+        if isinstance(obj.get("requests"), list):
+            size = sum(_count(r.get("count", 1)) or 0 for r in obj["requests"] if isinstance(r, dict))
+            if size:
+                sizes["requests"] = size
         total = sum(sizes.values())
         if total <= MAX_JOB_TASKS:
             return False
@@ -320,6 +333,83 @@ class _JsonJobs(_JobsReader):
         if count == 0:
             return ()
         return (self.cache.get(float(duration), (), copy),) * count  # type: ignore[arg-type]
+
+    def requests(self, value: Any, path: tuple[Any, ...], label: str) -> tuple[TaskSpec, ...] | None:
+        """Resource mode (SPEC §6b): a job's asks, each ``count`` plain containers of one
+        ``resources`` and ``duration`` for the ``locations`` it names (nodes, ``/rack``,
+        ``*``), ``relax_locality`` and ``priority`` as YARN's ``ResourceRequest``."""
+        p = self.p
+        if not isinstance(value, list) or not value:
+            p.add(path, f'{label}: expected a non-empty list of requests like {{"resources": "1024 mb, 1 vcores", '
+                        f'"count": 2, "duration": 30}}, got {_show(value)}')
+            return None
+        racks = set(self.nodes.values()) if self.nodes is not None else None
+        out: list[TaskSpec] = []
+        ok = True
+        for i, r in enumerate(value):
+            rpath, rlabel = (*path, i), f"{label}[{i}]"
+            if not isinstance(r, dict):
+                p.add(rpath, f'{rlabel}: expected a request object like {{"count": 2, "duration": 30}}, got {_show(r)}')
+                ok = False
+                continue
+            bad = False
+            for key in r:
+                if key not in _REQUEST_KEYS:
+                    p.add((*rpath, key), f"{rlabel}: {_unknown_key(key, _REQUEST_KEYS, 'a request')}")
+                    bad = True
+            duration = _number(r.get("duration"))
+            if duration is None or duration <= 0:
+                p.add((*rpath, "duration"), f"{rlabel}.duration: expected a number of seconds > 0, "
+                                            f"got {_show(r.get('duration'))}")
+                bad = True
+            count = _count(r.get("count", 1))
+            if count is None:
+                p.add((*rpath, "count"), f"{rlabel}.count: expected a whole number ≥ 0, got {_show(r['count'])}")
+                bad = True
+            locations = r.get("locations", [])
+            if not isinstance(locations, list) or not all(isinstance(x, str) and x for x in locations):
+                p.add((*rpath, "locations"), f'{rlabel}.locations: expected a list of node names, "/rack" names '
+                                             f'or "*", got {_show(locations)}')
+                bad = True
+                locations = []
+            for place in locations:
+                if place == "*" or self.nodes is None:
+                    continue
+                if place.startswith("/"):
+                    if racks is not None and place[1:] not in racks and place not in racks:
+                        p.add((*rpath, "locations"), f"{rlabel}.locations: unknown rack {place!r}")
+                        bad = True
+                elif place not in self.nodes:
+                    p.add((*rpath, "locations"),
+                          f"{rlabel}.locations: unknown node {place!r}; the cluster has {self._node_hint()}")
+                    bad = True
+            relax = r.get("relax_locality", True)
+            if not isinstance(relax, bool):
+                p.add((*rpath, "relax_locality"),
+                      f"{rlabel}.relax_locality: expected true or false, got {_show(relax)}")
+                bad = True
+            elif not relax and not [x for x in locations if x != "*"]:
+                p.add((*rpath, "relax_locality"),
+                      f"{rlabel}: relax_locality is false but it names no node or rack to run on")
+                bad = True
+            priority = r.get("priority")
+            if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
+                p.add((*rpath, "priority"), f"{rlabel}.priority: expected a whole number, got {_show(priority)}")
+                bad = True
+            size = None
+            if "resources" in r:
+                size = _resource_value(p, r["resources"], (*rpath, "resources"), f"{rlabel}.resources")
+                bad = bad or size is False
+            if bad:
+                ok = False
+                continue
+            spec = TaskSpec(duration=float(duration), input_nodes=tuple(locations),  # type: ignore[arg-type]
+                            resources=size or None, relax_locality=relax, priority=priority)
+            out.extend([spec] * (count or 0))
+        if ok and not out:
+            p.add(path, f"{label}: every request has count 0: the job asks for nothing")
+            return None
+        return tuple(out) if ok else None
 
     def task_list(self, tasks: Any, path: tuple[Any, ...], label: str, kind: str) -> tuple[TaskSpec, ...] | None:
         p = self.p

@@ -1,0 +1,129 @@
+"""Resource mode: the AM share limit (``FSLeafQueue.canRunAppAM``) and node reservations
+(``FSAppAttempt.reserve``, ``FairScheduler.assignReservedContainer``).  Part of
+:class:`~corescheduler.core.resource_scheduler.ResourceScheduler`
+(:mod:`~corescheduler.core.resource_base`)."""
+
+from __future__ import annotations
+
+import math
+
+from corescheduler.core.model import (
+    PENDING,
+    RESOURCES,
+    Assignment,
+    Job,
+    Node,
+    Task,
+)
+from corescheduler.core.queue_tree import Queue
+from corescheduler.core.resource_base import NONE, EngineState
+from corescheduler.resources import Resources
+
+
+class AMLimitsAndReservations(EngineState):
+    """Whether an app's AM may run in its leaf, and the nodes apps hold reserved."""
+
+    def _can_run_am(self, leaf: Queue, am: Resources) -> bool:
+        """``FSLeafQueue.canRunAppAM`` / ``computeMaxAMResource``."""
+        share = leaf.max_am_share
+        if abs(share - (-1.0)) < 0.0001:
+            return True
+        if share < 0:
+            return True
+        fair = leaf.sched.fair_share if leaf.sched.fair_share is not None else NONE
+        available = self.cluster_total - self._allocated()
+        maximum = leaf.sched.max_share
+        values = {}
+        for name in self.cluster_total.names:
+            value = fair.get(name)
+            if value == 0:
+                value = min(available.get(name), maximum.get(name))
+            values[name] = math.ceil(value * share)  # Resources.multiplyAndRoundUp
+        limit = Resources.of(values)
+        return (leaf.am_usage + am).fits_in(limit)
+
+    def _allocated(self) -> Resources:
+        return self.tree.root.sched.running
+
+    def _reservable(self, job: Job, leaf: Queue, size: Resources) -> bool:
+        """``FSAppAttempt.isReservable``: the app is below its fair share (by its queue's
+        policy: memory for fair, the dominant share for drf) and the request is at least the
+        reservation threshold."""
+        js = job.sched[RESOURCES]
+        fair = js.fair_share if js.fair_share is not None else NONE
+        calc = self.owner.plugins.share_policy(leaf.policy).calc  # the policy's getResourceCalculator
+        cluster = self.cluster_total
+        return calc.less_than(cluster, job.usage, fair) and not calc.less_than(cluster, size, self._threshold)
+
+    def _reserve(self, job: Job, task: Task, node: Node) -> bool:
+        """``FSAppAttempt.reserve``: one app per node; at most ``reservable_nodes`` of the
+        cluster (off-rack) or of the rack (rack-local) per app."""
+        if node.reserved is not None and node.reserved.job is not job:
+            return False
+        if node.reserved is None:
+            held = self.reservations.get(job.id, {})
+            locality = task.locality(node) if task.locations or task.racks else "off"
+            if locality != "node":
+                nodes = self.owner.cluster.nodes.values()
+                if locality == "rack":
+                    existing = sum(1 for r in held.values() if r == node.rack)
+                    total = sum(1 for n in nodes if n.rack == node.rack)
+                else:
+                    existing = len(held)
+                    total = len(self.owner.cluster.nodes)
+                allowed = math.ceil(total * self.settings.reservable_nodes)
+                if existing >= allowed:
+                    return False
+            self.reservations.setdefault(job.id, {})[node.name] = node.rack
+        node.reserved = task
+        return True
+
+    def _unreserve(self, node: Node) -> None:
+        task = node.reserved
+        if task is None:
+            return
+        node.reserved = None
+        held = self.reservations.get(task.job.id)
+        if held is not None:
+            held.pop(node.name, None)
+            if not held:
+                del self.reservations[task.job.id]
+
+    def _unreserve_all(self, job: Job) -> None:
+        for name in list(self.reservations.get(job.id, {})):
+            node = self.owner.cluster.nodes.get(name)
+            if node is not None and node.reserved is not None and node.reserved.job is job:
+                self._unreserve(node)
+        self.reservations.pop(job.id, None)
+
+    def _serve_reservation(self, node: Node, task: Task, now: float, out: list[Assignment]) -> bool:
+        """``assignReservedContainer``: True while the reservation is valid (the node gets nothing else)."""
+        job = task.job
+        leaf = self.tree.queues.get(job.queue or "")
+        size = task.resources
+        valid = (
+            leaf is not None
+            and job.runnable
+            and not job.is_finished
+            and size is not None
+            and node.capacity is not None
+            and size.fits_in(node.capacity)
+            and self._fits_queues(leaf, size)
+            and self._has_pending(job)
+        )
+        if valid and task.is_am:
+            valid = not job.am_running and self._can_run_am(leaf, size)  # type: ignore[arg-type]
+        elif valid:
+            valid = task.state == PENDING or self._choose(job, node, now) is not None
+        if not valid:
+            self._unreserve(node)
+            return False
+        assert leaf is not None and size is not None
+        if size.fits_in(node.available):
+            if task.state != PENDING:  # the reserved task ran elsewhere: serve another of the app's
+                task = self._choose(job, node, now) or task
+                size = self._size(task)
+            if task.state == PENDING and size.fits_in(node.available) and self._fits_queues(leaf, size):
+                self._unreserve(node)
+                self._allocate(leaf, job, task, node, size, now, out)
+        return True
