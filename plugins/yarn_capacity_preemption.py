@@ -11,7 +11,8 @@ queue-priority selectors, no lazy preemption, no node partitions):
    top-down from the root, each parent's ideal amount is divided among its
    children by guaranteed capacity, unused capacity redistributed among the
    children that still ask, each capped by its maximum capacity, by
-   used + pending, and (leaves) by max(used, guaranteed)
+   used + pending, and (leaves) by max(used, guaranteed); a queue over its guarantee
+   starts from min(guaranteed, used) per type plus what it holds untouchably
    (``AbstractPreemptableResourceCalculator.computeFixpointAllocation``,
    ``TempQueuePerPartition.offer``); zero-guarantee children share what is
    left evenly afterwards.  Over-capacity that a queue with preemption
@@ -212,7 +213,9 @@ class QueueView:
     ``AbstractCSQueue.getPreemptionDisabled``: inherited from the parent unless set on
     the queue).  ``max_am_capacity`` is the AM resource a leaf keeps when its AM
     containers are taken (``FifoCandidatesSelector``'s ``maxAMCapacityForThisQueue``:
-    cluster × absolute capacity × ``maximum-am-resource-percent``, each product truncated).
+    the queue's effective capacity × ``maximum-am-resource-percent``, truncated); 0 lets
+    every AM go when the queue still owes.  A leaf lists ``containers`` in allocation order;
+    a parent's ``pending`` is ignored (the sum of its children's, as Hadoop's ``addChild``).
     """
 
     path: str
