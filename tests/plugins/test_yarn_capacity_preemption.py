@@ -586,3 +586,54 @@ def test_properties(tree, per_round, natural, ignored):
             assert rnd.ideal[leaf.path].memory >= 0
     assert rnd.ideal["root"] == Resources(root.guaranteed.memory)  # initializeRootIdealWithGuarangeed
     assert taken <= int(cluster.memory * s.total_preemption_per_round)
+
+
+# ---------------------------------------------------------------------------- InterQueueWithDRF
+# (TestProportionalCapacityPreemptionPolicyInterQueueWithDRF, the mock framework's string cases)
+def _mock_leaf(path, guaranteed, maximum, used, pending, app=None, repeat=0, size=None, order=0):
+    """A leaf as ``ProportionalCapacityPreemptionPolicyMockFramework`` builds it: ``repeat``
+    containers of ``size`` for one app, the first its AM."""
+    containers = [ContainerView(f"{app}_c{k}", app, order, size, is_am=k == 0) for k in range(repeat)]
+    return QueueView(path, guaranteed, maximum, used, pending, containers=containers)
+
+
+def _drf_round(children, cluster, used, natural="1.0"):
+    root = QueueView("root", cluster, cluster, used, children=children)
+    props = {**SETUP, PREFIX + "natural_termination_factor": natural}
+    rnd = ProportionalCapacityPreemption(PreemptionSettings.from_properties(props), dominant=True).select(
+        root, cluster, 0.0)
+    return per_app(rnd.marked)
+
+
+def test_inter_queue_preemption_with_multiple_resource():
+    """testInterQueuePreemptionWithMultipleResource: b gives <10,20> to a: 5 of app2's <2,4>."""
+    R = Resources
+    counts = _drf_round([
+        _mock_leaf("root.a", R(50, 100), R(100, 200), R(40, 80), R(30, 70), "app1", 20, R(2, 4), 1),
+        _mock_leaf("root.b", R(50, 100), R(100, 200), R(60, 120), R(40, 50), "app2", 30, R(2, 4), 2),
+    ], R(100, 200), R(100, 200))
+    assert counts == {"app2": 5}
+
+
+def test_inter_queue_preemption_with_natural_termination_factor():
+    """testInterQueuePreemptionWithNaturalTerminationFactor: b asks for <2,1> of a cluster
+    a fills; with the factor 0.2 one container is still taken (rounded up)."""
+    R = Resources
+    counts = _drf_round([
+        _mock_leaf("root.a", R(50, 25), R(100, 50), R(50, 50), R(0, 0), "app1", 50, R(2, 1), 1),
+        _mock_leaf("root.b", R(50, 25), R(50, 25), R(0, 0), R(2, 1)),
+    ], R(100, 50), R(50, 50), natural="0.2f")
+    assert counts == {"app1": 1}
+
+
+def test_3_resource_types_inter_queue_preemption():
+    """test3ResourceTypesInterQueuePreemption: a third resource type (res1, like a GPU); c's
+    ask is met from b (app2), not a."""
+    def R(m, v, g):
+        return Resources(m, v, {"res1": g})
+    counts = _drf_round([
+        _mock_leaf("root.a", R(10, 7, 2), R(10, 6, 3), R(6, 6, 3), R(0, 0, 0), "app1", 3, R(2, 2, 1), 1),
+        _mock_leaf("root.b", R(10, 6, 2), R(10, 6, 3), R(6, 6, 3), R(0, 0, 0), "app2", 3, R(2, 2, 1), 2),
+        _mock_leaf("root.c", R(10, 5, 2), R(10, 6, 2), R(0, 0, 0), R(1, 1, 1)),
+    ], R(30, 18, 6), R(12, 12, 6))
+    assert counts == {"app2": 1}
