@@ -240,7 +240,7 @@ class PreemptionRound:
     #: the ideal assignment of every queue by path
     ideal: dict[str, Resources]
     #: what the round asks back from every queue by path (a leaf after the dead zone and the
-    #: natural termination factor; a parent the sum of its leaves)
+    #: natural termination factor, a type it owes nothing of as 0; a parent the sum of its leaves)
     to_preempt: dict[str, Resources]
 
 
@@ -397,7 +397,9 @@ class ProportionalCapacityPreemption:
 
     def select(self, root: QueueView, cluster: Resources, now: float) -> PreemptionRound:
         """One round (``ProportionalCapacityPreemptionPolicy.editSchedule``) at time ``now``
-        (seconds)."""
+        (seconds).  ``ValueError`` for a snapshot that names a queue or a container twice."""
+        if not math.isfinite(now):
+            raise ValueError(f"now must be a finite time in seconds, got {now!r}")
         names = cluster.names if self.dominant else ("memory-mb",)
         calc = _Calc(names, self.dominant)
         tree = _TempQueue(root, calc)
@@ -409,7 +411,7 @@ class ProportionalCapacityPreemption:
         _compute_ideal_allocation(calc, tree, cvec, allowed, s)
         selected = _select_candidates(calc, tree, cvec, [allowed])
         ideal = {q.path: calc.res(q.ideal) for q in tree.walk()}
-        to_preempt = {q.path: calc.res(_leaf_sum(q)) for q in tree.walk()}
+        to_preempt = {path: calc.res(v) for path, v in _leaf_sums(tree).items()}
         if s.observe_only:  # containerBasedPreemptOrKill returns before any action
             return PreemptionRound(kill=[], marked=[], ideal=ideal, to_preempt=to_preempt)
         kill: list[str] = []
@@ -453,13 +455,21 @@ def _check(tree: _TempQueue) -> None:
             ids.add(c.id)
 
 
-def _leaf_sum(q: _TempQueue) -> Vec:
-    if not q.children:
-        return q.actually
-    total = q.actually
-    for child in q.children:
-        total = _add(total, _leaf_sum(child))
-    return total
+def _leaf_sums(root: _TempQueue) -> dict[str, Vec]:
+    """What each queue is asked to give back: a leaf's ``actuallyToBePreempted`` with the
+    types it owes nothing of (Hadoop's negative components, under DRF) shown as 0; a parent
+    the sum of its leaves."""
+    out: dict[str, Vec] = {}
+
+    def visit(q: _TempQueue) -> Vec:
+        total = _cwmax0(q.actually)
+        for child in q.children:
+            total = _add(total, visit(child))
+        out[q.path] = total
+        return total
+
+    visit(root)
+    return out
 
 
 # -- PreemptableResourceCalculator.computeIdealAllocation

@@ -597,11 +597,13 @@ def _mock_leaf(path, guaranteed, maximum, used, pending, app=None, repeat=0, siz
     return QueueView(path, guaranteed, maximum, used, pending, containers=containers)
 
 
-def _drf_round(children, cluster, used, natural="1.0"):
+def _drf_round(children, cluster, used, natural="1.0", rounds=None):
     root = QueueView("root", cluster, cluster, used, children=children)
     props = {**SETUP, PREFIX + "natural_termination_factor": natural}
     rnd = ProportionalCapacityPreemption(PreemptionSettings.from_properties(props), dominant=True).select(
         root, cluster, 0.0)
+    if rounds is not None:
+        rounds.append(rnd)
     return per_app(rnd.marked)
 
 
@@ -635,5 +637,21 @@ def test_3_resource_types_inter_queue_preemption():
         _mock_leaf("root.a", R(10, 7, 2), R(10, 6, 3), R(6, 6, 3), R(0, 0, 0), "app1", 3, R(2, 2, 1), 1),
         _mock_leaf("root.b", R(10, 6, 2), R(10, 6, 3), R(6, 6, 3), R(0, 0, 0), "app2", 3, R(2, 2, 1), 2),
         _mock_leaf("root.c", R(10, 5, 2), R(10, 6, 2), R(0, 0, 0), R(1, 1, 1)),
-    ], R(30, 18, 6), R(12, 12, 6))
+    ], R(30, 18, 6), R(12, 12, 6), rounds=(rounds := []))
     assert counts == {"app2": 1}
+    # b owes one res1 (Hadoop's <-4, 0, 1>: what it owes nothing of shows as 0)
+    assert rounds[0].to_preempt["root.b"] == R(0, 0, 1) == rounds[0].to_preempt["root"]
+    assert rounds[0].ideal["root.c"] == R(1, 1, 1)
+
+
+def test_bad_time_refused_and_forget():
+    root, cluster = build(*CYCLE)
+    p = policy()
+    with pytest.raises(ValueError, match="finite"):
+        p.select(root, cluster, math.nan)
+    assert p.marked_since() == {}  # nothing half-stored
+    first = p.select(root, cluster, 0.0)
+    p.forget(first.marked[:3])
+    late = p.select(root, cluster, 10.0)
+    assert sorted(late.kill) == sorted(first.marked[3:])
+    assert sorted(late.marked) == sorted(first.marked[:3])  # marked afresh
