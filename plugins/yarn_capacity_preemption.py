@@ -68,9 +68,10 @@ class PreemptionConfigError(ConfigError):
 
 
 # ---------------------------------------------------------------------------- settings
-_DECIMAL = re.compile(r"[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?)")
-_HEX_FLOAT = re.compile(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+)[fFdD]?")
-_LONG = re.compile(r"[+-]?\d+")
+# ASCII digits only, as Java's parsers (Python's \d and int() take any Unicode digit)
+_DECIMAL = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
+_HEX_FLOAT = re.compile(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?")
+_LONG = re.compile(r"[+-]?[0-9]+")
 _HEX_LONG = re.compile(r"(-?)0[xX]([0-9a-fA-F]+)")
 
 

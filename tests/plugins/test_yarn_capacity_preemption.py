@@ -490,6 +490,7 @@ def test_settings_from_properties():
     ("max_wait_before_kill", "1.5"),
     ("max_wait_before_kill", "-1"),
     ("monitoring_interval", "3s"),
+    ("monitoring_interval", "\u0663000"),
     ("observe_only", "yes"),
 ])
 def test_bad_setting_names_the_key(key, value):
@@ -507,7 +508,7 @@ def test_java_parse_double(text, value):
     assert java_parse_double(text) == value
 
 
-@pytest.mark.parametrize("text", ["", "inf", "nan", "1_0", "1e", "0x1.8", "f", "1.0ff", "Infinityf"])
+@pytest.mark.parametrize("text", ["", "inf", "nan", "1_0", "1e", "0x1.8", "f", "1.0ff", "Infinityf", "\u0661"])
 def test_java_parse_double_refuses(text):
     with pytest.raises(ValueError):
         java_parse_double(text)
