@@ -118,13 +118,13 @@ def _fraction(key: str, raw: str, single: bool) -> float:
     return value
 
 
-def _millis(key: str, raw: str) -> float:
+def _millis(key: str, raw: str, least: int = 0) -> float:
     try:
         value = java_parse_long(raw)
     except ValueError:
         raise PreemptionConfigError(key, f"expected a whole number of milliseconds, got {raw!r}") from None
-    if value < 0:
-        raise PreemptionConfigError(key, f"expected milliseconds at least 0, got {raw!r}")
+    if value < least:
+        raise PreemptionConfigError(key, f"expected milliseconds at least {least}, got {raw!r}")
     return value / 1000.0
 
 
@@ -140,6 +140,12 @@ def _boolean(key: str, raw: str) -> bool:
 def _positive_seconds(instance: Any, attribute: Any, value: float) -> None:
     if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
         raise ValueError(f"{attribute.name} must be a finite number of seconds at least 0, got {value!r}")
+
+
+def _interval(instance: Any, attribute: Any, value: float) -> None:
+    # SchedulingMonitor runs the policy at a fixed rate; a period of 0 is refused there too
+    if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+        raise ValueError(f"{attribute.name} must be a finite number of seconds above 0, got {value!r}")
 
 
 def _non_negative(instance: Any, attribute: Any, value: float) -> None:
@@ -161,7 +167,7 @@ class PreemptionSettings:
     #: seconds from a container's mark to its kill
     max_wait_before_kill: float = field(default=15.0, validator=_positive_seconds)
     #: seconds between rounds (the caller's timer)
-    monitoring_interval: float = field(default=3.0, validator=_positive_seconds)
+    monitoring_interval: float = field(default=3.0, validator=_interval)
     #: compute and report, mark and kill nothing
     observe_only: bool = False
 
@@ -180,7 +186,7 @@ class PreemptionSettings:
             "natural_termination_factor": lambda k, v: _fraction(k, v, single=False),
             "max_ignored_over_capacity": lambda k, v: _fraction(k, v, single=False),
             "max_wait_before_kill": _millis,
-            "monitoring_interval": _millis,
+            "monitoring_interval": lambda k, v: _millis(k, v, least=1),
             "observe_only": _boolean,
         }
         for name, read in readers.items():

@@ -490,10 +490,13 @@ def test_settings_from_properties():
     ("max_wait_before_kill", "1.5"),
     ("max_wait_before_kill", "-1"),
     ("monitoring_interval", "3s"),
+    ("monitoring_interval", "0"),
     ("monitoring_interval", "\u0663000"),
     ("observe_only", "yes"),
 ])
 def test_bad_setting_names_the_key(key, value):
+    """One error naming the key and what was expected (a zero interval: Hadoop's monitor
+    cannot run at a period of 0 either)."""
     with pytest.raises(PreemptionConfigError) as err:
         PreemptionSettings.from_properties({PREFIX + key: value})
     assert err.value.key == PREFIX + key and PREFIX + key in str(err.value)
