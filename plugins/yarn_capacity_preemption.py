@@ -206,7 +206,8 @@ class ContainerView:
 
     id: str
     app_id: str
-    #: submission order of the app: larger is later, preempted first
+    #: the app's place in its leaf's ordering policy (submission order under ``fifo``):
+    #: the largest is preempted first (``OrderingPolicy.getPreemptionIterator``)
     app_order: int
     resources: Resources
     is_am: bool = False
