@@ -197,6 +197,18 @@ class PreemptionSettings:
         return cls(**values)
 
 
+def queue_preemption_disabled(props: Mapping[str, str], path: str, parent_disabled: bool | None) -> bool:
+    """A queue's effective ``disable_preemption`` (``AbstractCSQueue.isQueueHierarchyPreemptionDisabled``):
+    ``yarn.scheduler.capacity.<path>.disable_preemption`` when set, else the parent's
+    (``parent_disabled``; ``None`` for the root, whose default is false).  A value other
+    than true/false raises :class:`PreemptionConfigError` naming the key."""
+    key = f"yarn.scheduler.capacity.{path}.disable_preemption"
+    raw = props.get(key)
+    if raw is None:
+        return bool(parent_disabled)
+    return _boolean(key, str(raw))
+
+
 # ---------------------------------------------------------------------------- input and output
 @frozen
 class ContainerView:
@@ -709,4 +721,5 @@ __all__ = [
     "QueueView",
     "java_parse_double",
     "java_parse_long",
+    "queue_preemption_disabled",
 ]

@@ -26,6 +26,7 @@ from corescheduler_plugins.yarn_capacity_preemption import (
     ProportionalCapacityPreemption,
     QueueView,
     java_parse_double,
+    queue_preemption_disabled,
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -674,3 +675,17 @@ def test_bad_time_refused_and_forget():
     late = p.select(root, cluster, 10.0)
     assert sorted(late.kill) == sorted(first.marked[3:])
     assert sorted(late.marked) == sorted(first.marked[:3])  # marked afresh
+
+
+def test_queue_preemption_disabled_inherits():
+    """``isQueueHierarchyPreemptionDisabled``: set on the queue, else the parent's (root: false),
+    as ``mockPreemptionStatus`` resolves the flags of the ported cases."""
+    props = {"yarn.scheduler.capacity.root.a.disable_preemption": "true",
+             "yarn.scheduler.capacity.root.a.b.disable_preemption": " FALSE "}
+    assert queue_preemption_disabled(props, "root", None) is False
+    a = queue_preemption_disabled(props, "root.a", False)
+    assert a is True
+    assert queue_preemption_disabled(props, "root.a.c", a) is True
+    assert queue_preemption_disabled(props, "root.a.b", a) is False
+    with pytest.raises(PreemptionConfigError, match=r"root\.x\.disable_preemption"):
+        queue_preemption_disabled({"yarn.scheduler.capacity.root.x.disable_preemption": "ja"}, "root.x", False)
