@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from corescheduler_plugins.yarn_capacity_preemption import (
+from corescheduler_plugins._yarn_capacity_preemption import (
     PREFIX,
     ContainerView,
     PreemptionConfigError,
