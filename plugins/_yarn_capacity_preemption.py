@@ -1,0 +1,725 @@
+"""Preemption for YARN's Capacity Scheduler: Hadoop's ``ProportionalCapacityPreemptionPolicy``.
+
+A pure computation (no engine): the ``yarn_capacity`` plugin hands
+:meth:`ProportionalCapacityPreemption.select` a snapshot of its queue tree
+every ``monitoring_interval`` and kills what the round says.  It follows
+Hadoop 3.3's inter-queue preemption, the default selector chain
+(``FifoCandidatesSelector`` only: no reserved-container, intra-queue or
+queue-priority selectors, no lazy preemption, no node partitions):
+
+1. **Ideal assignment** (``PreemptableResourceCalculator.computeIdealAllocation``):
+   top-down from the root, each parent's ideal amount is divided among its
+   children by guaranteed capacity, unused capacity redistributed among the
+   children that still ask, each capped by its maximum capacity, by
+   used + pending, and (leaves) by max(used, guaranteed); a queue over its guarantee
+   starts from min(guaranteed, used) per type plus what it holds untouchably
+   (``AbstractPreemptableResourceCalculator.computeFixpointAllocation``,
+   ``TempQueuePerPartition.offer``); zero-guarantee children share what is
+   left evenly afterwards.  Over-capacity that a queue with preemption
+   disabled holds stays its own (``TempQueuePerPartition.updatePreemptableExtras``).
+2. **How much to take back** (``TempQueuePerPartition.assignPreemption``): what a
+   queue uses above max(ideal, min(used + pending, guaranteed)), scaled so a round
+   asks for at most ``total_preemption_per_round`` of the cluster; a leaf is left
+   alone while within ``max_ignored_over_capacity`` of its guarantee, and only
+   ``natural_termination_factor`` of the rest is asked this round
+   (``PreemptableResourceCalculator.calculateResToObtainByPartitionForLeafQueues``).
+3. **Victims** (``FifoCandidatesSelector.selectCandidates``): from each leaf that
+   must give back, the latest-submitted apps first, each app's latest containers
+   first, AM containers skipped and taken last, and only while more than the
+   queue's AM allowance would remain.
+4. **Marking and killing** (``ProportionalCapacityPreemptionPolicy.
+   preemptOrkillSelectedContainerAfterWait``): a selected container is marked; one
+   still selected ``max_wait_before_kill`` after its mark is killed; marks older than
+   twice that are forgotten (``cleanupStaledPreemptionCandidates``).
+
+Arithmetic is Hadoop's ``ResourceCalculator``'s: ``dominant=False`` is
+``DefaultResourceCalculator`` (memory only: vcores in the results are 0),
+``dominant=True`` ``DominantResourceCalculator`` over every resource type of the
+cluster.  Truncations and roundings are Java's (``Resources.multiply`` truncates,
+``multiplyAndNormalizeUp`` rounds half up by memory, up by type under DRF).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from attrs import define, field, frozen
+
+from corescheduler.core.javamath import java_float, java_long, java_trim
+from corescheduler.errors import ConfigError
+from corescheduler.resources import Resources
+
+#: the prefix of the policy's keys (``CapacitySchedulerConfiguration.PREEMPTION_CONFIG_PREFIX``)
+PREFIX = "yarn.resourcemanager.monitor.capacity.preemption."
+
+Vec = tuple[int, ...]
+
+
+class PreemptionConfigError(ConfigError):
+    """A ``yarn.resourcemanager.monitor.capacity.preemption.*`` value is bad; ``key`` names it."""
+
+    def __init__(self, key: str, message: str) -> None:
+        self.key = key
+        self.message = message
+        super().__init__(f"{key}: {message}")
+
+
+# ---------------------------------------------------------------------------- settings
+# ASCII digits only, as Java's parsers (Python's \d and int() take any Unicode digit)
+_DECIMAL = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
+_HEX_FLOAT = re.compile(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?")
+_LONG = re.compile(r"[+-]?[0-9]+")
+_HEX_LONG = re.compile(r"(-?)0[xX]([0-9a-fA-F]+)")
+
+
+def java_parse_double(text: str) -> float:
+    """``Double.parseDouble`` of a trimmed value: signs, ``1e3``, ``.5``, ``0.5f``/``d``
+    suffixes, ``NaN``, ``Infinity`` and hex floats (``0x1.8p1``); ``ValueError`` otherwise
+    (Python's own ``inf``, ``1_000`` or ``nan`` are not Java numbers)."""
+    text = java_trim(text)
+    if _DECIMAL.fullmatch(text):
+        body = text[:-1] if text[-1] in "fFdD" else text
+        return float(body.replace("Infinity", "inf"))
+    hexed = _HEX_FLOAT.fullmatch(text)
+    if hexed:
+        value = float.fromhex("0x" + hexed.group(2))
+        return -value if hexed.group(1) == "-" else value
+    raise ValueError(text)
+
+
+def java_parse_long(text: str) -> int:
+    """``Configuration.getLong``: a decimal ``long`` or ``0x``-hex (``Long.parseLong``)."""
+    text = java_trim(text)
+    hexed = _HEX_LONG.fullmatch(text)
+    value = int(hexed.group(2), 16) * (-1 if hexed.group(1) else 1) if hexed else None
+    if value is None:
+        if not _LONG.fullmatch(text):
+            raise ValueError(text)
+        value = int(text)
+    if not -(2**63) <= value < 2**63:
+        raise ValueError(text)
+    return value
+
+
+def _fraction(key: str, raw: str, single: bool) -> float:
+    try:
+        value = java_parse_double(raw)
+    except ValueError:
+        raise PreemptionConfigError(
+            key, f"expected a number (a Java {'float' if single else 'double'}), got {raw!r}"
+        ) from None
+    if single:  # Configuration.getFloat: the value is held as a float
+        value = java_float(value)
+    if not math.isfinite(value) or value < 0:
+        raise PreemptionConfigError(key, f"expected a finite number at least 0, got {raw!r}")
+    return value
+
+
+def _millis(key: str, raw: str, least: int = 0) -> float:
+    try:
+        value = java_parse_long(raw)
+    except ValueError:
+        raise PreemptionConfigError(key, f"expected a whole number of milliseconds, got {raw!r}") from None
+    if value < least:
+        raise PreemptionConfigError(key, f"expected milliseconds at least {least}, got {raw!r}")
+    return value / 1000.0
+
+
+def _boolean(key: str, raw: str) -> bool:
+    text = java_trim(raw).lower()
+    if text not in ("true", "false"):
+        # Hadoop's Configuration.getBoolean falls back to the default here; a typo that
+        # silently leaves preemption killing is worse, so it is refused
+        raise PreemptionConfigError(key, f"expected true or false, got {raw!r}")
+    return text == "true"
+
+
+def _positive_seconds(instance: Any, attribute: Any, value: float) -> None:
+    if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+        raise ValueError(f"{attribute.name} must be a finite number of seconds at least 0, got {value!r}")
+
+
+def _interval(instance: Any, attribute: Any, value: float) -> None:
+    # SchedulingMonitor runs the policy at a fixed rate; a period of 0 is refused there too
+    if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+        raise ValueError(f"{attribute.name} must be a finite number of seconds above 0, got {value!r}")
+
+
+def _non_negative(instance: Any, attribute: Any, value: float) -> None:
+    if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+        raise ValueError(f"{attribute.name} must be a finite number at least 0, got {value!r}")
+
+
+@frozen
+class PreemptionSettings:
+    """The policy's settings with Hadoop's defaults (``CapacitySchedulerConfiguration``
+    ``DEFAULT_PREEMPTION_*``, ``DEFAULT_TOTAL_PREEMPTION_PER_ROUND``); times in seconds."""
+
+    #: share of the cluster a round may take back (a Java float, as Hadoop reads it)
+    total_preemption_per_round: float = field(default=0.1, validator=_non_negative)
+    #: share of a queue's excess asked back per round, the rest left to finish naturally
+    natural_termination_factor: float = field(default=0.2, validator=_non_negative)
+    #: a leaf up to this fraction over its guarantee is not preempted from (a dead zone)
+    max_ignored_over_capacity: float = field(default=0.1, validator=_non_negative)
+    #: seconds from a container's mark to its kill
+    max_wait_before_kill: float = field(default=15.0, validator=_positive_seconds)
+    #: seconds between rounds (the caller's timer)
+    monitoring_interval: float = field(default=3.0, validator=_interval)
+    #: compute and report, mark and kill nothing
+    observe_only: bool = False
+
+    @classmethod
+    def from_properties(cls, props: Mapping[str, str]) -> PreemptionSettings:
+        """Settings from Hadoop properties (``capacity-scheduler.xml``/``yarn-site.xml``
+        names; other keys ignored): ``…preemption.total_preemption_per_round`` (float),
+        ``natural_termination_factor`` and ``max_ignored_over_capacity`` (doubles),
+        ``max_wait_before_kill`` and ``monitoring_interval`` (milliseconds),
+        ``observe_only`` (boolean).  Values parse as Java does (``Float.parseFloat``:
+        ``"0.5f"``, ``"+1"``, ``"1e3"``); a bad one raises :class:`PreemptionConfigError`
+        naming the key."""
+        values: dict[str, Any] = {}
+        readers: dict[str, Callable[[str, str], Any]] = {
+            "total_preemption_per_round": lambda k, v: _fraction(k, v, single=True),
+            "natural_termination_factor": lambda k, v: _fraction(k, v, single=False),
+            "max_ignored_over_capacity": lambda k, v: _fraction(k, v, single=False),
+            "max_wait_before_kill": _millis,
+            "monitoring_interval": lambda k, v: _millis(k, v, least=1),
+            "observe_only": _boolean,
+        }
+        for name, read in readers.items():
+            key = PREFIX + name
+            raw = props.get(key)
+            if raw is not None:
+                values[name] = read(key, str(raw))
+        return cls(**values)
+
+
+def queue_preemption_disabled(props: Mapping[str, str], path: str, parent_disabled: bool | None) -> bool:
+    """A queue's effective ``disable_preemption`` (``AbstractCSQueue.isQueueHierarchyPreemptionDisabled``):
+    ``yarn.scheduler.capacity.<path>.disable_preemption`` when set, else the parent's
+    (``parent_disabled``; ``None`` for the root, whose default is false).  A value other
+    than true/false raises :class:`PreemptionConfigError` naming the key."""
+    key = f"yarn.scheduler.capacity.{path}.disable_preemption"
+    raw = props.get(key)
+    if raw is None:
+        return bool(parent_disabled)
+    return _boolean(key, str(raw))
+
+
+# ---------------------------------------------------------------------------- input and output
+@frozen
+class ContainerView:
+    """A running container as the policy sees it.  A leaf lists its containers in
+    allocation order: within an app the later ones are preempted first (Hadoop sorts by
+    container id, descending)."""
+
+    id: str
+    app_id: str
+    #: the app's place in its leaf's ordering policy (submission order under ``fifo``):
+    #: the largest is preempted first (``OrderingPolicy.getPreemptionIterator``)
+    app_order: int
+    resources: Resources
+    is_am: bool = False
+
+
+@define
+class QueueView:
+    """One queue of the tree, amounts absolute (already resolved against the cluster).
+
+    ``preemption_disabled`` is the queue's effective flag (Hadoop's
+    ``AbstractCSQueue.getPreemptionDisabled``: inherited from the parent unless set on
+    the queue).  ``max_am_capacity`` is the AM resource a leaf keeps when its AM
+    containers are taken (``FifoCandidatesSelector``'s ``maxAMCapacityForThisQueue``:
+    the queue's effective capacity × ``maximum-am-resource-percent``, truncated); 0 lets
+    every AM go when the queue still owes.  A leaf lists ``containers`` in allocation order;
+    a parent's ``pending`` is ignored (the sum of its children's, as Hadoop's ``addChild``).
+    """
+
+    path: str
+    guaranteed: Resources
+    maximum: Resources
+    used: Resources
+    pending: Resources = field(factory=Resources)
+    preemption_disabled: bool = False
+    children: list[QueueView] = field(factory=list)
+    containers: list[ContainerView] = field(factory=list)
+    max_am_capacity: Resources = field(factory=Resources)
+
+
+@frozen
+class PreemptionRound:
+    """What one round decided."""
+
+    #: containers to kill now: marked at least ``max_wait_before_kill`` ago and selected again
+    kill: list[str]
+    #: containers selected this round and waiting (newly marked or marked earlier)
+    marked: list[str]
+    #: the ideal assignment of every queue by path
+    ideal: dict[str, Resources]
+    #: what the round asks back from every queue by path (a leaf after the dead zone and the
+    #: natural termination factor, a type it owes nothing of as 0; a parent the sum of its leaves)
+    to_preempt: dict[str, Resources]
+
+
+# ---------------------------------------------------------------------------- the calculator
+class _Calc:
+    """Hadoop's ``ResourceCalculator`` over vectors of the cluster's resource types:
+    memory only (``DefaultResourceCalculator``) or all by dominant share
+    (``DominantResourceCalculator``)."""
+
+    def __init__(self, names: Sequence[str], dominant: bool) -> None:
+        self.names = tuple(names)
+        self.dominant = dominant
+        self.zero: Vec = (0,) * len(self.names)
+
+    def vec(self, r: Resources) -> Vec:
+        return tuple(r.get(n) for n in self.names)
+
+    def res(self, v: Sequence[int]) -> Resources:
+        if not self.dominant:
+            return Resources(v[0], 0)
+        return Resources.of(dict(zip(self.names, v, strict=True)))
+
+    # -- comparisons (ResourceCalculator.compare)
+    def compare(self, cluster: Vec, a: Vec, b: Vec) -> int:
+        if not self.dominant:
+            return (a[0] > b[0]) - (a[0] < b[0])
+        if a == b:
+            return 0
+        if any(c == 0 for c in cluster):  # DominantResourceCalculator.isInvalidDivisor → compare(lhs, rhs)
+            lhs = any(x > y for x, y in zip(a, b, strict=True))
+            rhs = any(x < y for x, y in zip(a, b, strict=True))
+            return 0 if lhs == rhs else (1 if lhs else -1)
+        sa = sorted(x / c for x, c in zip(a, cluster, strict=True))
+        sb = sorted(x / c for x, c in zip(b, cluster, strict=True))
+        for x, y in zip(reversed(sa), reversed(sb), strict=True):  # DominantResourceCalculator.compareShares
+            if x != y:
+                return 1 if x > y else -1
+        return 0
+
+    def gt(self, cluster: Vec, a: Vec, b: Vec) -> bool:
+        return self.compare(cluster, a, b) > 0
+
+    def lt(self, cluster: Vec, a: Vec, b: Vec) -> bool:
+        return self.compare(cluster, a, b) < 0
+
+    def vmin(self, cluster: Vec, a: Vec, b: Vec) -> Vec:  # Resources.min
+        return a if self.compare(cluster, a, b) <= 0 else b
+
+    def vmax(self, cluster: Vec, a: Vec, b: Vec) -> Vec:  # Resources.max
+        return a if self.compare(cluster, a, b) >= 0 else b
+
+    def divide(self, cluster: Vec, a: Vec, b: Vec) -> float:
+        """``Resources.divide``: a Java float (memory ratio, or ratio of dominant shares)."""
+        if self.dominant:
+            num = max((x / c for x, c in zip(a, cluster, strict=True) if c), default=0.0)
+            den = max((x / c for x, c in zip(b, cluster, strict=True) if c), default=0.0)
+        else:
+            num, den = float(a[0]), float(b[0])
+        if den == 0:
+            return math.nan if num == 0 else math.copysign(math.inf, num)
+        return java_float(num / den)
+
+    def fits_in(self, small: Vec, big: Vec) -> bool:
+        return all(x <= y for x, y in zip(small, big, strict=True))  # memory only when not dominant
+
+    def any_above_zero(self, v: Vec) -> bool:
+        return any(x > 0 for x in v)  # isAnyMajorResourceAboveZero
+
+    def multiply_normalize_up(self, v: Vec, by: Sequence[float]) -> Vec:
+        """``multiplyAndNormalizeUp`` with step 1: memory ``(long)(m·by + 0.5)`` by
+        Default, each type ``ceil(v·by)`` by DRF."""
+        if not self.dominant:
+            return (java_long(v[0] * by[0] + 0.5),)
+        return tuple(java_long(math.ceil(x * b)) for x, b in zip(v, by, strict=True))
+
+
+def _add(a: Vec, b: Vec) -> Vec:
+    return tuple(x + y for x, y in zip(a, b, strict=True))
+
+
+def _sub(a: Vec, b: Vec) -> Vec:
+    return tuple(x - y for x, y in zip(a, b, strict=True))
+
+
+def _cwmin(a: Vec, b: Vec) -> Vec:
+    return tuple(x if x < y else y for x, y in zip(a, b, strict=True))
+
+
+def _cwmax0(a: Vec) -> Vec:
+    return tuple(x if x > 0 else 0 for x in a)
+
+
+def _multiply(a: Vec, by: float) -> Vec:  # Resources.multiply: truncation
+    return tuple(java_long(x * by) for x in a)
+
+
+class _TempQueue:
+    """``TempQueuePerPartition``: one queue's snapshot and the round's working values."""
+
+    __slots__ = (
+        "actually",
+        "children",
+        "containers",
+        "disabled",
+        "guaranteed",
+        "ideal",
+        "max_am",
+        "maximum",
+        "normalized",
+        "path",
+        "pending",
+        "preemptable",
+        "to_be_preempted",
+        "untouchable",
+        "used",
+    )
+
+    def __init__(self, view: QueueView, calc: _Calc) -> None:
+        self.path = view.path
+        self.guaranteed = calc.vec(view.guaranteed)
+        self.maximum = calc.vec(view.maximum)
+        self.used = calc.vec(view.used)
+        self.disabled = bool(view.preemption_disabled)
+        self.children = [_TempQueue(c, calc) for c in view.children]
+        self.containers = list(view.containers) if not self.children else []
+        self.max_am = calc.vec(view.max_am_capacity)
+        # TempQueuePerPartition.addChild: a parent's pending is its children's
+        self.pending = calc.vec(view.pending) if not self.children else calc.zero
+        for child in self.children:
+            self.pending = _add(self.pending, child.pending)
+        self.ideal = calc.zero
+        self.to_be_preempted = calc.zero
+        self.actually = calc.zero
+        self.untouchable = calc.zero
+        self.preemptable = calc.zero
+        self.normalized = [0.0] * len(calc.names)
+
+    def walk(self) -> Iterable[_TempQueue]:
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+# ---------------------------------------------------------------------------- the policy
+class ProportionalCapacityPreemption:
+    """Hadoop's ``ProportionalCapacityPreemptionPolicy`` as a function of snapshots, with
+    the marks kept between rounds (``preemptionCandidates``)."""
+
+    def __init__(self, settings: PreemptionSettings, dominant: bool = False) -> None:
+        self.settings = settings
+        self.dominant = dominant
+        #: container id → time it was first marked (``preemptionCandidates``)
+        self._marked_at: dict[str, float] = {}
+
+    def select(self, root: QueueView, cluster: Resources, now: float) -> PreemptionRound:
+        """One round (``ProportionalCapacityPreemptionPolicy.editSchedule``) at time ``now``
+        (seconds).  ``ValueError`` for a snapshot that names a queue or a container twice."""
+        if not math.isfinite(now):
+            raise ValueError(f"now must be a finite time in seconds, got {now!r}")
+        names = cluster.names if self.dominant else ("memory-mb",)
+        calc = _Calc(names, self.dominant)
+        tree = _TempQueue(root, calc)
+        _check(tree)
+        cvec = calc.vec(cluster)
+        s = self.settings
+        # containerBasedPreemptOrKill: totalPreemptionAllowed = cluster × per-round share
+        allowed = _multiply(cvec, s.total_preemption_per_round)
+        _compute_ideal_allocation(calc, tree, cvec, allowed, s)
+        selected = _select_candidates(calc, tree, cvec, [allowed])
+        ideal = {q.path: calc.res(q.ideal) for q in tree.walk()}
+        to_preempt = {path: calc.res(v) for path, v in _leaf_sums(tree).items()}
+        if s.observe_only:  # containerBasedPreemptOrKill returns before any action
+            return PreemptionRound(kill=[], marked=[], ideal=ideal, to_preempt=to_preempt)
+        kill: list[str] = []
+        marked: list[str] = []
+        # preemptOrkillSelectedContainerAfterWait
+        for cid in selected:
+            since = self._marked_at.get(cid)
+            if since is not None and since + s.max_wait_before_kill <= now:
+                kill.append(cid)
+                del self._marked_at[cid]
+            else:
+                if since is None:
+                    self._marked_at[cid] = now
+                marked.append(cid)
+        # cleanupStaledPreemptionCandidates: marks not renewed within 2 × max_wait are forgotten
+        horizon = 2 * s.max_wait_before_kill
+        for cid in [c for c, t in self._marked_at.items() if t + horizon < now]:
+            del self._marked_at[cid]
+        return PreemptionRound(kill=kill, marked=marked, ideal=ideal, to_preempt=to_preempt)
+
+    def marked_since(self) -> dict[str, float]:
+        """The marks kept between rounds: container id → time of its mark."""
+        return dict(self._marked_at)
+
+    def forget(self, container_ids: Iterable[str]) -> None:
+        """Drop the marks of containers that ended (the caller may; Hadoop lets them age out)."""
+        for cid in container_ids:
+            self._marked_at.pop(cid, None)
+
+
+def _check(tree: _TempQueue) -> None:
+    paths: set[str] = set()
+    ids: set[str] = set()
+    for q in tree.walk():
+        if q.path in paths:
+            raise ValueError(f"queue {q.path!r} appears twice in the preemption snapshot")
+        paths.add(q.path)
+        for c in q.containers:
+            if c.id in ids:
+                raise ValueError(f"container {c.id!r} appears twice in the preemption snapshot")
+            ids.add(c.id)
+
+
+def _leaf_sums(root: _TempQueue) -> dict[str, Vec]:
+    """What each queue is asked to give back: a leaf's ``actuallyToBePreempted`` with the
+    types it owes nothing of (Hadoop's negative components, under DRF) shown as 0; a parent
+    the sum of its leaves."""
+    out: dict[str, Vec] = {}
+
+    def visit(q: _TempQueue) -> Vec:
+        total = _cwmax0(q.actually)
+        for child in q.children:
+            total = _add(total, visit(child))
+        out[q.path] = total
+        return total
+
+    visit(root)
+    return out
+
+
+# -- PreemptableResourceCalculator.computeIdealAllocation
+def _compute_ideal_allocation(calc: _Calc, root: _TempQueue, cluster: Vec, allowed: Vec,
+                              s: PreemptionSettings) -> None:
+    _update_preemptable_extras(calc, root, cluster)
+    root.ideal = root.guaranteed  # TempQueuePerPartition.initializeRootIdealWithGuarangeed
+    _recursively_compute_ideal(calc, root, allowed)
+    # calculateResToObtainByPartitionForLeafQueues
+    for q in root.walk():
+        if q.children or q.disabled:
+            continue
+        if calc.gt(cluster, q.used, _multiply(q.guaranteed, 1.0 + s.max_ignored_over_capacity)):
+            res = q.to_be_preempted
+            if calc.gt(cluster, res, calc.zero):
+                res = calc.multiply_normalize_up(res, [s.natural_termination_factor] * len(res))
+            q.actually = res
+        else:
+            q.actually = calc.zero
+
+
+def _update_preemptable_extras(calc: _Calc, q: _TempQueue, cluster: Vec) -> None:
+    """``TempQueuePerPartition.updatePreemptableExtras``, children first."""
+    for child in q.children:
+        _update_preemptable_extras(calc, child, cluster)
+    extra = _sub(q.used, q.guaranteed)
+    if calc.lt(cluster, extra, calc.zero):
+        extra = calc.zero
+    if not q.children:
+        q.untouchable, q.preemptable = (extra, calc.zero) if q.disabled else (calc.zero, extra)
+        return
+    children = calc.zero
+    for child in q.children:
+        children = _add(children, child.preemptable)
+    q.untouchable = calc.zero if calc.compare(cluster, children, extra) >= 0 else _sub(extra, children)
+    q.preemptable = calc.vmin(cluster, children, extra)
+
+
+def _recursively_compute_ideal(calc: _Calc, q: _TempQueue, allowed: Vec) -> None:
+    """``PreemptableResourceCalculator.recursivelyComputeIdealAssignment``."""
+    if q.children:
+        _compute_ideal_distribution(calc, q.children, allowed, q.ideal)
+        for child in q.children:
+            _recursively_compute_ideal(calc, child, allowed)
+
+
+def _compute_ideal_distribution(calc: _Calc, queues: list[_TempQueue], allowed: Vec, tot: Vec) -> None:
+    """``PreemptableResourceCalculator.computeIdealResourceDistribution`` of one level."""
+    unassigned = [tot]
+    nonzero = [q for q in queues if calc.gt(tot, q.guaranteed, calc.zero)]
+    zero = [q for q in queues if not calc.gt(tot, q.guaranteed, calc.zero)]
+    _fixpoint(calc, tot, nonzero, unassigned, ignore_guarantee=False)
+    if zero and calc.gt(tot, unassigned[0], calc.zero):
+        _fixpoint(calc, tot, zero, unassigned, ignore_guarantee=True)
+    needed = calc.zero
+    for q in queues:
+        if calc.gt(tot, q.used, q.ideal):
+            needed = _add(needed, _sub(q.used, q.ideal))
+    scaling = 1.0
+    if calc.gt(tot, needed, allowed):
+        scaling = calc.divide(tot, allowed, needed)
+    for q in queues:  # TempQueuePerPartition.assignPreemption (no killable containers)
+        total = _add(q.used, q.pending)
+        minimum = calc.vmax(tot, calc.vmin(tot, total, q.guaranteed), q.ideal)
+        if calc.gt(tot, q.used, minimum):
+            q.to_be_preempted = _multiply(_sub(q.used, minimum), scaling)
+        else:
+            q.to_be_preempted = calc.zero
+
+
+def _pct_of_guaranteed(calc: _Calc, tot: Vec, q: _TempQueue) -> float:
+    """``TQComparator.getIdealPctOfGuaranteed``: ideal / guaranteed, zero guarantees last."""
+    if calc.gt(tot, q.guaranteed, calc.zero):
+        pct = calc.divide(tot, q.ideal, q.guaranteed)
+        return math.inf if math.isnan(pct) else pct  # Double.compare puts NaN last
+    return float(2**31 - 1)
+
+
+def _fixpoint(calc: _Calc, tot: Vec, queues: list[_TempQueue], unassigned: list[Vec],
+              ignore_guarantee: bool) -> None:
+    """``AbstractPreemptableResourceCalculator.computeFixpointAllocation`` (Hadoop 3.3).
+
+    ``unassigned`` is a one-element box standing for the caller's mutable ``Resource``.
+    Hadoop subtracts from that object until the loop's first
+    ``unassigned = Resources.componentwiseMax(unassigned, none)`` rebinds its local name to
+    a copy; the caller (deciding whether zero-guarantee queues get anything) sees only the
+    subtractions made before that, and so does this port.
+    """
+    ordered: list[_TempQueue] = []
+    for q in queues:
+        # over its guarantee: min(guarantee, used) plus what cannot be taken; else what it uses
+        if calc.gt(tot, q.used, q.guaranteed):
+            q.ideal = _add(_cwmin(q.guaranteed, q.used), q.untouchable)
+        else:
+            q.ideal = q.used
+        unassigned[0] = _sub(unassigned[0], q.ideal)
+        if calc.lt(tot, q.ideal, _add(q.used, q.pending)):
+            ordered.append(q)
+    local = unassigned[0]
+    shared = True  # still the caller's object
+    rounds = 0
+    while ordered and calc.gt(tot, local, calc.zero):
+        rounds += 1
+        if rounds > 1_000_000:  # a guard against a loop that cannot end; Hadoop's always does
+            break
+        _reset_capacity(ordered, ignore_guarantee)
+        keys = [_pct_of_guaranteed(calc, tot, q) for q in ordered]
+        low = min(keys)
+        underserved = [q for q, k in zip(ordered, keys, strict=True) if k == low]
+        ordered = [q for q, k in zip(ordered, keys, strict=True) if k != low]
+        for_the_round = local  # dupUnassignedForTheRound
+        for sub in underserved:
+            if not calc.any_above_zero(local):
+                break
+            avail = _cwmin(calc.multiply_normalize_up(for_the_round, sub.normalized), local)
+            done = _offer(calc, sub, avail, tot)
+            if calc.gt(tot, done, calc.zero):
+                ordered.append(sub)
+            local = _sub(local, done)
+            if shared:
+                unassigned[0] = local
+                shared = False
+            local = _cwmax0(local)
+
+
+def _reset_capacity(queues: list[_TempQueue], ignore_guarantee: bool) -> None:
+    """``AbstractPreemptableResourceCalculator.resetCapacity``: each queue's share of the
+    active queues' guarantees, type by type (a Java float); evenly when ignoring them."""
+    if ignore_guarantee:
+        share = java_float(1.0 / len(queues))
+        for q in queues:
+            q.normalized = [share] * len(q.normalized)
+        return
+    active = queues[0].guaranteed
+    for q in queues[1:]:
+        active = _add(active, q.guaranteed)
+    for q in queues:
+        q.normalized = [
+            java_float(java_float(float(n)) / d) if d != 0 else old
+            for n, d, old in zip(q.guaranteed, active, q.normalized, strict=True)
+        ]
+
+
+def _offer(calc: _Calc, q: _TempQueue, avail: Vec, tot: Vec) -> Vec:
+    """``TempQueuePerPartition.offer`` (Hadoop 3.3, no balancing after all are satisfied):
+    accept what the queue can take of ``avail``; returns what it accepted (Hadoop returns
+    the rest; the caller subtracts)."""
+    headroom = _cwmax0(_sub(q.maximum, q.ideal))
+    wants = _sub(_add(q.used, q.pending), q.ideal)
+    accepted = _cwmin(headroom, calc.vmin(tot, avail, wants))
+    if not q.children:  # filterByMaxDeductAssigned
+        room = calc.vmax(tot, _sub(calc.vmax(tot, q.used, q.guaranteed), q.ideal), calc.zero)
+        accepted = calc.vmin(tot, accepted, room)
+    accepted = _cwmin(_cwmax0(accepted), avail)  # never below 0 nor more than offered
+    q.ideal = _add(q.ideal, accepted)
+    return accepted
+
+
+# -- FifoCandidatesSelector.selectCandidates
+def _over_capacity_order(calc: _Calc, cluster: Vec, leaves: list[_TempQueue]) -> list[_TempQueue]:
+    """Leaves from the most over capacity (used / guaranteed) down; Hadoop walks a hash set."""
+    def key(q: _TempQueue) -> float:
+        ratio = calc.divide(cluster, q.used, q.guaranteed)
+        return math.inf if math.isnan(ratio) else ratio
+    return sorted(leaves, key=key, reverse=True)
+
+
+def _select_candidates(calc: _Calc, root: _TempQueue, cluster: Vec, allowed: list[Vec]) -> list[str]:
+    """Victims from every leaf that must give back; ``allowed`` is the round's remaining
+    allowance in a one-element box (``totalPreemptionAllowed``, shared by all leaves)."""
+    selected: list[str] = []
+    leaves = [q for q in root.walk() if not q.children and not q.disabled]
+    for leaf in _over_capacity_order(calc, cluster, leaves):
+        if not calc.gt(cluster, leaf.actually, calc.zero):  # getResToObtainByPartitionForLeafQueue
+            continue
+        box: list[Any] = [leaf.actually]
+        apps: dict[str, list[ContainerView]] = {}
+        for c in leaf.containers:
+            apps.setdefault(c.app_id, []).append(c)
+        # the ordering policy's preemption iterator: the latest apps first
+        order = sorted(apps, key=lambda a: (apps[a][0].app_order, a), reverse=True)
+        skipped: list[ContainerView] = []
+        skipped_size = calc.zero
+        for app in order:
+            if box[0] is None:
+                break
+            for c in reversed(apps[app]):  # preemptFrom: reverse allocation order
+                if box[0] is None:
+                    break
+                if c.is_am:  # AM containers are saved for later
+                    skipped.append(c)
+                    skipped_size = _add(skipped_size, calc.vec(c.resources))
+                    continue
+                _try_preempt(calc, cluster, box, c, allowed, selected)
+        # preemptAMContainers: AMs too, while more than the queue's AM allowance remains
+        for c in skipped:
+            if box[0] is None or calc.compare(cluster, skipped_size, leaf.max_am) <= 0:
+                break
+            if _try_preempt(calc, cluster, box, c, allowed, selected):
+                skipped_size = _sub(skipped_size, calc.vec(c.resources))
+    return selected
+
+
+def _try_preempt(calc: _Calc, cluster: Vec, box: list[Any], c: ContainerView, allowed: list[Vec],
+                 selected: list[str]) -> bool:
+    """``CapacitySchedulerPreemptionUtils.tryPreemptContainerAndDeductResToObtain``
+    (not conservative DRF: the container must reduce some positive part still to obtain)."""
+    # a type with nothing to obtain counts as -1, so it never blocks isAnyMajorResourceAboveZero
+    to_obtain: Vec = tuple(-1 if x == 0 else x for x in box[0])
+    box[0] = to_obtain
+    size = calc.vec(c.resources)
+    if not (calc.any_above_zero(to_obtain) and calc.fits_in(size, allowed[0])):
+        return False
+    after = _sub(to_obtain, size)
+    if not calc.lt(cluster, _cwmax0(after), _cwmax0(to_obtain)):
+        return False
+    allowed[0] = _sub(allowed[0], size)
+    box[0] = None if calc.compare(cluster, after, calc.zero) <= 0 else after
+    selected.append(c.id)
+    return True
+
+
+__all__ = [
+    "ContainerView",
+    "PreemptionConfigError",
+    "PreemptionRound",
+    "PreemptionSettings",
+    "ProportionalCapacityPreemption",
+    "QueueView",
+    "java_parse_double",
+    "java_parse_long",
+    "queue_preemption_disabled",
+]
