@@ -82,6 +82,12 @@ class SharePolicy:
         """Take the engine's calculator of :attr:`measure` (YARN ``initialize(FSContext)``)."""
         self.calc = calcs[self.measure if self.measure in MEASURES else PRIMARY]
 
+    def configure(self, allocations: Any) -> None:
+        """The allocations now in force (at start-up and after every reload), for a policy
+        that reads settings of its own from the file (``Allocations.policy_config``, e.g. a
+        capacity file's capacities).  The engine calls it before the shares are computed;
+        raise :class:`~corescheduler.errors.AllocationError` to refuse the file."""
+
     # ------------------------------------------------------------------ required
     def order_key(self, s: Schedulable) -> Any:
         """The sort key of ``s`` among its siblings (YARN ``getComparator``): the smallest

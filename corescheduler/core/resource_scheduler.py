@@ -127,6 +127,7 @@ class ResourceScheduler:
         self.tree = QueueTree(owner.allocations.queue_config(), self.cluster_total,
                               fallback_policy=owner.settings.share_policy,
                               known=owner._known_pools(owner.allocations), child_allowed=self._child_allowed)
+        self._configure_policies()
         self.user_runnable: dict[Any, int] = {}
         self.user_waiting: dict[Any, list[Job]] = {}
         #: app id -> node name -> rack, of the nodes the app holds reservations on
@@ -178,11 +179,17 @@ class ResourceScheduler:
         """New allocations are in force."""
         self.tree.reconfigure(self.owner.allocations.queue_config(), self.cluster_total,
                               known=self.owner._known_pools(self.owner.allocations))
+        self._configure_policies()
         self._steady_dirty = True
         self._key_fns.clear()
         self._admit_fns.clear()
         self._rebuild_orders()  # policies may have changed: no order may mix two policies' keys
         self._release_waiting(list(self.tree.walk()), math.inf, now=self.owner.now)  # updateRunnabilityOnReload
+
+    def _configure_policies(self) -> None:
+        """Hand the allocations in force to every queue's policy (``SharePolicy.configure``)."""
+        for name in dict.fromkeys(q.policy for q in self.tree.walk()):
+            self.owner.plugins.share_policy(name).policy.configure(self.owner.allocations)
 
     def live_queues(self) -> Mapping[str, str]:
         """Every queue now, full name → ``"leaf"`` or ``"parent"`` (for the PoolResolvers; a read-only view)."""

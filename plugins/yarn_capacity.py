@@ -1,0 +1,277 @@
+"""``yarn_capacity``: YARN's Capacity Scheduler (Hadoop 3.3) as a SharePolicy and PoolResolver.
+
+The queue tree, capacities and limits come from a Hadoop ``capacity-scheduler.xml`` named
+by ``[scheduler] allocation_file`` (read and validated by
+:mod:`corescheduler.formats.capacity_scheduler_xml`; the engine hands it over through
+``SharePolicy.configure``).  Runs in ``mode = "resources"``.
+
+* **Shares** (:meth:`compute_shares`) — a queue's share is its *guaranteed* capacity:
+  its ``capacity`` fraction of its parent's guarantee (``CSQueueUtils.updateQueueStatistics``:
+  absolute capacity × cluster), or its absolute ``[memory=…,vcores=…]``; its maximum
+  capacity is the queue's max resources, which the engine enforces for every container
+  (``AbstractCSQueue.canAssignToThisQueue``).  Apps have no share (None).
+* **Queue order** (:meth:`order_key`) — a parent offers a node to its children by least
+  used capacity, used ÷ guaranteed (``PriorityUtilizationQueueOrderingPolicy`` without
+  priorities: ``usedCapacity``, ties by the larger absolute capacity, then the path); a
+  queue with no guarantee has used capacity 0 as in ``CSQueueUtils.updateUsedCapacity``.
+  Memory only under ``DefaultResourceCalculator``; the dominant share under
+  ``DominantResourceCalculator``.
+* **App order** — a leaf's ``ordering-policy``: ``fifo`` (``FifoComparator``: higher
+  priority first, then submission) or ``fair`` (``FairOrderingPolicy``: least memory used
+  first; with ``fair.enable-size-based-weight`` used ÷ log2(1 + demand)).
+* **User limit** (:meth:`admit_job`) — ``UsersManager.computeUserLimit``: the queue's
+  current capacity is its guarantee while it uses less, else its use plus the ask; a
+  user's limit is max(⌈current ÷ active users⌉, current × minimum-user-limit-percent ÷
+  100), at most ``user-limit-factor`` × the guarantee (−1: the queue's maximum), rounded up
+  to the minimum allocation; a user whose use is over the limit is skipped
+  (``LeafQueue.canAssignToUser``: ``greaterThan(used, limit)``).
+* **Placement** (:meth:`cs_resolve_pool`) — ``queue-mappings`` (``u:``/``g:``, ``%user``,
+  ``%primary_group``) when the app names no queue or the override is on; a queue given by
+  path or unique leaf name (``CapacitySchedulerQueueManager.getQueue``); refused: an unknown
+  queue, a parent, a STOPPED queue (or one under a STOPPED parent), an app past the leaf's
+  ``maximum-applications`` (``LeafQueue.validateSubmitApplication``), and by the ACLs.
+* **AM limit** — ``maximum-am-resource-percent`` of the guarantee (the engine's AM check
+  with the queue's share: ``LeafQueue.getAMResourceLimitPerPartition``).
+
+What is left out (node labels, reservations' CS rules, locality delay in missed
+opportunities, one off-switch container per heartbeat, preemption) is in
+``docs/yarn-capacity.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from corescheduler.core.model import RESOURCES, Job, JobSpec, Rejection, Schedulable
+from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
+from corescheduler.formats.capacity_scheduler_xml import CapacitySchedulerConf
+from corescheduler.hookspecs import hookimpl
+from corescheduler.resources import Resources
+
+NAME = "yarn_capacity"
+
+
+class YarnCapacityScheduler(SharePolicy):
+    """Hadoop 3.3's ``CapacityScheduler``: guaranteed capacities, least-used-first queues,
+    user limits; configured from a ``capacity-scheduler.xml``."""
+
+    measure = PRIMARY
+
+    def __init__(self, settings: Mapping[str, Any] | None = None, context: Any = None) -> None:
+        self.conf: CapacitySchedulerConf | None = None
+        self._calcs: dict[str, Calculator] = {}
+        self._dominant = False
+        self._apps: Counter[str] = Counter()  # leaf -> apps placed (pending and running)
+        self._users: dict[str, Counter[Any]] = {}  # leaf -> user -> apps
+        self._user_used: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> resources used
+        self._live: dict[str, Any] = {}  # path -> the engine's live queue (seen in compute_shares)
+        config = getattr(context, "config", None)
+        cluster = getattr(config, "cluster", None)
+        self._minimum = getattr(cluster, "minimum_allocation", None)
+
+    @hookimpl
+    def cs_share_policy(self) -> SharePolicy:
+        return self
+
+    # ------------------------------------------------------------------ contract
+    def initialize(self, calcs: dict[str, Calculator]) -> None:
+        super().initialize(calcs)
+        self._calcs = calcs
+
+    def configure(self, allocations: Any) -> None:
+        conf = getattr(allocations, "policy_config", None)
+        self.conf = conf if isinstance(conf, CapacitySchedulerConf) else None
+        self._dominant = bool(self.conf is not None and self.conf.dominant)
+        if self._calcs:  # the resource-calculator key: memory only, or the dominant share
+            self.calc = self._calcs[DOMINANT if self._dominant else PRIMARY]
+
+    def guaranteed(self, path: str, total: Resources) -> Resources:
+        """The queue's guarantee out of its parent's ``total``."""
+        q = self.conf.queues.get(path) if self.conf is not None else None
+        if q is None:
+            return Resources()
+        if q.capacity_resources is not None:
+            return q.capacity_resources.componentwise_min(total) if total.names else q.capacity_resources
+        return total.multiply_and_round_down(q.capacity)
+
+    def compute_shares(self, schedulables: Sequence[Schedulable], total: Any, steady: bool) -> list[Any]:
+        out: list[Any] = []
+        for s in schedulables:
+            owner = s.owner
+            if isinstance(owner, Job):
+                out.append(None)
+            else:
+                self._live[owner.name] = owner
+                out.append(self.guaranteed(owner.name, total))
+        return out
+
+    def _ratio(self, used: Resources, guaranteed: Resources | None, cluster: Resources | None) -> float:
+        """``Resources.divide(rc, cluster, used, guaranteed)``; 0 with no guarantee."""
+        if guaranteed is None or not guaranteed.any_positive():
+            return 0.0
+        if self._dominant and cluster is not None and cluster.any_positive():
+            g = guaranteed.dominant_share(cluster)
+            return used.dominant_share(cluster) / g if g > 0 else 0.0
+        g = guaranteed.get("memory")
+        return used.get("memory") / g if g > 0 else 0.0
+
+    def order_key(self, s: Schedulable) -> Any:
+        owner = s.owner
+        if isinstance(owner, Job):
+            leaf = self.conf.queues.get(_path(owner)) if self.conf is not None else None
+            if leaf is not None and leaf.ordering_policy == "fair":
+                usage = float(s.running.get("memory"))
+                if leaf.fair_size_based_weight:
+                    demand = s.demand.get("memory")
+                    weight = math.log1p(demand) / math.log(2) if demand > 0 else 1.0
+                    usage = usage / weight if weight > 0 else usage
+                return (usage, s.start_time, s.name)
+            return (owner.sched["map"].priority, s.start_time, s.name)  # rank: VERY_HIGH (0) first
+        q = self.conf.queues.get(owner.name) if self.conf is not None else None
+        absolute = q.absolute_capacity if q is not None else 0.0
+        return (self._ratio(s.running, s.fair_share, getattr(s, "cluster", None)), -absolute, s.name)
+
+    # ------------------------------------------------------------------ user limits
+    def user_limit(self, job: Job, ask: Resources | None = None) -> Resources | None:
+        """``UsersManager.computeUserLimit`` for ``job``'s user in its leaf (None: no limit)."""
+        conf = self.conf
+        leaf = conf.queues.get(_path(job)) if conf is not None else None
+        sched = job.sched.get(RESOURCES)
+        if leaf is None or sched is None:
+            return None
+        queue = self._live.get(_path(job))
+        if queue is None:
+            return None
+        guaranteed = queue.sched.fair_share or Resources()
+        consumed = queue.sched.running
+        ask = ask or Resources()
+        less = self._ratio(consumed, guaranteed, sched.cluster) < 1.0 if guaranteed.any_positive() else False
+        current = guaranteed if less else consumed + ask
+        users = len(self._users.get(leaf.path) or ()) or 1
+        by_users = Resources.of({n: math.ceil(v / users) for n, v in current.items()})
+        by_min = current.multiply_and_round_down(leaf.minimum_user_limit_percent / 100.0)
+        limit = by_users.componentwise_max(by_min)
+        if leaf.user_limit_factor >= 0:
+            cap = guaranteed.multiply_and_round_down(leaf.user_limit_factor)
+        else:
+            cap = queue.sched.max_share
+        limit = limit.componentwise_min(cap)
+        step = self._minimum
+        if step is not None:  # Resources.roundUp(limit, minimumAllocation)
+            limit = Resources.of({n: (math.ceil(v / step.get(n)) * step.get(n) if step.get(n) > 0 else v)
+                                  for n, v in limit.items()})
+        return limit
+
+    def user_used(self, job: Job) -> Resources:
+        return self._user_used.get(_path(job), {}).get(job.user, Resources())
+
+    def headroom(self, job: Job) -> Resources | None:
+        """``LeafQueue.getHeadroom``: min(user limit − user's use, queue max − queue's use)."""
+        limit = self.user_limit(job)
+        queue = self._live.get(_path(job))
+        if limit is None or queue is None:
+            return None
+        mine = limit - self.user_used(job)
+        room = queue.sched.max_share - queue.sched.running
+        return Resources.of({n: max(0, min(v, room.get(n))) for n, v in mine.items()})
+
+    def admit_job(self, job: Job, kind: str, now: float) -> bool | Rejection | None:
+        limit = self.user_limit(job)
+        if limit is None:
+            return None
+        used = self.user_used(job)
+        over = used.get("memory") > limit.get("memory")
+        if self._dominant:
+            cluster = job.sched[RESOURCES].cluster
+            over = used.dominant_share(cluster) > limit.dominant_share(cluster) if cluster is not None else over
+        if over:
+            return Rejection(f"user {job.user} is over its user limit {limit} in {_path(job)}")
+        return None
+
+    # ------------------------------------------------------------------ PoolResolver
+    @hookimpl
+    def cs_resolve_pool(self, job: JobSpec, allocations: Any, queues: Mapping[str, str]) -> str | Rejection | None:
+        conf = getattr(allocations, "policy_config", None)
+        if not isinstance(conf, CapacitySchedulerConf):
+            return None
+        requested = job.pool or None
+        groups = tuple(job.groups or ())
+        mapped = None
+        if requested is None or conf.mappings_override:
+            for kind, who, queue in conf.queue_mappings:  # UserGroupMappingPlacementRule
+                if kind == "u" and who in ("%user", job.user):
+                    mapped = queue.replace("%user", str(job.user)).replace(
+                        "%primary_group", groups[0] if groups else "")
+                elif kind == "g" and who in groups:
+                    mapped = queue
+                if mapped is not None:
+                    break
+        name = mapped or requested or "default"
+        path = conf.resolve(name)
+        if path is None:
+            return Rejection(f"Application submitted to queue {name!r}, which does not exist (capacity file "
+                             f"{conf.source})")
+        leaf = conf.queues[path]
+        if not leaf.is_leaf:
+            return Rejection(f"Cannot submit application to non-leaf queue: {path}")
+        stopped = [p for p in (path, *_ancestors(path)) if conf.queues[p].state == "STOPPED"]
+        if stopped:
+            return Rejection(f"Queue {path} is STOPPED. Cannot accept submission of application")
+        limit = conf.max_applications(path)
+        if self._apps[path] >= limit:  # LeafQueue.validateSubmitApplication
+            return Rejection(f"Queue {path} already has {self._apps[path]} applications, cannot accept "
+                             f"submission of application (maximum-applications {limit})")
+        return path
+
+    # ------------------------------------------------------------------ notifications
+    @hookimpl
+    def cs_job_added(self, job: Job) -> None:
+        self._apps[_path(job)] += 1
+        self._users.setdefault(_path(job), Counter())[job.user] += 1
+
+    @hookimpl
+    def cs_job_removed(self, job: Job) -> None:
+        self._apps[_path(job)] -= 1
+        users = self._users.get(_path(job))
+        if users is not None:
+            users[job.user] -= 1
+            if users[job.user] <= 0:
+                del users[job.user]
+
+    def _count(self, task: Any, sign: int) -> None:
+        size = task.resources
+        if size is None:
+            return
+        job = task.job
+        used = self._user_used.setdefault(_path(job), {})
+        current = used.get(job.user, Resources())
+        used[job.user] = current + size if sign > 0 else current - size
+
+    @hookimpl
+    def cs_task_started(self, task: Any) -> None:
+        self._count(task, +1)
+
+    @hookimpl
+    def cs_task_finished(self, task: Any) -> None:
+        self._count(task, -1)
+
+    @hookimpl
+    def cs_task_preempted(self, task: Any) -> None:
+        self._count(task, -1)
+
+
+def _ancestors(path: str) -> list[str]:
+    out = []
+    head, dot, _ = path.rpartition(".")
+    while dot:
+        out.append(head)
+        head, dot, _ = head.rpartition(".")
+    return out
+
+
+def _path(job: Job) -> str:
+    """The leaf queue's path of a placed job."""
+    return str(job.queue or job.pool)
