@@ -47,11 +47,18 @@ from typing import Any
 
 from corescheduler.core.model import RESOURCES, Job, JobSpec, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
-from corescheduler.formats.capacity_scheduler_xml import CapacitySchedulerConf
+from corescheduler.errors import AllocationError
+from corescheduler.formats.capacity_scheduler_xml import CapacitySchedulerConf, HadoopProperty, parse_capacity_scheduler
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
 
 NAME = "yarn_capacity"
+#: ``CapacitySchedulerConfiguration`` without a file: root.default with 100 %
+DEFAULT_CONF = parse_capacity_scheduler({
+    "yarn.scheduler.capacity.root.queues": HadoopProperty("yarn.scheduler.capacity.root.queues", "default"),
+    "yarn.scheduler.capacity.root.default.capacity": HadoopProperty(
+        "yarn.scheduler.capacity.root.default.capacity", "100"),
+}, "<default capacity configuration>")
 
 
 class YarnCapacityScheduler(SharePolicy):
@@ -68,6 +75,7 @@ class YarnCapacityScheduler(SharePolicy):
         self._users: dict[str, Counter[Any]] = {}  # leaf -> user -> apps
         self._user_used: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> resources used
         self._live: dict[str, Any] = {}  # path -> the engine's live queue (seen in compute_shares)
+        self._cluster = Resources()
         config = getattr(context, "config", None)
         cluster = getattr(config, "cluster", None)
         self._minimum = getattr(cluster, "minimum_allocation", None)
@@ -82,8 +90,17 @@ class YarnCapacityScheduler(SharePolicy):
         self._calcs = calcs
 
     def configure(self, allocations: Any) -> None:
+        """Take the capacity file in force; without a file, Hadoop's default configuration
+        (one queue, ``root.default``, with all of the cluster)."""
         conf = getattr(allocations, "policy_config", None)
-        self.conf = conf if isinstance(conf, CapacitySchedulerConf) else None
+        if not isinstance(conf, CapacitySchedulerConf):
+            if getattr(allocations, "source", None) is not None:
+                raise AllocationError(
+                    f"[scheduler] share_policy \"yarn_capacity\" needs a YARN capacity-scheduler.xml "
+                    f"(yarn.scheduler.capacity.* properties); this is a {getattr(allocations, 'dialect', '?')} "
+                    "allocation file", allocations.source)
+            conf = DEFAULT_CONF
+        self.conf = conf
         self._dominant = bool(self.conf is not None and self.conf.dominant)
         if self._calcs:  # the resource-calculator key: memory only, or the dominant share
             self.calc = self._calcs[DOMINANT if self._dominant else PRIMARY]
@@ -105,6 +122,8 @@ class YarnCapacityScheduler(SharePolicy):
                 out.append(None)
             else:
                 self._live[owner.name] = owner
+                if owner.parent is not None and owner.parent.parent is None:
+                    self._cluster = total  # root's share: the cluster
                 out.append(self.guaranteed(owner.name, total))
         return out
 
@@ -190,6 +209,60 @@ class YarnCapacityScheduler(SharePolicy):
         if over:
             return Rejection(f"user {job.user} is over its user limit {limit} in {_path(job)}")
         return None
+
+    # ------------------------------------------------------------------ reports
+    def queue_report(self, queue: Any, reserved: Resources) -> dict[str, Any] | None:
+        """SPEC §9's keys of a queue (Hadoop ``QueueCapacities`` / ``CSQueueUtils.updateQueueStatistics``):
+        fractions of the parent and of the cluster, and the guarantee, maximum, used
+        (reserved included), reserved, AM limit and AM use as Resources."""
+        q = self.conf.queues.get(queue.name) if self.conf is not None else None
+        if q is None:
+            return None
+        s = queue.sched
+        cluster = self._cluster
+        guaranteed = s.fair_share if s.fair_share is not None else Resources()
+        maximum = s.max_share.componentwise_min(cluster) if cluster.names else s.max_share
+        used = s.running + reserved
+        parent = queue.parent.sched.fair_share if queue.parent is not None else None
+        absolute = q.capacity_resources is not None
+        report: dict[str, Any] = {
+            "capacity": self._ratio(guaranteed, parent, cluster) if absolute and parent is not None else q.capacity,
+            "maximum_capacity": q.maximum_capacity if not absolute else self._ratio(maximum, parent, cluster),
+            "absolute_capacity": self._ratio(guaranteed, cluster, cluster) if absolute else q.absolute_capacity,
+            "absolute_maximum_capacity": (self._ratio(maximum, cluster, cluster) if absolute
+                                          else q.absolute_maximum_capacity),
+            "absolute_used_capacity": self._ratio(used, cluster, cluster),
+            "used_capacity": self._ratio(used, guaranteed, cluster),
+            "user_limit_factor": q.user_limit_factor,
+            "minimum_user_limit_percent": q.minimum_user_limit_percent,
+            "state": q.state,
+            "ordering_policy": q.ordering_policy if q.is_leaf else "utilization",
+            "guaranteed": guaranteed,
+            "maximum": maximum,
+            "used": used,
+            "reserved": reserved,
+        }
+        if q.is_leaf and self.conf is not None:
+            report["am_limit"] = self.am_limit(queue)
+            report["am_used"] = queue.am_usage
+        return report
+
+    def am_limit(self, queue: Any) -> Resources:
+        """``LeafQueue.getAMResourceLimitPerPartition``: the guarantee × maximum-am-resource-percent,
+        rounded up to the minimum allocation (``multiplyAndNormalizeUp``)."""
+        assert self.conf is not None
+        guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
+        pct = self.conf.am_resource_percent(queue.name)
+        step = self._minimum
+        values = {}
+        for n, v in guaranteed.items():
+            amount = v * pct
+            unit = step.get(n) if step is not None and n in step.names else 0
+            values[n] = math.ceil(amount / unit) * unit if unit > 0 else math.ceil(amount)
+        return Resources.of(values)
+
+    def job_report(self, job: Job) -> dict[str, Any] | None:
+        return {"headroom": self.headroom(job)}
 
     # ------------------------------------------------------------------ PoolResolver
     @hookimpl

@@ -23,7 +23,7 @@ engine here has.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from corescheduler.core.calculator import DOMINANT, ENGINE_CALCULATORS, MEASURES, PRIMARY, Calculator
@@ -87,6 +87,17 @@ class SharePolicy:
         that reads settings of its own from the file (``Allocations.policy_config``, e.g. a
         capacity file's capacities).  The engine calls it before the shares are computed;
         raise :class:`~corescheduler.errors.AllocationError` to refuse the file."""
+
+    def queue_report(self, queue: Queue, reserved: Resources) -> Mapping[str, Any] | None:
+        """Resource mode: keys a policy adds to ``queue``'s entry of ``shares()`` (the
+        queue's own policy answers; ``reserved``: what reservations on nodes hold for the
+        apps under it).  None: nothing to add."""
+        return None
+
+    def job_report(self, job: Job) -> Mapping[str, Any] | None:
+        """Resource mode: keys a policy adds to an app's entry of ``shares()`` (its leaf's
+        policy answers).  None: nothing to add."""
+        return None
 
     # ------------------------------------------------------------------ required
     def order_key(self, s: Schedulable) -> Any:

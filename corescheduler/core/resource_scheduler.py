@@ -75,6 +75,7 @@ from corescheduler.core.model import (
     Task,
 )
 from corescheduler.core.order import UnorderedKey, has_nan
+from corescheduler.core.policy import SharePolicy
 from corescheduler.core.queue_tree import Queue, QueueTree, valid_queue_name
 from corescheduler.core.queues import full_queue_name
 from corescheduler.errors import SchedulerStateError
@@ -1329,9 +1330,25 @@ class ResourceScheduler:
         """The scheduler's ``snapshot()`` (without its time): :meth:`shares_report`."""
         return self.shares_report()
 
+    def _reserved_by_queue(self) -> dict[str, Resources]:
+        """What the reservations on nodes hold, by queue (each leaf and its ancestors)."""
+        out: dict[str, Resources] = {}
+        for node in self.owner.cluster.nodes.values():
+            task = node.reserved
+            leaf = self.tree.queues.get(task.job.queue or "") if task is not None else None
+            if leaf is None or task.resources is None:
+                continue
+            for q in (leaf, *leaf.ancestors()):
+                out[q.name] = out.get(q.name, _NONE) + task.resources
+        return out
+
     def shares_report(self) -> dict[str, Any]:
         """SPEC §7's ``shares()``: every queue's fair and steady share, usage and demand; every app's."""
         queues = {}
+        policies = self.owner.plugins.share_policy
+        reporting = {name for name in dict.fromkeys(q.policy for q in self.tree.walk())
+                     if type(policies(name).policy).queue_report is not SharePolicy.queue_report}
+        reserved = self._reserved_by_queue() if reporting else {}
         for q in self.tree.walk():
             s = q.sched
             queues[q.name] = {
@@ -1343,6 +1360,8 @@ class ResourceScheduler:
                 "runnable_apps": len(q.runnable_apps) if q.is_leaf else q.num_runnable,
                 "waiting_apps": len(q.waiting_apps),
             }
+            if q.policy in reporting:  # SharePolicy.queue_report: the policy's own keys
+                queues[q.name].update(policies(q.policy).policy.queue_report(q, reserved.get(q.name, _NONE)) or {})
         jobs = {}
         for job in self.owner.jobs.values():
             js = job.sched.get(RESOURCES)
@@ -1355,4 +1374,7 @@ class ResourceScheduler:
                 "usage": job.usage.as_dict(),
                 "demand": js.demand.as_dict(),
             }
+            leaf = self.tree.queues.get(job.queue or "")
+            if leaf is not None and leaf.policy in reporting:
+                jobs[job.id].update(policies(leaf.policy).policy.job_report(job) or {})
         return {"queues": queues, "jobs": jobs}
