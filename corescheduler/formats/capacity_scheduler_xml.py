@@ -580,6 +580,8 @@ def _warn_unknown(r: _Reader, paths: set[str]) -> None:
             key = rest[len(queue) + 1:]
             if _IGNORED_QUEUE_KEY.fullmatch(key):
                 r.warnings.append(f"{where}: {name}: not simulated; ignored")
+            elif "." in key and key.rpartition(".")[2] in QUEUE_KEYS:
+                r.warnings.append(f"{where}: {name}: no such queue in the tree from root.queues; ignored")
             else:
                 r.warnings.append(f"{where}: {name}: unknown queue key {key!r}; ignored")
         elif rest.startswith(ROOT + ".") or rest == ROOT:
