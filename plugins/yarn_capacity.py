@@ -76,6 +76,8 @@ class YarnCapacityScheduler(SharePolicy):
         self._user_used: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> resources used
         self._live: dict[str, Any] = {}  # path -> the engine's live queue (seen in compute_shares)
         self._cluster = Resources()
+        self._version = 0  # moves on every container and app change (the active-user cache)
+        self._active_cache: dict[str, tuple[int, int, Resources]] = {}
         config = getattr(context, "config", None)
         cluster = getattr(config, "cluster", None)
         self._minimum = getattr(cluster, "minimum_allocation", None)
@@ -154,48 +156,90 @@ class YarnCapacityScheduler(SharePolicy):
         return (self._ratio(s.running, s.fair_share, getattr(s, "cluster", None)), -absolute, s.name)
 
     # ------------------------------------------------------------------ user limits
-    def user_limit(self, job: Job, ask: Resources | None = None) -> Resources | None:
-        """``UsersManager.computeUserLimit`` for ``job``'s user in its leaf (None: no limit)."""
+    def _active(self, queue: Any) -> tuple[int, Resources]:
+        """The leaf's active users (apps with pending asks: ``UsersManager.activateApplication``)
+        and what they use (``totalResUsageForActiveUsers``), cached until a container or app
+        changes."""
+        cached = self._active_cache.get(queue.name)
+        if cached is not None and cached[0] == self._version:
+            return cached[1], cached[2]
+        users = {js.owner.user for js in queue.order}
+        used = self._user_used.get(queue.name, {})
+        total = Resources.total(used[u] for u in users if u in used)
+        self._active_cache[queue.name] = (self._version, len(users), total)
+        return len(users), total
+
+    def _round_up(self, r: Resources) -> Resources:
+        """``Resources.roundUp(rc, r, minimumAllocation)``."""
+        step = self._minimum
+        if step is None:
+            return r
+        return Resources.of({n: (math.ceil(v / step.get(n)) * step.get(n) if step.get(n) > 0 else v)
+                             for n, v in r.items()})
+
+    def user_limit(self, job: Job) -> Resources | None:
+        """``UsersManager.computeUserLimit`` (Hadoop 3.3) for ``job``'s user, an active user, in its
+        leaf (None: not a capacity queue): queue capacity = max(guarantee, minimum allocation);
+        current capacity = that while the queue uses less, else its use + the minimum allocation;
+        limit = max(⌈(active users' use + minimum allocation) ÷ active users⌉, current capacity ×
+        minimum-user-limit-percent ÷ 100), at most queue capacity × user-limit-factor (−1: the
+        queue's maximum), rounded up to the minimum allocation."""
         conf = self.conf
         leaf = conf.queues.get(_path(job)) if conf is not None else None
-        sched = job.sched.get(RESOURCES)
-        if leaf is None or sched is None:
-            return None
         queue = self._live.get(_path(job))
-        if queue is None:
+        if leaf is None or queue is None:
             return None
-        guaranteed = queue.sched.fair_share or Resources()
-        consumed = queue.sched.running
-        ask = ask or Resources()
-        less = self._ratio(consumed, guaranteed, sched.cluster) < 1.0 if guaranteed.any_positive() else False
-        current = guaranteed if less else consumed + ask
-        users = len(self._users.get(leaf.path) or ()) or 1
-        by_users = Resources.of({n: math.ceil(v / users) for n, v in current.items()})
-        by_min = current.multiply_and_round_down(leaf.minimum_user_limit_percent / 100.0)
-        limit = by_users.componentwise_max(by_min)
+        required = self._minimum if self._minimum is not None else Resources()
+        guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
+        queue_capacity = guaranteed.componentwise_max(required) if not self._dominant else \
+            (guaranteed if self._ratio(guaranteed, required, self._cluster) >= 1.0 else required)
+        consumed = self._round_up(queue.sched.running)
+        below = self._less(consumed, queue_capacity)
+        current = queue_capacity if below else consumed + required
+        users, active_used = self._active(queue)
+        used = active_used + required  # Resources.divideAndCeil(rc, r, 0) is 0: no active user
+        by_users = Resources.of({n: (math.ceil(v / users) if users else 0) for n, v in used.items()})
+        by_min = current.multiply_and_round_down(leaf.minimum_user_limit_percent)
+        by_min = Resources.of({n: math.ceil(v / 100) for n, v in by_min.items()})
+        limit = by_users if not self._less(by_users, by_min) else by_min
         if leaf.user_limit_factor >= 0:
-            cap = guaranteed.multiply_and_round_down(leaf.user_limit_factor)
+            cap = queue_capacity.multiply_and_round_down(leaf.user_limit_factor)
         else:
             cap = queue.sched.max_share
-        limit = limit.componentwise_min(cap)
-        step = self._minimum
-        if step is not None:  # Resources.roundUp(limit, minimumAllocation)
-            limit = Resources.of({n: (math.ceil(v / step.get(n)) * step.get(n) if step.get(n) > 0 else v)
-                                  for n, v in limit.items()})
-        return limit
+        if self._less(cap, limit):
+            limit = cap
+        return self._round_up(limit)
+
+    def _less(self, a: Resources, b: Resources) -> bool:
+        """``Resources.lessThan(rc, cluster, a, b)``: memory, or the dominant share."""
+        if self._dominant and self._cluster.any_positive():
+            return a.dominant_share(self._cluster) < b.dominant_share(self._cluster)
+        return a.get("memory") < b.get("memory")
 
     def user_used(self, job: Job) -> Resources:
         return self._user_used.get(_path(job), {}).get(job.user, Resources())
 
     def headroom(self, job: Job) -> Resources | None:
-        """``LeafQueue.getHeadroom``: min(user limit − user's use, queue max − queue's use)."""
+        """``LeafQueue.getHeadroom``: min(user limit − user's use, queue maximum − queue's use),
+        rounded down to the minimum allocation, at most what the cluster has free."""
         limit = self.user_limit(job)
         queue = self._live.get(_path(job))
         if limit is None or queue is None:
             return None
+        cluster = self._cluster
+        maximum = queue.sched.max_share.componentwise_min(cluster) if cluster.names else queue.sched.max_share
         mine = limit - self.user_used(job)
-        room = queue.sched.max_share - queue.sched.running
-        return Resources.of({n: max(0, min(v, room.get(n))) for n, v in mine.items()})
+        room = maximum - queue.sched.running
+        values = {n: max(0, min(v, room.get(n))) for n, v in mine.items()}
+        step = self._minimum
+        if step is not None:
+            values = {n: (v // step.get(n)) * step.get(n) if step.get(n) > 0 else v for n, v in values.items()}
+        headroom = Resources.of(values)
+        root = queue
+        while root.parent is not None:
+            root = root.parent
+        free = cluster - root.sched.running
+        return free if self._less(free, headroom) else headroom
 
     def admit_job(self, job: Job, kind: str, now: float) -> bool | Rejection | None:
         limit = self.user_limit(job)
@@ -302,11 +346,13 @@ class YarnCapacityScheduler(SharePolicy):
     # ------------------------------------------------------------------ notifications
     @hookimpl
     def cs_job_added(self, job: Job) -> None:
+        self._version += 1
         self._apps[_path(job)] += 1
         self._users.setdefault(_path(job), Counter())[job.user] += 1
 
     @hookimpl
     def cs_job_removed(self, job: Job) -> None:
+        self._version += 1
         self._apps[_path(job)] -= 1
         users = self._users.get(_path(job))
         if users is not None:
@@ -315,6 +361,7 @@ class YarnCapacityScheduler(SharePolicy):
                 del users[job.user]
 
     def _count(self, task: Any, sign: int) -> None:
+        self._version += 1
         size = task.resources
         if size is None:
             return

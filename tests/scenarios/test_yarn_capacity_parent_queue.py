@@ -75,7 +75,7 @@ def test_single_level_queues_precision() -> None:
     def parse(b: str) -> None:
         parse_allocations(xml(("root.queues", "a,b"), ("root.a.capacity", "30"), ("root.b.capacity", b)))
 
-    with pytest.raises(AllocationError, match="to sum to 100, got 100.5"):
+    with pytest.raises(AllocationError, match=r"to sum to 100, got 100\.5"):
         parse("70.5")
     parse("70")
     parse("70.005")
