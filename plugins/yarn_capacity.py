@@ -78,6 +78,10 @@ class YarnCapacityScheduler(SharePolicy):
         self._cluster = Resources()
         self._version = 0  # moves on every container and app change (the active-user cache)
         self._active_cache: dict[str, tuple[int, int, Resources]] = {}
+        self._order: dict[str, int] = {}  # app id -> submission order (preemption: latest first)
+        self._preemption: Any = None
+        self._seq = 0
+        self._marked: list[str] = []
         config = getattr(context, "config", None)
         cluster = getattr(config, "cluster", None)
         self._minimum = getattr(cluster, "minimum_allocation", None)
@@ -102,6 +106,8 @@ class YarnCapacityScheduler(SharePolicy):
                     f"(yarn.scheduler.capacity.* properties); this is a {getattr(allocations, 'dialect', '?')} "
                     "allocation file", allocations.source)
             conf = DEFAULT_CONF
+        if conf is not self.conf:
+            self._preemption = None  # the monitor's settings come from the file
         self.conf = conf
         self._dominant = bool(self.conf is not None and self.conf.dominant)
         if self._calcs:  # the resource-calculator key: memory only, or the dominant share
@@ -308,6 +314,58 @@ class YarnCapacityScheduler(SharePolicy):
     def job_report(self, job: Job) -> dict[str, Any] | None:
         return {"headroom": self.headroom(job)}
 
+    # ------------------------------------------------------------------ preemption
+    def choose_victims(self, root: Any, running: Mapping[str, Any], now: float) -> list[Any] | None:
+        """``ProportionalCapacityPreemptionPolicy.editSchedule`` on the live tree: the containers
+        to kill now (``corescheduler_plugins.yarn_capacity_preemption``, which keeps the
+        marked-since times between rounds).  Without that module nothing is preempted."""
+        monitor = self._monitor()
+        if monitor is None:
+            return []
+        from corescheduler_plugins.yarn_capacity_preemption import ContainerView, QueueView
+
+        by_leaf: dict[str, list[Any]] = {}
+        for task in running.values():
+            by_leaf.setdefault(str(task.job.queue), []).append(task)
+        tasks = {t.id: t for t in running.values()}
+
+        def view(q: Any, disabled: bool) -> Any:
+            spec = self.conf.queues.get(q.name) if self.conf is not None else None
+            off = disabled or bool(spec is not None and spec.disable_preemption)
+            s = q.sched
+            used = s.running
+            maximum = s.max_share.componentwise_min(self._cluster) if self._cluster.names else s.max_share
+            pending = (s.demand - used).componentwise_max(Resources())
+            containers = [
+                ContainerView(id=t.id, app_id=t.job.id, app_order=self._order.get(t.job.id, 0),
+                              resources=t.resources or Resources(), is_am=bool(t.is_am))
+                for t in by_leaf.get(q.name, ())
+            ] if q.is_leaf else []
+            return QueueView(path=q.name, guaranteed=s.fair_share or Resources(), maximum=maximum, used=used,
+                             pending=pending, preemption_disabled=off,
+                             children=[view(c, off) for c in q.children.values()], containers=containers)
+
+        chosen = monitor.select(view(root, False), self._cluster, now)
+        self._marked = list(chosen.marked)
+        return [tasks[i] for i in chosen.kill if i in tasks]
+
+    def _monitor(self) -> Any:
+        """The preemption computation (``ProportionalCapacityPreemption``), made once per file."""
+        if self._preemption is None and self.conf is not None:
+            try:
+                from corescheduler_plugins.yarn_capacity_preemption import (
+                    PreemptionSettings,
+                    ProportionalCapacityPreemption,
+                )
+            except ImportError:  # the monitor's module is not installed: no preemption
+                return None
+            settings = PreemptionSettings.from_properties(self.conf.properties)
+            self._preemption = ProportionalCapacityPreemption(settings, dominant=self._dominant)
+        return self._preemption
+
+    def report(self) -> dict[str, Any]:
+        return {"preemption": {"marked": list(self._marked)}}
+
     # ------------------------------------------------------------------ PoolResolver
     @hookimpl
     def cs_resolve_pool(self, job: JobSpec, allocations: Any, queues: Mapping[str, str]) -> str | Rejection | None:
@@ -347,12 +405,15 @@ class YarnCapacityScheduler(SharePolicy):
     @hookimpl
     def cs_job_added(self, job: Job) -> None:
         self._version += 1
+        self._seq += 1
+        self._order[job.id] = self._seq
         self._apps[_path(job)] += 1
         self._users.setdefault(_path(job), Counter())[job.user] += 1
 
     @hookimpl
     def cs_job_removed(self, job: Job) -> None:
         self._version += 1
+        self._order.pop(job.id, None)
         self._apps[_path(job)] -= 1
         users = self._users.get(_path(job))
         if users is not None:

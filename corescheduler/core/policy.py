@@ -30,7 +30,7 @@ from corescheduler.core.calculator import DOMINANT, ENGINE_CALCULATORS, MEASURES
 
 if TYPE_CHECKING:
     from corescheduler.core.hints import Hint
-    from corescheduler.core.model import Job, Node, Pool, PreemptionPlan, Rejection, Schedulable
+    from corescheduler.core.model import Job, Node, Pool, PreemptionPlan, Rejection, Schedulable, Task
     from corescheduler.core.queue_tree import Queue
     from corescheduler.resources import Resources
 
@@ -87,6 +87,20 @@ class SharePolicy:
         that reads settings of its own from the file (``Allocations.policy_config``, e.g. a
         capacity file's capacities).  The engine calls it before the shares are computed;
         raise :class:`~corescheduler.errors.AllocationError` to refuse the file."""
+
+    def choose_victims(self, root: Queue, running: Mapping[str, Task], now: float) -> Sequence[Task] | None:
+        """Resource mode, the root queue's policy: a policy that runs its own preemption monitor
+        (YARN's ``SchedulingEditPolicy``, e.g. ``ProportionalCapacityPreemptionPolicy``) names
+        the running containers to kill now, from the live tree under ``root`` and the running
+        tasks by id.  None (the default): the engine's own preemption (the fair scheduler's
+        starvation).  Called at most every ``[scheduler] preemption_interval`` while
+        ``preemption`` is on."""
+        return None
+
+    def report(self) -> Mapping[str, Any] | None:
+        """Resource mode, the root queue's policy: top-level keys it adds to ``shares()`` (e.g.
+        its preemption monitor's state).  None: nothing to add."""
+        return None
 
     def queue_report(self, queue: Queue, reserved: Resources) -> Mapping[str, Any] | None:
         """Resource mode: keys a policy adds to ``queue``'s entry of ``shares()`` (the

@@ -1127,6 +1127,9 @@ class ResourceScheduler:
         (YARN warns them first and kills after ``waitTimeBeforeKill``, 15 s)."""
         if not self.settings.preemption:
             return []
+        root_policy = self.owner.plugins.share_policy(self.tree.root.policy).policy
+        if type(root_policy).choose_victims is not SharePolicy.choose_victims:  # the policy's own monitor
+            return self._kill_chosen(root_policy.choose_victims(self.tree.root, self.ledger.running, now), now)
         if self._starvation_time != now:  # an update at this instant has computed it already
             self._update_starvation(now)
         killed: list[Task] = []
@@ -1160,6 +1163,16 @@ class ResourceScheduler:
             for task in tasks:
                 if task.state == RUNNING and task.id in self.ledger.running:  # (an AM's end took its app's)
                     killed.append(self.owner.kill(task.id, now, reason="preempted"))
+        if killed:
+            self.update(now)
+        return killed
+
+    def _kill_chosen(self, chosen: Iterable[Task] | None, now: float) -> list[Task]:
+        """Kill the running containers a policy's ``choose_victims`` named (others are skipped)."""
+        killed = []
+        for task in chosen or ():
+            if task.state == RUNNING and task.id in self.ledger.running:
+                killed.append(self.owner.kill(task.id, now, reason="preempted"))
         if killed:
             self.update(now)
         return killed
@@ -1377,4 +1390,8 @@ class ResourceScheduler:
             leaf = self.tree.queues.get(job.queue or "")
             if leaf is not None and leaf.policy in reporting:
                 jobs[job.id].update(policies(leaf.policy).policy.job_report(job) or {})
-        return {"queues": queues, "jobs": jobs}
+        out: dict[str, Any] = {"queues": queues, "jobs": jobs}
+        root_policy = policies(self.tree.root.policy).policy
+        if type(root_policy).report is not SharePolicy.report:  # SharePolicy.report: the policy's own keys
+            out.update(root_policy.report() or {})
+        return out
