@@ -366,6 +366,36 @@ class YarnCapacityScheduler(SharePolicy):
     def report(self) -> dict[str, Any]:
         return {"preemption": {"marked": list(self._marked)}}
 
+    # ------------------------------------------------------------------ refreshQueues
+    @hookimpl
+    def cs_known_pools(self, allocations: Any) -> list[str] | None:
+        """Asked before new allocations are put in force (nothing has changed yet): a reload is
+        ``refreshQueues``, refused as ``CapacitySchedulerQueueManager.validateQueueHierarchy``
+        refuses it — a queue the file drops must be STOPPED (in the running or in the new
+        file), and so must a leaf the file turns into a parent; the last good file stays."""
+        new = getattr(allocations, "policy_config", None)
+        old = self.conf
+        if not isinstance(new, CapacitySchedulerConf) or old is None or old is DEFAULT_CONF or new is old:
+            return None
+        problems = []
+        for path, before in old.queues.items():
+            after = new.queues.get(path)
+            stated = new.properties.get(f"yarn.scheduler.capacity.{path}.state", "").strip().upper()
+            stopped = before.state == "STOPPED" or stated == "STOPPED"
+            if after is None and not stopped:
+                problems.append(f"{path} cannot be deleted from the capacity scheduler configuration, as the queue "
+                                f"is not yet in stopped state. Current State : {before.state}")
+            elif after is not None and before.is_leaf and not after.is_leaf and not stopped:
+                problems.append(f"Can not convert the leaf queue: {path} to parent queue since it is not yet in "
+                                f"stopped state. Current State : {before.state}")
+            elif after is None or (before.is_leaf and not after.is_leaf):
+                if self._apps.get(path, 0) > 0:
+                    problems.append(f"{path} still has {self._apps[path]} applications; it cannot be removed or "
+                                    "become a parent until they end")
+        if problems:
+            raise AllocationError("refreshQueues refused: " + "; ".join(problems), new.source)
+        return None
+
     # ------------------------------------------------------------------ PoolResolver
     @hookimpl
     def cs_resolve_pool(self, job: JobSpec, allocations: Any, queues: Mapping[str, str]) -> str | Rejection | None:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from paths import DATA
 
 from corescheduler.testing import ClusterHarness, SubmissionRejected
@@ -235,3 +237,39 @@ def test_maximum_applications_and_stopped_queues_refuse() -> None:
         raise AssertionError("a stopped queue accepted an app")
     except SubmissionRejected as exc:
         assert "STOPPED" in str(exc)
+
+
+def test_refresh_queues_keeps_the_last_good_file() -> None:
+    """``refreshQueues``: a bad file, a queue dropped while RUNNING, or a leaf turned into a
+    parent while RUNNING is refused (``CapacitySchedulerQueueManager.validateQueueHierarchy``)
+    and the last good file stays in force; running apps stay through a good reload."""
+    from corescheduler.errors import CoreSchedulerError
+
+    def xml(*props: tuple[str, str]) -> str:
+        return "<configuration>" + "".join(
+            f"<property><name>yarn.scheduler.capacity.{k}</name><value>{v}</value></property>" for k, v in props
+        ) + "</configuration>"
+
+    good = xml(("root.queues", "a,b"), ("root.a.capacity", "50"), ("root.b.capacity", "50"))
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="8192 mb, 8 vcores", config=CONFIG,
+                       allocations=good)
+    app = h.submit(queue="a", user="u", tasks=2, resources="1024 mb, 1 vcores")
+    h.heartbeat("n0000")
+    refused = [
+        xml(("root.queues", "a,b"), ("root.a.capacity", "50"), ("root.b.capacity", "40")),
+        xml(("root.queues", "a"), ("root.a.capacity", "100")),
+        xml(("root.queues", "a,b"), ("root.a.capacity", "50"), ("root.b.capacity", "50"), ("root.b.queues", "b1"),
+            ("root.b.b1.capacity", "100")),
+    ]
+    for bad, fragment in zip(refused, ("to sum to 100", "cannot be deleted", "Can not convert the leaf queue")):
+        with pytest.raises(CoreSchedulerError, match=fragment):
+            h.set_allocations(bad)
+        assert h.shares()["queues"]["root.b"]["capacity"] == 0.5
+    h.set_allocations(xml(("root.queues", "a,b"), ("root.a.capacity", "60"), ("root.b.capacity", "40"),
+                          ("root.b.state", "STOPPED")))
+    assert h.shares()["queues"]["root.a"]["capacity"] == 0.6 and used(h, app.id) == 1 * GB
+    h.heartbeat("n0000")
+    assert used(h, app.id) == 2 * GB
+    h.set_allocations(xml(("root.queues", "a"), ("root.a.capacity", "100")))  # b was STOPPED: it may go
+    with pytest.raises(SubmissionRejected):
+        h.submit(queue="b", user="u", tasks=1, resources="1024 mb, 1 vcores")
