@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from paths import DATA
 
 from corescheduler.testing import ClusterHarness, SubmissionRejected
