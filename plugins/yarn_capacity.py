@@ -48,17 +48,20 @@ from typing import Any
 from corescheduler.core.model import RESOURCES, Job, JobSpec, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
 from corescheduler.errors import AllocationError
-from corescheduler.formats.capacity_scheduler_xml import CapacitySchedulerConf, HadoopProperty, parse_capacity_scheduler
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
 
 NAME = "yarn_capacity"
-#: ``CapacitySchedulerConfiguration`` without a file: root.default with 100 %
-DEFAULT_CONF = parse_capacity_scheduler({
-    "yarn.scheduler.capacity.root.queues": HadoopProperty("yarn.scheduler.capacity.root.queues", "default"),
-    "yarn.scheduler.capacity.root.default.capacity": HadoopProperty(
-        "yarn.scheduler.capacity.root.default.capacity", "100"),
-}, "<default capacity configuration>")
+#: the dialect of a YARN capacity file's allocations (its ``policy_config`` is the validated
+#: file: ``corescheduler.formats.capacity_scheduler_xml.CapacitySchedulerConf``)
+DIALECT = "yarn_capacity"
+#: without a file, Hadoop's default configuration: one queue with all of the cluster
+DEFAULT_QUEUE = "root.default"
+
+
+def _capacity_conf(allocations: Any) -> Any:
+    """The validated capacity file of ``allocations``, or None."""
+    return allocations.policy_config if getattr(allocations, "dialect", None) == DIALECT else None
 
 
 class YarnCapacityScheduler(SharePolicy):
@@ -68,7 +71,7 @@ class YarnCapacityScheduler(SharePolicy):
     measure = PRIMARY
 
     def __init__(self, settings: Mapping[str, Any] | None = None, context: Any = None) -> None:
-        self.conf: CapacitySchedulerConf | None = None
+        self.conf: Any = None  # the capacity file in force (CapacitySchedulerConf), None without one
         self._calcs: dict[str, Calculator] = {}
         self._dominant = False
         self._apps: Counter[str] = Counter()  # leaf -> apps placed (pending and running)
@@ -98,14 +101,12 @@ class YarnCapacityScheduler(SharePolicy):
     def configure(self, allocations: Any) -> None:
         """Take the capacity file in force; without a file, Hadoop's default configuration
         (one queue, ``root.default``, with all of the cluster)."""
-        conf = getattr(allocations, "policy_config", None)
-        if not isinstance(conf, CapacitySchedulerConf):
-            if getattr(allocations, "source", None) is not None:
-                raise AllocationError(
-                    f"[scheduler] share_policy \"yarn_capacity\" needs a YARN capacity-scheduler.xml "
-                    f"(yarn.scheduler.capacity.* properties); this is a {getattr(allocations, 'dialect', '?')} "
-                    "allocation file", allocations.source)
-            conf = DEFAULT_CONF
+        conf = _capacity_conf(allocations)
+        if conf is None and getattr(allocations, "source", None) is not None:
+            raise AllocationError(
+                f"[scheduler] share_policy \"yarn_capacity\" needs a YARN capacity-scheduler.xml "
+                f"(yarn.scheduler.capacity.* properties); this is a {getattr(allocations, 'dialect', '?')} "
+                "allocation file", allocations.source)
         if conf is not self.conf:
             self._preemption = None  # the monitor's settings come from the file
         self.conf = conf
@@ -115,7 +116,9 @@ class YarnCapacityScheduler(SharePolicy):
 
     def guaranteed(self, path: str, total: Resources) -> Resources:
         """The queue's guarantee out of its parent's ``total``."""
-        q = self.conf.queues.get(path) if self.conf is not None else None
+        if self.conf is None:  # Hadoop's default configuration: root.default has all
+            return total if path == DEFAULT_QUEUE else Resources()
+        q = self.conf.queues.get(path)
         if q is None:
             return Resources()
         if q.capacity_resources is not None:
@@ -373,9 +376,9 @@ class YarnCapacityScheduler(SharePolicy):
         ``refreshQueues``, refused as ``CapacitySchedulerQueueManager.validateQueueHierarchy``
         refuses it — a queue the file drops must be STOPPED (in the running or in the new
         file), and so must a leaf the file turns into a parent; the last good file stays."""
-        new = getattr(allocations, "policy_config", None)
+        new = _capacity_conf(allocations)
         old = self.conf
-        if not isinstance(new, CapacitySchedulerConf) or old is None or old is DEFAULT_CONF or new is old:
+        if new is None or old is None or new is old:
             return None
         problems = []
         for path, before in old.queues.items():
@@ -399,8 +402,8 @@ class YarnCapacityScheduler(SharePolicy):
     # ------------------------------------------------------------------ PoolResolver
     @hookimpl
     def cs_resolve_pool(self, job: JobSpec, allocations: Any, queues: Mapping[str, str]) -> str | Rejection | None:
-        conf = getattr(allocations, "policy_config", None)
-        if not isinstance(conf, CapacitySchedulerConf):
+        conf = _capacity_conf(allocations)
+        if conf is None:
             return None
         requested = job.pool or None
         groups = tuple(job.groups or ())
