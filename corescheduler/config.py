@@ -30,6 +30,12 @@ TABLES = ("scheduler", "plugins", "cluster", "simulation", "service")
 MODES = ("slots", "resources")
 
 
+#: resource mode: share policies that place apps themselves, and the PoolResolver that
+#: is then the default (YARN's Capacity Scheduler places by its file's queue-mappings and
+#: refuses what its queues refuse; the fair scheduler's placement rules do not apply)
+RESOURCE_POLICY_RESOLVERS: dict[object, tuple[str, ...]] = {"yarn_capacity": ("yarn_capacity",)}
+
+
 @frozen
 class SchedulerConfig:
     """``[scheduler]``: the plugin chosen at each extension point and the
@@ -101,7 +107,7 @@ class SchedulerConfig:
             # (locality.threshold.node/rack -1); containers fit by resources, not slots
             # and YARN's queue placement (the allocation file's queuePlacementPolicy, else its default)
             d = evolve(d, assign_multiple=False, task_selector="locality", load_manager="slots",
-                       pool_resolver=("rules",))
+                       pool_resolver=RESOURCE_POLICY_RESOLVERS.get(s.table.get("share_policy"), ("rules",)))
         return cls(
             mode=mode,
             reservable_nodes=float(s.number("reservable_nodes", d.reservable_nodes, minimum=0, maximum=1)),

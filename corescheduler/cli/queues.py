@@ -49,6 +49,35 @@ def _json_resources_text(value: dict[str, int | None] | None) -> str:
     return _resources_text(Resources.of({k: UNBOUNDED if v is None else v for k, v in value.items()}))
 
 
+#: SPEC §9: the keys of a Capacity Scheduler queue in ``queues --json``
+CAPACITY_KEYS = (
+    "capacity", "maximum_capacity", "absolute_capacity", "absolute_maximum_capacity", "absolute_used_capacity",
+    "used_capacity", "user_limit_factor", "minimum_user_limit_percent", "state", "ordering_policy",
+)
+
+
+def capacity_rows(config: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """A YARN capacity file's queues (SPEC §9), each ``path`` and :data:`CAPACITY_KEYS` as the
+    share policy reports them on the configured cluster with nothing running; the warnings."""
+    from corescheduler.core.model import Cluster
+    from corescheduler.core.scheduler import Scheduler
+    from corescheduler.formats.allocation_file import load_allocations
+
+    path = config.allocation_path()
+    allocations = load_allocations(path)
+    cc = config.cluster
+    scheduler = Scheduler(config, Cluster.build(cc.racks, cc.nodes_per_rack, 0, 0), allocations)
+    scheduler.update(0.0)
+    shares = scheduler.shares()["queues"]
+    rows = []
+    for _, spec in allocations.queue_config().walk():
+        entry = shares.get(spec.name, {})
+        row: dict[str, Any] = {"path": spec.name}
+        row.update({k: entry.get(k) for k in CAPACITY_KEYS})
+        rows.append(row)
+    return rows, list(allocations.warnings)
+
+
 def queue_rows(config: Any) -> dict[str, Any]:
     """The effective settings of every queue (JSON-ready), with steady fair shares."""
     from corescheduler.core.queues import ROOT, steady_fair_shares
@@ -201,6 +230,9 @@ def queues(config_path: str | None, as_json: bool) -> None:
     An MR1 allocation file shows its pools as leaves under root.
     """
     config = load_config(config_path)
+    if config.scheduler.share_policy == "yarn_capacity" and config.allocation_path() is not None:
+        _capacity_queues(config, as_json)
+        return
     result = queue_rows(config)
     for warning in result["warnings"]:
         click.echo(f"warning: {one_line(warning)}", err=True)
@@ -240,6 +272,33 @@ def queues(config_path: str | None, as_json: bool) -> None:
         click.echo("placement: " + " → ".join(_rule_text(r) for r in result["placement"]))
     for note in result["notes"]:
         click.echo(f"note: {note}", err=True)
+
+
+def _capacity_queues(config: Any, as_json: bool) -> None:
+    """A capacity file's tree: guaranteed, maximum, absolute and used capacity (SPEC §9)."""
+    rows, warnings = capacity_rows(config)
+    for warning in warnings:
+        click.echo(f"warning: {one_line(warning)}", err=True)
+    if as_json:
+        print_json(rows)
+        return
+
+    def pct(value: float | None) -> str:
+        return "-" if value is None else f"{value * 100:.1f}%"
+
+    table = []
+    for r in rows:
+        depth = r["path"].count(".")
+        table.append([
+            "  " * depth + r["path"].rpartition(".")[2], pct(r["capacity"]), pct(r["maximum_capacity"]),
+            pct(r["absolute_capacity"]), pct(r["absolute_maximum_capacity"]), pct(r["used_capacity"]),
+            f"{r['user_limit_factor']:g}", f"{r['minimum_user_limit_percent']:g}", str(r["state"]),
+            str(r["ordering_policy"]),
+        ])
+    print_table(["queue", "capacity", "max capacity", "absolute", "absolute max", "used", "user-limit-factor",
+                 "min user limit %", "state", "ordering"], table,
+                title=f"capacity queues of {config.allocation_path()} on "
+                      f"{_resources_text(config.cluster.total_resources())}")
 
 
 def _rule_text(rule: dict[str, Any]) -> str:

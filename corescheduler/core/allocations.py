@@ -98,8 +98,13 @@ class Allocations:
     #: the queue tree of a YARN allocation file (``dialect == "yarn"``); for an MR1
     #: file :meth:`queue_config` derives one (each pool a leaf under ``root``)
     queues: QueueConfig | None = None
-    #: which allocation-file dialect the file was written in: ``"mr1"`` or ``"yarn"``
+    #: which allocation-file dialect the file was written in: ``"mr1"``, ``"yarn"`` or
+    #: ``"yarn_capacity"`` (a YARN ``capacity-scheduler.xml``)
     dialect: str = "mr1"
+    #: what the file says beyond the queue tree, for the share policy that reads it (the
+    #: core passes it through untouched; e.g. a capacity file's capacities and limits);
+    #: policies see it through ``SharePolicy.configure``
+    policy_config: object = attrs.field(default=None, eq=False)
     #: the queue tree derived from an MR1 file, once built (see :meth:`queue_config`)
     _derived: list[QueueConfig] = attrs.field(factory=list, eq=False, repr=False)
 

@@ -23,14 +23,14 @@ engine here has.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from corescheduler.core.calculator import DOMINANT, ENGINE_CALCULATORS, MEASURES, PRIMARY, Calculator
 
 if TYPE_CHECKING:
     from corescheduler.core.hints import Hint
-    from corescheduler.core.model import Job, Node, Pool, PreemptionPlan, Rejection, Schedulable
+    from corescheduler.core.model import Job, Node, Pool, PreemptionPlan, Rejection, Schedulable, Task
     from corescheduler.core.queue_tree import Queue
     from corescheduler.resources import Resources
 
@@ -81,6 +81,37 @@ class SharePolicy:
     def initialize(self, calcs: dict[str, Calculator]) -> None:
         """Take the engine's calculator of :attr:`measure` (YARN ``initialize(FSContext)``)."""
         self.calc = calcs[self.measure if self.measure in MEASURES else PRIMARY]
+
+    def configure(self, allocations: Any) -> None:
+        """The allocations now in force (at start-up and after every reload), for a policy
+        that reads settings of its own from the file (``Allocations.policy_config``, e.g. a
+        capacity file's capacities).  The engine calls it before the shares are computed;
+        raise :class:`~corescheduler.errors.AllocationError` to refuse the file."""
+
+    def choose_victims(self, root: Queue, running: Mapping[str, Task], now: float) -> Sequence[Task] | None:
+        """Resource mode, the root queue's policy: a policy that runs its own preemption monitor
+        (YARN's ``SchedulingEditPolicy``, e.g. ``ProportionalCapacityPreemptionPolicy``) names
+        the running containers to kill now, from the live tree under ``root`` and the running
+        tasks by id.  None (the default): the engine's own preemption (the fair scheduler's
+        starvation).  Called at most every ``[scheduler] preemption_interval`` while
+        ``preemption`` is on."""
+        return None
+
+    def report(self) -> Mapping[str, Any] | None:
+        """Resource mode, the root queue's policy: top-level keys it adds to ``shares()`` (e.g.
+        its preemption monitor's state).  None: nothing to add."""
+        return None
+
+    def queue_report(self, queue: Queue, reserved: Resources) -> Mapping[str, Any] | None:
+        """Resource mode: keys a policy adds to ``queue``'s entry of ``shares()`` (the
+        queue's own policy answers; ``reserved``: what reservations on nodes hold for the
+        apps under it).  None: nothing to add."""
+        return None
+
+    def job_report(self, job: Job) -> Mapping[str, Any] | None:
+        """Resource mode: keys a policy adds to an app's entry of ``shares()`` (its leaf's
+        policy answers).  None: nothing to add."""
+        return None
 
     # ------------------------------------------------------------------ required
     def order_key(self, s: Schedulable) -> Any:

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from corescheduler.core.model import (
     MAP,
     PENDING,
@@ -16,6 +18,7 @@ from corescheduler.core.model import (
     Node,
     Task,
 )
+from corescheduler.core.policy import SharePolicy
 from corescheduler.core.resource_base import NONE, EngineState
 from corescheduler.resources import Resources
 
@@ -104,6 +107,9 @@ class Preemption(EngineState):
         (YARN warns them first and kills after ``waitTimeBeforeKill``, 15 s)."""
         if not self.settings.preemption:
             return []
+        root_policy = self.owner.plugins.share_policy(self.tree.root.policy).policy
+        if type(root_policy).choose_victims is not SharePolicy.choose_victims:  # the policy's own monitor
+            return self._kill_chosen(root_policy.choose_victims(self.tree.root, self.ledger.running, now), now)
         if self._starvation_time != now:  # an update at this instant has computed it already
             self._update_starvation(now)
         killed: list[Task] = []
@@ -138,6 +144,16 @@ class Preemption(EngineState):
             for task in tasks:
                 if task.state == RUNNING and task.id in self.ledger.running:  # (an AM's end took its app's)
                     killed.append(self.owner.kill(task.id, now, reason="preempted"))
+        if killed:
+            self.update(now)
+        return killed
+
+    def _kill_chosen(self, chosen: Iterable[Task] | None, now: float) -> list[Task]:
+        """Kill the running containers a policy's ``choose_victims`` named (others are skipped)."""
+        killed = []
+        for task in chosen or ():
+            if task.state == RUNNING and task.id in self.ledger.running:
+                killed.append(self.owner.kill(task.id, now, reason="preempted"))
         if killed:
             self.update(now)
         return killed

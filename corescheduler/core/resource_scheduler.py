@@ -72,6 +72,7 @@ from corescheduler.core.model import (
     Rejection,
     Task,
 )
+from corescheduler.core.policy import SharePolicy
 from corescheduler.core.queue_tree import Queue, QueueTree
 from corescheduler.core.resource_apps import AppAdmission
 from corescheduler.core.resource_asks import AppAsks, YarnAsks
@@ -103,6 +104,7 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         self.tree = QueueTree(owner.allocations.queue_config(), self.cluster_total,
                               fallback_policy=owner.settings.share_policy,
                               known=owner._known_pools(owner.allocations), child_allowed=self._child_allowed)
+        self._configure_policies()
         self.user_runnable: dict[Any, int] = {}
         self.user_waiting: dict[Any, list[Job]] = {}
         #: app id -> node name -> rack, of the nodes the app holds reservations on
@@ -156,11 +158,17 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         """New allocations are in force."""
         self.tree.reconfigure(self.owner.allocations.queue_config(), self.cluster_total,
                               known=self.owner._known_pools(self.owner.allocations))
+        self._configure_policies()
         self._steady_dirty = True
         self._key_fns.clear()
         self._admit_fns.clear()
         self._rebuild_orders()  # policies may have changed: no order may mix two policies' keys
         self._release_waiting(list(self.tree.walk()), math.inf, now=self.owner.now)  # updateRunnabilityOnReload
+
+    def _configure_policies(self) -> None:
+        """Hand the allocations in force to every queue's policy (``SharePolicy.configure``)."""
+        for name in dict.fromkeys(q.policy for q in self.tree.walk()):
+            self.owner.plugins.share_policy(name).policy.configure(self.owner.allocations)
 
     def live_queues(self) -> Mapping[str, str]:
         """Every queue now, full name → ``"leaf"`` or ``"parent"`` (for the PoolResolvers; a read-only view)."""
@@ -481,9 +489,25 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         """The scheduler's ``snapshot()`` (without its time): :meth:`shares_report`."""
         return self.shares_report()
 
+    def _reserved_by_queue(self) -> dict[str, Resources]:
+        """What the reservations on nodes hold, by queue (each leaf and its ancestors)."""
+        out: dict[str, Resources] = {}
+        for node in self.owner.cluster.nodes.values():
+            task = node.reserved
+            leaf = self.tree.queues.get(task.job.queue or "") if task is not None else None
+            if leaf is None or task.resources is None:
+                continue
+            for q in (leaf, *leaf.ancestors()):
+                out[q.name] = out.get(q.name, NONE) + task.resources
+        return out
+
     def shares_report(self) -> dict[str, Any]:
         """SPEC §7's ``shares()``: every queue's fair and steady share, usage and demand; every app's."""
         queues = {}
+        policies = self.owner.plugins.share_policy
+        reporting = {name for name in dict.fromkeys(q.policy for q in self.tree.walk())
+                     if type(policies(name).policy).queue_report is not SharePolicy.queue_report}
+        reserved = self._reserved_by_queue() if reporting else {}
         for q in self.tree.walk():
             s = q.sched
             queues[q.name] = {
@@ -495,6 +519,8 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
                 "runnable_apps": len(q.runnable_apps) if q.is_leaf else q.num_runnable,
                 "waiting_apps": len(q.waiting_apps),
             }
+            if q.policy in reporting:  # SharePolicy.queue_report: the policy's own keys
+                queues[q.name].update(policies(q.policy).policy.queue_report(q, reserved.get(q.name, NONE)) or {})
         jobs = {}
         for job in self.owner.jobs.values():
             js = job.sched.get(RESOURCES)
@@ -507,4 +533,11 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
                 "usage": job.usage.as_dict(),
                 "demand": js.demand.as_dict(),
             }
-        return {"queues": queues, "jobs": jobs}
+            leaf = self.tree.queues.get(job.queue or "")
+            if leaf is not None and leaf.policy in reporting:
+                jobs[job.id].update(policies(leaf.policy).policy.job_report(job) or {})
+        out: dict[str, Any] = {"queues": queues, "jobs": jobs}
+        root_policy = policies(self.tree.root.policy).policy
+        if type(root_policy).report is not SharePolicy.report:  # SharePolicy.report: the policy's own keys
+            out.update(root_policy.report() or {})
+        return out

@@ -79,6 +79,16 @@ def parse_allocations(text: str | bytes, source: str = "<allocations>") -> Alloc
     """
     root = _parse_xml(text, source)
     ctx = _Context(source)
+    if root.tag == "configuration":
+        from corescheduler.formats.capacity_scheduler_xml import (
+            capacity_allocations,
+            is_yarn_capacity,
+            read_configuration,
+        )
+
+        props = read_configuration(root, source)
+        if is_yarn_capacity(props):  # told by its keys (yarn.scheduler.capacity.), not its root
+            return capacity_allocations(props, source)
     if root.tag != "allocations":
         # Hadoop refuses too: PoolManager.reloadAllocs throws AllocationConfigurationException
         # ("Bad allocations file: top-level element not <allocations>")

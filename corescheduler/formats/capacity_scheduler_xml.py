@@ -1,0 +1,637 @@
+"""YARN's ``capacity-scheduler.xml``: the queues of Hadoop 3's Capacity Scheduler.
+
+The file is a Hadoop ``Configuration`` resource (``<configuration>``, ``<property>``
+elements each with a ``<name>`` and a ``<value>``; ``<description>``, ``<final>`` and
+``<source>`` are ignored).  It is told from HADOOP-3445's MR1 capacity file by its keys
+(``yarn.scheduler.capacity.`` against ``mapred.capacity-scheduler.``), not by its root
+element: :func:`is_yarn_capacity`.
+
+:func:`parse_capacity_scheduler` reads the queue tree from ``root.queues`` down and
+validates it as Hadoop 3.3 does when the scheduler (re)initializes its queues:
+
+* ``CapacitySchedulerConfiguration.getQueues`` / ``getNonLabeledQueueCapacity`` /
+  ``getNonLabeledQueueMaximumCapacity``: a capacity is a percent (0–100), a weight
+  ``2w`` or an absolute ``[memory=…,vcores=…]``; ``maximum-capacity`` a percent
+  (−1 or absent: 100) or an absolute vector; ``root``'s capacity is 100.
+* ``ParentQueue.setChildQueues``: the percent capacities of a parent's children sum
+  to 100 (a parent of capacity 0 may have children of 0); percent, weight and
+  absolute are not mixed among siblings (``ParentQueue.getCapacityConfigurationTypeForQueues``:
+  "Parent queue … have children queue used mixed of weight mode, percentage and
+  absolute mode"); an absolute child may not exceed its parent's absolute capacity.
+* ``CSQueueUtils.checkMaxCapacity`` / ``AbstractCSQueue.setupQueueConfigs``:
+  ``maximum-capacity`` ≥ ``capacity`` (absolute: each resource).
+* ``LeafQueue.setupQueueConfigs``: ``minimum-user-limit-percent`` in (0, 100],
+  ``maximum-am-resource-percent`` in [0, 1], ``state`` RUNNING or STOPPED,
+  ``ordering-policy`` fifo or fair (the class names too).
+
+Every problem is reported at once as ``FILE:LINE: <key>: expected …`` in one
+:class:`~corescheduler.errors.AllocationError`; keys under ``yarn.scheduler.capacity.``
+that Hadoop defines but this reader does not use, and unknown ones, are warnings.
+Differences from Hadoop on purpose: an unparsable number is an error (Hadoop's
+``Configuration.getFloat`` throws a bare ``NumberFormatException``), and a parent
+whose children state no capacity at all (the documented example of
+``CapacityScheduler.md``, "Setting up queues") is read with its children's
+capacities equal, with a warning (Hadoop 3.3 refuses the sum of 0).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from attrs import field, frozen
+from lxml import etree
+
+from corescheduler.errors import AllocationError
+from corescheduler.resources import Resources
+
+if TYPE_CHECKING:
+    from corescheduler.core.allocations import Allocations
+
+__all__ = [
+    "MR1_PREFIX",
+    "PREFIX",
+    "CSQueueSpec",
+    "CapacitySchedulerConf",
+    "HadoopProperty",
+    "capacity_allocations",
+    "is_yarn_capacity",
+    "parse_capacity_scheduler",
+    "read_configuration",
+]
+
+PREFIX = "yarn.scheduler.capacity."
+MR1_PREFIX = "mapred.capacity-scheduler."
+ROOT = "root"
+#: ``CapacitySchedulerConfiguration`` defaults (Hadoop 3.3)
+DEFAULT_MAXIMUM_APPLICATIONS = 10000
+DEFAULT_MAXIMUM_AM_RESOURCE_PERCENT = 0.1
+DEFAULT_NODE_LOCALITY_DELAY = 40
+DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY = -1
+DEFAULT_OFFSWITCH_PER_HEARTBEAT = 1
+DEFAULT_USER_LIMIT_FACTOR = 1.0
+DEFAULT_MINIMUM_USER_LIMIT_PERCENT = 100.0
+ORDERING_POLICIES = {
+    "fifo": "fifo",
+    "fair": "fair",
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.FifoOrderingPolicy": "fifo",
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.FairOrderingPolicy": "fair",
+}
+CALCULATORS = {
+    "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator": False,
+    "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator": True,
+}
+_PRECISION = 0.0005  # ParentQueue's PRECISION (Hadoop compares capacity sums in floats)
+
+#: per-queue keys read (after ``yarn.scheduler.capacity.<queue-path>.``)
+QUEUE_KEYS = frozenset({
+    "queues", "capacity", "maximum-capacity", "user-limit-factor", "minimum-user-limit-percent",
+    "maximum-applications", "maximum-am-resource-percent", "state", "acl_submit_applications",
+    "acl_administer_queue", "ordering-policy", "ordering-policy.fair.enable-size-based-weight", "priority",
+    "maximum-allocation-mb", "maximum-allocation-vcores", "disable_preemption",
+})
+#: global keys read (after ``yarn.scheduler.capacity.``)
+GLOBAL_KEYS = frozenset({
+    "maximum-applications", "maximum-am-resource-percent", "node-locality-delay",
+    "rack-locality-additional-delay", "resource-calculator", "queue-mappings", "queue-mappings-override.enable",
+    "per-node-heartbeat.maximum-offswitch-assignments", "user-limit-factor", "minimum-user-limit-percent",
+})
+#: Hadoop keys with no meaning here (node labels, auto-created queues, the async scheduler,
+#: …): accepted with a warning naming them as not simulated
+_IGNORED_QUEUE_KEY = re.compile(
+    r"(accessible-node-labels.*|default-node-label-expression|acl_application_max_priority|"
+    r"default-application-priority|default-application-lifetime|maximum-application-lifetime|"
+    r"auto-create-child-queue.*|leaf-queue-template.*|auto-queue-creation.*|user-settings\..*|"
+    r"intra-queue-preemption.*|ordering-policy\..*|multi-node-placement.*|reservable|"
+    r"maximum-parallel-apps|max-parallel-apps|user-limit-.*|allow-zero-capacity-sum)"
+)
+
+
+@frozen
+class HadoopProperty:
+    """One ``<property>``: its value (stripped, as ``Configuration.getTrimmed``) and line."""
+
+    name: str
+    value: str
+    line: int | None = None
+
+
+@frozen
+class CSQueueSpec:
+    """One queue of the file, by path (``root.a.b``).  Capacities are fractions of the
+    parent (``capacity``, ``maximum_capacity``) and of the cluster (``absolute_*``), as
+    Hadoop's ``QueueCapacities``; an absolute queue keeps its vectors (``*_resources``)."""
+
+    path: str
+    children: tuple[str, ...] = ()
+    capacity: float = 0.0
+    maximum_capacity: float = 1.0
+    absolute_capacity: float = 0.0
+    absolute_maximum_capacity: float = 1.0
+    capacity_resources: Resources | None = None
+    maximum_resources: Resources | None = None
+    weight: float | None = None
+    user_limit_factor: float = DEFAULT_USER_LIMIT_FACTOR
+    minimum_user_limit_percent: float = DEFAULT_MINIMUM_USER_LIMIT_PERCENT
+    maximum_applications: int | None = None
+    maximum_am_resource_percent: float | None = None
+    state: str = "RUNNING"
+    acl_submit_applications: str | None = None
+    acl_administer_queue: str | None = None
+    ordering_policy: str = "fifo"
+    fair_size_based_weight: bool = False
+    priority: int = 0
+    maximum_allocation_mb: int | None = None
+    maximum_allocation_vcores: int | None = None
+    disable_preemption: bool | None = None
+    line: int | None = None
+
+    @property
+    def is_leaf(self) -> bool:
+        return not self.children
+
+    @property
+    def name(self) -> str:
+        return self.path.rpartition(".")[2]
+
+
+@frozen
+class CapacitySchedulerConf:
+    """A validated ``capacity-scheduler.xml`` (Hadoop ``CapacitySchedulerConfiguration``)."""
+
+    queues: Mapping[str, CSQueueSpec]
+    maximum_applications: int = DEFAULT_MAXIMUM_APPLICATIONS
+    maximum_am_resource_percent: float = DEFAULT_MAXIMUM_AM_RESOURCE_PERCENT
+    node_locality_delay: int = DEFAULT_NODE_LOCALITY_DELAY
+    rack_locality_additional_delay: int = DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY
+    offswitch_per_heartbeat: int = DEFAULT_OFFSWITCH_PER_HEARTBEAT
+    dominant: bool = False
+    queue_mappings: tuple[tuple[str, str, str], ...] = ()
+    mappings_override: bool = False
+    properties: Mapping[str, str] = field(factory=dict)
+    warnings: tuple[str, ...] = ()
+    source: str | None = None
+
+    def leaves(self) -> list[str]:
+        return [p for p, q in self.queues.items() if q.is_leaf and p != ROOT]
+
+    def max_applications(self, path: str) -> int:
+        """``LeafQueue``'s ``maxApplications``: its own, else the global × absolute capacity
+        (``(int) (maxSystemApps * absoluteCapacity)``)."""
+        q = self.queues[path]
+        if q.maximum_applications is not None:
+            return q.maximum_applications
+        return int(self.maximum_applications * q.absolute_capacity)
+
+    def am_resource_percent(self, path: str) -> float:
+        """A queue's ``maximum-am-resource-percent``: its own, else the global one (also for a
+        queue the file does not name, as the engine's ``root.default``)."""
+        q = self.queues.get(path)
+        if q is None:
+            return self.maximum_am_resource_percent
+        return self.maximum_am_resource_percent if q.maximum_am_resource_percent is None \
+            else q.maximum_am_resource_percent
+
+    def resolve(self, name: str) -> str | None:
+        """A leaf's path from its path or its short name (unique among leaves), else None
+        (Hadoop ``CapacitySchedulerQueueManager.getQueue``)."""
+        if name in self.queues:
+            return name
+        if f"{ROOT}.{name}" in self.queues:
+            return f"{ROOT}.{name}"
+        found = [p for p in self.queues if p.rpartition(".")[2] == name]
+        return found[0] if len(found) == 1 else None
+
+
+# ============================================================================ reading
+
+
+def read_configuration(root: etree._Element, source: str) -> dict[str, HadoopProperty]:
+    """The properties of a ``<configuration>`` element (Hadoop ``Configuration.loadResource``:
+    the last definition of a name wins; a property without ``<name>`` is an error here)."""
+    props: dict[str, HadoopProperty] = {}
+    problems: list[tuple[int | None, str]] = []
+    for elem in root:
+        if not isinstance(elem.tag, str):
+            continue
+        if elem.tag != "property":
+            problems.append((elem.sourceline, f"<{elem.tag}>: expected <property> elements in <configuration>"))
+            continue
+        name = value = None
+        for child in elem:
+            if child.tag == "name":
+                name = (child.text or "").strip()
+            elif child.tag == "value":
+                value = (child.text or "").strip()
+        if not name:
+            problems.append((elem.sourceline, "<property> without a <name>"))
+            continue
+        props[name] = HadoopProperty(name, value or "", elem.sourceline)
+    if problems:
+        raise AllocationError("; ".join(m for _, m in problems), source, problems[0][0], problems)
+    return props
+
+
+def is_yarn_capacity(props: Mapping[str, HadoopProperty]) -> bool:
+    """A YARN capacity file: some key under ``yarn.scheduler.capacity.`` (an MR1 file has
+    ``mapred.capacity-scheduler.`` keys)."""
+    return any(name.startswith(PREFIX) for name in props)
+
+
+_ABSOLUTE = re.compile(r"^\[(.*)\]$")
+
+
+class _Reader:
+    def __init__(self, props: Mapping[str, HadoopProperty], source: str) -> None:
+        self.props = props
+        self.source = source
+        self.problems: list[tuple[int | None, str]] = []
+        self.warnings: list[str] = []
+        self.used: set[str] = set()
+
+    def get(self, key: str) -> HadoopProperty | None:
+        p = self.props.get(PREFIX + key)
+        if p is not None:
+            self.used.add(p.name)
+        return p
+
+    def problem(self, p: HadoopProperty | None, key: str, expected: str) -> None:
+        line = p.line if p is not None else None
+        got = f", got {p.value!r}" if p is not None else ""
+        self.problems.append((line, f"{PREFIX}{key}: expected {expected}{got}"))
+
+    def number(self, key: str, default: float | None, lo: float = -math.inf, hi: float = math.inf,
+               integer: bool = False, what: str = "a number") -> float | None:
+        p = self.get(key)
+        if p is None or p.value == "":
+            return default
+        try:
+            value = int(p.value) if integer else float(p.value)
+        except ValueError:
+            self.problem(p, key, what)
+            return default
+        if not lo <= value <= hi or (not integer and math.isnan(value)):
+            self.problem(p, key, what)
+            return default
+        return value
+
+    def boolean(self, key: str, default: bool) -> bool:
+        p = self.get(key)
+        if p is None or p.value == "":
+            return default
+        if p.value.lower() not in ("true", "false"):
+            self.problem(p, key, "true or false")
+            return default
+        return p.value.lower() == "true"
+
+    def resources(self, p: HadoopProperty, key: str) -> Resources | None:
+        """``[memory=10240,vcores=12]`` (``CapacitySchedulerConfiguration.internalGetLabeledQueueResource``)."""
+        m = _ABSOLUTE.match(p.value)
+        values: dict[str, int] = {}
+        ok = m is not None
+        if m is not None:
+            for part in filter(None, (s.strip() for s in m.group(1).split(","))):
+                name, eq, amount = part.partition("=")
+                name = name.strip()
+                name = {"memory-mb": "memory", "vcores": "vcores", "memory": "memory"}.get(name, name)
+                try:
+                    number = int(amount.strip().rstrip("mMgG")) * (1024 if amount.strip()[-1:] in "gG" else 1)
+                except (ValueError, IndexError):
+                    ok = False
+                    break
+                if not eq or number < 0:
+                    ok = False
+                    break
+                values[name] = number
+        if not ok:
+            self.problem(p, key, "[memory=<MB>,vcores=<n>]")
+            return None
+        values.setdefault("memory", 0)
+        values.setdefault("vcores", 0)
+        return Resources.of(values)
+
+
+def _capacity(r: _Reader, path: str) -> tuple[str, float | Resources | None, HadoopProperty | None]:
+    """``(mode, value, property)``: mode ``percent``, ``weight``, ``absolute`` or ``unset``."""
+    key = f"{path}.capacity"
+    p = r.get(key)
+    if p is None or p.value == "":
+        return "unset", None, p
+    if p.value.startswith("["):
+        return "absolute", r.resources(p, key), p
+    text = p.value
+    if text.endswith("w"):  # weight mode, Hadoop 3.3 (YARN-10169)
+        try:
+            weight = float(text[:-1])
+        except ValueError:
+            weight = -1.0
+        if not weight >= 0:
+            r.problem(p, key, "a weight ≥ 0 such as 2w")
+            return "weight", None, p
+        return "weight", weight, p
+    try:
+        pct = float(text)
+    except ValueError:
+        pct = math.nan
+    if not 0 <= pct <= 100:
+        r.problem(p, key, "a percent from 0 to 100, a weight such as 2w, or [memory=…,vcores=…]")
+        return "percent", None, p
+    return "percent", pct, p
+
+
+def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -> CapacitySchedulerConf:
+    """Validate a YARN capacity file's properties (Hadoop 3.3; see the module docstring)."""
+    r = _Reader(props, source)
+    glob: dict[str, object] = {
+        "maximum_applications": int(r.number("maximum-applications", DEFAULT_MAXIMUM_APPLICATIONS, 0,
+                                             integer=True, what="a whole number ≥ 0") or 0),
+        "maximum_am_resource_percent": r.number("maximum-am-resource-percent", DEFAULT_MAXIMUM_AM_RESOURCE_PERCENT,
+                                                0, 1, what="a fraction from 0 to 1"),
+        "node_locality_delay": int(r.number("node-locality-delay", DEFAULT_NODE_LOCALITY_DELAY, -1, integer=True,
+                                            what="a whole number ≥ -1") or 0),
+        "rack_locality_additional_delay": int(r.number("rack-locality-additional-delay",
+                                                       DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY, -1, integer=True,
+                                                       what="a whole number ≥ -1") or 0),
+        "offswitch_per_heartbeat": int(r.number("per-node-heartbeat.maximum-offswitch-assignments",
+                                                DEFAULT_OFFSWITCH_PER_HEARTBEAT, 1, integer=True,
+                                                what="a whole number ≥ 1") or 1),
+        "mappings_override": r.boolean("queue-mappings-override.enable", False),
+    }
+    default_ulf = r.number("user-limit-factor", DEFAULT_USER_LIMIT_FACTOR, what="a number (-1: no limit)")
+    default_mulp = r.number("minimum-user-limit-percent", DEFAULT_MINIMUM_USER_LIMIT_PERCENT, 0, 100,
+                            what="a percent in (0, 100]")
+    calc = r.get("resource-calculator")
+    if calc is not None and calc.value:
+        if calc.value not in CALCULATORS:
+            r.problem(calc, "resource-calculator", "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator "
+                                                   "or …DominantResourceCalculator")
+        glob["dominant"] = CALCULATORS.get(calc.value, False)
+    glob["queue_mappings"] = _mappings(r)
+
+    queues: dict[str, CSQueueSpec] = {}
+    # ------------------------------------------------------------- the tree (getQueues)
+    order = [ROOT]
+    children: dict[str, tuple[str, ...]] = {}
+    seen = {ROOT}
+    i = 0
+    while i < len(order):
+        path = order[i]
+        i += 1
+        p = r.get(f"{path}.queues")
+        names = tuple(n.strip() for n in p.value.split(",") if n.strip()) if p is not None else ()
+        kids = []
+        for n in names:
+            child = f"{path}.{n}"
+            if "." in n or n in kids:
+                r.problem(p, f"{path}.queues", f"distinct queue names without dots ({n!r} is not)")
+                continue
+            if child in seen:
+                continue
+            seen.add(child)
+            kids.append(n)
+            order.append(child)
+        children[path] = tuple(f"{path}.{n}" for n in kids)
+    if not children[ROOT]:
+        r.problems.append((None, f"{PREFIX}root.queues: expected the comma-separated queues under root, "
+                                 "found none"))
+    # ------------------------------------------------------------- each queue's settings
+    modes: dict[str, tuple[str, object, HadoopProperty | None]] = {}
+    settings: dict[str, dict[str, object]] = {}
+    for path in order:
+        modes[path] = _capacity(r, path) if path != ROOT else ("percent", 100.0, None)
+        s: dict[str, object] = {}
+        mp = r.get(f"{path}.maximum-capacity")
+        s["max_prop"] = mp
+        if mp is not None and mp.value.startswith("["):
+            s["maximum_resources"] = r.resources(mp, f"{path}.maximum-capacity")
+        else:
+            mx = r.number(f"{path}.maximum-capacity", 100.0, -1, 100, what="a percent from 0 to 100 (-1: 100)")
+            s["maximum_pct"] = 100.0 if mx is None or mx < 0 else mx
+        s["user_limit_factor"] = r.number(f"{path}.user-limit-factor", default_ulf, what="a number (-1: no limit)")
+        mulp = r.number(f"{path}.minimum-user-limit-percent", default_mulp, 0, 100, what="a percent in (0, 100]")
+        if mulp is not None and mulp <= 0:
+            r.problem(r.get(f"{path}.minimum-user-limit-percent"), f"{path}.minimum-user-limit-percent",
+                      "a percent in (0, 100]")
+        s["minimum_user_limit_percent"] = mulp
+        ma = r.number(f"{path}.maximum-applications", None, -1, integer=True, what="a whole number (-1: the global)")
+        s["maximum_applications"] = None if ma is None or ma < 0 else int(ma)
+        s["maximum_am_resource_percent"] = r.number(f"{path}.maximum-am-resource-percent", None, 0, 1,
+                                                    what="a fraction from 0 to 1")
+        st = r.get(f"{path}.state")
+        state = (st.value.upper() if st is not None and st.value else "RUNNING")
+        if state not in ("RUNNING", "STOPPED"):
+            r.problem(st, f"{path}.state", "RUNNING or STOPPED")
+            state = "RUNNING"
+        s["state"] = state
+        for acl in ("acl_submit_applications", "acl_administer_queue"):
+            ap = r.get(f"{path}.{acl}")
+            s[acl] = None if ap is None else (ap.value if ap.value else " ")
+        op = r.get(f"{path}.ordering-policy")
+        policy = "fifo"
+        if op is not None and op.value:
+            if op.value not in ORDERING_POLICIES:
+                r.problem(op, f"{path}.ordering-policy", "fifo or fair")
+            policy = ORDERING_POLICIES.get(op.value, "fifo")
+        s["ordering_policy"] = policy
+        s["fair_size_based_weight"] = r.boolean(f"{path}.ordering-policy.fair.enable-size-based-weight", False)
+        s["priority"] = int(r.number(f"{path}.priority", 0, integer=True, what="a whole number") or 0)
+        for res in ("maximum-allocation-mb", "maximum-allocation-vcores"):
+            v = r.number(f"{path}.{res}", None, 1, integer=True, what="a whole number ≥ 1")
+            s[res.replace("-", "_")] = None if v is None else int(v)
+        dp = r.get(f"{path}.disable_preemption")
+        s["disable_preemption"] = None if dp is None else r.boolean(f"{path}.disable_preemption", False)
+        settings[path] = s
+    # ------------------------------------------------------------- capacities (ParentQueue.setChildQueues)
+    fraction: dict[str, tuple[float, float]] = {ROOT: (1.0, 1.0)}
+    absolute: dict[str, tuple[float, float]] = {ROOT: (1.0, 1.0)}
+    vectors: dict[str, Resources | None] = {}
+    weights: dict[str, float | None] = {}
+    for path in order:
+        kids = children[path]
+        if not kids:
+            continue
+        kmodes = {modes[k][0] for k in kids} - {"unset"}
+        if len(kmodes) > 1:
+            first = next(k for k in kids if modes[k][0] != "unset")
+            r.problems.append((modes[first][2].line if modes[first][2] else None,
+                               f"{PREFIX}{path}.queues: expected the capacities of {path}'s children in one mode "
+                               f"(percent, weight or absolute [memory=…,vcores=…]); they mix "
+                               f"{', '.join(sorted(kmodes))} (Hadoop ParentQueue: mixed modes refused)"))
+            continue
+        mode = kmodes.pop() if kmodes else "unset"
+        if mode == "unset":
+            r.warnings.append(f"{source}: {PREFIX}{path}.queues: no child of {path} states a capacity; read as "
+                              "equal shares (Hadoop 3.3 refuses a capacity sum of 0)")
+            share = {k: 100.0 / len(kids) for k in kids}
+        elif mode == "percent":
+            share = {k: float(modes[k][1] or 0.0) for k in kids}  # type: ignore[arg-type]
+            total = sum(share.values())
+            parent_cap = absolute[path][0]
+            if any(modes[k][1] is None and modes[k][0] != "unset" for k in kids):
+                continue  # already reported
+            if (parent_cap > 0 and abs(total - 100.0) > _PRECISION * 100) or (parent_cap == 0 and total > 0):
+                line = next((modes[k][2].line for k in kids if modes[k][2] is not None), None)
+                r.problems.append((line, f"{PREFIX}{path}.*.capacity: expected the capacities of {path}'s children "
+                                         f"({', '.join(k.rpartition('.')[2] for k in kids)}) to sum to 100, got "
+                                         f"{total:g} (Hadoop ParentQueue.setChildQueues)"))
+        elif mode == "weight":
+            ws = {k: float(modes[k][1] or 0.0) for k in kids}  # type: ignore[arg-type]
+            total = sum(ws.values())
+            share = {k: (100.0 * w / total if total > 0 else 0.0) for k, w in ws.items()}
+            weights.update(ws)
+        else:  # absolute: a fraction of the parent is known only against a cluster; kept as vectors
+            share = {}
+            for k in kids:
+                vectors[k] = modes[k][1]  # type: ignore[assignment]
+            parent_vec = vectors.get(path)
+            if parent_vec is not None and all(vectors.get(k) is not None for k in kids):
+                total_vec = Resources.total(v for v in (vectors[k] for k in kids) if v is not None)
+                if not total_vec.fits_in(parent_vec):
+                    r.problems.append((modes[kids[0]][2].line if modes[kids[0]][2] else None,
+                                       f"{PREFIX}{path}.*.capacity: expected the absolute capacities of {path}'s "
+                                       f"children to fit in {path}'s {parent_vec}, got {total_vec} in all"))
+        for k in kids:
+            pct = share.get(k, 0.0)
+            ks = settings[k]
+            if mode == "absolute":
+                mv = ks.get("maximum_resources")
+                cv = vectors.get(k)
+                mp = ks["max_prop"]
+                if mp is not None and "maximum_resources" not in ks:
+                    r.problem(mp, f"{k}.maximum-capacity", "an absolute [memory=…,vcores=…] like the capacity "
+                                                           "(percent and absolute are not mixed)")
+                elif isinstance(mv, Resources) and cv is not None and not cv.fits_in(mv):
+                    r.problem(mp, f"{k}.maximum-capacity", f"≥ the capacity {cv} in every resource")
+                fraction[k] = (0.0, 1.0)
+                absolute[k] = (0.0, absolute[path][1])
+                continue
+            if "maximum_resources" in ks:
+                r.problem(ks["max_prop"], f"{k}.maximum-capacity",  # type: ignore[arg-type]
+                          "a percent from 0 to 100 like the capacity (percent and absolute are not mixed)")
+                continue
+            mx = float(ks["maximum_pct"])  # type: ignore[arg-type]
+            if mx < pct - 1e-9 and mode == "percent":
+                r.problem(ks["max_prop"], f"{k}.maximum-capacity",  # type: ignore[arg-type]
+                          f"≥ the capacity {pct:g} (Hadoop CSQueueUtils.checkMaxCapacity)")
+            fraction[k] = (pct / 100.0, mx / 100.0)
+            absolute[k] = (absolute[path][0] * pct / 100.0, absolute[path][1] * mx / 100.0)
+    if r.problems:
+        _raise(r)
+    for path in order:
+        s = settings[path]
+        cap, mx = fraction.get(path, (0.0, 1.0))
+        acap, amx = absolute.get(path, (0.0, 1.0))
+        _mode, _value, prop = modes[path]
+        queues[path] = CSQueueSpec(
+            path=path, children=children[path], capacity=cap, maximum_capacity=mx,
+            absolute_capacity=acap, absolute_maximum_capacity=amx,
+            capacity_resources=vectors.get(path), maximum_resources=s.get("maximum_resources"),  # type: ignore[arg-type]
+            weight=weights.get(path),
+            user_limit_factor=float(s["user_limit_factor"]),  # type: ignore[arg-type]
+            minimum_user_limit_percent=float(s["minimum_user_limit_percent"]),  # type: ignore[arg-type]
+            maximum_applications=s["maximum_applications"],  # type: ignore[arg-type]
+            maximum_am_resource_percent=s["maximum_am_resource_percent"],  # type: ignore[arg-type]
+            state=str(s["state"]), acl_submit_applications=s["acl_submit_applications"],  # type: ignore[arg-type]
+            acl_administer_queue=s["acl_administer_queue"],  # type: ignore[arg-type]
+            ordering_policy=str(s["ordering_policy"]), fair_size_based_weight=bool(s["fair_size_based_weight"]),
+            priority=int(s["priority"]),  # type: ignore[call-overload]
+            maximum_allocation_mb=s["maximum_allocation_mb"],  # type: ignore[arg-type]
+            maximum_allocation_vcores=s["maximum_allocation_vcores"],  # type: ignore[arg-type]
+            disable_preemption=s["disable_preemption"],  # type: ignore[arg-type]
+            line=prop.line if prop is not None else None,
+        )
+    _warn_unknown(r, set(order))
+    return CapacitySchedulerConf(
+        queues=queues, properties={n: p.value for n, p in props.items()}, warnings=tuple(r.warnings),
+        source=source, **glob,  # type: ignore[arg-type]
+    )
+
+
+def _mappings(r: _Reader) -> tuple[tuple[str, str, str], ...]:
+    """``queue-mappings``: ``u:<user>:<queue>`` / ``g:<group>:<queue>``, ``%user`` and
+    ``%primary_group`` (``CapacitySchedulerConfiguration.getQueueMappings``)."""
+    p = r.get("queue-mappings")
+    if p is None or not p.value:
+        return ()
+    out = []
+    for item in (s.strip() for s in p.value.split(",")):
+        if not item:
+            continue
+        parts = item.split(":")
+        if len(parts) != 3 or parts[0] not in ("u", "g") or not parts[1] or not parts[2]:
+            r.problem(p, "queue-mappings", "comma-separated u:<user>:<queue> or g:<group>:<queue> mappings "
+                                           f"({item!r} is not one)")
+            continue
+        out.append((parts[0], parts[1], parts[2]))
+    return tuple(out)
+
+
+def _warn_unknown(r: _Reader, paths: set[str]) -> None:
+    for name, p in r.props.items():
+        if name in r.used:
+            continue
+        where = f"{r.source}:{p.line}" if p.line is not None else r.source
+        if not name.startswith(PREFIX):
+            if not name.startswith("yarn.resourcemanager.monitor.capacity.preemption."):
+                r.warnings.append(f"{where}: {name}: not a capacity scheduler key; ignored")
+            continue
+        rest = name[len(PREFIX):]
+        # the longest queue path the key starts with
+        queue = next((q for q in sorted(paths, key=len, reverse=True) if rest.startswith(q + ".")), None)
+        if queue is not None:
+            key = rest[len(queue) + 1:]
+            if _IGNORED_QUEUE_KEY.fullmatch(key):
+                r.warnings.append(f"{where}: {name}: not simulated; ignored")
+            elif "." in key and key.rpartition(".")[2] in QUEUE_KEYS:
+                r.warnings.append(f"{where}: {name}: no such queue in the tree from root.queues; ignored")
+            else:
+                r.warnings.append(f"{where}: {name}: unknown queue key {key!r}; ignored")
+        elif rest.startswith(ROOT + ".") or rest == ROOT:
+            r.warnings.append(f"{where}: {name}: no such queue in the tree from root.queues; ignored")
+        else:
+            r.warnings.append(f"{where}: {name}: not simulated; ignored")
+
+
+def _raise(r: _Reader) -> None:
+    problems = sorted(r.problems, key=lambda lp: (lp[0] is None, lp[0] or 0))
+    raise AllocationError("; ".join(m for _, m in problems), r.source, problems[0][0], problems)
+
+
+def capacity_allocations(props: Mapping[str, HadoopProperty], source: str) -> Allocations:
+    """The :class:`~corescheduler.core.allocations.Allocations` of a YARN capacity file: its
+    tree as a :class:`~corescheduler.core.queues.QueueConfig` (maximum capacity as the max
+    resources, ``maximum-allocation-*`` as the largest container, ACLs; no running-app
+    limit: the Capacity Scheduler refuses apps past ``maximum-applications`` instead) and
+    the validated file as ``policy_config`` for the ``yarn_capacity`` share policy."""
+    from corescheduler.core.allocations import Allocations
+    from corescheduler.core.queues import INT_MAX, AccessControlList, QueueConfig, QueueSpec
+    from corescheduler.resources import ConfigurableResources
+
+    conf = parse_capacity_scheduler(props, source)
+    specs = {}
+    for path, q in conf.queues.items():
+        if q.maximum_resources is not None:
+            maximum = ConfigurableResources(str(q.maximum_resources), amounts=q.maximum_resources.as_dict())
+        else:
+            maximum = ConfigurableResources(f"{q.absolute_maximum_capacity * 100:g}%",
+                                            percentages={}, unlisted_percentage=q.absolute_maximum_capacity)
+        largest = None
+        if q.maximum_allocation_mb is not None or q.maximum_allocation_vcores is not None:
+            largest = Resources.of({"memory": q.maximum_allocation_mb or INT_MAX,
+                                    "vcores": q.maximum_allocation_vcores or INT_MAX})
+        specs[path] = QueueSpec(
+            path, is_parent=not q.is_leaf, children=q.children, max_resources=maximum,
+            max_container_allocation=largest, max_running_apps=INT_MAX,
+            max_am_share=conf.am_resource_percent(path) if q.is_leaf else None,
+            allow_preemption_from=None if q.disable_preemption is None else not q.disable_preemption,
+            acl_submit_apps=None if q.acl_submit_applications is None
+            else AccessControlList.parse(q.acl_submit_applications),
+            acl_administer_apps=None if q.acl_administer_queue is None
+            else AccessControlList.parse(q.acl_administer_queue),
+            line=q.line,
+        )
+    queues = QueueConfig(queues=specs)
+    return Allocations(pools={}, users={}, source=source, warnings=conf.warnings, queues=queues,
+                       dialect="yarn_capacity", policy_config=conf)

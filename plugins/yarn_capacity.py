@@ -1,0 +1,489 @@
+"""``yarn_capacity``: YARN's Capacity Scheduler (Hadoop 3.3) as a SharePolicy and PoolResolver.
+
+The queue tree, capacities and limits come from a Hadoop ``capacity-scheduler.xml`` named
+by ``[scheduler] allocation_file`` (read and validated by
+:mod:`corescheduler.formats.capacity_scheduler_xml`; the engine hands it over through
+``SharePolicy.configure``).  Runs in ``mode = "resources"``.
+
+* **Shares** (:meth:`compute_shares`) — a queue's share is its *guaranteed* capacity:
+  its ``capacity`` fraction of its parent's guarantee (``CSQueueUtils.updateQueueStatistics``:
+  absolute capacity × cluster), or its absolute ``[memory=…,vcores=…]``; its maximum
+  capacity is the queue's max resources, which the engine enforces for every container
+  (``AbstractCSQueue.canAssignToThisQueue``).  Apps have no share (None).
+* **Queue order** (:meth:`order_key`) — a parent offers a node to its children by least
+  used capacity, used ÷ guaranteed (``PriorityUtilizationQueueOrderingPolicy`` without
+  priorities: ``usedCapacity``, ties by the larger absolute capacity, then the path); a
+  queue with no guarantee has used capacity 0 as in ``CSQueueUtils.updateUsedCapacity``.
+  Memory only under ``DefaultResourceCalculator``; the dominant share under
+  ``DominantResourceCalculator``.
+* **App order** — a leaf's ``ordering-policy``: ``fifo`` (``FifoComparator``: higher
+  priority first, then submission) or ``fair`` (``FairOrderingPolicy``: least memory used
+  first; with ``fair.enable-size-based-weight`` used ÷ log2(1 + demand)).
+* **User limit** (:meth:`admit_job`) — ``UsersManager.computeUserLimit``: the queue's
+  current capacity is its guarantee while it uses less, else its use plus the ask; a
+  user's limit is max(⌈current ÷ active users⌉, current × minimum-user-limit-percent ÷
+  100), at most ``user-limit-factor`` × the guarantee (−1: the queue's maximum), rounded up
+  to the minimum allocation; a user whose use is over the limit is skipped
+  (``LeafQueue.canAssignToUser``: ``greaterThan(used, limit)``).
+* **Placement** (:meth:`cs_resolve_pool`) — ``queue-mappings`` (``u:``/``g:``, ``%user``,
+  ``%primary_group``) when the app names no queue or the override is on; a queue given by
+  path or unique leaf name (``CapacitySchedulerQueueManager.getQueue``); refused: an unknown
+  queue, a parent, a STOPPED queue (or one under a STOPPED parent), an app past the leaf's
+  ``maximum-applications`` (``LeafQueue.validateSubmitApplication``), and by the ACLs.
+* **AM limit** — ``maximum-am-resource-percent`` of the guarantee (the engine's AM check
+  with the queue's share: ``LeafQueue.getAMResourceLimitPerPartition``).
+
+What is left out (node labels, reservations' CS rules, locality delay in missed
+opportunities, one off-switch container per heartbeat, preemption) is in
+``docs/yarn-capacity.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from corescheduler.core.model import RESOURCES, Job, JobSpec, Rejection, Schedulable
+from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
+from corescheduler.errors import AllocationError
+from corescheduler.hookspecs import hookimpl
+from corescheduler.resources import Resources
+
+NAME = "yarn_capacity"
+#: the dialect of a YARN capacity file's allocations (its ``policy_config`` is the validated
+#: file: ``corescheduler.formats.capacity_scheduler_xml.CapacitySchedulerConf``)
+DIALECT = "yarn_capacity"
+#: without a file, Hadoop's default configuration: one queue with all of the cluster
+DEFAULT_QUEUE = "root.default"
+
+
+def _capacity_conf(allocations: Any) -> Any:
+    """The validated capacity file of ``allocations``, or None."""
+    return allocations.policy_config if getattr(allocations, "dialect", None) == DIALECT else None
+
+
+class YarnCapacityScheduler(SharePolicy):
+    """Hadoop 3.3's ``CapacityScheduler``: guaranteed capacities, least-used-first queues,
+    user limits; configured from a ``capacity-scheduler.xml``."""
+
+    measure = PRIMARY
+
+    def __init__(self, settings: Mapping[str, Any] | None = None, context: Any = None) -> None:
+        self.conf: Any = None  # the capacity file in force (CapacitySchedulerConf), None without one
+        self._calcs: dict[str, Calculator] = {}
+        self._dominant = False
+        self._apps: Counter[str] = Counter()  # leaf -> apps placed (pending and running)
+        self._users: dict[str, Counter[Any]] = {}  # leaf -> user -> apps
+        self._user_used: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> resources used
+        self._live: dict[str, Any] = {}  # path -> the engine's live queue (seen in compute_shares)
+        self._cluster = Resources()
+        self._version = 0  # moves on every container and app change (the active-user cache)
+        self._active_cache: dict[str, tuple[int, int, Resources]] = {}
+        self._order: dict[str, int] = {}  # app id -> submission order (preemption: latest first)
+        self._preemption: Any = None
+        self._seq = 0
+        self._marked: list[str] = []
+        config = getattr(context, "config", None)
+        cluster = getattr(config, "cluster", None)
+        self._minimum = getattr(cluster, "minimum_allocation", None)
+
+    @hookimpl
+    def cs_share_policy(self) -> SharePolicy:
+        return self
+
+    # ------------------------------------------------------------------ contract
+    def initialize(self, calcs: dict[str, Calculator]) -> None:
+        super().initialize(calcs)
+        self._calcs = calcs
+
+    def configure(self, allocations: Any) -> None:
+        """Take the capacity file in force; without a file, Hadoop's default configuration
+        (one queue, ``root.default``, with all of the cluster)."""
+        conf = _capacity_conf(allocations)
+        if conf is None and getattr(allocations, "source", None) is not None:
+            raise AllocationError(
+                f"[scheduler] share_policy \"yarn_capacity\" needs a YARN capacity-scheduler.xml "
+                f"(yarn.scheduler.capacity.* properties); this is a {getattr(allocations, 'dialect', '?')} "
+                "allocation file", allocations.source)
+        if conf is not self.conf:
+            self._preemption = None  # the monitor's settings come from the file
+        self.conf = conf
+        self._dominant = bool(self.conf is not None and self.conf.dominant)
+        if self._calcs:  # the resource-calculator key: memory only, or the dominant share
+            self.calc = self._calcs[DOMINANT if self._dominant else PRIMARY]
+
+    def guaranteed(self, path: str, total: Resources) -> Resources:
+        """The queue's guarantee out of its parent's ``total``."""
+        if self.conf is None:  # Hadoop's default configuration: root.default has all
+            return total if path == DEFAULT_QUEUE else Resources()
+        q = self.conf.queues.get(path)
+        if q is None:
+            return Resources()
+        if q.capacity_resources is not None:
+            return q.capacity_resources.componentwise_min(total) if total.names else q.capacity_resources
+        return total.multiply_and_round_down(q.capacity)
+
+    def compute_shares(self, schedulables: Sequence[Schedulable], total: Any, steady: bool) -> list[Any]:
+        out: list[Any] = []
+        for s in schedulables:
+            owner = s.owner
+            if isinstance(owner, Job):
+                out.append(None)
+            else:
+                self._live[owner.name] = owner
+                if owner.parent is not None and owner.parent.parent is None:
+                    self._cluster = total  # root's share: the cluster
+                out.append(self.guaranteed(owner.name, total))
+        return out
+
+    def _ratio(self, used: Resources, guaranteed: Resources | None, cluster: Resources | None) -> float:
+        """``Resources.divide(rc, cluster, used, guaranteed)``; 0 with no guarantee."""
+        if guaranteed is None or not guaranteed.any_positive():
+            return 0.0
+        if self._dominant and cluster is not None and cluster.any_positive():
+            g = guaranteed.dominant_share(cluster)
+            return used.dominant_share(cluster) / g if g > 0 else 0.0
+        g = guaranteed.get("memory")
+        return used.get("memory") / g if g > 0 else 0.0
+
+    def order_key(self, s: Schedulable) -> Any:
+        owner = s.owner
+        if isinstance(owner, Job):
+            leaf = self.conf.queues.get(_path(owner)) if self.conf is not None else None
+            if leaf is not None and leaf.ordering_policy == "fair":
+                usage = float(s.running.get("memory"))
+                if leaf.fair_size_based_weight:
+                    demand = s.demand.get("memory")
+                    weight = math.log1p(demand) / math.log(2) if demand > 0 else 1.0
+                    usage = usage / weight if weight > 0 else usage
+                return (usage, s.start_time, s.name)
+            return (owner.sched["map"].priority, s.start_time, s.name)  # rank: VERY_HIGH (0) first
+        q = self.conf.queues.get(owner.name) if self.conf is not None else None
+        absolute = q.absolute_capacity if q is not None else 0.0
+        return (self._ratio(s.running, s.fair_share, getattr(s, "cluster", None)), -absolute, s.name)
+
+    # ------------------------------------------------------------------ user limits
+    def _active(self, queue: Any) -> tuple[int, Resources]:
+        """The leaf's active users (apps with pending asks: ``UsersManager.activateApplication``)
+        and what they use (``totalResUsageForActiveUsers``), cached until a container or app
+        changes."""
+        cached = self._active_cache.get(queue.name)
+        if cached is not None and cached[0] == self._version:
+            return cached[1], cached[2]
+        users = {js.owner.user for js in queue.order}
+        used = self._user_used.get(queue.name, {})
+        total = Resources.total(used[u] for u in users if u in used)
+        self._active_cache[queue.name] = (self._version, len(users), total)
+        return len(users), total
+
+    def _round_up(self, r: Resources) -> Resources:
+        """``Resources.roundUp(rc, r, minimumAllocation)``."""
+        step = self._minimum
+        if step is None:
+            return r
+        return Resources.of({n: (math.ceil(v / step.get(n)) * step.get(n) if step.get(n) > 0 else v)
+                             for n, v in r.items()})
+
+    def user_limit(self, job: Job) -> Resources | None:
+        """``UsersManager.computeUserLimit`` (Hadoop 3.3) for ``job``'s user, an active user, in its
+        leaf (None: not a capacity queue): queue capacity = max(guarantee, minimum allocation);
+        current capacity = that while the queue uses less, else its use + the minimum allocation;
+        limit = max(⌈(active users' use + minimum allocation) ÷ active users⌉, current capacity ×
+        minimum-user-limit-percent ÷ 100), at most queue capacity × user-limit-factor (−1: the
+        queue's maximum), rounded up to the minimum allocation."""
+        conf = self.conf
+        leaf = conf.queues.get(_path(job)) if conf is not None else None
+        queue = self._live.get(_path(job))
+        if leaf is None or queue is None:
+            return None
+        required = self._minimum if self._minimum is not None else Resources()
+        guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
+        queue_capacity = guaranteed.componentwise_max(required) if not self._dominant else \
+            (guaranteed if self._ratio(guaranteed, required, self._cluster) >= 1.0 else required)
+        consumed = self._round_up(queue.sched.running)
+        below = self._less(consumed, queue_capacity)
+        current = queue_capacity if below else consumed + required
+        users, active_used = self._active(queue)
+        used = active_used + required  # Resources.divideAndCeil(rc, r, 0) is 0: no active user
+        by_users = Resources.of({n: (math.ceil(v / users) if users else 0) for n, v in used.items()})
+        by_min = current.multiply_and_round_down(leaf.minimum_user_limit_percent)
+        by_min = Resources.of({n: math.ceil(v / 100) for n, v in by_min.items()})
+        limit = by_users if not self._less(by_users, by_min) else by_min
+        if leaf.user_limit_factor >= 0:
+            cap = queue_capacity.multiply_and_round_down(leaf.user_limit_factor)
+        else:
+            cap = queue.sched.max_share
+        if self._less(cap, limit):
+            limit = cap
+        return self._round_up(limit)
+
+    def _less(self, a: Resources, b: Resources) -> bool:
+        """``Resources.lessThan(rc, cluster, a, b)``: memory, or the dominant share."""
+        if self._dominant and self._cluster.any_positive():
+            return a.dominant_share(self._cluster) < b.dominant_share(self._cluster)
+        return a.get("memory") < b.get("memory")
+
+    def user_used(self, job: Job) -> Resources:
+        return self._user_used.get(_path(job), {}).get(job.user, Resources())
+
+    def headroom(self, job: Job) -> Resources | None:
+        """``LeafQueue.getHeadroom``: min(user limit − user's use, queue maximum − queue's use),
+        rounded down to the minimum allocation, at most what the cluster has free."""
+        limit = self.user_limit(job)
+        queue = self._live.get(_path(job))
+        if limit is None or queue is None:
+            return None
+        cluster = self._cluster
+        maximum = queue.sched.max_share.componentwise_min(cluster) if cluster.names else queue.sched.max_share
+        mine = limit - self.user_used(job)
+        room = maximum - queue.sched.running
+        values = {n: max(0, min(v, room.get(n))) for n, v in mine.items()}
+        step = self._minimum
+        if step is not None:
+            values = {n: (v // step.get(n)) * step.get(n) if step.get(n) > 0 else v for n, v in values.items()}
+        headroom = Resources.of(values)
+        root = queue
+        while root.parent is not None:
+            root = root.parent
+        free = cluster - root.sched.running
+        return free if self._less(free, headroom) else headroom
+
+    def admit_job(self, job: Job, kind: str, now: float) -> bool | Rejection | None:
+        limit = self.user_limit(job)
+        if limit is None:
+            return None
+        used = self.user_used(job)
+        over = used.get("memory") > limit.get("memory")
+        if self._dominant:
+            cluster = job.sched[RESOURCES].cluster
+            over = used.dominant_share(cluster) > limit.dominant_share(cluster) if cluster is not None else over
+        if over:
+            return Rejection(f"user {job.user} is over its user limit {limit} in {_path(job)}")
+        return None
+
+    # ------------------------------------------------------------------ reports
+    def queue_report(self, queue: Any, reserved: Resources) -> dict[str, Any] | None:
+        """SPEC §9's keys of a queue (Hadoop ``QueueCapacities`` / ``CSQueueUtils.updateQueueStatistics``):
+        fractions of the parent and of the cluster, and the guarantee, maximum, used
+        (reserved included), reserved, AM limit and AM use as Resources."""
+        q = self.conf.queues.get(queue.name) if self.conf is not None else None
+        if q is None:
+            return None
+        s = queue.sched
+        cluster = self._cluster
+        guaranteed = s.fair_share if s.fair_share is not None else Resources()
+        maximum = s.max_share.componentwise_min(cluster) if cluster.names else s.max_share
+        used = s.running + reserved
+        parent = queue.parent.sched.fair_share if queue.parent is not None else None
+        absolute = q.capacity_resources is not None
+        report: dict[str, Any] = {
+            "capacity": self._ratio(guaranteed, parent, cluster) if absolute and parent is not None else q.capacity,
+            "maximum_capacity": q.maximum_capacity if not absolute else self._ratio(maximum, parent, cluster),
+            "absolute_capacity": self._ratio(guaranteed, cluster, cluster) if absolute else q.absolute_capacity,
+            "absolute_maximum_capacity": (self._ratio(maximum, cluster, cluster) if absolute
+                                          else q.absolute_maximum_capacity),
+            "absolute_used_capacity": self._ratio(used, cluster, cluster),
+            "used_capacity": self._ratio(used, guaranteed, cluster),
+            "user_limit_factor": q.user_limit_factor,
+            "minimum_user_limit_percent": q.minimum_user_limit_percent,
+            "state": q.state,
+            "ordering_policy": q.ordering_policy if q.is_leaf else "utilization",
+            "guaranteed": guaranteed,
+            "maximum": maximum,
+            "used": used,
+            "reserved": reserved,
+        }
+        if q.is_leaf and self.conf is not None:
+            report["am_limit"] = self.am_limit(queue)
+            report["am_used"] = queue.am_usage
+        return report
+
+    def am_limit(self, queue: Any) -> Resources:
+        """``LeafQueue.getAMResourceLimitPerPartition``: the guarantee × maximum-am-resource-percent,
+        rounded up to the minimum allocation (``multiplyAndNormalizeUp``)."""
+        assert self.conf is not None
+        guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
+        pct = self.conf.am_resource_percent(queue.name)
+        step = self._minimum
+        values = {}
+        for n, v in guaranteed.items():
+            amount = v * pct
+            unit = step.get(n) if step is not None and n in step.names else 0
+            values[n] = math.ceil(amount / unit) * unit if unit > 0 else math.ceil(amount)
+        return Resources.of(values)
+
+    def job_report(self, job: Job) -> dict[str, Any] | None:
+        return {"headroom": self.headroom(job)}
+
+    # ------------------------------------------------------------------ preemption
+    def choose_victims(self, root: Any, running: Mapping[str, Any], now: float) -> list[Any] | None:
+        """``ProportionalCapacityPreemptionPolicy.editSchedule`` on the live tree: the containers
+        to kill now (``corescheduler_plugins._yarn_capacity_preemption``, which keeps the
+        marked-since times between rounds)."""
+        monitor = self._monitor()
+        if monitor is None:
+            return []
+        from corescheduler_plugins._yarn_capacity_preemption import ContainerView, QueueView
+
+        by_leaf: dict[str, list[Any]] = {}
+        for task in running.values():
+            by_leaf.setdefault(str(task.job.queue), []).append(task)
+        tasks = {t.id: t for t in running.values()}
+
+        def view(q: Any, disabled: bool) -> Any:
+            spec = self.conf.queues.get(q.name) if self.conf is not None else None
+            off = disabled or bool(spec is not None and spec.disable_preemption)
+            s = q.sched
+            used = s.running
+            maximum = s.max_share.componentwise_min(self._cluster) if self._cluster.names else s.max_share
+            pending = (s.demand - used).componentwise_max(Resources())
+            containers = [
+                ContainerView(id=t.id, app_id=t.job.id, app_order=self._order.get(t.job.id, 0),
+                              resources=t.resources or Resources(), is_am=bool(t.is_am))
+                for t in by_leaf.get(q.name, ())
+            ] if q.is_leaf else []
+            return QueueView(path=q.name, guaranteed=s.fair_share or Resources(), maximum=maximum, used=used,
+                             pending=pending, preemption_disabled=off,
+                             children=[view(c, off) for c in q.children.values()], containers=containers,
+                             max_am_capacity=self.am_limit(q) if q.is_leaf else Resources())
+
+        chosen = monitor.select(view(root, False), self._cluster, now)
+        self._marked = list(chosen.marked)
+        return [tasks[i] for i in chosen.kill if i in tasks]
+
+    def _monitor(self) -> Any:
+        """The preemption computation (``ProportionalCapacityPreemption``), made once per file."""
+        if self._preemption is None and self.conf is not None:
+            from corescheduler_plugins._yarn_capacity_preemption import (
+                PreemptionSettings,
+                ProportionalCapacityPreemption,
+            )
+            settings = PreemptionSettings.from_properties(self.conf.properties)
+            self._preemption = ProportionalCapacityPreemption(settings, dominant=self._dominant)
+        return self._preemption
+
+    def report(self) -> dict[str, Any]:
+        return {"preemption": {"marked": list(self._marked)}}
+
+    # ------------------------------------------------------------------ refreshQueues
+    @hookimpl
+    def cs_known_pools(self, allocations: Any) -> list[str] | None:
+        """Asked before new allocations are put in force (nothing has changed yet): a reload is
+        ``refreshQueues``, refused as ``CapacitySchedulerQueueManager.validateQueueHierarchy``
+        refuses it — a queue the file drops must be STOPPED (in the running or in the new
+        file), and so must a leaf the file turns into a parent; the last good file stays."""
+        new = _capacity_conf(allocations)
+        old = self.conf
+        if new is None or old is None or new is old:
+            return None
+        problems = []
+        for path, before in old.queues.items():
+            after = new.queues.get(path)
+            stated = new.properties.get(f"yarn.scheduler.capacity.{path}.state", "").strip().upper()
+            stopped = before.state == "STOPPED" or stated == "STOPPED"
+            if after is None and not stopped:
+                problems.append(f"{path} cannot be deleted from the capacity scheduler configuration, as the queue "
+                                f"is not yet in stopped state. Current State : {before.state}")
+            elif after is not None and before.is_leaf and not after.is_leaf and not stopped:
+                problems.append(f"Can not convert the leaf queue: {path} to parent queue since it is not yet in "
+                                f"stopped state. Current State : {before.state}")
+            elif after is None or (before.is_leaf and not after.is_leaf):
+                if self._apps.get(path, 0) > 0:
+                    problems.append(f"{path} still has {self._apps[path]} applications; it cannot be removed or "
+                                    "become a parent until they end")
+        if problems:
+            raise AllocationError("refreshQueues refused: " + "; ".join(problems), new.source)
+        return None
+
+    # ------------------------------------------------------------------ PoolResolver
+    @hookimpl
+    def cs_resolve_pool(self, job: JobSpec, allocations: Any, queues: Mapping[str, str]) -> str | Rejection | None:
+        conf = _capacity_conf(allocations)
+        if conf is None:
+            return None
+        requested = job.pool or None
+        groups = tuple(job.groups or ())
+        mapped = None
+        if requested is None or conf.mappings_override:
+            for kind, who, queue in conf.queue_mappings:  # UserGroupMappingPlacementRule
+                if kind == "u" and who in ("%user", job.user):
+                    mapped = queue.replace("%user", str(job.user)).replace(
+                        "%primary_group", groups[0] if groups else "")
+                elif kind == "g" and who in groups:
+                    mapped = queue
+                if mapped is not None:
+                    break
+        name = mapped or requested or "default"
+        path = conf.resolve(name)
+        if path is None:
+            return Rejection(f"Application submitted to queue {name!r}, which does not exist (capacity file "
+                             f"{conf.source})")
+        leaf = conf.queues[path]
+        if not leaf.is_leaf:
+            return Rejection(f"Cannot submit application to non-leaf queue: {path}")
+        stopped = [p for p in (path, *_ancestors(path)) if conf.queues[p].state == "STOPPED"]
+        if stopped:
+            return Rejection(f"Queue {path} is STOPPED. Cannot accept submission of application")
+        limit = conf.max_applications(path)
+        if self._apps[path] >= limit:  # LeafQueue.validateSubmitApplication
+            return Rejection(f"Queue {path} already has {self._apps[path]} applications, cannot accept "
+                             f"submission of application (maximum-applications {limit})")
+        return path
+
+    # ------------------------------------------------------------------ notifications
+    @hookimpl
+    def cs_job_added(self, job: Job) -> None:
+        self._version += 1
+        self._seq += 1
+        self._order[job.id] = self._seq
+        self._apps[_path(job)] += 1
+        self._users.setdefault(_path(job), Counter())[job.user] += 1
+
+    @hookimpl
+    def cs_job_removed(self, job: Job) -> None:
+        self._version += 1
+        self._order.pop(job.id, None)
+        self._apps[_path(job)] -= 1
+        users = self._users.get(_path(job))
+        if users is not None:
+            users[job.user] -= 1
+            if users[job.user] <= 0:
+                del users[job.user]
+
+    def _count(self, task: Any, sign: int) -> None:
+        self._version += 1
+        size = task.resources
+        if size is None:
+            return
+        job = task.job
+        used = self._user_used.setdefault(_path(job), {})
+        current = used.get(job.user, Resources())
+        used[job.user] = current + size if sign > 0 else current - size
+
+    @hookimpl
+    def cs_task_started(self, task: Any) -> None:
+        self._count(task, +1)
+
+    @hookimpl
+    def cs_task_finished(self, task: Any) -> None:
+        self._count(task, -1)
+
+    @hookimpl
+    def cs_task_preempted(self, task: Any) -> None:
+        self._count(task, -1)
+
+
+def _ancestors(path: str) -> list[str]:
+    out = []
+    head, dot, _ = path.rpartition(".")
+    while dot:
+        out.append(head)
+        head, dot, _ = head.rpartition(".")
+    return out
+
+
+def _path(job: Job) -> str:
+    """The leaf queue's path of a placed job."""
+    return str(job.queue or job.pool)
