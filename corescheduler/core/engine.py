@@ -106,6 +106,14 @@ class Engine(Protocol):
         """Preemption is due now: kill what the engine's preemption chooses; the killed."""
         ...
 
+    def running_work(self) -> bool:
+        """Does a task run that shows progress (resource mode: not an application master)?"""
+        ...
+
+    def has_requests(self) -> bool:
+        """Has some job a task or request to offer?"""
+        ...
+
     # ------------------------------------------------------------------ reports
     def shares_report(self) -> dict[str, Any]:
         """The scheduler's ``shares()``."""

@@ -1317,6 +1317,15 @@ class ResourceScheduler:
                 self.owner.kill(task.id, now, reason="node lost")
         return on_node
 
+    def running_work(self) -> bool:
+        """The scheduler's ``work_running``: a container other than an AM runs (an AM runs
+        until its app ends, so it is no sign of progress)."""
+        return any(not task.is_am for task in self.ledger.running.values())
+
+    def has_requests(self) -> bool:
+        """Has some app a request to offer?"""
+        return bool(self.tree.root.order)
+
     # ================================================================== reports
     def snapshot_report(self) -> dict[str, Any]:
         """The scheduler's ``snapshot()`` (without its time): :meth:`shares_report`."""
