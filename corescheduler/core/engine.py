@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from corescheduler.config import Config, SchedulerConfig
     from corescheduler.core.allocations import Allocations
     from corescheduler.core.model import Cluster, Job, JobSpec, Node, Task
+    from corescheduler.core.resources import Resources
     from corescheduler.core.task_ledger import TaskLedger
     from corescheduler.plugin_manager import PluginSet
-    from corescheduler.resources import Resources
 
 __all__ = ["Engine", "EngineOwner"]
 

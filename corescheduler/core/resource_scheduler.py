@@ -77,8 +77,8 @@ from corescheduler.core.model import (
 from corescheduler.core.order import UnorderedKey, has_nan
 from corescheduler.core.queue_tree import Queue, QueueTree, valid_queue_name
 from corescheduler.core.queues import full_queue_name
+from corescheduler.core.resources import UNBOUNDED, Resources, normalize
 from corescheduler.errors import SchedulerStateError
-from corescheduler.resources import UNBOUNDED, Resources, normalize
 
 if TYPE_CHECKING:
     from corescheduler.core.engine import EngineOwner

@@ -79,10 +79,10 @@ from corescheduler.core.model import (
 )
 from corescheduler.core.order import KeyedOrder, UnorderedKey, has_nan
 from corescheduler.core.resource_scheduler import ResourceScheduler
+from corescheduler.core.resources import Resources
 from corescheduler.core.task_ledger import TaskLedger
 from corescheduler.errors import AllocationError, CoreSchedulerError, SchedulerStateError
 from corescheduler.plugin_manager import PluginSet, SharePolicyCallers
-from corescheduler.resources import Resources
 
 DEFAULT_POOL = "default"
 log = logging.getLogger("corescheduler.core.scheduler")
