@@ -417,7 +417,7 @@ class ClusterHarness:
         return found
 
     def _engine(self) -> Any:
-        rs = self.scheduler._rs
+        rs = self.scheduler.resource_engine
         if rs is None:
             raise SchedulerStateError('requests need config {"scheduler": {"mode": "resources"}}')
         return rs
@@ -498,12 +498,12 @@ class ClusterHarness:
         """Running maps/reduces of a job (by object or id) or a pool (by name); in
         resource mode the number of containers a job holds now (its AM included)."""
         if self.scheduler.resource_mode:
-            if isinstance(what, str) and self.scheduler._rs.tree.get(what) is not None:  # type: ignore[union-attr]
-                name = self.scheduler._rs.tree.get(what).name  # type: ignore[union-attr]
-                return sum(1 for t in self.scheduler._running_tasks.values()
+            if isinstance(what, str) and self.scheduler.resource_engine.tree.get(what) is not None:  # type: ignore[union-attr]
+                name = self.scheduler.resource_engine.tree.get(what).name  # type: ignore[union-attr]
+                return sum(1 for t in self.scheduler.ledger.running.values()
                            if (t.job.queue or "") == name or (t.job.queue or "").startswith(name + "."))
             job = self.job(what)
-            return sum(1 for t in self.scheduler._running_tasks.values() if t.job is job)
+            return sum(1 for t in self.scheduler.ledger.running.values() if t.job is job)
         if isinstance(what, str) and what in self.scheduler.pools:
             pool = self.scheduler.pools[what]
             return {k: pool.sched[k].running for k in KINDS}
@@ -514,7 +514,7 @@ class ClusterHarness:
         """Demand (as of the last update) of a job or a pool (resource mode: a queue, by name;
         ``{"memory": …, "vcores": …}``)."""
         if self.scheduler.resource_mode:
-            rs = self.scheduler._rs
+            rs = self.scheduler.resource_engine
             if isinstance(what, str) and rs.tree.get(what) is not None:  # type: ignore[union-attr]
                 return rs.tree.get(what).sched.demand.as_dict()  # type: ignore[union-attr]
             from corescheduler.core.model import RESOURCES

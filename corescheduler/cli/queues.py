@@ -97,7 +97,7 @@ def queue_rows(config: Any) -> dict[str, Any]:
         cc = config.cluster
         scheduler = Scheduler(config, Cluster.build(cc.racks, cc.nodes_per_rack, 0, 0), allocations)
         scheduler.update(0.0)
-        tree = scheduler._rs.tree  # type: ignore[union-attr]
+        tree = scheduler.resource_engine.tree  # type: ignore[union-attr]
         steady = {q.name: q.sched.steady_share for q in tree.walk()}
         extra = [q.name for q in tree.walk() if q.name not in queues.queues and q.name != ROOT]
     else:

@@ -17,7 +17,7 @@ from typing import Any, cast
 
 from corescheduler.core.fairshare import shares_from_columns, yarn_fair_shares_many
 from corescheduler.core.model import Schedulable
-from corescheduler.resources import MEMORY, VCORES, Resources
+from corescheduler.core.resources import MEMORY, VCORES, Resources
 
 
 def fair_order_key(s: Schedulable) -> tuple[int, float, float, str]:

@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from corescheduler.config import Config, SchedulerConfig
     from corescheduler.core.allocations import Allocations
     from corescheduler.core.model import Cluster, Job, JobSpec, Node, Task
+    from corescheduler.core.resources import Resources
     from corescheduler.core.task_ledger import TaskLedger
     from corescheduler.plugin_manager import PluginSet
-    from corescheduler.resources import Resources
 
 __all__ = ["Engine", "EngineOwner"]
 
@@ -104,6 +104,14 @@ class Engine(Protocol):
 
     def preempt_tasks(self, now: float) -> list[Task]:
         """Preemption is due now: kill what the engine's preemption chooses; the killed."""
+        ...
+
+    def running_work(self) -> bool:
+        """Does a task run that shows progress (resource mode: not an application master)?"""
+        ...
+
+    def has_requests(self) -> bool:
+        """Has some job a task or request to offer?"""
         ...
 
     # ------------------------------------------------------------------ reports

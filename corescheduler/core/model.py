@@ -25,6 +25,7 @@ from types import MappingProxyType
 from typing import Any, Generic, TypeVar, cast
 
 from corescheduler.core.javamath import ceil_float_times
+from corescheduler.core.resources import Resources
 from corescheduler.core.shuffle import MapOutputs, ShuffleSpec
 from corescheduler.core.values import (
     PRIORITIES,
@@ -38,7 +39,6 @@ from corescheduler.core.values import (
     TaskSpec,
     check_priority,
 )
-from corescheduler.resources import Resources
 
 MAP = "map"
 REDUCE = "reduce"

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from corescheduler.core.hints import Hint
     from corescheduler.core.model import Job, Node, Pool, PreemptionPlan, Rejection, Schedulable, Task
     from corescheduler.core.queue_tree import Queue
-    from corescheduler.resources import Resources
+    from corescheduler.core.resources import Resources
 
 __all__ = [
     "DOMINANT",

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from corescheduler.core.model import RESOURCES, Job, Schedulable
 from corescheduler.core.order import KeyedOrder
 from corescheduler.core.queues import ROOT, QueueConfig, full_queue_name, parent_name, trim_queue_name
-from corescheduler.resources import Resources
+from corescheduler.core.resources import Resources
 
 __all__ = ["Queue", "QueueTree", "valid_queue_name"]
 

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 import attrs
 
 from corescheduler.core.javamath import java_trim
-from corescheduler.resources import ConfigurableResources, Resources
+from corescheduler.core.resources import ConfigurableResources, Resources
 
 __all__ = [
     "INT_MAX",

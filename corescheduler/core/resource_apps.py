@@ -23,8 +23,8 @@ from corescheduler.core.model import (
 from corescheduler.core.queue_tree import Queue, valid_queue_name
 from corescheduler.core.queues import full_queue_name
 from corescheduler.core.resource_base import AM, NONE, EngineState, app_user
+from corescheduler.core.resources import Resources, normalize
 from corescheduler.errors import SchedulerStateError
-from corescheduler.resources import Resources, normalize
 
 
 class AppAdmission(EngineState):

@@ -25,9 +25,9 @@ from attrs import evolve
 
 from corescheduler.core.model import MAP, PENDING, REDUCE, RUNNING, TASK, Job, JobSpec, Node, Task
 from corescheduler.core.resource_base import NONE, EngineState
+from corescheduler.core.resources import Resources
 from corescheduler.core.values import TaskSpec
 from corescheduler.errors import SchedulerStateError
-from corescheduler.resources import Resources
 
 #: a location that names every node (YARN's ``ResourceRequest.ANY``)
 ANY = "*"

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from corescheduler.resources import Resources
+from corescheduler.core.resources import Resources
 
 if TYPE_CHECKING:
     from corescheduler.config import SchedulerConfig

@@ -20,7 +20,7 @@ from corescheduler.core.model import (
 )
 from corescheduler.core.policy import SharePolicy
 from corescheduler.core.resource_base import NONE, EngineState
-from corescheduler.resources import Resources
+from corescheduler.core.resources import Resources
 
 #: seconds after preempting for an app before its starvation is acted on again
 #: (YARN's ``yarn.scheduler.fair.waitTimeBeforeNextStarvationCheck``, 10 s)

@@ -17,7 +17,7 @@ from corescheduler.core.model import (
 )
 from corescheduler.core.queue_tree import Queue
 from corescheduler.core.resource_base import NONE, EngineState
-from corescheduler.resources import Resources
+from corescheduler.core.resources import Resources
 
 
 class AMLimitsAndReservations(EngineState):

@@ -80,8 +80,8 @@ from corescheduler.core.resource_base import AM, NONE, RESERVED, _Reserved
 from corescheduler.core.resource_preemption import STARVATION_RECHECK_WAIT, Preemption
 from corescheduler.core.resource_reservations import AMLimitsAndReservations
 from corescheduler.core.resource_shares import ShareUpdate
+from corescheduler.core.resources import Resources
 from corescheduler.errors import SchedulerStateError
-from corescheduler.resources import Resources
 
 if TYPE_CHECKING:
     from corescheduler.core.engine import EngineOwner
@@ -483,6 +483,15 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
             if task.state == RUNNING and task.id in self.ledger.running:  # (an AM's end took its app's)
                 self.owner.kill(task.id, now, reason="node lost")
         return on_node
+
+    def running_work(self) -> bool:
+        """The scheduler's ``work_running``: a container other than an AM runs (an AM runs
+        until its app ends, so it is no sign of progress)."""
+        return any(not task.is_am for task in self.ledger.running.values())
+
+    def has_requests(self) -> bool:
+        """Has some app a request to offer?"""
+        return bool(self.tree.root.order)
 
     # ================================================================== reports
     def snapshot_report(self) -> dict[str, Any]:

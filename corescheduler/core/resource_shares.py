@@ -21,7 +21,7 @@ from corescheduler.core.model import (
 from corescheduler.core.order import UnorderedKey, has_nan
 from corescheduler.core.queue_tree import Queue
 from corescheduler.core.resource_base import NONE, EngineState
-from corescheduler.resources import UNBOUNDED, Resources
+from corescheduler.core.resources import UNBOUNDED, Resources
 
 #: what a share policy may answer for one schedulable
 _NONE_TYPE = type(None)

@@ -79,10 +79,10 @@ from corescheduler.core.model import (
 )
 from corescheduler.core.order import KeyedOrder, UnorderedKey, has_nan
 from corescheduler.core.resource_scheduler import ResourceScheduler
+from corescheduler.core.resources import Resources
 from corescheduler.core.task_ledger import TaskLedger
 from corescheduler.errors import AllocationError, CoreSchedulerError, SchedulerStateError
 from corescheduler.plugin_manager import PluginSet, SharePolicyCallers
-from corescheduler.resources import Resources
 
 DEFAULT_POOL = "default"
 log = logging.getLogger("corescheduler.core.scheduler")
@@ -1380,6 +1380,45 @@ class Scheduler:
             if not job.sched[task.kind]._ordered:
                 self._job_running(job, task.kind, 0)  # it has a task to offer again
         ledger.preempted(task, node.name, now, reason)
+
+    @property
+    def engine(self) -> Engine:
+        """The engine picked at construction: the resource engine, or the slot engine."""
+        return self._engine
+
+    @property
+    def resource_engine(self) -> ResourceScheduler | None:
+        """Resource mode's engine (its queue tree, cluster total), or ``None`` in slot mode."""
+        return self._rs
+
+    @property
+    def pending_tasks(self) -> Mapping[str, int]:
+        """Slot mode: the tasks of each kind waiting in runnable jobs, as the last update
+        counted them and launches, finishes and kills since moved them (read-only)."""
+        return self._pending_work
+
+    @property
+    def last_preempt_check(self) -> float:
+        """When :meth:`preempt` last ran its check (``-inf`` before the first)."""
+        return self._last_preempt_check
+
+    def preempt_checked(self, at: float) -> None:
+        """Record a preemption check at ``at`` that found nothing to do (a simulator that
+        skips updates in which nothing can change moves the clock as they would have)."""
+        self._last_preempt_check = at
+
+    def work_running(self) -> bool:
+        """Does a task run (in resource mode: a container other than an application master)?"""
+        return self._engine.running_work()
+
+    def running_work(self) -> bool:
+        """The slot engine's :meth:`work_running`: a slot of either kind is taken."""
+        load = self._load
+        return any(load[k].running for k in KINDS)
+
+    def has_requests(self) -> bool:
+        """The slot engine: has some job a task pending?"""
+        return bool(self._pending_work[MAP] or self._pending_work[REDUCE])
 
     def pending_work(self, kind: str) -> int:
         """An upper bound on the tasks of ``kind`` a heartbeat could launch now:

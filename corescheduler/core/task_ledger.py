@@ -37,9 +37,9 @@ from collections.abc import Callable
 from typing import Any
 
 from corescheduler.core.model import COMPLETE, KILLED, MAP, PENDING, REDUCE, RUNNING, Job, Node, Task
+from corescheduler.core.resources import Resources
 from corescheduler.core.shuffle import DISTANCES, MapOutputs
 from corescheduler.errors import SchedulerStateError
-from corescheduler.resources import Resources
 
 __all__ = ["TaskLedger"]
 

@@ -16,8 +16,8 @@ from typing import Any, Protocol
 
 from attrs import define, field, frozen
 
+from corescheduler.core.resources import Resources
 from corescheduler.core.shuffle import ShuffleSpec
-from corescheduler.resources import Resources
 
 #: Hadoop's JobPriority, highest first; each level doubles the job's weight.
 PRIORITIES: tuple[str, ...] = ("VERY_HIGH", "HIGH", "NORMAL", "LOW", "VERY_LOW")

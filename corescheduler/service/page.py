@@ -84,7 +84,7 @@ def _pool_totals(service: Service) -> list[tuple[str, float, float]]:
             if job is not None:
                 running_in[job.pool] = running_in.get(job.pool, 0) + 1
         size = max(1, sched.config.scheduler.task_resources.memory)
-        tree = sched._rs.tree  # type: ignore[union-attr]
+        tree = sched.resource_engine.tree  # type: ignore[union-attr]
         for q in tree.queues.values():
             if q.is_leaf:
                 fair = q.sched.fair_share.memory if q.sched.fair_share else 0
@@ -207,7 +207,7 @@ def render(service: Service, history: History, advanced: bool = False, message: 
     extra = "<th>Weight</th><th>Deficit</th><th>Min Share</th>" if advanced else ""
     parts.append(f"<th>Finished</th><th>Running</th><th>Fair Share</th>{extra}" * 2 + "</tr>")
     pool_names = sorted(set(sched.pools) | set(sched.allocations.pool_names())) if not service.resource_mode \
-        else sorted(n for n, q2 in sched._rs.tree.queues.items() if q2.is_leaf)  # type: ignore[union-attr]
+        else sorted(n for n, q2 in sched.resource_engine.tree.queues.items() if q2.is_leaf)  # type: ignore[union-attr]
     for job, row in pairs:
         submitted = time.strftime("%b %d, %H:%M:%S", time.localtime(row.get("submitted") or time.time()))
         name = row.get("name", "")

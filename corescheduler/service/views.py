@@ -108,7 +108,7 @@ class Views:
         out = []
         if self.resource_mode:
             shares = sched.shares()["queues"]
-            tree = sched._rs.tree  # type: ignore[union-attr]
+            tree = sched.resource_engine.tree  # type: ignore[union-attr]
             for name, q in tree.queues.items():
                 s = q.sched
                 out.append({"name": name, "policy": q.policy, "weight": s.weight, "leaf": q.is_leaf,

@@ -191,8 +191,7 @@ class HeartbeatPlanner:
         running = ns.node.running
         slots = ns.capacity
         if self._resource_mode:  # room for some container while some app has a request to offer
-            rs = self.scheduler._rs
-            return bool(rs.tree.root.order) and ns.node.available.any_positive()  # type: ignore[union-attr]
+            return self.scheduler.engine.has_requests() and ns.node.available.any_positive()
         if not self._skip_idle:
             return (running[MAP] < slots[MAP] or running[REDUCE] < slots[REDUCE]) and (
                 bool(self.scheduler.jobs) or self._next_job < len(self._jobs)
@@ -493,7 +492,7 @@ class HeartbeatPlanner:
         """Start the idle-node wheel of each kind that has pending work (resource mode: arm the
         resting nodes once some app has a request)."""
         if self._resource_mode:
-            if self._resting and self.scheduler._rs.tree.root.order:  # type: ignore[union-attr]
+            if self._resting and self.scheduler.engine.has_requests():
                 resting, self._resting = self._resting, set()
                 for ns in sorted(resting, key=lambda n: n.rank):
                     if not ns.armed:

@@ -759,12 +759,12 @@ class Simulation(UpdateSkipping):
 
     def _cluster_resources(self) -> dict[str, int] | None:
         """Resource mode: the cluster's total per resource type, for the metrics."""
-        rs = self.scheduler._rs
+        rs = self.scheduler.resource_engine
         return rs.cluster_total.as_dict() if rs is not None else None
 
     def _sample(self, t: float, final: bool = False) -> float:
         """Record the timeline at every sample time up to ``t``; return the next sample time."""
-        rs = self.scheduler._rs
+        rs = self.scheduler.resource_engine
         if rs is not None:  # resource mode: each leaf queue's memory and vcores used, fair memory, dominant share
             total = rs.cluster_total
             queues = {}

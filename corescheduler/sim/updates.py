@@ -20,7 +20,7 @@ from typing import Any
 
 from mypy_extensions import mypyc_attr
 
-from corescheduler.core.model import KINDS, MAP, REDUCE
+from corescheduler.core.model import MAP, REDUCE
 from corescheduler.sim.heartbeats import REACH, UPDATE, HeartbeatPlanner
 
 
@@ -66,12 +66,12 @@ class UpdateSkipping(HeartbeatPlanner):
             if not self._blocked():
                 return at
         else:
-            pending = self.scheduler._pending_work
+            pending = self.scheduler.pending_tasks
             if (pending[MAP] or pending[REDUCE]) and not self._blocked():
                 return at
         nxt = self._heap[0][0]
         sched = self.scheduler
-        if sched.settings.preemption and (sched._pending_work[MAP] or sched._pending_work[REDUCE]):
+        if sched.settings.preemption and (sched.pending_tasks[MAP] or sched.pending_tasks[REDUCE]):
             if self._heap[0][2] == REACH and not self._idle[MAP]:
                 # a REACH only wakes parked nodes, and none is: the starvation times it was
                 # planned from move with every update (at its share, a pool's timer runs on),
@@ -107,7 +107,7 @@ class UpdateSkipping(HeartbeatPlanner):
         if sched.settings.preemption and self._resource_mode:  # its preemption (reclaim) is not foreseen
             return False
         if self._resource_mode:  # a resting node with room beats again once an app asks (_wake)
-            return not (sched._rs.tree.root.order  # type: ignore[union-attr]
+            return not (sched.engine.has_requests()
                         and any(ns.node.available.any_positive() for ns in self._resting))
         idle = self._idle
         return not (idle[MAP] and sched.pending_work(MAP) > 0) and not (idle[REDUCE] and sched.pending_work(REDUCE) > 0)
@@ -133,7 +133,7 @@ class UpdateSkipping(HeartbeatPlanner):
         ``end``, is where this jump stops)."""
         sched = self.scheduler
         period = sched.settings.preemption_interval
-        done = sched._last_preempt_check
+        done = sched.last_preempt_check
 
         def due(j: int, since: float) -> bool:
             return not (j * interval - since < period)
@@ -162,17 +162,14 @@ class UpdateSkipping(HeartbeatPlanner):
                 done_tick, checks = nxt, checks + 1
             else:
                 end = done_tick + 1  # stop the jump here; the next update arms the next one
-        sched._last_preempt_check = done_tick * interval
+        sched.preempt_checked(done_tick * interval)
         return end
 
     def _tasks_running(self) -> bool:
         """Does a task run (the stall timer waits while one does)?  Resource mode: a container
         other than an AM (the slot counts do not see containers; an AM runs until its app
         ends, so it is no sign of progress)."""
-        sched = self.scheduler
-        if not self._resource_mode:
-            return any(sched._load[k].running for k in KINDS)
-        return any(not task.is_am for task in sched._running_tasks.values())
+        return self.scheduler.work_running()
 
     def _only_updates(self, t: float) -> None:
         """After the update at ``t``, nothing but the next update is on the heap: no task will
@@ -186,7 +183,7 @@ class UpdateSkipping(HeartbeatPlanner):
         With preemption on and tasks running a check may still kill one: the updates go on,
         as without this."""
         sched = self.scheduler
-        if sched.settings.preemption and sched._running_tasks:
+        if sched.settings.preemption and sched.ledger.running:
             return
         stall = self.options.stall_timeout
         if not self._tasks_running() and math.isfinite(stall):

@@ -71,6 +71,43 @@ def test_no_engine_writes_the_schedulers_private_state_nor_the_scheduler_the_eng
     assert _private_writes(CORE / "scheduler.py", {"self._rs", "rs", "self._engine", "self.ledger", "ledger"}) == []
 
 
+def _private_reads(path: Path) -> list[str]:
+    """``….scheduler._name`` / ``sched._name`` / ``scheduler._name``: a private attribute of
+    the scheduler read (or written) outside the core."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            owner = ast.unparse(node.value)
+            if owner.split(".")[-1] in ("scheduler", "sched"):
+                found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_simulator_service_and_command_line_read_no_private_state_of_the_scheduler():
+    root = REPO / "corescheduler"
+    paths = [*sorted((root / "sim").glob("*.py")), *sorted((root / "service").glob("*.py")),
+             *sorted((root / "cli").glob("*.py")), root / "testing.py"]
+    assert [found for path in paths for found in _private_reads(path)] == []
+
+
+def test_the_public_reads_follow_the_engine():
+    h = ClusterHarness(nodes_per_rack=1, map_slots=1, reduce_slots=1)
+    slots = h.scheduler
+    assert slots.engine is slots and slots.resource_engine is None
+    assert dict(slots.pending_tasks) == {MAP: 0, REDUCE: 0} and not slots.work_running()
+    assert not slots.engine.has_requests()
+    h.submit(maps=2)
+    assert slots.pending_tasks[MAP] == 2 and slots.engine.has_requests()
+    h.heartbeat(next(iter(h.cluster.nodes)))
+    assert slots.work_running() and slots.pending_tasks[MAP] == 1
+    assert slots.last_preempt_check == float("-inf")
+    slots.preempt_checked(30.0)
+    assert slots.last_preempt_check == 30.0
+    resources = ClusterHarness(config={"scheduler": {"mode": "resources"}}).scheduler
+    assert resources.engine is resources.resource_engine is not None
+    assert not resources.work_running() and not resources.engine.has_requests()
+
+
 @pytest.mark.parametrize("engine", [Scheduler, ResourceScheduler])
 def test_both_engines_implement_the_engine_protocol_with_its_signatures(engine):
     members = [n for n, v in vars(Engine).items() if inspect.isfunction(v) and not n.startswith("_")]

@@ -135,7 +135,7 @@ def test_importing_the_core_loads_no_builtin_plugin(tmp_path):
 FRAMEWORK = {"corescheduler", "errors", "settings", "config", "hookspecs", "plugin_manager", "hook_answers",
              "resources", "compiled", "share_policy_shim", "wording"}
 #: The core's vocabulary, which the framework's hook specs are written in.
-VOCABULARY = {"core.model", "core.allocations", "core.javamath", "core.policy", "core.hints"}
+VOCABULARY = {"core.model", "core.allocations", "core.javamath", "core.policy", "core.hints", "core.resources"}
 #: Layer (first part after ``corescheduler.``) -> what its modules may import.
 #: ``"core"`` allows every module of the package; ``"core.model"`` just that one.
 ALLOWED: dict[str, set[str]] = {
