@@ -2,7 +2,8 @@
 
     python benchmarks/bench_queues.py shares      # 4-level tree, 10,000 leaf queues with an app each
     python benchmarks/bench_queues.py heartbeat   # 10,000 nodes, 200 apps in 20 queues
-    python benchmarks/bench_queues.py             # both
+    python benchmarks/bench_queues.py capacity    # yarn_capacity against fair: 10,000 nodes, 1,000 leaf queues
+    python benchmarks/bench_queues.py             # shares and heartbeat
 
 ``shares``: a tree of 10 × 10 × 10 × 10 queues under root (fair at every
 level), one runnable app in every leaf, once with equal weights and once with
@@ -15,6 +16,13 @@ queue); median of 7.
 of 1024 MB / 1 vcore tasks in 20 queues, ``assign_multiple`` with YARN's
 dynamic cap (half of a node's free resources a heartbeat); every node
 heartbeats once per round; assignments/s over the rounds (median of 3).
+
+``capacity``: YARN's Capacity Scheduler (``share_policy = "yarn_capacity"``)
+against the fair scheduler on the same tree, 10 × 10 × 10 = 1,000 leaf queues
+(every capacity-scheduler.xml child 10 % of its parent, every fair queue weight
+1, so the guarantees equal the fair shares), 10,000 nodes, one app of 1024 MB /
+1 vcore tasks in every leaf: ``update()`` (median of 7) and one heartbeat of
+every node (assignments/s, median of 3), both policies in one run.
 """
 
 from __future__ import annotations
@@ -59,12 +67,13 @@ def leaves(fanout: int, depth: int) -> list[str]:
     return list(path.values())
 
 
-def scheduler(nodes: int, per_rack: int, xml: str | None, assign_multiple: bool = False) -> Scheduler:
+def scheduler(nodes: int, per_rack: int, xml: str | None, assign_multiple: bool = False,
+              share_policy: str | None = None) -> Scheduler:
     cluster = Cluster.build(max(1, nodes // per_rack), min(per_rack, nodes), 0, 0)
-    config = Config.from_dict(
-        {"scheduler": {"mode": "resources", "assign_multiple": assign_multiple},
-         "cluster": {"node_resources": "8192 mb, 8 vcores"}}
-    )
+    settings: dict[str, object] = {"mode": "resources", "assign_multiple": assign_multiple}
+    if share_policy is not None:
+        settings["share_policy"] = share_policy
+    config = Config.from_dict({"scheduler": settings, "cluster": {"node_resources": "8192 mb, 8 vcores"}})
     allocations = parse_allocations(xml, "<bench>") if xml else None
     return Scheduler(config, cluster, allocations, history=False)
 
@@ -115,6 +124,59 @@ def bench_heartbeat(nodes: int = 10_000, apps: int = 200, queues: int = 20, roun
           f" (median of 3; {assigned} assignments a run)")
 
 
+def capacity_xml(fanout: int, depth: int) -> str:
+    """A capacity-scheduler.xml of ``fanout``-ary queues ``depth`` levels deep, each child an
+    equal percentage of its parent (the last child takes the rounding's rest)."""
+    props = []
+
+    def level(path: str, d: int) -> None:
+        if d > depth:
+            return
+        children = [f"{path}.{path.rpartition('.')[2] if d > 1 else 'q'}x{i}" if d > 1 else f"root.q{i}"
+                    for i in range(fanout)]
+        props.append((f"{path}.queues", ",".join(c.rpartition(".")[2] for c in children)))
+        each = round(100 / fanout, 3)
+        for i, child in enumerate(children):
+            share = each if i < fanout - 1 else round(100 - each * (fanout - 1), 3)
+            props.append((f"{child}.capacity", f"{share:g}"))
+            props.append((f"{child}.user-limit-factor", "100"))
+            level(child, d + 1)
+
+    level("root", 1)
+    body = "".join(f"<property><name>yarn.scheduler.capacity.{k}</name><value>{v}</value></property>"
+                   for k, v in props)
+    return f"<configuration>{body}</configuration>"
+
+
+def bench_capacity(nodes: int = 10_000, fanout: int = 10, depth: int = 3) -> None:
+    names = leaves(fanout, depth)
+    size = Resources(1024, 1)
+    results = {}
+    for policy, xml in (("fair", tree_xml(fanout, depth)), ("yarn_capacity", capacity_xml(fanout, depth))):
+        updates, rates = [], []
+        for _ in range(3):
+            sched = scheduler(nodes, 40, xml, share_policy=policy)
+            for i, queue in enumerate(names):
+                sched.submit(JobSpec(tasks=[TaskSpec(duration=10.0, resources=size)] * 100, pool=queue,
+                                     user=f"u{i}"), 0.0, update=False)
+            sched.update(0.0)
+            for k in range(7):
+                t = time.perf_counter()
+                sched.update(float(k + 1))
+                updates.append(time.perf_counter() - t)
+            assigned = 0
+            t = time.perf_counter()
+            for name in sched.cluster.nodes:
+                assigned += len(sched.heartbeat(name, 8.0))
+            rates.append(assigned / (time.perf_counter() - t))
+        results[policy] = (statistics.median(updates), statistics.median(rates), assigned)
+    for policy, (update, rate, assigned) in results.items():
+        print(f"capacity: {policy:>13}: {len(names)} leaf queues, {nodes} nodes: update {update * 1000:.1f} ms, "
+              f"heartbeat {rate:,.0f} assignments/s ({assigned} a run)")
+    fair, cap = results["fair"], results["yarn_capacity"]
+    print(f"capacity: yarn_capacity / fair: update {cap[0] / fair[0]:.2f}x, heartbeat rate {cap[1] / fair[1]:.2f}x")
+
+
 if __name__ == "__main__":
     which = sys.argv[1:] or ["shares", "heartbeat"]
     if "shares" in which:
@@ -122,3 +184,5 @@ if __name__ == "__main__":
         bench_shares(weighted=True)
     if "heartbeat" in which:
         bench_heartbeat()
+    if "capacity" in which:
+        bench_capacity()
