@@ -307,7 +307,8 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         if hidden and who is None:
             raise ServiceError("a token is needed to list jobs", 401, "Authorization")
         try:
-            rows, following = await service.read(service.store.jobs_page, limit, after, state)
+            rows, following = service.store.cached_jobs_page(limit, after, state) \
+                or await service.read(service.store.jobs_page, limit, after, state)
         except KeyError:
             raise ServiceError(f"no job {after!r}", 400, "after") from None
         whole = [may_act(who, row) for row in rows]

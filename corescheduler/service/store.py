@@ -71,6 +71,8 @@ STATS_CACHE = 4096
 DOCUMENT_CACHE = 64 << 20
 #: bytes of answers built from a job's rows (encoded task pages) kept for the readers
 ANSWER_CACHE = 16 << 20
+#: job list pages kept (until the next commit)
+JOBS_PAGES = 64
 #: job states that never change again
 ENDED = ("finished", "killed", "failed")
 #: the longest error text kept for a task or a job (characters); the rest is cut, and the text
@@ -139,6 +141,8 @@ class Store:
         #: (job, key) -> (the commit it was read from, an encoded answer): see :meth:`keep`
         self._answers: OrderedDict[tuple[str, Hashable], tuple[int, bytes]] = OrderedDict()
         self._answers_size = 0
+        self._jobs_pages: OrderedDict[tuple[int, str | None, str | None],
+                                      tuple[int, tuple[list[dict[str, Any]], str | None]]] = OrderedDict()
         self._documents_size = 0
         self._cache_lock = threading.Lock()
         #: stats being counted now, by job: (the commit they count from, set when counted); a
@@ -471,7 +475,28 @@ class Store:
                   ) -> tuple[list[dict[str, Any]], str | None]:
         """Up to ``limit`` jobs, newest first, after the job ``after`` (the previous page's
         last); and the id to ask the next page after (None: this is the last page).  A
-        ``after`` that names no job raises KeyError."""
+        ``after`` that names no job raises KeyError.  Kept until the next commit
+        (:meth:`cached_jobs_page`; callers never change the rows)."""
+        with self._cache_lock:
+            stamp = self.commits  # before the query: any commit after it makes this page stale
+        page = self._jobs_page(limit, after, state)
+        with self._cache_lock:
+            if stamp == self.commits:
+                self._jobs_pages[(limit, after, state)] = (stamp, page)
+                self._jobs_pages.move_to_end((limit, after, state))
+                while len(self._jobs_pages) > JOBS_PAGES:
+                    self._jobs_pages.popitem(last=False)
+        return page
+
+    def cached_jobs_page(self, limit: int, after: str | None = None, state: str | None = None,
+                         ) -> tuple[list[dict[str, Any]], str | None] | None:
+        """:meth:`jobs_page` if it is kept and nothing was committed since (no query: the loop
+        may ask); None otherwise."""
+        with self._cache_lock:
+            cached = self._jobs_pages.get((limit, after, state))
+            return cached[1] if cached is not None and cached[0] == self.commits else None
+
+    def _jobs_page(self, limit: int, after: str | None, state: str | None) -> tuple[list[dict[str, Any]], str | None]:
         where, args = [], []
         if after is not None:
             seq = self._read("SELECT seq FROM jobs WHERE id = ?", (after,))

@@ -286,10 +286,17 @@ def test_a_jobs_row_and_its_kept_answers_serve_until_a_change_touches_it(tmp_pat
         store.keep("job_0001", "k", stale, b"old")
         assert store.kept("job_0001", "k") is None
         assert store.job_summary("job_0001")["state"] == "killed"
+        page = store.jobs_page(1)
+        assert store.cached_jobs_page(1) is page and store.cached_jobs_page(2) is None
         store.keep("job_0002", "k", store.stamp(), b"x")
         store.change(lambda w: w("INSERT INTO modes (pool, mode) VALUES ('p', 'fifo')"), lambda: None,
                      lambda _: None)  # jobs not given: any job may have changed
         assert store.kept("job_0002", "k") is None and store.cached_summary("job_0002") is None
+        assert store.cached_jobs_page(1) is None  # a job list goes stale with any commit
+        store.jobs_page(1)
+        store.task_ended("job_0002", "map", 0, "complete")
+        store.flush()
+        assert store.cached_jobs_page(1) is None
     finally:
         store.close()
 
