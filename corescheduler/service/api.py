@@ -365,7 +365,7 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
                         media_type="application/json")
 
     @app.get(API + "/jobs/{job_id}/tasks")
-    async def tasks(job_id: str, request: Request, limit: int = PAGE, after: str | None = None) -> JSONResponse:
+    async def tasks(job_id: str, request: Request, limit: int = PAGE, after: str | None = None) -> Response:
         """A job's tasks, maps then reduces by index, ``limit`` at a time (default 100):
         ``after`` is the previous page's ``next`` (a task id, ``job_0001_m_000041``).  Each
         task's error only for those who may read the job."""
@@ -400,7 +400,7 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
                 entry["error"] = t["error"]
             out.append(entry)
         answer = JSONResponse({"tasks": out, "next": task_id(*following) if following else None})
-        store.keep(job_id, key, stamp, answer.body)
+        store.keep(job_id, key, stamp, bytes(answer.body))
         return answer
 
     @app.get(API + "/jobs/{job_id}/result")
