@@ -171,8 +171,9 @@ def bench_load(clients: int = 20, jobs: int = 500) -> None:
           f"max {max(latencies) * 1000:.1f} ms")
 
 
-def _reader(url: str, job_id: str, readers: int, stop: Any) -> None:
-    """``readers`` concurrent readers of the big job until ``stop`` is set (another process)."""
+def _reader(url: str, job_id: str, readers: int, stop: Any, served: Any) -> None:
+    """``readers`` concurrent readers of the big job until ``stop`` is set (another process);
+    ``served`` counts their answers."""
     import httpx
 
     async def one(k: int) -> None:
@@ -182,6 +183,7 @@ def _reader(url: str, job_id: str, readers: int, stop: Any) -> None:
                 if stop.is_set():
                     return
                 (await c.get(paths[(i + k) % len(paths)])).raise_for_status()
+                served.value += 1  # one process, one event loop: no lock needed
 
     async def all_of() -> None:
         await asyncio.gather(*(one(k) for k in range(readers)))
@@ -249,10 +251,13 @@ def bench_readers(tasks: int = 100_000, readers: int = 8) -> None:
                 big.raise_for_status()
                 quiet_health, quiet_jobs = _measure(c)
                 stop = multiprocessing.Event()
-                reading = multiprocessing.Process(target=_reader, args=(url, big.json()["id"], readers, stop))
+                served = multiprocessing.Value("q", 0, lock=False)
+                reading = multiprocessing.Process(target=_reader, args=(url, big.json()["id"], readers, stop, served))
                 reading.start()
                 time.sleep(2.0)
+                cpu0, served0, t0 = _cpu(server.pid), served.value, time.perf_counter()
                 busy_health, busy_jobs = _measure(c)
+                cpu1, served1, wall = _cpu(server.pid), served.value, time.perf_counter() - t0
                 stop.set()
                 reading.join(120)
                 if reading.is_alive():
@@ -265,6 +270,17 @@ def bench_readers(tasks: int = 100_000, readers: int = 8) -> None:
         q, b = statistics.median(quiet), statistics.median(busy)
         print(f"  {label:10s}: p50 {q * 1000:7.1f} ms quiet, {b * 1000:7.1f} ms with readers ({b / q:4.2f}×); "
               f"p99 {_pct(quiet, 99) * 1000:7.1f} → {_pct(busy, 99) * 1000:7.1f} ms")
+    reads = served1 - served0
+    print(f"  server: {reads / wall:.0f} reads/s, {(cpu1 - cpu0) / max(reads, 1) * 1000:.2f} ms CPU per read "
+          "(its CPU over the reads, the 1-task jobs' share included)")
+
+
+def _cpu(pid: int) -> float:
+    """CPU seconds (user + system) of process ``pid`` and its threads so far (Linux)."""
+    import os
+
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def _gather(client, clients: int) -> None:

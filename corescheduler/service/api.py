@@ -307,7 +307,8 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         if hidden and who is None:
             raise ServiceError("a token is needed to list jobs", 401, "Authorization")
         try:
-            rows, following = await service.read(service.store.jobs_page, limit, after, state)
+            rows, following = service.store.cached_jobs_page(limit, after, state) \
+                or await service.read(service.store.jobs_page, limit, after, state)
         except KeyError:
             raise ServiceError(f"no job {after!r}", 400, "after") from None
         whole = [may_act(who, row) for row in rows]
@@ -318,9 +319,12 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         return JSONResponse({"jobs": out, "next": following})
 
     async def job_row(job_id: str) -> dict[str, Any]:
-        """A job's ledger row (without its document), read in a reading thread: the loop never
-        waits for SQLite (a read there waited for the GIL behind the reading threads); 404 if none."""
-        row = await service.read(service.store.job_summary, job_id) if _JOB_ID.match(job_id) else None
+        """A job's ledger row (without its document): kept in memory, or read in a reading thread
+        (the loop never waits for SQLite: a read there waited for the GIL behind the reading
+        threads); 404 if none."""
+        if not _JOB_ID.match(job_id):
+            raise ServiceError(f"no job {job_id!r}", 404, "id")
+        row = service.store.cached_summary(job_id) or await service.read(service.store.job_summary, job_id)
         if row is None:
             raise ServiceError(f"no job {job_id!r}", 404, "id")
         return row
@@ -340,10 +344,19 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
                 return None, None, None
             return row, store.job_stats(job_id), store.job_document(job_id)
 
-        row, stats, document = await service.read(fetch)
+        # kept answers (no commit touched the job since they were read) come from memory: no
+        # trip to a reading thread, so a job's status never queues behind other readers' reads
+        row = store.cached_summary(job_id) if _JOB_ID.match(job_id) else None
+        stats = store.cached_stats(job_id) if row is not None else None
         if row is None or stats is None:
-            raise ServiceError(f"no job {job_id!r}", 404, "id")
-        whole = readable(who, row, job_id, "the job")
+            row, stats, document = await service.read(fetch)
+            if row is None or stats is None:
+                raise ServiceError(f"no job {job_id!r}", 404, "id")
+            whole = readable(who, row, job_id, "the job")
+        else:
+            whole = readable(who, row, job_id, "the job")
+            document = (store.cached_document(job_id) or await service.read(store.job_document, job_id)) \
+                if whole else None
         described = service.described(row, stats)
         if not whole:
             return JSONResponse(summary(described))
@@ -352,7 +365,7 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
                         media_type="application/json")
 
     @app.get(API + "/jobs/{job_id}/tasks")
-    async def tasks(job_id: str, request: Request, limit: int = PAGE, after: str | None = None) -> JSONResponse:
+    async def tasks(job_id: str, request: Request, limit: int = PAGE, after: str | None = None) -> Response:
         """A job's tasks, maps then reduces by index, ``limit`` at a time (default 100):
         ``after`` is the previous page's ``next`` (a task id, ``job_0001_m_000041``).  Each
         task's error only for those who may read the job."""
@@ -367,7 +380,14 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         who = principal(request, mutating=False)
         row = await job_row(job_id)
         whole = readable(who, row, job_id, "the tasks")
-        rows, following = await service.read(service.store.tasks_page, job_id, limit, cursor)
+        # a page is kept encoded until a commit touches the job: readers of a job that does not
+        # change (one waiting in its queue) are answered from memory, without a reading thread
+        store, key = service.store, ("tasks", limit, cursor, whole)
+        kept = store.kept(job_id, key)
+        if kept is not None:
+            return Response(kept, media_type="application/json")
+        stamp = store.stamp()
+        rows, following = await service.read(store.tasks_page, job_id, limit, cursor)
 
         def task_id(kind: str, idx: int) -> str:
             return f"{job_id}_{kind[0]}_{idx:06d}"
@@ -379,7 +399,9 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
             if whole:
                 entry["error"] = t["error"]
             out.append(entry)
-        return JSONResponse({"tasks": out, "next": task_id(*following) if following else None})
+        answer = JSONResponse({"tasks": out, "next": task_id(*following) if following else None})
+        store.keep(job_id, key, stamp, bytes(answer.body))
+        return answer
 
     @app.get(API + "/jobs/{job_id}/result")
     async def result(job_id: str, request: Request) -> Any:

@@ -19,7 +19,7 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -69,6 +69,10 @@ Write = Callable[..., None]
 #: the readers' caches: jobs whose stats are kept, bytes of documents kept
 STATS_CACHE = 4096
 DOCUMENT_CACHE = 64 << 20
+#: bytes of answers built from a job's rows (encoded task pages) kept for the readers
+ANSWER_CACHE = 16 << 20
+#: job list pages kept (until the next commit)
+JOBS_PAGES = 64
 #: job states that never change again
 ENDED = ("finished", "killed", "failed")
 #: the longest error text kept for a task or a job (characters); the rest is cut, and the text
@@ -131,7 +135,14 @@ class Store:
         self._all_touched = 0
         self._pending_jobs: set[str] = set()
         self._stats: OrderedDict[str, tuple[int, dict[str, Any]]] = OrderedDict()
+        #: job rows as :meth:`job_summary` read them, kept like the stats (until a commit touches the job)
+        self._summaries: OrderedDict[str, tuple[int, dict[str, Any]]] = OrderedDict()
         self._documents: OrderedDict[str, bytes] = OrderedDict()
+        #: (job, key) -> (the commit it was read from, an encoded answer): see :meth:`keep`
+        self._answers: OrderedDict[tuple[str, Hashable], tuple[int, bytes]] = OrderedDict()
+        self._answers_size = 0
+        self._jobs_pages: OrderedDict[tuple[int, str | None, str | None],
+                                      tuple[int, tuple[list[dict[str, Any]], str | None]]] = OrderedDict()
         self._documents_size = 0
         self._cache_lock = threading.Lock()
         #: stats being counted now, by job: (the commit they count from, set when counted); a
@@ -367,12 +378,68 @@ class Store:
     _COLUMNS = "id, seq, user, groups, name, pool, priority, state, submitted, started, ended, error"
 
     def job_summary(self, job_id: str) -> dict[str, Any] | None:
-        """A job's row without its document and result (cheap however many tasks it has)."""
+        """A job's row without its document and result (cheap however many tasks it has); kept
+        until a commit touches the job, as :meth:`job_stats` (callers never change it)."""
+        with self._cache_lock:
+            stamp = self.commits  # before the query: a commit after it makes this answer stale
+            cached = self._fresh_in(self._summaries, job_id)
+            if cached is not None:
+                return cached
         rows = self._read(f"SELECT {self._COLUMNS} FROM jobs WHERE id = ?", (job_id,))
         if not rows:
             return None
-        rows[0]["groups"] = json.loads(rows[0]["groups"])
-        return rows[0]
+        row = rows[0]
+        row["groups"] = json.loads(row["groups"])
+        with self._cache_lock:
+            self._summaries[job_id] = (stamp, row)
+            self._summaries.move_to_end(job_id)
+            while len(self._summaries) > STATS_CACHE:
+                self._summaries.popitem(last=False)
+        return row
+
+    def cached_summary(self, job_id: str) -> dict[str, Any] | None:
+        """:meth:`job_summary` if it is kept and no commit touched the job since (no query: the
+        loop may ask); None otherwise."""
+        with self._cache_lock:
+            return self._fresh_in(self._summaries, job_id)
+
+    def stamp(self) -> int:
+        """The commits so far: taken before reading what :meth:`keep` will keep."""
+        with self._cache_lock:
+            return self.commits
+
+    def keep(self, job_id: str, key: Hashable, stamp: int, answer: bytes) -> None:
+        """Keep ``answer`` — built from ``job_id``'s rows as they were at commit ``stamp``
+        (:meth:`stamp`, taken before the read) — under ``key`` until a commit touches the job
+        (up to :data:`ANSWER_CACHE` bytes, the least recently asked dropped first)."""
+        if len(answer) > ANSWER_CACHE // 16:
+            return
+        with self._cache_lock:
+            if stamp < self._stale_after(job_id):
+                return  # a commit touched the job during the read
+            old = self._answers.pop((job_id, key), None)
+            if old is not None:
+                self._answers_size -= len(old[1])
+            self._answers[(job_id, key)] = (stamp, answer)
+            self._answers_size += len(answer)
+            while self._answers_size > ANSWER_CACHE:
+                _, (_, dropped) = self._answers.popitem(last=False)
+                self._answers_size -= len(dropped)
+
+    def kept(self, job_id: str, key: Hashable) -> bytes | None:
+        """The answer :meth:`keep` kept under ``key`` if no commit touched ``job_id`` since
+        (no query: the loop may ask); None otherwise."""
+        with self._cache_lock:
+            cached = self._answers.get((job_id, key))
+            if cached is None or cached[0] < self._stale_after(job_id):
+                return None
+            self._answers.move_to_end((job_id, key))
+            return cached[1]
+
+    def cached_document(self, job_id: str) -> bytes | None:
+        """:meth:`job_document` if it is kept (no query: the loop may ask); None otherwise."""
+        with self._cache_lock:
+            return self._documents.get(job_id)
 
     def job_document(self, job_id: str) -> bytes | None:
         """A job's document as stored (JSON, UTF-8, not decoded); the last read ones are kept
@@ -408,7 +475,28 @@ class Store:
                   ) -> tuple[list[dict[str, Any]], str | None]:
         """Up to ``limit`` jobs, newest first, after the job ``after`` (the previous page's
         last); and the id to ask the next page after (None: this is the last page).  A
-        ``after`` that names no job raises KeyError."""
+        ``after`` that names no job raises KeyError.  Kept until the next commit
+        (:meth:`cached_jobs_page`; callers never change the rows)."""
+        with self._cache_lock:
+            stamp = self.commits  # before the query: any commit after it makes this page stale
+        page = self._jobs_page(limit, after, state)
+        with self._cache_lock:
+            if stamp == self.commits:
+                self._jobs_pages[(limit, after, state)] = (stamp, page)
+                self._jobs_pages.move_to_end((limit, after, state))
+                while len(self._jobs_pages) > JOBS_PAGES:
+                    self._jobs_pages.popitem(last=False)
+        return page
+
+    def cached_jobs_page(self, limit: int, after: str | None = None, state: str | None = None,
+                         ) -> tuple[list[dict[str, Any]], str | None] | None:
+        """:meth:`jobs_page` if it is kept and nothing was committed since (no query: the loop
+        may ask); None otherwise."""
+        with self._cache_lock:
+            cached = self._jobs_pages.get((limit, after, state))
+            return cached[1] if cached is not None and cached[0] == self.commits else None
+
+    def _jobs_page(self, limit: int, after: str | None, state: str | None) -> tuple[list[dict[str, Any]], str | None]:
         where, args = [], []
         if after is not None:
             seq = self._read("SELECT seq FROM jobs WHERE id = ?", (after,))
@@ -480,9 +568,13 @@ class Store:
 
     def _fresh(self, job_id: str) -> dict[str, Any] | None:
         """The kept stats of ``job_id`` if no commit touched it since (under the cache lock)."""
-        cached = self._stats.get(job_id)
+        return self._fresh_in(self._stats, job_id)
+
+    def _fresh_in(self, kept: OrderedDict[str, tuple[int, dict[str, Any]]], job_id: str) -> dict[str, Any] | None:
+        """``kept[job_id]`` if no commit touched the job since it was read (under the cache lock)."""
+        cached = kept.get(job_id)
         if cached is not None and cached[0] >= self._stale_after(job_id):
-            self._stats.move_to_end(job_id)
+            kept.move_to_end(job_id)
             return cached[1]
         return None
 

@@ -256,3 +256,88 @@ def test_status_keeps_its_table_whole_whatever_the_error(monkeypatch) -> None:
     assert out.exit_code == 0, out.output
     lines = out.output.splitlines()
     assert len(lines) == 2 and lines[1].startswith("job_0001") and lines[1].endswith("ValueError: no"), out.output
+
+
+def test_a_jobs_row_and_its_kept_answers_serve_until_a_change_touches_it(tmp_path) -> None:
+    """GET /jobs/{id} and a task page of a job nothing changes come from memory (8 readers of a
+    waiting 100k-task job then need no reading thread); a commit touching the job, or any job
+    when it names none, drops them; an answer read while a commit touched its job is not kept."""
+    store = _store_with(tmp_path, jobs=2, maps=2)
+    try:
+        assert store.cached_summary("job_0001") is None
+        row = store.job_summary("job_0001")
+        assert store.cached_summary("job_0001") is row and store.job_summary("job_0001") is row
+        stamp = store.stamp()
+        store.keep("job_0001", ("tasks", 100, None, True), stamp, b'{"tasks": []}')
+        assert store.kept("job_0001", ("tasks", 100, None, True)) == b'{"tasks": []}'
+        assert store.kept("job_0001", ("tasks", 100, None, False)) is None  # another key: another reader's view
+        store.set_job("job_0002", priority="HIGH")  # another job
+        assert store.cached_summary("job_0001") is row and store.kept("job_0001", ("tasks", 100, None, True))
+        store.set_job("job_0001", priority="LOW")
+        assert store.cached_summary("job_0001") is None and store.kept("job_0001", ("tasks", 100, None, True)) is None
+        assert store.job_summary("job_0001")["priority"] == "LOW"
+        store.task_started("job_0001", "map", 0, "n0")  # a deferred task change counts once flushed
+        assert store.cached_summary("job_0001") is not None
+        store.flush()
+        assert store.cached_summary("job_0001") is None
+        stale = store.stamp()
+        store.job_summary("job_0001")
+        store.job_ended("job_0001", "killed")  # a commit between the stamp and the keep
+        store.keep("job_0001", "k", stale, b"old")
+        assert store.kept("job_0001", "k") is None
+        assert store.job_summary("job_0001")["state"] == "killed"
+        page = store.jobs_page(1)
+        assert store.cached_jobs_page(1) is page and store.cached_jobs_page(2) is None
+        store.keep("job_0002", "k", store.stamp(), b"x")
+        store.change(lambda w: w("INSERT INTO modes (pool, mode) VALUES ('p', 'fifo')"), lambda: None,
+                     lambda _: None)  # jobs not given: any job may have changed
+        assert store.kept("job_0002", "k") is None and store.cached_summary("job_0002") is None
+        assert store.cached_jobs_page(1) is None  # a job list goes stale with any commit
+        store.jobs_page(1)
+        store.task_ended("job_0002", "map", 0, "complete")
+        store.flush()
+        assert store.cached_jobs_page(1) is None
+    finally:
+        store.close()
+
+
+def test_kept_pages_answer_from_memory_and_never_cross_readers(live_service, tmp_path) -> None:
+    """A task page kept for a reader who may read the whole job (with errors) is never handed to
+    one who may read only its summary; the job's row kept for the ACL check goes stale with a
+    kill, and the page and the job then show it."""
+    from corescheduler.service.tokens import Principal
+
+    alloc = tmp_path / "pools.xml"
+    alloc.write_text("<allocations><pool name='held'><maxRunningJobs>0</maxRunningJobs></pool></allocations>")
+    live = live_service({"scheduler": {"allocation_file": str(alloc)},
+                         "cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 1, "reduce_slots": 1},
+                         "service": {"tick": 0.1}},
+                        tokens={"alice-secret-1": Principal("alice"), "bob-secret-22": Principal("bob")})
+    alice, bob = {"Authorization": "Bearer alice-secret-1"}, {"Authorization": "Bearer bob-secret-22"}
+    store = live.service.store
+    pages: list[str] = []
+    tasks_page = store.tasks_page
+
+    def counted(job_id: str, *args):
+        pages.append(job_id)
+        return tasks_page(job_id, *args)
+
+    store.tasks_page = counted  # type: ignore[method-assign]
+    with httpx.Client(base_url=live.url, timeout=30) as c:
+        r = c.post("/api/v1/jobs", json={"pool": "held", "maps": [{"command": ["true"]}] * 3}, headers=alice)
+        assert r.status_code == 201, r.text
+        job_id = r.json()["id"]
+        url = f"/api/v1/jobs/{job_id}/tasks"
+        first = c.get(url, headers=alice).json()
+        assert [set(t) >= {"error"} for t in first["tasks"]] == [True] * 3
+        assert c.get(url, headers=alice).json() == first and pages == [job_id]  # kept: no second read
+        for who in (bob, {}):
+            seen = c.get(url, headers=who).json()
+            assert [("error" in t) for t in seen["tasks"]] == [False] * 3, seen
+        assert c.get(f"/api/v1/jobs/{job_id}", headers=bob).json().get("document") is None
+        assert c.get(f"/api/v1/jobs/{job_id}", headers=alice).json()["document"]["maps"][0] == {"command": ["true"]}
+        assert c.delete(f"/api/v1/jobs/{job_id}", headers=bob).status_code == 403
+        assert c.delete(f"/api/v1/jobs/{job_id}", headers=alice).status_code == 200
+        assert {t["state"] for t in c.get(url, headers=alice).json()["tasks"]} == {"killed"}
+        assert c.get(f"/api/v1/jobs/{job_id}", headers=alice).json()["state"] == "killed"
+        assert c.get(f"/api/v1/jobs/{job_id}", headers={}).json()["state"] == "killed"
