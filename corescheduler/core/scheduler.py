@@ -1063,7 +1063,7 @@ class Scheduler:
             held = hints.get(job.id)
             if held is not None and now < held[1]:
                 return held[0]  # type: ignore[no-any-return]
-        hint = self.select_hint(job, MAP, now)
+        hint = self._select_hint(job, MAP, now)
         if hint is None:
             return None
         until = hint.until
@@ -1074,6 +1074,10 @@ class Scheduler:
     @_plugin_errors
     def select_hint(self, job: Job, kind: str, now: float) -> Hint | None:
         """The TaskSelector's ``cs_select_hint`` for ``job`` at ``now`` (None without it)."""
+        return self._select_hint(job, kind, now)
+
+    def _select_hint(self, job: Job, kind: str, now: float) -> Hint | None:
+        """:meth:`select_hint` without the error wrapper, for methods that have one."""
         fn = self._any_hint
         if fn is None:
             return None
@@ -1133,17 +1137,18 @@ class Scheduler:
             for js in job_order[ps.name][MAP]
         ]
 
+    @_plugin_errors
     def map_reach(self, job: Job, now: float) -> tuple[str, float] | None:
         """Where ``job`` takes a map on heartbeats from ``now`` on that follow one on which
         every job walked was skipped: ``(level, until)`` from the TaskSelector's hint, with
         ``until`` the exact first float at which the level is wider (``math.inf``: never
         with time alone); None without a hint."""
-        hint = self.select_hint(job, MAP, now)
+        hint = self._select_hint(job, MAP, now)
         if hint is None:
             return None
         if hint.until == math.inf:
             return hint.level, math.inf
-        return hint.level, widens_at(lambda t: self.select_hint(job, MAP, t), hint.level, hint.until, now)
+        return hint.level, widens_at(lambda t: self._select_hint(job, MAP, t), hint.level, hint.until, now)
 
     @_plugin_errors
     def preemption_hint(self, now: float) -> float:
@@ -1164,22 +1169,29 @@ class Scheduler:
             until = min(until, hint.until)
         return until
 
-    @_plugin_errors
     def wants_idle_heartbeat(self) -> bool:
         """Would a heartbeat that offers no job a slot change the TaskSelector's answers now?
         True when the hint of a job the last heartbeat skipped names ``NOT_OFFERED`` (or
         there is none): the simulator then delivers the next heartbeat it would skip as
-        :meth:`idle_heartbeat` instead.  Cheap: asked once between heartbeats and updates."""
-        key = (self._hint_epoch, self.ledger.changes)
+        :meth:`idle_heartbeat` instead.  Cheap: asked once between heartbeats and updates
+        (the answer is kept until the next of those, launch or release; the hints it asks
+        are :meth:`skip_quiet_heartbeat`'s too)."""
         wants = self._wants
-        if wants[0] == key:
+        if wants[0][0] == self._hint_epoch and wants[0][1] == self.ledger.changes:
             return wants[1]
+        return self._wants_idle()
+
+    @_plugin_errors
+    def _wants_idle(self) -> bool:
+        """:meth:`wants_idle_heartbeat` asked again (the hints of the jobs passed)."""
+        key = (self._hint_epoch, self.ledger.changes)
         answer = False
         if self._any_hint is not None:
             jobs = self.jobs
+            now = self.now
             for job in self._passed:
                 if jobs.get(job.id) is job:
-                    hint = self.select_hint(job, MAP, self.now)
+                    hint = self._held_hint(job, now)
                     if hint is None or NOT_OFFERED in hint.events:
                         answer = True
                         break
