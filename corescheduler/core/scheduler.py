@@ -1177,8 +1177,12 @@ class Scheduler:
         (the answer is kept until the next of those, launch or release; the hints it asks
         are :meth:`skip_quiet_heartbeat`'s too)."""
         wants = self._wants
-        if wants[0][0] == self._hint_epoch and wants[0][1] == self.ledger.changes:
+        epoch, changes = self._hint_epoch, self.ledger.changes
+        if wants[0][0] == epoch and wants[0][1] == changes:
             return wants[1]
+        if not self._passed or self._any_hint is None:  # no job to ask
+            self._wants = ((epoch, changes), False)
+            return False
         return self._wants_idle()
 
     @_plugin_errors
