@@ -255,16 +255,16 @@ class HeartbeatPlanner:
             return
         self._push_idle_beat(self._by_phase[best[1]], best[0])
 
-    def _plan_idle(self, t: float) -> None:
+    def _plan_idle(self, t: float, maps_pending: bool, settled: bool) -> None:
         """Parking: make sure an IDLE_BEAT is due at the first tick after ``t`` that matters:
         while the TaskSelector wants one (jobs skipped wait for their credit), of a node whose
         heartbeat would walk no job (idle with no free map slot, or nothing pending for maps);
         while the last heartbeat did not walk every job (or the walk changed since), of a
-        parked node, whose heartbeat would walk them all."""
-        sched = self.scheduler
-        want_v0 = sched.wants_idle_heartbeat()
-        maps_pending = sched.pending_work(MAP) > 0
-        want_walk = maps_pending and bool(self._idle[MAP]) and not sched.walk_settled
+        parked node, whose heartbeat would walk them all.  ``maps_pending`` and ``settled``:
+        the scheduler's ``pending_work(MAP) > 0`` and ``walk_settled``, as :meth:`_park_update`
+        read them (its looks change neither)."""
+        want_v0 = self.scheduler.wants_idle_heartbeat()
+        want_walk = maps_pending and not settled and bool(self._idle[MAP])
         if not (want_v0 or want_walk):
             self._idle_beat = None
             return
@@ -556,7 +556,7 @@ class HeartbeatPlanner:
                 self._arm(self._by_phase[rank], t)
         if plan or self._plan_later:
             self._plan_later = False
-            self._plan_idle(t)
+            self._plan_idle(t, maps_pending, settled)
 
     def _look(self, job: Any, old: int, t: float, maps_pending: bool) -> None:
         """Look at one walked job's reach: wake the parked nodes it widened to."""
