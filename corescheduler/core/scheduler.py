@@ -1119,6 +1119,12 @@ class Scheduler:
         """Are there reach changes to take (:meth:`take_reach_changes`)?"""
         return bool(self._reach_changed)
 
+    def walk_state(self) -> tuple[int, bool, bool]:
+        """``(walk_version, walk_settled, has_reach_changes)`` in one call: for a simulator that
+        reads the three after every event."""
+        version = self._map_version
+        return version, self._quiet_at == version, bool(self._reach_changed)
+
     def take_reach_changes(self) -> dict[str, str]:
         """The jobs whose map reach may have widened since the last call, each with the widest
         locality that may have widened it (a map launched at it, or ``"off"`` for a map
