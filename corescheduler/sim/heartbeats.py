@@ -17,7 +17,8 @@ heartbeats can be known without running them; this module decides which ones the
   engine's ``_beat``);
 * **parking** — a node that runs no map and that every job refused stops beating until
   a job's map reach (``Scheduler.map_reach``, from the hints) comes to include it; the walk
-  is read from ``Scheduler.walk_version``, ``walk_settled`` and ``take_reach_changes``;
+  is read from ``Scheduler.walk_state`` (``walk_version``, ``walk_settled``, reach changes
+  pending) and ``take_reach_changes``;
 * resource mode: every node with room beats while some app asks (``_resting``).
 
 :class:`HeartbeatPlanner` is the engine's base class (one object: the heap and the nodes'
@@ -532,9 +533,9 @@ class HeartbeatPlanner:
         maps_pending = sched.pending_work(MAP) > 0
         # every walked job is looked at again when the walk changes, and once more when a
         # heartbeat first walks it (their runs of skips start: cs_map_reach's until)
-        settled = sched.walk_settled
-        key = (sched.walk_version, settled or self._reach_settled, maps_pending)
-        changed = sched.take_reach_changes() if sched.has_reach_changes else None
+        version, settled, reach_changes = sched.walk_state()
+        key = (version, settled or self._reach_settled, maps_pending)
+        changed = sched.take_reach_changes() if reach_changes else None
         if force or key != self._reach_seen or t >= self._reach_due:
             self._reach_settled = settled if key[0] != (self._reach_seen or (None,))[0] else key[1]
             self._refresh_reach(t, maps_pending, key)
