@@ -1054,13 +1054,14 @@ class Scheduler:
     def _held_hint(self, job: Job, now: float) -> Hint | None:
         """The TaskSelector's hint for ``job``'s maps at ``now``: one asked since the last
         heartbeat, update, launch or release if it still holds at ``now``, else asked now."""
-        key = (self._hint_epoch, self.ledger.changes)
+        epoch, changes = self._hint_epoch, self.ledger.changes
         hints = self._hints
-        if key != self._hints_key:
+        job_id = job.id
+        if self._hints_key[0] != epoch or self._hints_key[1] != changes:
             hints.clear()
-            self._hints_key = key
+            self._hints_key = (epoch, changes)
         else:
-            held = hints.get(job.id)
+            held = hints.get(job_id)
             if held is not None and now < held[1]:
                 return held[0]  # type: ignore[no-any-return]
         hint = self._select_hint(job, MAP, now)
@@ -1068,7 +1069,7 @@ class Scheduler:
             return None
         until = hint.until
         # it holds before until, give or take the rounding of a float computation
-        hints[job.id] = (hint, until - 4097.0 * math.ulp(until) if until < math.inf else math.inf)
+        hints[job_id] = (hint, until - 4097.0 * math.ulp(until) if until < math.inf else math.inf)
         return hint
 
     @_plugin_errors
