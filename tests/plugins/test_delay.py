@@ -125,32 +125,27 @@ def test_negative_delay_is_a_config_error():
 
 
 # ---------------------------------------------------------------- the hint, in one pass
-class _TwoPaths:
+def _two_paths(seen: dict):
     """``delay`` whose every hint is also computed the general way: from ``allowed_level``
-    and ``_hint_of``, the path a subclass with its own ``allowed_level`` takes."""
+    and ``_hint_of``, the path a subclass with its own ``allowed_level`` takes.  ``seen``
+    counts the hints compared (``"asked"``) and their levels (``"levels"``)."""
+    from corescheduler_plugins.delay import DelayScheduling
 
-    asked = 0
-    levels: set[str] = set()
+    from corescheduler.hookspecs import hookimpl
 
-    @classmethod
-    def make(cls):  # type: ignore[no-untyped-def]
-        from corescheduler_plugins.delay import DelayScheduling
+    class TwoPaths(DelayScheduling):
+        @hookimpl
+        def cs_select_hint(self, job, kind, now):
+            hint = DelayScheduling.cs_select_hint(self, job, kind, now)
+            if kind == "map" and job.pending_failed_map() is None:
+                passed = job.id in self._skipped and not self._open
+                general = self._hint_of(job, self.allowed_level(job, now, credit_at=now), now, passed)
+                assert hint == general, (job.id, now, hint, general)
+                seen["asked"] += 1
+                seen["levels"].add(hint.level if hint.until == float("inf") else hint.level + " until")
+            return hint
 
-        from corescheduler.hookspecs import hookimpl
-
-        class TwoPaths(DelayScheduling):
-            @hookimpl
-            def cs_select_hint(self, job, kind, now):  # type: ignore[no-untyped-def]
-                hint = DelayScheduling.cs_select_hint(self, job, kind, now)
-                if kind == "map" and job.pending_failed_map() is None:
-                    passed = job.id in self._skipped and not self._open
-                    general = self._hint_of(job, self.allowed_level(job, now, credit_at=now), now, passed)
-                    assert hint == general, (job.id, now, hint, general)
-                    cls.asked += 1
-                    cls.levels.add(hint.level if hint.until == float("inf") else hint.level + " until")
-                return hint
-
-        return TwoPaths
+    return TwoPaths
 
 
 @pytest.mark.parametrize("starvation", ["hadoop", "measured"])
@@ -179,12 +174,11 @@ rack_locality_delay = 6.0
 starvation = "{starvation}"
 """
     config = Config.from_toml(text, "<t>")
-    _TwoPaths.asked = 0
-    _TwoPaths.levels = set()
+    seen = {"asked": 0, "levels": set()}
     trace = tmp_path / "first-80.tsv"
     lines = (DATA / "workloads" / "fb2009-first-400.tsv").read_text().splitlines(keepends=True)
     trace.write_text("".join(lines[:80]))
     wl = load_workload(trace, config=config, seed=3, nodes=list(build_cluster(config).nodes))
-    Simulation(config, wl, 3, extra_plugins={"twopaths": _TwoPaths.make()}).run()
-    assert _TwoPaths.asked > 100
-    assert {"node until", "rack until"} <= _TwoPaths.levels, _TwoPaths.levels
+    Simulation(config, wl, 3, extra_plugins={"twopaths": _two_paths(seen)}).run()
+    assert seen["asked"] > 100
+    assert {"node until", "rack until"} <= seen["levels"], seen["levels"]
