@@ -81,6 +81,8 @@ def auto_delay(heartbeat_interval: float) -> float:
 #: the hints "a task anywhere, for ever" without and with ``NOT_OFFERED`` (made once: a
 #: ``Hint`` checks its fields when it is made)
 _ANYWHERE = (Hint(OFF_RACK, math.inf, ()), Hint(OFF_RACK, math.inf, (NOT_OFFERED,)))
+#: a hint's events for a job not passed by and passed by (made once)
+_PASSED = (_ANYWHERE[0].events, _ANYWHERE[1].events)
 
 class LocalityState:
     """Hadoop's per-job ``JobInfo`` locality fields: ``last_level`` (the locality of its last
@@ -275,11 +277,62 @@ class DelayScheduling:
         or its pool's starvation widens the level.  A heartbeat that skips the same jobs
         again changes nothing here (a run of skips is summed as ``now - first skip``); one
         that passes a job in a run of skips by ends the run (``NOT_OFFERED``)."""
-        passed = job.id in self._skipped and not self._open
-        events = (NOT_OFFERED,) if passed else ()
+        job_id = job.id
+        passed = job_id in self._skipped and not self._open
         if kind != MAP or job.pending_failed_map() is not None:
             return _ANYWHERE[passed]
-        level = self.allowed_level(job, now, credit_at=now)
+        if type(self).allowed_level is not DelayScheduling.allowed_level:  # a subclass's own level
+            return self._hint_of(job, self.allowed_level(job, now, credit_at=now), now, passed)
+        # allowed_level(job, now, credit_at=now) and _hint_of in one: asked after every heartbeat
+        if job.unlocated_pending:
+            return _ANYWHERE[passed]
+        st = self.jobs.get(job_id)
+        if st is None:
+            st = self.state(job_id)
+        last, since, base = st.last_level, st.since, st.base
+        node_delay, rack_delay = self.node_delay, self.rack_delay
+        waited = base if since is None else base + (now - since)
+        until = math.inf
+        if last == NODE_LOCAL:
+            if waited >= node_delay + rack_delay:
+                return _ANYWHERE[passed]
+            level = RACK_LOCAL if waited >= node_delay else NODE_LOCAL
+            if since is not None:  # in a run of skips: its wait grows
+                c = since + (node_delay - base)
+                if now < c < until:
+                    until = c
+                c = since + (node_delay + rack_delay - base)
+                if now < c < until:
+                    until = c
+        elif last == RACK_LOCAL and waited < rack_delay:
+            level = RACK_LOCAL
+            if since is not None:
+                c = since + (rack_delay - base)
+                if now < c < until:
+                    until = c
+        else:
+            return _ANYWHERE[passed]
+        ps = self._map_sides.get(job.pool)
+        if ps is not None:  # Hadoop's starvation test: a starved pool is not delayed
+            times = self._measured.get(job.pool) if self.starvation == "measured" else None
+            if times is not None:
+                at_min, at_half = times[0], times[1]
+            else:
+                at_min, at_half = ps.last_time_at_min_share, ps.last_time_at_half_fair_share
+            min_timeout, fair_timeout = ps.min_share_timeout, ps.fair_share_timeout
+            if now - at_min > min_timeout or now - at_half > fair_timeout:
+                return _ANYWHERE[passed]
+            c = at_min + min_timeout
+            if now < c < until:
+                until = c
+            c = at_half + fair_timeout
+            if now < c < until:
+                until = c
+        return Hint(level, until, _PASSED[passed])
+
+    def _hint_of(self, job: Job, level: str, now: float, passed: bool) -> Hint:
+        """The hint of ``job`` whose level at ``now`` is ``level``: until its wait or its pool's
+        starvation widens it."""
         if level == OFF_RACK:
             return _ANYWHERE[passed]
         candidates = []
@@ -302,7 +355,7 @@ class DelayScheduling:
         for c in candidates:
             if now < c < until:
                 until = c
-        return Hint(level, until, events)
+        return Hint(level, until, _PASSED[passed])
 
     @hookimpl
     def cs_task_started(self, task: Task, locality: str | None) -> None:

@@ -26,7 +26,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from attrs import field, frozen
+from attrs import frozen
 
 from corescheduler.core.model import LOCALITY_RANK, OFF_RACK
 
@@ -43,21 +43,10 @@ NOT_OFFERED = "not_offered"
 EVENTS = frozenset({SKIPPED_AGAIN, NOT_OFFERED})
 
 
-def _events(value: Iterable[str]) -> frozenset[str]:
-    events = frozenset(value)
-    unknown = events - EVENTS
-    if unknown:
-        raise ValueError(f"unknown hint events {sorted(unknown)}; expected some of {sorted(EVENTS)}")
-    return events
+_set = object.__setattr__
 
 
-def _level(value: str) -> str:
-    if value not in LOCALITY_RANK:
-        raise ValueError(f"level {value!r}; expected 'node', 'rack' or 'off'")
-    return value
-
-
-@frozen
+@frozen(init=False)
 class Hint:
     """A plugin's answer holds from ``now`` until ``until`` or one of ``events``.
 
@@ -72,15 +61,28 @@ class Hint:
     :param events: what else, besides the engine's own events, can change the answer
         before ``until``: some of :data:`EVENTS`.  The default is all of them (safe:
         the engine runs those heartbeats); name fewer to let it skip more.
+
+    Each field is checked when a hint is made (a ``ValueError`` names it); made in one
+    call, as a TaskSelector makes one for a job after every heartbeat.
     """
 
-    level: str = field(default=OFF_RACK, converter=_level)
-    until: float = field(default=math.inf, converter=float)
-    events: frozenset[str] = field(default=EVENTS, converter=_events)
+    level: str
+    until: float
+    events: frozenset[str]
 
-    def __attrs_post_init__(self) -> None:
-        if self.until != self.until:
+    def __init__(self, level: str = OFF_RACK, until: float = math.inf, events: Iterable[str] = EVENTS) -> None:
+        if level not in LOCALITY_RANK:
+            raise ValueError(f"level {level!r}; expected 'node', 'rack' or 'off'")
+        if type(until) is not float:
+            until = float(until)
+        if until != until:
             raise ValueError("until is NaN; expected a time or math.inf")
+        named = events if type(events) is frozenset else frozenset(events)
+        if not named <= EVENTS:
+            raise ValueError(f"unknown hint events {sorted(named - EVENTS)}; expected some of {sorted(EVENTS)}")
+        _set(self, "level", level)
+        _set(self, "until", until)
+        _set(self, "events", named)
 
 
 def widens_at(ask: Callable[[float], Hint | None], level: str, near: float, now: float) -> float:

@@ -1054,26 +1054,31 @@ class Scheduler:
     def _held_hint(self, job: Job, now: float) -> Hint | None:
         """The TaskSelector's hint for ``job``'s maps at ``now``: one asked since the last
         heartbeat, update, launch or release if it still holds at ``now``, else asked now."""
-        key = (self._hint_epoch, self.ledger.changes)
+        epoch, changes = self._hint_epoch, self.ledger.changes
         hints = self._hints
-        if key != self._hints_key:
+        job_id = job.id
+        if self._hints_key[0] != epoch or self._hints_key[1] != changes:
             hints.clear()
-            self._hints_key = key
+            self._hints_key = (epoch, changes)
         else:
-            held = hints.get(job.id)
+            held = hints.get(job_id)
             if held is not None and now < held[1]:
                 return held[0]  # type: ignore[no-any-return]
-        hint = self.select_hint(job, MAP, now)
+        hint = self._select_hint(job, MAP, now)
         if hint is None:
             return None
         until = hint.until
         # it holds before until, give or take the rounding of a float computation
-        hints[job.id] = (hint, until - 4097.0 * math.ulp(until) if until < math.inf else math.inf)
+        hints[job_id] = (hint, until - 4097.0 * math.ulp(until) if until < math.inf else math.inf)
         return hint
 
     @_plugin_errors
     def select_hint(self, job: Job, kind: str, now: float) -> Hint | None:
         """The TaskSelector's ``cs_select_hint`` for ``job`` at ``now`` (None without it)."""
+        return self._select_hint(job, kind, now)
+
+    def _select_hint(self, job: Job, kind: str, now: float) -> Hint | None:
+        """:meth:`select_hint` without the error wrapper, for methods that have one."""
         fn = self._any_hint
         if fn is None:
             return None
@@ -1115,6 +1120,12 @@ class Scheduler:
         """Are there reach changes to take (:meth:`take_reach_changes`)?"""
         return bool(self._reach_changed)
 
+    def walk_state(self) -> tuple[int, bool, bool]:
+        """``(walk_version, walk_settled, has_reach_changes)`` in one call: for a simulator that
+        reads the three after every event."""
+        version = self._map_version
+        return version, self._quiet_at == version, bool(self._reach_changed)
+
     def take_reach_changes(self) -> dict[str, str]:
         """The jobs whose map reach may have widened since the last call, each with the widest
         locality that may have widened it (a map launched at it, or ``"off"`` for a map
@@ -1133,17 +1144,18 @@ class Scheduler:
             for js in job_order[ps.name][MAP]
         ]
 
+    @_plugin_errors
     def map_reach(self, job: Job, now: float) -> tuple[str, float] | None:
         """Where ``job`` takes a map on heartbeats from ``now`` on that follow one on which
         every job walked was skipped: ``(level, until)`` from the TaskSelector's hint, with
         ``until`` the exact first float at which the level is wider (``math.inf``: never
         with time alone); None without a hint."""
-        hint = self.select_hint(job, MAP, now)
+        hint = self._select_hint(job, MAP, now)
         if hint is None:
             return None
         if hint.until == math.inf:
             return hint.level, math.inf
-        return hint.level, widens_at(lambda t: self.select_hint(job, MAP, t), hint.level, hint.until, now)
+        return hint.level, widens_at(lambda t: self._select_hint(job, MAP, t), hint.level, hint.until, now)
 
     @_plugin_errors
     def preemption_hint(self, now: float) -> float:
@@ -1164,22 +1176,33 @@ class Scheduler:
             until = min(until, hint.until)
         return until
 
-    @_plugin_errors
     def wants_idle_heartbeat(self) -> bool:
         """Would a heartbeat that offers no job a slot change the TaskSelector's answers now?
         True when the hint of a job the last heartbeat skipped names ``NOT_OFFERED`` (or
         there is none): the simulator then delivers the next heartbeat it would skip as
-        :meth:`idle_heartbeat` instead.  Cheap: asked once between heartbeats and updates."""
-        key = (self._hint_epoch, self.ledger.changes)
+        :meth:`idle_heartbeat` instead.  Cheap: asked once between heartbeats and updates
+        (the answer is kept until the next of those, launch or release; the hints it asks
+        are :meth:`skip_quiet_heartbeat`'s too)."""
         wants = self._wants
-        if wants[0] == key:
+        epoch, changes = self._hint_epoch, self.ledger.changes
+        if wants[0][0] == epoch and wants[0][1] == changes:
             return wants[1]
+        if not self._passed or self._any_hint is None:  # no job to ask
+            self._wants = ((epoch, changes), False)
+            return False
+        return self._wants_idle()
+
+    @_plugin_errors
+    def _wants_idle(self) -> bool:
+        """:meth:`wants_idle_heartbeat` asked again (the hints of the jobs passed)."""
+        key = (self._hint_epoch, self.ledger.changes)
         answer = False
         if self._any_hint is not None:
             jobs = self.jobs
+            now = self.now
             for job in self._passed:
                 if jobs.get(job.id) is job:
-                    hint = self.select_hint(job, MAP, self.now)
+                    hint = self._held_hint(job, now)
                     if hint is None or NOT_OFFERED in hint.events:
                         answer = True
                         break
@@ -1331,9 +1354,13 @@ class Scheduler:
         """The slot engine's finish of a running ``task``; True when its job has no task left
         (:class:`~corescheduler.core.engine.Engine`)."""
         ledger = self.ledger
-        node = self._release(task)
-        ledger.complete(task, node, output_bytes)
+        node = ledger.release(task)  # _release and give_back, inlined: once per task of a run
+        if node is None:  # pragma: no cover - remove_node kills a node's tasks before it goes
+            raise SchedulerStateError(f"task {task.id} runs on no known node")
         job = task.job
+        node._running[task.kind] -= 1
+        self._job_running(job, task.kind, -1)
+        ledger.complete(task, node, output_bytes)
         if task.kind == MAP and job.runnable and job.complete[MAP] == job.slowstart_maps:
             self._pending_work[REDUCE] += job.pending[REDUCE]  # reduce slow start reached
             if job.pending[REDUCE]:

@@ -17,7 +17,8 @@ heartbeats can be known without running them; this module decides which ones the
   engine's ``_beat``);
 * **parking** — a node that runs no map and that every job refused stops beating until
   a job's map reach (``Scheduler.map_reach``, from the hints) comes to include it; the walk
-  is read from ``Scheduler.walk_version``, ``walk_settled`` and ``take_reach_changes``;
+  is read from ``Scheduler.walk_state`` (``walk_version``, ``walk_settled``, reach changes
+  pending) and ``take_reach_changes``;
 * resource mode: every node with room beats while some app asks (``_resting``).
 
 :class:`HeartbeatPlanner` is the engine's base class (one object: the heap and the nodes'
@@ -254,16 +255,16 @@ class HeartbeatPlanner:
             return
         self._push_idle_beat(self._by_phase[best[1]], best[0])
 
-    def _plan_idle(self, t: float) -> None:
+    def _plan_idle(self, t: float, maps_pending: bool, settled: bool) -> None:
         """Parking: make sure an IDLE_BEAT is due at the first tick after ``t`` that matters:
         while the TaskSelector wants one (jobs skipped wait for their credit), of a node whose
         heartbeat would walk no job (idle with no free map slot, or nothing pending for maps);
         while the last heartbeat did not walk every job (or the walk changed since), of a
-        parked node, whose heartbeat would walk them all."""
-        sched = self.scheduler
-        want_v0 = sched.wants_idle_heartbeat()
-        maps_pending = sched.pending_work(MAP) > 0
-        want_walk = maps_pending and bool(self._idle[MAP]) and not sched.walk_settled
+        parked node, whose heartbeat would walk them all.  ``maps_pending`` and ``settled``:
+        the scheduler's ``pending_work(MAP) > 0`` and ``walk_settled``, as :meth:`_park_update`
+        read them (its looks change neither)."""
+        want_v0 = self.scheduler.wants_idle_heartbeat()
+        want_walk = maps_pending and not settled and bool(self._idle[MAP])
         if not (want_v0 or want_walk):
             self._idle_beat = None
             return
@@ -531,9 +532,9 @@ class HeartbeatPlanner:
         maps_pending = sched.pending_work(MAP) > 0
         # every walked job is looked at again when the walk changes, and once more when a
         # heartbeat first walks it (their runs of skips start: cs_map_reach's until)
-        settled = sched.walk_settled
-        key = (sched.walk_version, settled or self._reach_settled, maps_pending)
-        changed = sched.take_reach_changes() if sched.has_reach_changes else None
+        version, settled, reach_changes = sched.walk_state()
+        key = (version, settled or self._reach_settled, maps_pending)
+        changed = sched.take_reach_changes() if reach_changes else None
         if force or key != self._reach_seen or t >= self._reach_due:
             self._reach_settled = settled if key[0] != (self._reach_seen or (None,))[0] else key[1]
             self._refresh_reach(t, maps_pending, key)
@@ -555,7 +556,7 @@ class HeartbeatPlanner:
                 self._arm(self._by_phase[rank], t)
         if plan or self._plan_later:
             self._plan_later = False
-            self._plan_idle(t)
+            self._plan_idle(t, maps_pending, settled)
 
     def _look(self, job: Any, old: int, t: float, maps_pending: bool) -> None:
         """Look at one walked job's reach: wake the parked nodes it widened to."""

@@ -122,3 +122,63 @@ def test_default_delay_follows_heartbeat_interval():
 def test_negative_delay_is_a_config_error():
     with pytest.raises(ConfigError, match=r"\[plugins.delay\] node_locality_delay: must be ≥ 0, got -1"):
         ClusterHarness(config='[scheduler]\ntask_selector = "delay"\n[plugins.delay]\nnode_locality_delay = -1\n')
+
+
+# ---------------------------------------------------------------- the hint, in one pass
+def _two_paths(seen: dict):
+    """``delay`` whose every hint is also computed the general way: from ``allowed_level``
+    and ``_hint_of``, the path a subclass with its own ``allowed_level`` takes.  ``seen``
+    counts the hints compared (``"asked"``) and their levels (``"levels"``)."""
+    from corescheduler_plugins.delay import DelayScheduling
+
+    from corescheduler.hookspecs import hookimpl
+
+    class TwoPaths(DelayScheduling):
+        @hookimpl
+        def cs_select_hint(self, job, kind, now):
+            hint = DelayScheduling.cs_select_hint(self, job, kind, now)
+            if kind == "map" and job.pending_failed_map() is None:
+                passed = job.id in self._skipped and not self._open
+                general = self._hint_of(job, self.allowed_level(job, now, credit_at=now), now, passed)
+                assert hint == general, (job.id, now, hint, general)
+                seen["asked"] += 1
+                seen["levels"].add(hint.level if hint.until == float("inf") else hint.level + " until")
+            return hint
+
+    return TwoPaths
+
+
+@pytest.mark.parametrize("starvation", ["hadoop", "measured"])
+def test_the_hint_in_one_pass_is_the_general_one(starvation, tmp_path):
+    """``cs_select_hint`` computes the level and its ``until`` in one pass (it is asked after
+    every heartbeat); that pass gives the hint ``allowed_level`` and ``_hint_of`` give, over a
+    run with waits, rack-local and off-rack launches, starved pools and preemption."""
+    from paths import DATA
+
+    from corescheduler.config import Config
+    from corescheduler.formats.workloads import load_workload
+    from corescheduler.sim.simulator import Simulation, build_cluster
+
+    text = f"""
+[scheduler]
+task_selector = "twopaths"
+load_manager = "slots"
+assign_multiple = true
+preemption = true
+[cluster]
+racks = 2
+nodes_per_rack = 4
+[plugins.twopaths]
+node_locality_delay = 4.0
+rack_locality_delay = 6.0
+starvation = "{starvation}"
+"""
+    config = Config.from_toml(text, "<t>")
+    seen = {"asked": 0, "levels": set()}
+    trace = tmp_path / "first-80.tsv"
+    lines = (DATA / "workloads" / "fb2009-first-400.tsv").read_text().splitlines(keepends=True)
+    trace.write_text("".join(lines[:80]))
+    wl = load_workload(trace, config=config, seed=3, nodes=list(build_cluster(config).nodes))
+    Simulation(config, wl, 3, extra_plugins={"twopaths": _two_paths(seen)}).run()
+    assert seen["asked"] > 100
+    assert {"node until", "rack until"} <= seen["levels"], seen["levels"]

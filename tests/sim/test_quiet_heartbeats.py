@@ -416,3 +416,39 @@ def test_a_task_selector_that_returns_no_task_is_named() -> None:
     with pytest.raises(Exception, match=r"TaskSelector plugin 'odd' .*: cs_select_task returned 'a task'; "
                                           r"expected a pending map of job_0001 or None"):
         h.heartbeat("n0000")
+
+
+def test_a_hint_that_raises_is_named_wherever_the_scheduler_asks_it() -> None:
+    """The scheduler asks the TaskSelector's hint from ``wants_idle_heartbeat``,
+    ``skip_quiet_heartbeat``, ``map_reach`` and ``select_hint`` (the first three through the
+    unwrapped ``_select_hint``, each under one error wrapper): a hint that raises is one
+    error naming the plugin from each, and ``wants_idle_heartbeat`` asks again after it."""
+    from corescheduler_plugins.delay import DelayScheduling
+
+    from corescheduler.errors import PluginExecutionError
+
+    class Boom(DelayScheduling):
+        fail = False
+
+        @hookimpl
+        def cs_select_hint(self, job, kind, now):  # type: ignore[no-untyped-def]
+            if self.fail:
+                raise RuntimeError("boom")
+            return DelayScheduling.cs_select_hint(self, job, kind, now)
+
+    h = ClusterHarness(racks=2, nodes_per_rack=2, map_slots=2, reduce_slots=0,
+                       config=CONFIG.replace('task_selector = "delay"', 'task_selector = "boom"'),
+                       plugins={"boom": Boom})
+    h.advance(0.1)
+    s = h.scheduler
+    job = h.submit(1, 0, map_locations=[["n0003"]])
+    assert h.heartbeat("n0000") == []  # the job is passed by: wants_idle_heartbeat asks its hint
+    boom = s.plugins.instances["boom"]
+    boom.fail = True
+    asks = (s.wants_idle_heartbeat, lambda: s.skip_quiet_heartbeat("n0001", h.clock),
+            lambda: s.map_reach(job, h.clock), lambda: s.select_hint(job, "map", h.clock))
+    for ask in asks:
+        with pytest.raises(PluginExecutionError, match=r"^running TaskSelector plugin 'boom' .*RuntimeError: boom"):
+            ask()
+    boom.fail = False
+    assert s.wants_idle_heartbeat() is True  # asked again, not kept from the failed ask
