@@ -5,26 +5,6 @@ and every other name of SPEC stay importable from here."""
 
 from __future__ import annotations
 
-from corescheduler.core.resources import (
-    MEMORY,
-    UNBOUNDED,
-    VCORES,
-    ConfigurableResources,
-    ResourceParseError,
-    Resources,
-    normalize,
-    parse_configurable,
-    parse_resources,
-)
-
-__all__ = [
-    "MEMORY",
-    "UNBOUNDED",
-    "VCORES",
-    "ConfigurableResources",
-    "ResourceParseError",
-    "Resources",
-    "normalize",
-    "parse_configurable",
-    "parse_resources",
-]
+# every public name of the core module, and its list of them (one list, kept there)
+from corescheduler.core.resources import *  # noqa: F403
+from corescheduler.core.resources import __all__ as __all__
