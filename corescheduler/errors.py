@@ -122,7 +122,7 @@ class PluginAnswerError(PluginError, SchedulerStateError):
 
     The message reads ``SharePolicy plugin 'mine' (dist[mine]): compute_shares
     returned [-5.0]; expected one finite share ≥ 0 (or None) per schedulable``.
-    :mod:`corescheduler.hook_answers` checks every hook's answer where it enters
+    :mod:`corescheduler.core.hook_answers` checks every hook's answer where it enters
     the scheduler and raises this.  It is also a :class:`SchedulerStateError`,
     which is what such answers raised before they named the plugin.
     """

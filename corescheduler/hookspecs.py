@@ -53,7 +53,7 @@ handed to hooks are the scheduler's own (:mod:`corescheduler.core.model`): read
 them, do not change them (``node.running`` and ``job.pool`` refuse a write).
 
 Every answer is checked where it enters the scheduler, in both modes
-(:mod:`corescheduler.hook_answers`): an answer a hook may not give (``"no"``
+(:mod:`corescheduler.core.hook_answers`): an answer a hook may not give (``"no"``
 for a flag, a NaN or negative share, a weight that is a string or a bool,
 ``"banana"`` for a slot kind) is a
 :class:`~corescheduler.errors.PluginAnswerError` naming the plugin, the hook,

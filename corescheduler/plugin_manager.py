@@ -38,8 +38,9 @@ from typing import Any
 import pluggy
 from attrs import field, frozen
 
-from corescheduler import hook_answers, hookspecs, share_policy_shim
+from corescheduler import hookspecs, share_policy_shim
 from corescheduler.config import Config
+from corescheduler.core.hook_answers import Who, refuse
 from corescheduler.core.policy import OPTIONAL, SharePolicy, calculators
 from corescheduler.errors import (
     ConfigError,
@@ -402,8 +403,8 @@ class PluginSet:
         self._build_notifications()
 
     # ------------------------------------------------------------------ answers
-    def who(self, point: str, name: str) -> hook_answers.Who:
-        """The plugin ``name`` at ``point`` as :mod:`corescheduler.hook_answers` names it."""
+    def who(self, point: str, name: str) -> Who:
+        """The plugin ``name`` at ``point`` as :mod:`corescheduler.core.hook_answers` names it."""
         return point, name, self.origins.get(name, f"<unknown>[{name}]")
 
     # ------------------------------------------------------------------ loading
@@ -554,7 +555,7 @@ class PluginSet:
                     raise
                 raise PluginExecutionError(*who, exc) from exc
             if not isinstance(policy, SharePolicy):
-                raise hook_answers.refuse(who, "cs_share_policy", policy, "a corescheduler.SharePolicy instance")
+                raise refuse(who, "cs_share_policy", policy, "a corescheduler.SharePolicy instance")
         elif "cs_compute_shares" in impls or "cs_order_key" in impls:
             old = [h for h in share_policy_shim.OLD_HOOKS if h in impls]
             missing = [h for h in ("cs_compute_shares", "cs_order_key") if h not in impls]

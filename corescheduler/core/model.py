@@ -131,7 +131,7 @@ class Schedulable(Generic[Q, O]):
 
     The quantities are of type ``Q`` (slot counts or Resources), the owner of type ``O``;
     the scalars are ints or floats as given.  ``_key`` is whatever the policy's
-    ``order_key`` answered (checked where it enters: :mod:`corescheduler.hook_answers`).
+    ``order_key`` answered (checked where it enters: :mod:`corescheduler.core.hook_answers`).
     """
 
     name: str

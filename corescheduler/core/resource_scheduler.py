@@ -58,7 +58,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from corescheduler import hook_answers as answers
+from corescheduler.core import hook_answers as answers
 from corescheduler.core.model import (
     MAP,
     PENDING,

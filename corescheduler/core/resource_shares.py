@@ -10,7 +10,7 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any
 
-from corescheduler import hook_answers as answers
+from corescheduler.core import hook_answers as answers
 from corescheduler.core.model import (
     PRIORITY_WEIGHT,
     REDUCE,

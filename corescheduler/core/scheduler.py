@@ -47,8 +47,8 @@ from typing import Any, TypeVar
 
 from mypy_extensions import mypyc_attr
 
-from corescheduler import hook_answers as answers
 from corescheduler.config import Config
+from corescheduler.core import hook_answers as answers
 from corescheduler.core.allocations import Allocations
 from corescheduler.core.engine import Engine
 from corescheduler.core.hints import NOT_OFFERED, SKIPPED_AGAIN, Hint, widens_at

@@ -1,5 +1,5 @@
 """Every hook's answer is checked where it enters the scheduler, in slot and resource
-mode, by one layer (:mod:`corescheduler.hook_answers`) whose error names the plugin.
+mode, by one layer (:mod:`corescheduler.core.hook_answers`) whose error names the plugin.
 
 The faulty plugins are ``tests/framework/fakes/faulty/cs_faulty_plugins.py``; here they
 are the entry points of a distribution ``cs-faulty`` (its metadata written into a

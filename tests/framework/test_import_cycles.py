@@ -41,7 +41,7 @@ KNOWN: dict[frozenset[str], str] = {
 
 #: The same for cycles between parts of the package (:func:`part_of`).
 KNOWN_PARTS: dict[frozenset[str], str] = {
-    frozenset({"corescheduler.core", "corescheduler.config", "corescheduler.hook_answers", "corescheduler.hookspecs",
+    frozenset({"corescheduler.core", "corescheduler.config", "corescheduler.hookspecs",
                "corescheduler.plugin_manager", "corescheduler.resources", "corescheduler.share_policy_shim"}):
         "issue 27 item 5, for the lead: the framework speaks the core's vocabulary (hookspecs and hook_answers "
         "import core.model, resources imports core.javamath) and the core's engine uses the framework "

@@ -132,10 +132,12 @@ def test_importing_the_core_loads_no_builtin_plugin(tmp_path):
 # --------------------------------------------------------------------------- layers
 
 #: The framework: what a plugin author reads first.
-FRAMEWORK = {"corescheduler", "errors", "settings", "config", "hookspecs", "plugin_manager", "hook_answers",
+FRAMEWORK = {"corescheduler", "errors", "settings", "config", "hookspecs", "plugin_manager",
              "resources", "compiled", "share_policy_shim", "wording"}
-#: The core's vocabulary, which the framework's hook specs are written in.
-VOCABULARY = {"core.model", "core.allocations", "core.javamath", "core.policy", "core.hints", "core.resources"}
+#: The core's vocabulary, which the framework's hook specs are written in, and the core's side
+#: of its contract with the framework: the checks on hook answers (``core.hook_answers``).
+VOCABULARY = {"core.model", "core.allocations", "core.javamath", "core.policy", "core.hints", "core.resources",
+              "core.hook_answers"}
 #: Layer (first part after ``corescheduler.``) -> what its modules may import.
 #: ``"core"`` allows every module of the package; ``"core.model"`` just that one.
 ALLOWED: dict[str, set[str]] = {

@@ -55,8 +55,8 @@ from typing import Any, cast
 
 from corescheduler.core.hints import Hint
 from corescheduler.core.model import KINDS, PENDING, PreemptionPlan, Rejection, Task
+from corescheduler.core.resources import UNBOUNDED, Resources
 from corescheduler.errors import PluginAnswerError
-from corescheduler.resources import UNBOUNDED, Resources
 
 #: (extension point, plugin name, origin ``dist[entry]``): the plugin that answered
 Who = tuple[str, str, str]
