@@ -33,13 +33,14 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from types import CodeType, FunctionType, ModuleType
-from typing import Any
+from typing import Any, cast
 
 import pluggy
 from attrs import field, frozen
 
 from corescheduler import hookspecs, share_policy_shim
 from corescheduler.config import Config
+from corescheduler.core.framework import EngineConfig, SharePolicyCallers
 from corescheduler.core.hook_answers import Who, refuse
 from corescheduler.core.policy import OPTIONAL, SharePolicy, calculators
 from corescheduler.errors import (
@@ -312,28 +313,6 @@ def _guard(point: str, name: str, origin: str, fn: Callable[..., Any]) -> Callab
 
     call.__wrapped__ = fn  # type: ignore[attr-defined]
     return call
-
-
-@frozen
-class SharePolicyCallers:
-    """A share policy ready to call: its plugin's name, the
-    :class:`~corescheduler.core.policy.SharePolicy` object, and its methods as the engine
-    calls them (the optional ones None when the policy keeps the base class's default)."""
-
-    name: str
-    compute_shares: Callable[..., Any]
-    order_key: Callable[..., Any]
-    plan_preemption: Callable[..., Any] | None
-    admit_job: Callable[..., Any] | None = None
-    next_kind: Callable[..., Any] | None = None
-    compute_shares_many: Callable[..., Any] | None = None
-    policy: SharePolicy = field(default=None, eq=False)
-    preemption_hint: Callable[..., Any] | None = None
-
-    @property
-    def calc(self) -> Any:
-        """The policy's calculator (:attr:`SharePolicy.calc`)."""
-        return self.policy.calc
 
 
 def _overrides(policy: SharePolicy, method: str) -> bool:
@@ -676,3 +655,13 @@ def describe_available(builtins_only: bool | None = None, blocked: Iterable[str]
                 row.update(hooks=[], points=[], error=str(exc))
         rows.append(row)
     return rows
+
+
+def default_plugin_set(
+    config: EngineConfig, extra: Mapping[str, Any] | None, heartbeat_interval: Callable[[], float]
+) -> PluginSet:
+    """The plugins of a :class:`~corescheduler.core.scheduler.Scheduler` built without
+    ``plugins=``: a :class:`PluginSet` of ``config`` (a :class:`~corescheduler.config.Config`);
+    ``corescheduler/__init__.py`` hands it to the core
+    (:func:`~corescheduler.core.framework.provide_plugin_set`)."""
+    return PluginSet(cast(Config, config), extra, heartbeat_interval=heartbeat_interval)

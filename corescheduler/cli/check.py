@@ -12,11 +12,11 @@ from typing import Any
 import click
 
 from corescheduler.cli.common import one_line, plugin_settings_warnings, plugin_table_warnings
+from corescheduler.core.framework import SharePolicyCallers
 from corescheduler.errors import ConfigError, CoreSchedulerError, LocatedError, PluginLoadError
 from corescheduler.plugin_manager import (
     REQUIRED_HOOK,
     PluginSet,
-    SharePolicyCallers,
     hooks_of,
     load_plugin,
     name_clash,

@@ -20,12 +20,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from corescheduler.config import Config, SchedulerConfig
     from corescheduler.core.allocations import Allocations
+    from corescheduler.core.framework import EngineConfig, Plugins, SchedulerSettings
     from corescheduler.core.model import Cluster, Job, JobSpec, Node, Task
     from corescheduler.core.resources import Resources
     from corescheduler.core.task_ledger import TaskLedger
-    from corescheduler.plugin_manager import PluginSet
 
 __all__ = ["Engine", "EngineOwner"]
 
@@ -132,11 +131,11 @@ class EngineOwner(Protocol):
     underscored helpers are the scheduler's checks of plugin answers, shared with its engine.
     """
 
-    config: Config
-    settings: SchedulerConfig
+    config: EngineConfig
+    settings: SchedulerSettings
     cluster: Cluster
     allocations: Allocations
-    plugins: PluginSet
+    plugins: Plugins
     ledger: TaskLedger
     now: float
     _rack_of: dict[str, str]

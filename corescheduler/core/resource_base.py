@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 from corescheduler.core.resources import Resources
 
 if TYPE_CHECKING:
-    from corescheduler.config import SchedulerConfig
     from corescheduler.core.engine import EngineOwner
+    from corescheduler.core.framework import SchedulerSettings
     from corescheduler.core.model import Job, Task
     from corescheduler.core.queue_tree import Queue, QueueTree
     from corescheduler.core.task_ledger import TaskLedger
@@ -59,7 +59,7 @@ class EngineState:
 
     owner: EngineOwner
     ledger: TaskLedger
-    settings: SchedulerConfig
+    settings: SchedulerSettings
     cluster_total: Resources
     tree: QueueTree
     user_runnable: dict[Any, int]

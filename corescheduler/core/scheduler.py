@@ -47,10 +47,10 @@ from typing import Any, TypeVar
 
 from mypy_extensions import mypyc_attr
 
-from corescheduler.config import Config
 from corescheduler.core import hook_answers as answers
 from corescheduler.core.allocations import Allocations
 from corescheduler.core.engine import Engine
+from corescheduler.core.framework import EngineConfig, Plugins, SharePolicyCallers, plugin_set
 from corescheduler.core.hints import NOT_OFFERED, SKIPPED_AGAIN, Hint, widens_at
 from corescheduler.core.model import (
     COMPLETE,
@@ -82,7 +82,6 @@ from corescheduler.core.resource_scheduler import ResourceScheduler
 from corescheduler.core.resources import Resources
 from corescheduler.core.task_ledger import TaskLedger
 from corescheduler.errors import AllocationError, CoreSchedulerError, SchedulerStateError
-from corescheduler.plugin_manager import PluginSet, SharePolicyCallers
 
 DEFAULT_POOL = "default"
 log = logging.getLogger("corescheduler.core.scheduler")
@@ -144,7 +143,8 @@ class Scheduler:
     :param config: the parsed ``corescheduler.toml``.
     :param cluster: the nodes.
     :param allocations: the allocation file in force (default: empty).
-    :param plugins: a ready :class:`PluginSet` (default: built from ``config``).
+    :param plugins: a ready plugin set (:class:`~corescheduler.core.framework.Plugins`: a
+        :class:`~corescheduler.plugin_manager.PluginSet`; default: built from ``config``).
     :param extra_plugins: in-process plugins by name (classes or objects),
         selectable in ``config`` like installed ones (tests, notebooks).
     :param on_event: called with each event dict (SPEC §5 ``events.jsonl``).
@@ -166,11 +166,11 @@ class Scheduler:
 
     def __init__(
         self,
-        config: Config,
+        config: EngineConfig,
         cluster: Cluster,
         allocations: Allocations | None = None,
         *,
-        plugins: PluginSet | None = None,
+        plugins: Plugins | None = None,
         extra_plugins: Mapping[str, Any] | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
         history: bool = True,
@@ -180,7 +180,7 @@ class Scheduler:
         self.settings = config.scheduler
         self.cluster = cluster
         if plugins is None:
-            plugins = PluginSet(config, extra_plugins, heartbeat_interval=self.heartbeat_interval)
+            plugins = plugin_set(config, extra_plugins, self.heartbeat_interval)
         self.plugins = plugins
         #: every task attempt's launch and end, and their events (both engines)
         self.ledger = TaskLedger(cluster.nodes, plugins.listeners, on_event, history,

@@ -15,7 +15,8 @@ The same check runs once more with each subpackage taken as one node (``coresche
 ``corescheduler.sim``, …, and the built-in plugins as ``corescheduler_plugins``; the
 framework's modules directly in ``corescheduler/`` each stay their own): a cycle there is a
 part of the package that uses another part which uses it back, such as the core's engine
-using ``plugin_manager``, whose ``hookspecs`` use ``core.model``.  (Which part may import
+using ``plugin_manager``, whose ``hookspecs`` use ``core.model`` (the core names the framework
+through the protocols of ``core.framework`` instead).  (Which part may import
 which is tests/framework/test_layers.py.)
 """
 
@@ -41,12 +42,6 @@ KNOWN: dict[frozenset[str], str] = {
 
 #: The same for cycles between parts of the package (:func:`part_of`).
 KNOWN_PARTS: dict[frozenset[str], str] = {
-    frozenset({"corescheduler.core", "corescheduler.config", "corescheduler.hookspecs",
-               "corescheduler.plugin_manager", "corescheduler.resources", "corescheduler.share_policy_shim"}):
-        "issue 27 item 5, for the lead: the framework speaks the core's vocabulary (hookspecs and hook_answers "
-        "import core.model, resources imports core.javamath) and the core's engine uses the framework "
-        "(scheduler imports plugin_manager, config, hook_answers); the vocabulary (core.model, core.values, "
-        "core.shuffle, core.javamath) has to live below both, outside corescheduler.core",
 }
 
 def source_modules(roots: Mapping[str, Path] = ROOTS) -> dict[str, tuple[Path, bool]]:

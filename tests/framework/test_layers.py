@@ -7,7 +7,8 @@
   literal name), and a subprocess that imports every module and then looks at
   ``sys.modules``.
 * The layers: the framework speaks the core's vocabulary (``core.model``,
-  ``core.allocations``) and nothing else of it; ``core`` imports no format,
+  ``core.allocations``, …) and its contract (``core.hook_answers``,
+  ``core.framework``) and nothing else of it; ``core`` imports no format,
   simulator, service or command line; ``formats`` no simulator, service or
   command line; ``sim`` no service or command line; the built-in plugins only
   the framework and the core; the service client (``corescheduler.client``) only
@@ -135,9 +136,10 @@ def test_importing_the_core_loads_no_builtin_plugin(tmp_path):
 FRAMEWORK = {"corescheduler", "errors", "settings", "config", "hookspecs", "plugin_manager",
              "resources", "compiled", "share_policy_shim", "wording"}
 #: The core's vocabulary, which the framework's hook specs are written in, and the core's side
-#: of its contract with the framework: the checks on hook answers (``core.hook_answers``).
+#: of its contract with the framework: the checks on hook answers (``core.hook_answers``) and
+#: what the engine takes from the framework, as protocols (``core.framework``).
 VOCABULARY = {"core.model", "core.allocations", "core.javamath", "core.policy", "core.hints", "core.resources",
-              "core.hook_answers"}
+              "core.hook_answers", "core.framework"}
 #: Layer (first part after ``corescheduler.``) -> what its modules may import.
 #: ``"core"`` allows every module of the package; ``"core.model"`` just that one.
 ALLOWED: dict[str, set[str]] = {
