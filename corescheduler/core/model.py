@@ -22,7 +22,7 @@ import heapq
 import math
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from corescheduler.core.javamath import ceil_float_times
 from corescheduler.core.resources import Resources
@@ -229,7 +229,9 @@ class Schedulable(Generic[Q, O]):
 
     @property
     def is_pool(self) -> bool:
-        return isinstance(self.owner, Pool)
+        """Whether its owner is a :class:`Pool` (an MR1 pool; not a job, not a resource-mode
+        queue): the owner's class says so (:attr:`Pool.IS_POOL`)."""
+        return getattr(type(self.owner), "IS_POOL", False) is True
 
     def starved_for(self, now: float) -> bool:
         """True when past its min-share or fair-share preemption timeout
@@ -758,6 +760,9 @@ class Job:
 class Pool:
     """A pool (queue) of jobs, with its allocation ``spec`` (an
     ``allocations.PoolSpec``) and one :class:`Schedulable` per kind."""
+
+    #: what :attr:`Schedulable.is_pool` reads of a schedulable's owner
+    IS_POOL: ClassVar[bool] = True
 
     __slots__ = ("jobs", "name", "policy", "sched", "spec")
 
