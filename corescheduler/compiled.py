@@ -19,6 +19,7 @@ import warnings
 MODULES = (
     "corescheduler.core.model",
     "corescheduler.core.order",
+    "corescheduler.core.schedulable",
     "corescheduler.core.scheduler",
     "corescheduler.core.shuffle",
     "corescheduler.core.task_ledger",

@@ -151,6 +151,7 @@ def test_a_stale_compiled_module_is_named(tmp_path: Path, monkeypatch: pytest.Mo
     assert compiled.compiled_modules() == {
         "corescheduler.core.model": False,
         "corescheduler.core.order": True,
+        "corescheduler.core.schedulable": False,
         "corescheduler.core.scheduler": False,
         "corescheduler.core.shuffle": True,
         "corescheduler.core.task_ledger": False,
