@@ -73,6 +73,7 @@ class YarnCapacityScheduler(SharePolicy):
     def __init__(self, settings: Mapping[str, Any] | None = None, context: Any = None) -> None:
         self.conf: Any = None  # the capacity file in force (CapacitySchedulerConf), None without one
         self._calcs: dict[str, Calculator] = {}
+        self._ordering: dict[str, tuple[float, int, tuple[float, ...]]] = {}  # path -> order_key's fixed parts
         self._dominant = False
         self._apps: Counter[str] = Counter()  # leaf -> apps placed (pending and running)
         self._users: dict[str, Counter[Any]] = {}  # leaf -> user -> apps
@@ -111,8 +112,28 @@ class YarnCapacityScheduler(SharePolicy):
             self._preemption = None  # the monitor's settings come from the file
         self.conf = conf
         self._dominant = bool(self.conf is not None and self.conf.dominant)
+        self._ordering = self._orderings()
         if self._calcs:  # the resource-calculator key: memory only, or the dominant share
             self.calc = self._calcs[DOMINANT if self._dominant else PRIMARY]
+
+    def _orderings(self) -> dict[str, tuple[float, int, tuple[float, ...]]]:
+        """Per queue, what its parent's queue ordering policy sorts it by beyond its use: its
+        absolute capacity, its priority (0 unless the parent's policy is
+        ``priority-utilization``) and its tie-breaker (the configured absolute capacity, else
+        the absolute capacity, larger first) — fixed while the file is in force."""
+        out: dict[str, tuple[float, int, tuple[float, ...]]] = {}
+        if self.conf is None:
+            return out
+        for path, q in self.conf.queues.items():
+            parent = self.conf.queues.get(path.rpartition(".")[0])
+            respect = parent is not None and parent.ordering_policy == "priority-utilization"
+            configured = q.capacity_resources
+            if configured is not None and configured.any_positive():
+                tie = tuple(-float(v) for _, v in sorted(configured.items(), key=lambda nv: _type_order(nv[0])))
+            else:
+                tie = (-q.absolute_capacity,)
+            out[path] = (q.absolute_capacity, q.priority if respect else 0, tie)
+        return out
 
     def guaranteed(self, path: str, total: Resources) -> Resources:
         """The queue's guarantee out of its parent's ``total``."""
@@ -160,9 +181,16 @@ class YarnCapacityScheduler(SharePolicy):
                     usage = usage / weight if weight > 0 else usage
                 return (usage, s.start_time, s.name)
             return (owner.sched["map"].priority, s.start_time, s.name)  # rank: VERY_HIGH (0) first
-        q = self.conf.queues.get(owner.name) if self.conf is not None else None
-        absolute = q.absolute_capacity if q is not None else 0.0
-        return (self._ratio(s.running, s.fair_share, getattr(s, "cluster", None)), -absolute, s.name)
+        ordering = self._ordering.get(owner.name)
+        if ordering is None:  # no file: root.default alone
+            return (False, False, 0, self._ratio(s.running, s.fair_share, getattr(s, "cluster", None)), (0.0,), s.name)
+        absolute, priority, tie = ordering
+        cluster = getattr(s, "cluster", None)
+        if absolute > 0:
+            used = self._ratio(s.running, s.fair_share, cluster)
+        else:  # both at 0: by absolute used capacity
+            used = self._ratio(s.running, cluster, cluster)
+        return queue_order_key(used, absolute, priority, tie, s.name)
 
     # ------------------------------------------------------------------ user limits
     def _active(self, queue: Any) -> tuple[int, Resources]:
@@ -289,7 +317,7 @@ class YarnCapacityScheduler(SharePolicy):
             "user_limit_factor": q.user_limit_factor,
             "minimum_user_limit_percent": q.minimum_user_limit_percent,
             "state": q.state,
-            "ordering_policy": q.ordering_policy if q.is_leaf else "utilization",
+            "ordering_policy": q.ordering_policy,
             "guaranteed": guaranteed,
             "maximum": maximum,
             "used": used,
@@ -473,6 +501,23 @@ class YarnCapacityScheduler(SharePolicy):
     @hookimpl
     def cs_task_preempted(self, task: Any) -> None:
         self._count(task, -1)
+
+
+def _type_order(name: str) -> tuple[int, str]:
+    """``Resource.compareTo``'s order of resource types: memory, vcores, then the others."""
+    return ({"memory": 0, "vcores": 1}.get(name, 2), name)
+
+
+def queue_order_key(used: float, absolute: float, priority: int, tie: tuple[float, ...], name: str) -> tuple[Any, ...]:
+    """The sort key of a queue among its siblings, ``PriorityUtilizationQueueOrderingPolicy``'s
+    ``PriorityQueueComparator.compare`` as a total order: a queue with a positive absolute
+    capacity before one of 0; then, by ``compare(used1, used2, p1, p2)``, the less used first
+    when the priorities are equal, and when they differ the higher priority first if both are
+    under (used < 1) or both at or over their guarantee, else the one under; ties to the larger
+    configured capacity (``tie``, negated), then the name.  ``used`` is the used capacity
+    (used ÷ guaranteed), or the absolute used capacity for a queue of absolute capacity 0;
+    ``priority`` is 0 under ``utilization`` (priorities not respected)."""
+    return (absolute <= 0, used >= 1.0, -priority, used, tie, name)
 
 
 def _ancestors(path: str) -> list[str]:
