@@ -47,6 +47,7 @@ from typing import Any
 
 from corescheduler.core.model import RESOURCES, Job, JobSpec, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
+from corescheduler.core.resources import MEMORY, VCORES
 from corescheduler.errors import AllocationError
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
@@ -78,6 +79,7 @@ class YarnCapacityScheduler(SharePolicy):
         self._apps: Counter[str] = Counter()  # leaf -> apps placed (pending and running)
         self._users: dict[str, Counter[Any]] = {}  # leaf -> user -> apps
         self._user_used: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> resources used
+        self._user_am: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> AM containers' resources
         self._live: dict[str, Any] = {}  # path -> the engine's live queue (seen in compute_shares)
         self._cluster = Resources()
         self._version = 0  # moves on every container and app change (the active-user cache)
@@ -328,18 +330,130 @@ class YarnCapacityScheduler(SharePolicy):
             report["am_used"] = queue.am_usage
         return report
 
-    def am_limit(self, queue: Any) -> Resources:
-        """``LeafQueue.getAMResourceLimitPerPartition``: the guarantee × maximum-am-resource-percent,
-        rounded up to the minimum allocation (``multiplyAndNormalizeUp``)."""
+    def _am_capacity(self, queue: Any) -> Resources:
+        """The guarantee × maximum-am-resource-percent, rounded up to the minimum allocation: the
+        preemption monitor's AM capacity of a leaf."""
         assert self.conf is not None
         guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
-        pct = self.conf.am_resource_percent(queue.name)
+        return self._times_up(guaranteed, self.conf.am_resource_percent(queue.name), every=True)
+
+    def _times_up(self, r: Resources, by: float, every: bool = False) -> Resources:
+        """``Resources.multiplyAndNormalizeUp(rc, r, by, minimumAllocation)``: under
+        ``DefaultResourceCalculator`` memory only (``createResource(memory)``: 1 vcore), under
+        ``DominantResourceCalculator`` (or ``every``) each resource type."""
         step = self._minimum
         values = {}
-        for n, v in guaranteed.items():
-            amount = v * pct
+        for n, v in r.items():
+            if not (every or self._dominant) and n != MEMORY:
+                continue
             unit = step.get(n) if step is not None and n in step.names else 0
-            values[n] = math.ceil(amount / unit) * unit if unit > 0 else math.ceil(amount)
+            amount = math.ceil(v * by)
+            values[n] = math.ceil(amount / unit) * unit if unit > 0 else amount
+        if not (every or self._dominant):
+            values[VCORES] = 1 if values.get(MEMORY, 0) > 0 else 0
+        return Resources.of(values)
+
+    def _round_down(self, r: Resources) -> Resources:
+        """``Resources.roundDown(rc, r, minimumAllocation)``."""
+        step = self._minimum
+        if step is None:
+            return r
+        return Resources.of({n: (v // step.get(n)) * step.get(n) if step.get(n) > 0 else v for n, v in r.items()})
+
+    def _fits(self, small: Resources, big: Resources) -> bool:
+        """``ResourceCalculator.fitsIn``: memory under ``DefaultResourceCalculator``, every
+        resource type under ``DominantResourceCalculator``."""
+        return small.fits_in(big) if self._dominant else small.get("memory") <= big.get("memory")
+
+    def _min(self, a: Resources, b: Resources) -> Resources:
+        """``Resources.min(rc, cluster, a, b)``: the lesser of the two, as a whole."""
+        return b if self._less(b, a) else a
+
+    def current_limit(self, queue: Any) -> Resources:
+        """The leaf's current resource limit (``LeafQueue.updateCurrentResourceLimits``, the
+        ``queueCurrentLimit`` of ``QueueResourceLimitsInfo``): from the cluster at root down,
+        each child's limit is its parent's limit (capped by the parent's maximum) − the
+        parent's use + the child's use, rounded down to the minimum allocation
+        (``ParentQueue.getResourceLimitsOfChild``); the leaf's, at most its maximum capacity
+        rounded down (``getEffectiveMaxCapacityDown``)."""
+        chain = []
+        q = queue
+        while q is not None:
+            chain.append(q)
+            q = q.parent
+        cluster = self._cluster
+        limit = cluster
+        for parent, child in zip(reversed(chain), list(reversed(chain))[1:], strict=False):
+            ps = parent.sched
+            limit = self._min(limit, ps.max_share.componentwise_min(cluster) if cluster.names else ps.max_share)
+            limit = self._round_down((limit - ps.running + child.sched.running).componentwise_max(Resources()))
+        s = queue.sched
+        maximum = s.max_share.componentwise_min(cluster) if cluster.names else s.max_share
+        return self._min(self._round_down(maximum), limit)
+
+    def am_limit(self, queue: Any) -> Resources:
+        """``LeafQueue.calculateAndGetAMResourceLimitPerPartition``: maximum-am-resource-percent ×
+        the queue's current limit (:meth:`current_limit`) when its guarantee fits in it, else ×
+        the guarantee ("nothing less than the queue's guarantee"), normalized up to the minimum
+        allocation (``multiplyAndNormalizeUp``)."""
+        assert self.conf is not None
+        guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
+        current = self.current_limit(queue)
+        usable = current if self._fits(guaranteed, current) else guaranteed
+        return self._times_up(usable, self.conf.am_resource_percent(queue.name))
+
+    def user_am_limit(self, queue: Any) -> Resources:
+        """``LeafQueue.getUserAMResourceLimitPerPartition``: the guarantee × maximum-am-resource-percent
+        × max(minimum-user-limit-percent ÷ 100, 1 ÷ active users) × user-limit-factor (−1: not
+        scaled by either), normalized up, at most the queue's AM limit."""
+        assert self.conf is not None
+        leaf = self.conf.queues[queue.name]
+        guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
+        pct = self.conf.am_resource_percent(queue.name)
+        if leaf.user_limit_factor == -1:
+            limit = self._times_up(guaranteed, pct)
+        else:
+            users = self._active(queue)[0]
+            share = max(leaf.minimum_user_limit_percent / 100.0, 1.0 / max(users, 1))
+            limit = self._times_up(guaranteed, pct * share * leaf.user_limit_factor)
+        return self._min(limit, self.am_limit(queue))
+
+    def admit_am(self, leaf: Any, job: Job, am: Resources) -> bool | None:
+        """``LeafQueue.activateApplications``: the AM starts if the leaf's AM use + ``am`` fits in
+        its AM limit and the user's AM use + ``am`` in the user AM limit — or, either way, when
+        the leaf runs no AM yet ("skipping enforcement to allow at least one application to
+        start")."""
+        if self.conf is None or self.conf.queues.get(leaf.name) is None:
+            return None
+        used = leaf.am_usage
+        if not used.any_positive() or not self._less(Resources(), used):
+            return True
+        if not self._fits(used + am, self.am_limit(leaf)):
+            return False
+        mine = self._user_am.get(leaf.name, {}).get(job.user, Resources())
+        return self._fits(mine + am, self.user_am_limit(leaf))
+
+    def normalize(self, ask: Resources, minimum: Resources, maximum: Resources,
+                  increment: Resources) -> Resources | None:
+        """``CapacityScheduler.getNormalizedResource`` → ``SchedulerUtils.getNormalizedResource``
+        with the scheduler's calculator and the *minimum* allocation as the increment
+        (``yarn.scheduler.increment-allocation-*`` is the fair scheduler's): under
+        ``DefaultResourceCalculator`` memory only, at least the minimum, rounded up to it, at
+        most the maximum (``DefaultResourceCalculator.normalize``); under
+        ``DominantResourceCalculator`` every resource type so.  The other types of an ask under
+        ``DefaultResourceCalculator`` stay as asked (Hadoop makes them 1 vcore), so that
+        ``serve`` enforces what a task asks of a worker."""
+        if self.conf is None:
+            return None
+        values: dict[str, int] = dict(ask.items())
+        for name in ((MEMORY,) if not self._dominant else (*ask.names, *minimum.names)):
+            value = max(values.get(name, 0), minimum.get(name))
+            step = minimum.get(name)
+            if step > 0:
+                value = -(-value // step) * step
+            if name in maximum.names:
+                value = min(value, maximum.get(name))
+            values[name] = value
         return Resources.of(values)
 
     def job_report(self, job: Job) -> dict[str, Any] | None:
@@ -375,7 +489,7 @@ class YarnCapacityScheduler(SharePolicy):
             return QueueView(path=q.name, guaranteed=s.fair_share or Resources(), maximum=maximum, used=used,
                              pending=pending, preemption_disabled=off,
                              children=[view(c, off) for c in q.children.values()], containers=containers,
-                             max_am_capacity=self.am_limit(q) if q.is_leaf else Resources())
+                             max_am_capacity=self._am_capacity(q) if q.is_leaf else Resources())
 
         chosen = monitor.select(view(root, False), self._cluster, now)
         self._marked = list(chosen.marked)
@@ -490,17 +604,30 @@ class YarnCapacityScheduler(SharePolicy):
         current = used.get(job.user, Resources())
         used[job.user] = current + size if sign > 0 else current - size
 
+    def _count_am(self, task: Any, sign: int) -> None:
+        """A user's AM use in its leaf (``User.getConsumedAMResources``)."""
+        size = task.resources
+        if size is None or not task.is_am:
+            return
+        job = task.job
+        used = self._user_am.setdefault(_path(job), {})
+        current = used.get(job.user, Resources())
+        used[job.user] = current + size if sign > 0 else current - size
+
     @hookimpl
     def cs_task_started(self, task: Any) -> None:
         self._count(task, +1)
+        self._count_am(task, +1)
 
     @hookimpl
     def cs_task_finished(self, task: Any) -> None:
         self._count(task, -1)
+        self._count_am(task, -1)
 
     @hookimpl
     def cs_task_preempted(self, task: Any) -> None:
         self._count(task, -1)
+        self._count_am(task, -1)
 
 
 def _type_order(name: str) -> tuple[int, str]:
