@@ -441,11 +441,12 @@ class YarnCapacityScheduler(SharePolicy):
         ``DefaultResourceCalculator`` memory only, at least the minimum, rounded up to it, at
         most the maximum (``DefaultResourceCalculator.normalize``); under
         ``DominantResourceCalculator`` every resource type so.  The other types of an ask under
-        ``DefaultResourceCalculator`` stay as asked (Hadoop makes them 1 vcore), so that
-        ``serve`` enforces what a task asks of a worker."""
-        if self.conf is None:
-            return None
+        ``DefaultResourceCalculator`` stay as asked, at least the minimum (Hadoop makes them
+        1 vcore), so that ``serve`` enforces what a task asks of a worker."""
         values: dict[str, int] = dict(ask.items())
+        for name in minimum.names:
+            if minimum.get(name) > values.get(name, 0):
+                values[name] = minimum.get(name)
         for name in ((MEMORY,) if not self._dominant else (*ask.names, *minimum.names)):
             value = max(values.get(name, 0), minimum.get(name))
             step = minimum.get(name)
