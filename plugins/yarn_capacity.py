@@ -543,6 +543,12 @@ class YarnCapacityScheduler(SharePolicy):
     # ------------------------------------------------------------------ PoolResolver
     @hookimpl
     def cs_resolve_pool(self, job: JobSpec, allocations: Any, queues: Mapping[str, str]) -> str | Rejection | None:
+        """``CapacityScheduler.addApplication`` after the placement rules: the app's queue is
+        the one ``queue-mappings`` give (``UserGroupMappingPlacementRule``), else the one it
+        names, else ``default`` (YARN's ``DEFAULT_QUEUE_NAME``, as ``RMAppManager`` sets it);
+        refused past the system's ``maximum-applications`` (``isSystemAppsLimitReached``), to
+        an unknown queue (a file without a leaf ``default`` refuses an app naming none), to a
+        parent, to a STOPPED queue, past the leaf's ``maximum-applications``."""
         conf = _capacity_conf(allocations)
         if conf is None:
             return None
@@ -559,13 +565,17 @@ class YarnCapacityScheduler(SharePolicy):
                 if mapped is not None:
                     break
         name = mapped or requested or "default"
+        placed = sum(self._apps.values())
+        if placed >= conf.maximum_applications:  # CapacityScheduler.isSystemAppsLimitReached
+            return Rejection(f"Maximum system application limit reached, cannot accept submission of application: "
+                             f"{job.id} ({placed} applications; maximum-applications {conf.maximum_applications})")
         path = conf.resolve(name)
         if path is None:
-            return Rejection(f"Application submitted to queue {name!r}, which does not exist (capacity file "
-                             f"{conf.source})")
+            return Rejection(f"Application {job.id} submitted by user {job.user} to unknown queue: {name} "
+                             f"(capacity file {conf.source})")
         leaf = conf.queues[path]
         if not leaf.is_leaf:
-            return Rejection(f"Cannot submit application to non-leaf queue: {path}")
+            return Rejection(f"Application {job.id} submitted by user : {job.user} to non-leaf queue : {path}")
         stopped = [p for p in (path, *_ancestors(path)) if conf.queues[p].state == "STOPPED"]
         if stopped:
             return Rejection(f"Queue {path} is STOPPED. Cannot accept submission of application")
