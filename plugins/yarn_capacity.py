@@ -10,12 +10,12 @@ by ``[scheduler] allocation_file`` (read and validated by
   absolute capacity × cluster), or its absolute ``[memory=…,vcores=…]``; its maximum
   capacity is the queue's max resources, which the engine enforces for every container
   (``AbstractCSQueue.canAssignToThisQueue``).  Apps have no share (None).
-* **Queue order** (:meth:`order_key`) — a parent offers a node to its children by least
-  used capacity, used ÷ guaranteed (``PriorityUtilizationQueueOrderingPolicy`` without
-  priorities: ``usedCapacity``, ties by the larger absolute capacity, then the path); a
-  queue with no guarantee has used capacity 0 as in ``CSQueueUtils.updateUsedCapacity``.
-  Memory only under ``DefaultResourceCalculator``; the dominant share under
-  ``DominantResourceCalculator``.
+* **Queue order** (:meth:`order_key`) — a parent offers a node to its children in
+  ``PriorityUtilizationQueueOrderingPolicy``'s order (:func:`queue_order_key`): queues with
+  a positive absolute capacity first; the least used capacity (used ÷ guaranteed) first,
+  queue priorities counting under a ``priority-utilization`` parent; ties to the larger
+  configured capacity.  Memory only under ``DefaultResourceCalculator``; the dominant share
+  under ``DominantResourceCalculator``.
 * **App order** — a leaf's ``ordering-policy``: ``fifo`` (``FifoComparator``: higher
   priority first, then submission) or ``fair`` (``FairOrderingPolicy``: least memory used
   first; with ``fair.enable-size-based-weight`` used ÷ log2(1 + demand)).
@@ -30,8 +30,12 @@ by ``[scheduler] allocation_file`` (read and validated by
   path or unique leaf name (``CapacitySchedulerQueueManager.getQueue``); refused: an unknown
   queue, a parent, a STOPPED queue (or one under a STOPPED parent), an app past the leaf's
   ``maximum-applications`` (``LeafQueue.validateSubmitApplication``), and by the ACLs.
-* **AM limit** — ``maximum-am-resource-percent`` of the guarantee (the engine's AM check
-  with the queue's share: ``LeafQueue.getAMResourceLimitPerPartition``).
+* **AM limit** (:meth:`admit_am`) — ``LeafQueue.activateApplications``: the AM limit
+  (``calculateAndGetAMResourceLimitPerPartition``: maximum-am-resource-percent × the
+  queue's current limit, or its guarantee when that is more) and the user AM limit
+  (``getUserAMResourceLimitPerPartition``); a leaf with no AM running starts one anyway.
+* **Normalization** (:meth:`normalize`) — ``CapacityScheduler.getNormalizedResource``: the
+  minimum allocation is the increment; memory only under ``DefaultResourceCalculator``.
 
 What is left out (node labels, reservations' CS rules, locality delay in missed
 opportunities, one off-switch container per heartbeat, preemption) is in

@@ -153,7 +153,9 @@ def test_headroom_with_max_cap() -> None:
     50, user-limit-factor 2) on two 8 GB nodes; user_0's app_0 asks 2 GB, app_1 2 × 1 GB.
     app_0 gets 2 GB (headroom 1 GB: limit min(3 GB, 2 × 1392 MB) rounded up to 3 GB), app_1
     1 GB (headroom 0); with maximum-capacity 10 % and user_1's app_2 asking 1 GB, nothing
-    more: user_0 is over its limit and the queue over its maximum (app_2's headroom 0)."""
+    more: user_0 is over its limit and the queue over its maximum (app_2's headroom 0); with
+    app_1's request unset, still nothing for app_2, whose headroom stays 0 (the queue's
+    maximum)."""
     xml = with_values(FIXTURE, a__maximum_capacity="100", a__minimum_user_limit_percent="50",
                       a__user_limit_factor="2")
     h = harness(xml, nodes=2)
@@ -171,6 +173,10 @@ def test_headroom_with_max_cap() -> None:
     assert (used(h, "root.newroot.a"), used(h, app_0.id), used(h, app_1.id), used(h, app_2.id)) == \
         (3 * GB, 2 * GB, 1 * GB, 0)
     assert headroom(h, app_0) == 0 and headroom(h, app_1) == 0 and headroom(h, app_2) == 0
+    h.add_requests(app_1, [{"resources": "1024 mb, 1 vcores", "count": 0}])  # app_1's request unset
+    h.heartbeat("n0001")
+    assert (used(h, "root.newroot.a"), used(h, app_2.id)) == (3 * GB, 0)
+    assert headroom(h, app_2) == 0  # hit queue max-cap
 
 
 def am_limit(h: ClusterHarness, queue: str) -> tuple[int, int]:
