@@ -10,12 +10,12 @@ by ``[scheduler] allocation_file`` (read and validated by
   absolute capacity × cluster), or its absolute ``[memory=…,vcores=…]``; its maximum
   capacity is the queue's max resources, which the engine enforces for every container
   (``AbstractCSQueue.canAssignToThisQueue``).  Apps have no share (None).
-* **Queue order** (:meth:`order_key`) — a parent offers a node to its children by least
-  used capacity, used ÷ guaranteed (``PriorityUtilizationQueueOrderingPolicy`` without
-  priorities: ``usedCapacity``, ties by the larger absolute capacity, then the path); a
-  queue with no guarantee has used capacity 0 as in ``CSQueueUtils.updateUsedCapacity``.
-  Memory only under ``DefaultResourceCalculator``; the dominant share under
-  ``DominantResourceCalculator``.
+* **Queue order** (:meth:`order_key`) — a parent offers a node to its children in
+  ``PriorityUtilizationQueueOrderingPolicy``'s order (:func:`queue_order_key`): queues with
+  a positive absolute capacity first; the least used capacity (used ÷ guaranteed) first,
+  queue priorities counting under a ``priority-utilization`` parent; ties to the larger
+  configured capacity.  Memory only under ``DefaultResourceCalculator``; the dominant share
+  under ``DominantResourceCalculator``.
 * **App order** — a leaf's ``ordering-policy``: ``fifo`` (``FifoComparator``: higher
   priority first, then submission) or ``fair`` (``FairOrderingPolicy``: least memory used
   first; with ``fair.enable-size-based-weight`` used ÷ log2(1 + demand)).
@@ -30,8 +30,12 @@ by ``[scheduler] allocation_file`` (read and validated by
   path or unique leaf name (``CapacitySchedulerQueueManager.getQueue``); refused: an unknown
   queue, a parent, a STOPPED queue (or one under a STOPPED parent), an app past the leaf's
   ``maximum-applications`` (``LeafQueue.validateSubmitApplication``), and by the ACLs.
-* **AM limit** — ``maximum-am-resource-percent`` of the guarantee (the engine's AM check
-  with the queue's share: ``LeafQueue.getAMResourceLimitPerPartition``).
+* **AM limit** (:meth:`admit_am`) — ``LeafQueue.activateApplications``: the AM limit
+  (``calculateAndGetAMResourceLimitPerPartition``: maximum-am-resource-percent × the
+  queue's current limit, or its guarantee when that is more) and the user AM limit
+  (``getUserAMResourceLimitPerPartition``); a leaf with no AM running starts one anyway.
+* **Normalization** (:meth:`normalize`) — ``CapacityScheduler.getNormalizedResource``: the
+  minimum allocation is the increment; memory only under ``DefaultResourceCalculator``.
 
 What is left out (node labels, reservations' CS rules, locality delay in missed
 opportunities, one off-switch container per heartbeat, preemption) is in
@@ -47,6 +51,7 @@ from typing import Any
 
 from corescheduler.core.model import RESOURCES, Job, JobSpec, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
+from corescheduler.core.resources import MEMORY, VCORES
 from corescheduler.errors import AllocationError
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
@@ -73,10 +78,12 @@ class YarnCapacityScheduler(SharePolicy):
     def __init__(self, settings: Mapping[str, Any] | None = None, context: Any = None) -> None:
         self.conf: Any = None  # the capacity file in force (CapacitySchedulerConf), None without one
         self._calcs: dict[str, Calculator] = {}
+        self._ordering: dict[str, tuple[float, int, tuple[float, ...]]] = {}  # path -> order_key's fixed parts
         self._dominant = False
         self._apps: Counter[str] = Counter()  # leaf -> apps placed (pending and running)
         self._users: dict[str, Counter[Any]] = {}  # leaf -> user -> apps
         self._user_used: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> resources used
+        self._user_am: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> AM containers' resources
         self._live: dict[str, Any] = {}  # path -> the engine's live queue (seen in compute_shares)
         self._cluster = Resources()
         self._version = 0  # moves on every container and app change (the active-user cache)
@@ -111,8 +118,28 @@ class YarnCapacityScheduler(SharePolicy):
             self._preemption = None  # the monitor's settings come from the file
         self.conf = conf
         self._dominant = bool(self.conf is not None and self.conf.dominant)
+        self._ordering = self._orderings()
         if self._calcs:  # the resource-calculator key: memory only, or the dominant share
             self.calc = self._calcs[DOMINANT if self._dominant else PRIMARY]
+
+    def _orderings(self) -> dict[str, tuple[float, int, tuple[float, ...]]]:
+        """Per queue, what its parent's queue ordering policy sorts it by beyond its use: its
+        absolute capacity, its priority (0 unless the parent's policy is
+        ``priority-utilization``) and its tie-breaker (the configured absolute capacity, else
+        the absolute capacity, larger first) — fixed while the file is in force."""
+        out: dict[str, tuple[float, int, tuple[float, ...]]] = {}
+        if self.conf is None:
+            return out
+        for path, q in self.conf.queues.items():
+            parent = self.conf.queues.get(path.rpartition(".")[0])
+            respect = parent is not None and parent.ordering_policy == "priority-utilization"
+            configured = q.capacity_resources
+            if configured is not None and configured.any_positive():
+                tie = tuple(-float(v) for _, v in sorted(configured.items(), key=lambda nv: _type_order(nv[0])))
+            else:
+                tie = (-q.absolute_capacity,)
+            out[path] = (q.absolute_capacity, q.priority if respect else 0, tie)
+        return out
 
     def guaranteed(self, path: str, total: Resources) -> Resources:
         """The queue's guarantee out of its parent's ``total``."""
@@ -160,9 +187,16 @@ class YarnCapacityScheduler(SharePolicy):
                     usage = usage / weight if weight > 0 else usage
                 return (usage, s.start_time, s.name)
             return (owner.sched["map"].priority, s.start_time, s.name)  # rank: VERY_HIGH (0) first
-        q = self.conf.queues.get(owner.name) if self.conf is not None else None
-        absolute = q.absolute_capacity if q is not None else 0.0
-        return (self._ratio(s.running, s.fair_share, getattr(s, "cluster", None)), -absolute, s.name)
+        ordering = self._ordering.get(owner.name)
+        if ordering is None:  # no file: root.default alone
+            return (False, False, 0, self._ratio(s.running, s.fair_share, getattr(s, "cluster", None)), (0.0,), s.name)
+        absolute, priority, tie = ordering
+        cluster = getattr(s, "cluster", None)
+        if absolute > 0:
+            used = self._ratio(s.running, s.fair_share, cluster)
+        else:  # both at 0: by absolute used capacity
+            used = self._ratio(s.running, cluster, cluster)
+        return queue_order_key(used, absolute, priority, tie, s.name)
 
     # ------------------------------------------------------------------ user limits
     def _active(self, queue: Any) -> tuple[int, Resources]:
@@ -289,7 +323,7 @@ class YarnCapacityScheduler(SharePolicy):
             "user_limit_factor": q.user_limit_factor,
             "minimum_user_limit_percent": q.minimum_user_limit_percent,
             "state": q.state,
-            "ordering_policy": q.ordering_policy if q.is_leaf else "utilization",
+            "ordering_policy": q.ordering_policy,
             "guaranteed": guaranteed,
             "maximum": maximum,
             "used": used,
@@ -300,18 +334,131 @@ class YarnCapacityScheduler(SharePolicy):
             report["am_used"] = queue.am_usage
         return report
 
-    def am_limit(self, queue: Any) -> Resources:
-        """``LeafQueue.getAMResourceLimitPerPartition``: the guarantee × maximum-am-resource-percent,
-        rounded up to the minimum allocation (``multiplyAndNormalizeUp``)."""
+    def _am_capacity(self, queue: Any) -> Resources:
+        """The guarantee × maximum-am-resource-percent, rounded up to the minimum allocation: the
+        preemption monitor's AM capacity of a leaf."""
         assert self.conf is not None
         guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
-        pct = self.conf.am_resource_percent(queue.name)
+        return self._times_up(guaranteed, self.conf.am_resource_percent(queue.name), every=True)
+
+    def _times_up(self, r: Resources, by: float, every: bool = False) -> Resources:
+        """``Resources.multiplyAndNormalizeUp(rc, r, by, minimumAllocation)``: under
+        ``DefaultResourceCalculator`` memory only (``createResource(memory)``: 1 vcore), under
+        ``DominantResourceCalculator`` (or ``every``) each resource type."""
         step = self._minimum
         values = {}
-        for n, v in guaranteed.items():
-            amount = v * pct
+        for n, v in r.items():
+            if not (every or self._dominant) and n != MEMORY:
+                continue
             unit = step.get(n) if step is not None and n in step.names else 0
-            values[n] = math.ceil(amount / unit) * unit if unit > 0 else math.ceil(amount)
+            amount = math.ceil(v * by)
+            values[n] = math.ceil(amount / unit) * unit if unit > 0 else amount
+        if not (every or self._dominant):
+            values[VCORES] = 1 if values.get(MEMORY, 0) > 0 else 0
+        return Resources.of(values)
+
+    def _round_down(self, r: Resources) -> Resources:
+        """``Resources.roundDown(rc, r, minimumAllocation)``."""
+        step = self._minimum
+        if step is None:
+            return r
+        return Resources.of({n: (v // step.get(n)) * step.get(n) if step.get(n) > 0 else v for n, v in r.items()})
+
+    def _fits(self, small: Resources, big: Resources) -> bool:
+        """``ResourceCalculator.fitsIn``: memory under ``DefaultResourceCalculator``, every
+        resource type under ``DominantResourceCalculator``."""
+        return small.fits_in(big) if self._dominant else small.get("memory") <= big.get("memory")
+
+    def _min(self, a: Resources, b: Resources) -> Resources:
+        """``Resources.min(rc, cluster, a, b)``: the lesser of the two, as a whole."""
+        return b if self._less(b, a) else a
+
+    def current_limit(self, queue: Any) -> Resources:
+        """The leaf's current resource limit (``LeafQueue.updateCurrentResourceLimits``, the
+        ``queueCurrentLimit`` of ``QueueResourceLimitsInfo``): from the cluster at root down,
+        each child's limit is its parent's limit (capped by the parent's maximum) − the
+        parent's use + the child's use, rounded down to the minimum allocation
+        (``ParentQueue.getResourceLimitsOfChild``); the leaf's, at most its maximum capacity
+        rounded down (``getEffectiveMaxCapacityDown``)."""
+        chain = []
+        q = queue
+        while q is not None:
+            chain.append(q)
+            q = q.parent
+        cluster = self._cluster
+        limit = cluster
+        for parent, child in zip(reversed(chain), list(reversed(chain))[1:], strict=False):
+            ps = parent.sched
+            limit = self._min(limit, ps.max_share.componentwise_min(cluster) if cluster.names else ps.max_share)
+            limit = self._round_down((limit - ps.running + child.sched.running).componentwise_max(Resources()))
+        s = queue.sched
+        maximum = s.max_share.componentwise_min(cluster) if cluster.names else s.max_share
+        return self._min(self._round_down(maximum), limit)
+
+    def am_limit(self, queue: Any) -> Resources:
+        """``LeafQueue.calculateAndGetAMResourceLimitPerPartition``: maximum-am-resource-percent ×
+        the queue's current limit (:meth:`current_limit`) when its guarantee fits in it, else ×
+        the guarantee ("nothing less than the queue's guarantee"), normalized up to the minimum
+        allocation (``multiplyAndNormalizeUp``)."""
+        assert self.conf is not None
+        guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
+        current = self.current_limit(queue)
+        usable = current if self._fits(guaranteed, current) else guaranteed
+        return self._times_up(usable, self.conf.am_resource_percent(queue.name))
+
+    def user_am_limit(self, queue: Any) -> Resources:
+        """``LeafQueue.getUserAMResourceLimitPerPartition``: the guarantee × maximum-am-resource-percent
+        × max(minimum-user-limit-percent ÷ 100, 1 ÷ active users) × user-limit-factor (−1: not
+        scaled by either), normalized up, at most the queue's AM limit."""
+        assert self.conf is not None
+        leaf = self.conf.queues[queue.name]
+        guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
+        pct = self.conf.am_resource_percent(queue.name)
+        if leaf.user_limit_factor == -1:
+            limit = self._times_up(guaranteed, pct)
+        else:
+            users = self._active(queue)[0]
+            share = max(leaf.minimum_user_limit_percent / 100.0, 1.0 / max(users, 1))
+            limit = self._times_up(guaranteed, pct * share * leaf.user_limit_factor)
+        return self._min(limit, self.am_limit(queue))
+
+    def admit_am(self, leaf: Any, job: Job, am: Resources) -> bool | None:
+        """``LeafQueue.activateApplications``: the AM starts if the leaf's AM use + ``am`` fits in
+        its AM limit and the user's AM use + ``am`` in the user AM limit — or, either way, when
+        the leaf runs no AM yet ("skipping enforcement to allow at least one application to
+        start")."""
+        if self.conf is None or self.conf.queues.get(leaf.name) is None:
+            return None
+        used = leaf.am_usage
+        if not used.any_positive() or not self._less(Resources(), used):
+            return True
+        if not self._fits(used + am, self.am_limit(leaf)):
+            return False
+        mine = self._user_am.get(leaf.name, {}).get(job.user, Resources())
+        return self._fits(mine + am, self.user_am_limit(leaf))
+
+    def normalize(self, ask: Resources, minimum: Resources, maximum: Resources,
+                  increment: Resources) -> Resources | None:
+        """``CapacityScheduler.getNormalizedResource`` → ``SchedulerUtils.getNormalizedResource``
+        with the scheduler's calculator and the *minimum* allocation as the increment
+        (``yarn.scheduler.increment-allocation-*`` is the fair scheduler's): under
+        ``DefaultResourceCalculator`` memory only, at least the minimum, rounded up to it, at
+        most the maximum (``DefaultResourceCalculator.normalize``); under
+        ``DominantResourceCalculator`` every resource type so.  The other types of an ask under
+        ``DefaultResourceCalculator`` stay as asked, at least the minimum (Hadoop makes them
+        1 vcore), so that ``serve`` enforces what a task asks of a worker."""
+        values: dict[str, int] = dict(ask.items())
+        for name in minimum.names:
+            if minimum.get(name) > values.get(name, 0):
+                values[name] = minimum.get(name)
+        for name in ((MEMORY,) if not self._dominant else (*ask.names, *minimum.names)):
+            value = max(values.get(name, 0), minimum.get(name))
+            step = minimum.get(name)
+            if step > 0:
+                value = -(-value // step) * step
+            if name in maximum.names:
+                value = min(value, maximum.get(name))
+            values[name] = value
         return Resources.of(values)
 
     def job_report(self, job: Job) -> dict[str, Any] | None:
@@ -347,7 +494,7 @@ class YarnCapacityScheduler(SharePolicy):
             return QueueView(path=q.name, guaranteed=s.fair_share or Resources(), maximum=maximum, used=used,
                              pending=pending, preemption_disabled=off,
                              children=[view(c, off) for c in q.children.values()], containers=containers,
-                             max_am_capacity=self.am_limit(q) if q.is_leaf else Resources())
+                             max_am_capacity=self._am_capacity(q) if q.is_leaf else Resources())
 
         chosen = monitor.select(view(root, False), self._cluster, now)
         self._marked = list(chosen.marked)
@@ -400,6 +547,12 @@ class YarnCapacityScheduler(SharePolicy):
     # ------------------------------------------------------------------ PoolResolver
     @hookimpl
     def cs_resolve_pool(self, job: JobSpec, allocations: Any, queues: Mapping[str, str]) -> str | Rejection | None:
+        """``CapacityScheduler.addApplication`` after the placement rules: the app's queue is
+        the one ``queue-mappings`` give (``UserGroupMappingPlacementRule``), else the one it
+        names, else ``default`` (YARN's ``DEFAULT_QUEUE_NAME``, as ``RMAppManager`` sets it);
+        refused past the system's ``maximum-applications`` (``isSystemAppsLimitReached``), to
+        an unknown queue (a file without a leaf ``default`` refuses an app naming none), to a
+        parent, to a STOPPED queue, past the leaf's ``maximum-applications``."""
         conf = _capacity_conf(allocations)
         if conf is None:
             return None
@@ -416,13 +569,17 @@ class YarnCapacityScheduler(SharePolicy):
                 if mapped is not None:
                     break
         name = mapped or requested or "default"
+        placed = sum(self._apps.values())
+        if placed >= conf.maximum_applications:  # CapacityScheduler.isSystemAppsLimitReached
+            return Rejection(f"Maximum system application limit reached, cannot accept submission of application: "
+                             f"{job.id} ({placed} applications; maximum-applications {conf.maximum_applications})")
         path = conf.resolve(name)
         if path is None:
-            return Rejection(f"Application submitted to queue {name!r}, which does not exist (capacity file "
-                             f"{conf.source})")
+            return Rejection(f"Application {job.id} submitted by user {job.user} to unknown queue: {name} "
+                             f"(capacity file {conf.source})")
         leaf = conf.queues[path]
         if not leaf.is_leaf:
-            return Rejection(f"Cannot submit application to non-leaf queue: {path}")
+            return Rejection(f"Application {job.id} submitted by user : {job.user} to non-leaf queue : {path}")
         stopped = [p for p in (path, *_ancestors(path)) if conf.queues[p].state == "STOPPED"]
         if stopped:
             return Rejection(f"Queue {path} is STOPPED. Cannot accept submission of application")
@@ -462,17 +619,47 @@ class YarnCapacityScheduler(SharePolicy):
         current = used.get(job.user, Resources())
         used[job.user] = current + size if sign > 0 else current - size
 
+    def _count_am(self, task: Any, sign: int) -> None:
+        """A user's AM use in its leaf (``User.getConsumedAMResources``)."""
+        size = task.resources
+        if size is None or not task.is_am:
+            return
+        job = task.job
+        used = self._user_am.setdefault(_path(job), {})
+        current = used.get(job.user, Resources())
+        used[job.user] = current + size if sign > 0 else current - size
+
     @hookimpl
     def cs_task_started(self, task: Any) -> None:
         self._count(task, +1)
+        self._count_am(task, +1)
 
     @hookimpl
     def cs_task_finished(self, task: Any) -> None:
         self._count(task, -1)
+        self._count_am(task, -1)
 
     @hookimpl
     def cs_task_preempted(self, task: Any) -> None:
         self._count(task, -1)
+        self._count_am(task, -1)
+
+
+def _type_order(name: str) -> tuple[int, str]:
+    """``Resource.compareTo``'s order of resource types: memory, vcores, then the others."""
+    return ({"memory": 0, "vcores": 1}.get(name, 2), name)
+
+
+def queue_order_key(used: float, absolute: float, priority: int, tie: tuple[float, ...], name: str) -> tuple[Any, ...]:
+    """The sort key of a queue among its siblings, ``PriorityUtilizationQueueOrderingPolicy``'s
+    ``PriorityQueueComparator.compare`` as a total order: a queue with a positive absolute
+    capacity before one of 0; then, by ``compare(used1, used2, p1, p2)``, the less used first
+    when the priorities are equal, and when they differ the higher priority first if both are
+    under (used < 1) or both at or over their guarantee, else the one under; ties to the larger
+    configured capacity (``tie``, negated), then the name.  ``used`` is the used capacity
+    (used ÷ guaranteed), or the absolute used capacity for a queue of absolute capacity 0;
+    ``priority`` is 0 under ``utilization`` (priorities not respected)."""
+    return (absolute <= 0, used >= 1.0, -priority, used, tie, name)
 
 
 def _ancestors(path: str) -> list[str]:

@@ -155,6 +155,22 @@ class SharePolicy:
         its pool that are admitted; a Rejection skips it; True or None offers it."""
         return None
 
+    def admit_am(self, leaf: Queue, job: Job, am: Resources) -> bool | None:
+        """Resource mode, a leaf's policy: may ``job``'s AM container of size ``am`` start in
+        ``leaf`` now (the policy's own AM limits, e.g. the Capacity Scheduler's
+        ``LeafQueue.activateApplications``)?  None (the default): the engine's rule, the fair
+        scheduler's ``maxAMShare`` (``FSLeafQueue.canRunAppAM``)."""
+        return None
+
+    def normalize(self, ask: Resources, minimum: Resources, maximum: Resources,
+                  increment: Resources) -> Resources | None:
+        """Resource mode, the root queue's policy: a container ask as the scheduler sizes it
+        (YARN ``SchedulerUtils.normalizeRequest`` with the scheduler's calculator and
+        increment), from ``[cluster]``'s minimum, maximum and increment allocations.  None
+        (the default): the engine's rule, every resource type at least its minimum, rounded
+        up to its increment, at most its maximum (the fair scheduler's)."""
+        return None
+
     def next_kind(self, node: Node) -> str | None:
         """Slot mode, the root policy: ``"map"`` or ``"reduce"``, the kind a heartbeat tries
         first on ``node``; None: the core's rule."""

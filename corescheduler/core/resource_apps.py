@@ -130,9 +130,14 @@ class AppAdmission(EngineState):
         self._steady_dirty = True
 
     def _normalize(self, ask: Resources) -> Resources:
-        """``SchedulerUtils.normalizeRequest``: the ask rounded up to the increment, between the
-        minimum and the maximum allocation (``[cluster]``; SPEC §6b)."""
+        """``SchedulerUtils.normalizeRequest``: the ask as the root queue's policy sizes it
+        (``SharePolicy.normalize``), else rounded up to the increment, between the minimum and
+        the maximum allocation (``[cluster]``; SPEC §6b)."""
         c = self.owner.config.cluster
+        sized = self.owner.plugins.share_policy(self.tree.root.policy).policy.normalize(
+            ask, c.minimum_allocation, c.maximum_allocation, c.increment_allocation)
+        if sized is not None:
+            return sized
         return normalize(ask, c.minimum_allocation, c.maximum_allocation, c.increment_allocation)
 
     def _size_problem(self, job: Job, leaf: Queue) -> str | None:

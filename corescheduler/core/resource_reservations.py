@@ -23,8 +23,13 @@ from corescheduler.core.resources import Resources
 class AMLimitsAndReservations(EngineState):
     """Whether an app's AM may run in its leaf, and the nodes apps hold reserved."""
 
-    def _can_run_am(self, leaf: Queue, am: Resources) -> bool:
-        """``FSLeafQueue.canRunAppAM`` / ``computeMaxAMResource``."""
+    def _can_run_am(self, leaf: Queue, am: Resources, job: Job) -> bool:
+        """May ``job``'s AM ``am`` start in ``leaf``: the leaf's policy's AM limits
+        (``SharePolicy.admit_am``), else the engine's, ``FSLeafQueue.canRunAppAM`` /
+        ``computeMaxAMResource``."""
+        verdict = self.owner.plugins.share_policy(leaf.policy).policy.admit_am(leaf, job, am)
+        if verdict is not None:
+            return verdict
         share = leaf.max_am_share
         if abs(share - (-1.0)) < 0.0001:
             return True
@@ -112,7 +117,7 @@ class AMLimitsAndReservations(EngineState):
             and self._has_pending(job)
         )
         if valid and task.is_am:
-            valid = not job.am_running and self._can_run_am(leaf, size)  # type: ignore[arg-type]
+            valid = not job.am_running and self._can_run_am(leaf, size, job)  # type: ignore[arg-type]
         elif valid:
             valid = task.state == PENDING or self._choose(job, node, now) is not None
         if not valid:

@@ -318,7 +318,7 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
     def _assign_app(self, leaf: Queue, job: Job, node: Node, now: float, out: list[Assignment]) -> Any:
         """``FSAppAttempt.assignContainer``: allocate the chosen request, or reserve the node."""
         am = self.am_tasks.get(job.id)
-        if am is not None and not job.am_running and not self._can_run_am(leaf, am.resources):  # type: ignore[arg-type]
+        if am is not None and not job.am_running and not self._can_run_am(leaf, am.resources, job):  # type: ignore[arg-type]
             return None  # isOverAMShareLimit
         task = self._choose(job, node, now, am)
         if task is None:

@@ -22,7 +22,9 @@ validates it as Hadoop 3.3 does when the scheduler (re)initializes its queues:
   ``maximum-capacity`` ≥ ``capacity`` (absolute: each resource).
 * ``LeafQueue.setupQueueConfigs``: ``minimum-user-limit-percent`` in (0, 100],
   ``maximum-am-resource-percent`` in [0, 1], ``state`` RUNNING or STOPPED,
-  ``ordering-policy`` fifo or fair (the class names too).
+  ``ordering-policy`` fifo or fair (the class names too); a parent's ``ordering-policy``
+  ``utilization`` (the default) or ``priority-utilization``, inherited by the parents under
+  it (``CapacitySchedulerConfiguration.getQueueOrderingPolicy``).
 
 Every problem is reported at once as ``FILE:LINE: <key>: expected …`` in one
 :class:`~corescheduler.errors.AllocationError`; keys under ``yarn.scheduler.capacity.``
@@ -79,6 +81,10 @@ ORDERING_POLICIES = {
     "org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.FifoOrderingPolicy": "fifo",
     "org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.FairOrderingPolicy": "fair",
 }
+#: a parent's ``ordering-policy`` (``CapacitySchedulerConfiguration.QUEUE_UTILIZATION_ORDERING_POLICY`` —
+#: the default — and ``QUEUE_PRIORITY_UTILIZATION_ORDERING_POLICY``, which respects queue priorities)
+QUEUE_ORDERING_POLICIES = ("utilization", "priority-utilization")
+DEFAULT_QUEUE_ORDERING_POLICY = "utilization"
 CALCULATORS = {
     "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator": False,
     "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator": True,
@@ -429,11 +435,22 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
             ap = r.get(f"{path}.{acl}")
             s[acl] = None if ap is None else (ap.value if ap.value else " ")
         op = r.get(f"{path}.ordering-policy")
-        policy = "fifo"
-        if op is not None and op.value:
-            if op.value not in ORDERING_POLICIES:
-                r.problem(op, f"{path}.ordering-policy", "fifo or fair")
-            policy = ORDERING_POLICIES.get(op.value, "fifo")
+        if children[path]:
+            # a parent's is its queue ordering policy, its own or its parent's (ParentQueue.setupQueueConfigs →
+            # CapacitySchedulerConfiguration.getQueueOrderingPolicy(queue, parentPolicy): default "utilization")
+            head = path.rpartition(".")[0]
+            policy = str(settings[head]["ordering_policy"]) if head in settings else DEFAULT_QUEUE_ORDERING_POLICY
+            if op is not None and op.value:
+                if op.value.strip() not in QUEUE_ORDERING_POLICIES:
+                    r.problem(op, f"{path}.ordering-policy", "utilization or priority-utilization (a parent queue)")
+                else:
+                    policy = op.value.strip()
+        else:
+            policy = "fifo"
+            if op is not None and op.value:
+                if op.value not in ORDERING_POLICIES:
+                    r.problem(op, f"{path}.ordering-policy", "fifo or fair")
+                policy = ORDERING_POLICIES.get(op.value, "fifo")
         s["ordering_policy"] = policy
         s["fair_size_based_weight"] = r.boolean(f"{path}.ordering-policy.fair.enable-size-based-weight", False)
         s["priority"] = int(r.number(f"{path}.priority", 0, integer=True, what="a whole number") or 0)

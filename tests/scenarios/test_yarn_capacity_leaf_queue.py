@@ -153,7 +153,9 @@ def test_headroom_with_max_cap() -> None:
     50, user-limit-factor 2) on two 8 GB nodes; user_0's app_0 asks 2 GB, app_1 2 × 1 GB.
     app_0 gets 2 GB (headroom 1 GB: limit min(3 GB, 2 × 1392 MB) rounded up to 3 GB), app_1
     1 GB (headroom 0); with maximum-capacity 10 % and user_1's app_2 asking 1 GB, nothing
-    more: user_0 is over its limit and the queue over its maximum (app_2's headroom 0)."""
+    more: user_0 is over its limit and the queue over its maximum (app_2's headroom 0); with
+    app_1's request unset, still nothing for app_2, whose headroom stays 0 (the queue's
+    maximum)."""
     xml = with_values(FIXTURE, a__maximum_capacity="100", a__minimum_user_limit_percent="50",
                       a__user_limit_factor="2")
     h = harness(xml, nodes=2)
@@ -171,25 +173,62 @@ def test_headroom_with_max_cap() -> None:
     assert (used(h, "root.newroot.a"), used(h, app_0.id), used(h, app_1.id), used(h, app_2.id)) == \
         (3 * GB, 2 * GB, 1 * GB, 0)
     assert headroom(h, app_0) == 0 and headroom(h, app_1) == 0 and headroom(h, app_2) == 0
+    h.add_requests(app_1, [{"resources": "1024 mb, 1 vcores", "count": 0}])  # app_1's request unset
+    h.heartbeat("n0001")
+    assert (used(h, "root.newroot.a"), used(h, app_2.id)) == (3 * GB, 0)
+    assert headroom(h, app_2) == 0  # hit queue max-cap
+
+
+def am_limit(h: ClusterHarness, queue: str) -> tuple[int, int]:
+    r = h.shares()["queues"][f"root.newroot.{queue}"]["am_limit"]
+    return int(r.memory), int(r.vcores)
+
+
+def test_initialize_queue_am_limits() -> None:
+    """``TestLeafQueue.testInitializeQueue``'s AM limits on a 50 GB, 50-vcore cluster (five
+    10 GB nodes): a (8.5 %, maximum 20 %) 1 GB, b (80 %, maximum 99 %) 5 GB — 10 % of each
+    queue's current limit, its maximum capacity while the cluster is idle, rounded up to the
+    1 GB minimum allocation, 1 vcore under ``DefaultResourceCalculator``
+    (``LeafQueue.calculateAndGetAMResourceLimit``)."""
+    h = harness(FIXTURE, nodes=5, node="10240 mb, 10 vcores")
+    h.update()
+    assert am_limit(h, "a") == (1 * GB, 1)
+    assert am_limit(h, "b") == (5 * GB, 1)
 
 
 def test_max_am_resource_per_queue_percent_after_queue_refresh() -> None:
-    """``TestLeafQueue.testMaxAMResourcePerQueuePercentAfterQueueRefresh``: one queue of
-    100 % on 100 × 16 GB; maximum-am-resource-percent 0.1 gives an AM limit of 160 GB, and
-    after a refresh with 0.2, 320 GB."""
+    """``TestLeafQueue.testMaxAMResourcePerQueuePercentAfterQueueRefresh``: the fixture on
+    100 × 16 GB with maximum-am-resource-percent 0.1: queue b's AM limit is 1600 GB × 0.99 ×
+    0.1 = 162816 MB (its current limit, its 99 % maximum, as the queue is idle).  Refreshed to
+    0.2 on 100 × 20 GB (here 125 × 16 GB), Hadoop's test gets 320 GB = 0.2 × b's guarantee
+    (1600 GB): the test's freshly parsed queue has no current limit yet, and
+    ``calculateAndGetAMResourceLimitPerPartition`` never goes below the guarantee.  A running
+    RM gives the refreshed queue its limit (``CapacityScheduler.reinitialize`` →
+    ``root.updateClusterResource``), so b's limit is first 0.2 × 1980 GB = 396 GB; once the
+    other queues use more than b's guarantee leaves them (432 GB > 400 GB) its current limit
+    falls below its guarantee and the AM limit is Hadoop's 320 GB."""
     def xml(percent: str) -> str:
-        return ("<configuration>"
-                "<property><name>yarn.scheduler.capacity.root.queues</name><value>a</value></property>"
-                "<property><name>yarn.scheduler.capacity.root.a.capacity</name><value>100</value></property>"
-                "<property><name>yarn.scheduler.capacity.maximum-am-resource-percent</name>"
-                f"<value>{percent}</value></property></configuration>")
+        return with_values(FIXTURE, a__user_limit_factor="10", d__user_limit_factor="10").replace(
+            "</configuration>", "<property><name>yarn.scheduler.capacity.maximum-am-resource-percent</name>"
+            f"<value>{percent}</value></property></configuration>")
 
     h = ClusterHarness(racks=1, nodes_per_rack=100, node_resources="16384 mb, 32 vcores", config=CONFIG,
                        allocations=xml("0.1"))
     h.update()
-    assert h.shares()["queues"]["root.a"]["am_limit"].memory == 160 * GB
+    assert am_limit(h, "b") == (162816, 1)
     h.set_allocations(xml("0.2"))
-    assert h.shares()["queues"]["root.a"]["am_limit"].memory == 320 * GB
+    for i in range(100, 125):
+        h.add_node(f"n{i:04d}", resources="16384 mb, 32 vcores")
+    h.update()
+    assert am_limit(h, "b") == (396 * GB, 1)
+    h.submit(queue="a", user="u", tasks=50, resources="8192 mb, 1 vcores")
+    h.submit(queue="d", user="u", tasks=4, resources="8192 mb, 1 vcores")
+    for _ in range(2):
+        for i in range(125):
+            h.heartbeat(f"n{i:04d}")
+    h.update()
+    assert (used(h, "root.newroot.a"), used(h, "root.newroot.d")) == (400 * GB, 32 * GB)
+    assert am_limit(h, "b") == (320 * GB, 1)
 
 
 def test_am_limit_holds_back_apps() -> None:
