@@ -16,6 +16,7 @@ from corescheduler.core.engine import Engine, EngineOwner
 from corescheduler.core.model import COMPLETE, KILLED, MAP, PENDING, REDUCE, RUNNING, Cluster, Job, JobSpec, TaskSpec
 from corescheduler.core.resource_scheduler import ResourceScheduler
 from corescheduler.core.scheduler import Scheduler
+from corescheduler.core.slot_engine import SlotEngine
 from corescheduler.core.task_ledger import TaskLedger
 from corescheduler.errors import PluginExecutionError, SchedulerStateError
 from corescheduler.resources import Resources
@@ -36,14 +37,20 @@ def _imports(path: Path) -> set[str]:
     return out
 
 
-def test_the_resource_engine_the_ledger_and_the_protocols_import_no_scheduler():
+def test_the_engines_the_ledger_and_the_protocols_import_no_scheduler():
     resource_engine = sorted(p.name for p in CORE.glob("resource_*.py"))
     assert len(resource_engine) >= 6  # the engine and its parts, one module per concept
-    for name in (*resource_engine, "task_ledger.py", "engine.py"):
+    slot_engine = sorted(p.name for p in CORE.glob("slot_*.py"))
+    assert len(slot_engine) >= 3
+    for name in (*resource_engine, *slot_engine, "task_ledger.py", "engine.py"):
         imported = _imports(CORE / name)
         assert "corescheduler.core.scheduler" not in imported, name
     assert "corescheduler.core.resource_scheduler" not in _imports(CORE / "task_ledger.py")
     assert "corescheduler.core.resource_scheduler" not in _imports(CORE / "engine.py")
+    for name in slot_engine:  # the two engines know nothing of each other
+        assert not any(m.startswith("corescheduler.core.resource_") for m in _imports(CORE / name)), name
+    for name in resource_engine:
+        assert not any(m.startswith("corescheduler.core.slot_") for m in _imports(CORE / name)), name
 
 
 def _private_writes(path: Path, owners: set[str]) -> list[str]:
@@ -66,9 +73,25 @@ def _private_writes(path: Path, owners: set[str]) -> list[str]:
 
 
 def test_no_engine_writes_the_schedulers_private_state_nor_the_scheduler_the_engines():
-    for path in sorted(CORE.glob("resource_*.py")):
+    for path in sorted([*CORE.glob("resource_*.py"), *CORE.glob("slot_*.py")]):
         assert _private_writes(path, {"self.owner", "owner"}) == [], path.name
-    assert _private_writes(CORE / "scheduler.py", {"self._rs", "rs", "self._engine", "self.ledger", "ledger"}) == []
+    assert _private_writes(CORE / "scheduler.py", {"self._rs", "rs", "self._engine", "engine", "self.ledger",
+                                                   "ledger"}) == []
+
+
+def test_the_scheduler_holds_no_mode_branch():
+    """The facade picks its engine once (its constructor); no other method asks which mode runs."""
+    tree = ast.parse((CORE / "scheduler.py").read_text())
+    mode = {"self._rs", "self.resource_mode", "RESOURCES", "ResourceScheduler", "SlotEngine"}
+    picking = {"__init__", "_start_engine", "resource_engine"}  # the pick, and the read of what was picked
+    found = []
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == Scheduler.__name__]
+    for fn in (n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name not in picking):
+        for node in ast.walk(fn):
+            text = ast.unparse(node) if isinstance(node, (ast.Attribute, ast.Name)) else ""
+            if text in mode:
+                found.append(f"{fn.name}:{node.lineno}: {text}")
+    assert len(cls.body) > 60 and found == []
 
 
 def _private_reads(path: Path) -> list[str]:
@@ -93,7 +116,7 @@ def test_the_simulator_service_and_command_line_read_no_private_state_of_the_sch
 def test_the_public_reads_follow_the_engine():
     h = ClusterHarness(nodes_per_rack=1, map_slots=1, reduce_slots=1)
     slots = h.scheduler
-    assert slots.engine is slots and slots.resource_engine is None
+    assert isinstance(slots.engine, SlotEngine) and slots.resource_engine is None
     assert dict(slots.pending_tasks) == {MAP: 0, REDUCE: 0} and not slots.work_running()
     assert not slots.engine.has_requests()
     h.submit(maps=2)
@@ -108,7 +131,7 @@ def test_the_public_reads_follow_the_engine():
     assert not resources.work_running() and not resources.engine.has_requests()
 
 
-@pytest.mark.parametrize("engine", [Scheduler, ResourceScheduler])
+@pytest.mark.parametrize("engine", [SlotEngine, ResourceScheduler])
 def test_both_engines_implement_the_engine_protocol_with_its_signatures(engine):
     members = [n for n, v in vars(Engine).items() if inspect.isfunction(v) and not n.startswith("_")]
     assert len(members) >= 15
@@ -264,7 +287,8 @@ def test_a_launch_taken_back_after_a_failing_order_key_was_started_first():
 def test_the_scheduler_picks_its_engine_once():
     slots = ClusterHarness().scheduler
     resources = ClusterHarness(config={"scheduler": {"mode": "resources"}}).scheduler
-    assert slots._engine is slots and slots._rs is None
+    assert isinstance(slots._engine, SlotEngine) and slots._rs is None
+    assert slots._engine.ledger is slots.ledger
     assert resources._engine is resources._rs and isinstance(resources._rs, ResourceScheduler)
     assert resources._rs.ledger is resources.ledger
 
