@@ -119,7 +119,7 @@ class UpdateSkipping(HeartbeatPlanner):
         preemption check among them would find nothing to do.  What they read is frozen but
         for the clock (running, demand, min shares and timeouts change only at events), so a
         pool's starvation times either move with every update (it is at its share:
-        ``Scheduler._update_starvation``, Hadoop ``updatePreemptionVariables``) or stay, and
+        ``SlotPools._update_starvation``, Hadoop ``updatePreemptionVariables``) or stay, and
         it is starved (``Schedulable.starved_for``) once its timeout has passed since: the
         first such time is the answer: the root share policy's preemption hint
         (``SharePolicy.preemption_hint``; ``fair``'s: :func:`corescheduler.core.hints.until_starved`);
