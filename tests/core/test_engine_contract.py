@@ -19,6 +19,7 @@ from corescheduler.core.scheduler import Scheduler
 from corescheduler.core.slot_engine import SlotEngine
 from corescheduler.core.task_ledger import TaskLedger
 from corescheduler.errors import PluginExecutionError, SchedulerStateError
+from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
 from corescheduler.testing import ClusterHarness
 
@@ -299,3 +300,55 @@ def test_a_node_with_negative_resources_is_refused_and_the_cluster_is_as_before(
     with pytest.raises(SchedulerStateError, match="negative resources"):
         h.scheduler.add_node("bad", "r00", resources=Resources(memory=-1, vcores=1))
     assert h.scheduler.cluster.nodes == before and "bad" not in h.scheduler._rack_of
+
+
+class _Heard:
+    """A listener of the cycle's notifications (which engine calls them is the engine's)."""
+
+    def __init__(self) -> None:
+        self.heard: list[tuple] = []
+
+    @hookimpl
+    def cs_update(self, pools, now) -> None:
+        self.heard.append(("update", [p.name for p in pools], now))
+
+    @hookimpl
+    def cs_heartbeat_start(self, node, now) -> None:
+        self.heard.append(("start", node.name, now))
+
+    @hookimpl
+    def cs_heartbeat_end(self, node, assignments, skipped, now) -> None:
+        self.heard.append(("end", node.name, [a.task for a in assignments], [j.id for j in skipped], now))
+
+
+@pytest.mark.parametrize("mode", ["slots", "resources"])
+def test_each_engine_tells_the_cycle_as_the_scheduler_did(mode):
+    """``update`` and ``heartbeat`` are one call into the engine, which now calls ``cs_update``
+    and ``cs_heartbeat_start``/``_end`` itself: the same calls, in the same order, with the
+    same arguments in both modes (resource mode: no MR1 pool, no skipped job)."""
+    listener = _Heard()
+    h = ClusterHarness(nodes_per_rack=2, node_resources="8192 mb, 8 vcores",
+                       config={"scheduler": {"mode": mode, "listeners": ["heard"]}},
+                       plugins={"heard": listener})
+    if mode == "slots":
+        job = h.submit(maps=1)
+    else:
+        job = h.submit(queue="root.a", tasks=1, resources="1024 mb, 1 vcores")
+    h.advance(1.0)
+    (given,) = h.heartbeat("n0000")
+    h.scheduler.idle_heartbeat("n0001", 2.0)
+    assert not h.scheduler.skip_quiet_heartbeat("n0001", 2.0) or mode == "slots"
+    updates = [e for e in listener.heard if e[0] == "update"]
+    assert updates and updates[0] == ("update", ["default"] if mode == "slots" else [], 0.0)
+    beats = [e for e in listener.heard if e[0] != "update"]
+    assert beats == [("start", "n0000", 1.0), ("end", "n0000", [given.task], [], 1.0), ("start", "n0001", 2.0)]
+    assert job.id in h.scheduler.jobs
+
+
+def test_resource_mode_answers_the_walks_questions_so_that_every_heartbeat_runs():
+    sched = ClusterHarness(config={"scheduler": {"mode": "resources"}}).scheduler
+    assert not sched.can_park and not sched.skip_quiet_heartbeat("n0000", 0.0) and not sched.wants_idle_heartbeat()
+    assert sched.walk_state() == (0, False, False) and sched.map_walk() == [] and sched.take_reach_changes() == {}
+    assert dict(sched.pools) == {} and dict(sched.pending_tasks) == {MAP: 0, REDUCE: 0}
+    assert sched.pending_work(MAP) == 0 and sched.preemption_hint(0.0) == float("-inf")
+    assert sched.tasks_to_preempt("root.default") == {MAP: 0, REDUCE: 0}
