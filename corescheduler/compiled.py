@@ -17,11 +17,15 @@ import warnings
 #: the modules ``setup.py`` compiles: the one list of them (``setup.py`` reads it from this
 #: file's source, so it stays a literal tuple of module names)
 MODULES = (
+    "corescheduler.core.blame",
     "corescheduler.core.model",
     "corescheduler.core.order",
     "corescheduler.core.schedulable",
     "corescheduler.core.scheduler",
     "corescheduler.core.shuffle",
+    "corescheduler.core.slot_engine",
+    "corescheduler.core.slot_pools",
+    "corescheduler.core.slot_walk",
     "corescheduler.core.task_ledger",
     "corescheduler.sim.heartbeats",
     "corescheduler.sim.simulator",

@@ -2,15 +2,16 @@
 
 :class:`~corescheduler.core.scheduler.Scheduler` is the one object callers use (submit,
 heartbeat, finish, kill, update, preempt).  Under it runs one engine, picked once when it is
-built: the slot engine (MR1 pools, maps and reduces in slots: the scheduler itself for now)
-or the resource engine (:class:`~corescheduler.core.resource_scheduler.ResourceScheduler`,
-YARN queues and resource vectors).  Both launch and end task attempts through one
+built: the slot engine (:class:`~corescheduler.core.slot_engine.SlotEngine`, MR1 pools,
+maps and reduces in slots) or the resource engine
+(:class:`~corescheduler.core.resource_scheduler.ResourceScheduler`, YARN queues and
+resource vectors).  Both launch and end task attempts through one
 :class:`~corescheduler.core.task_ledger.TaskLedger`, which owns the attempts' state, the
 running set and their events; an engine accounts for capacity and keeps its orders.
 
-This module names the two sides as protocols, so that ``resource_scheduler`` needs nothing
-from ``scheduler`` (no import either way at type-checking time but the scheduler's of the
-engine it builds).  Dask distributed splits the same way: ``SchedulerState`` (state and
+This module names the two sides as protocols, so that neither engine needs anything from
+``scheduler`` (no import either way at type-checking time but the scheduler's of the
+engines it builds).  Dask distributed splits the same way: ``SchedulerState`` (state and
 transitions) apart from the ``Scheduler`` server that feeds it.
 """
 
@@ -22,7 +23,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from corescheduler.core.allocations import Allocations
     from corescheduler.core.framework import EngineConfig, Plugins, SchedulerSettings
-    from corescheduler.core.model import Cluster, Job, JobSpec, Node, Task
+    from corescheduler.core.hints import Hint
+    from corescheduler.core.model import Assignment, Cluster, Job, JobSpec, Node, Pool, PreemptionPlan, Task
     from corescheduler.core.resources import Resources
     from corescheduler.core.task_ledger import TaskLedger
 
@@ -33,9 +35,31 @@ class Engine(Protocol):
     """What the scheduler asks of its engine.
 
     The scheduler calls these after its own checks (the clock ticked, the task or node
-    exists); it names plugin errors.  (Resource mode's update and heartbeat still run
-    through the scheduler's own branch: the slot engine's are the scheduler's hot loop.)
+    exists); it names plugin errors.  A heartbeat and an update are one call each: the hot
+    loops are the engine's.
     """
+
+    # ------------------------------------------------------------------ allocations
+    @staticmethod
+    def check_allocations(plugins: Plugins, settings: SchedulerSettings, allocations: Allocations) -> None:
+        """Raise AllocationError if ``allocations`` cannot be put in force (a policy they name
+        does not load), before anything changes."""
+
+    def reconfigure(self, known: list[str]) -> None:
+        """The owner's new allocations are in force (``known``: the pools or leaves the
+        PoolResolvers configure themselves, ``cs_known_pools``)."""
+
+    # ------------------------------------------------------------------ the cycle
+    def update(self, now: float) -> None:
+        """Recompute runnability, demands, shares and orders; then ``cs_update``."""
+
+    def heartbeat(self, node: Node, now: float) -> list[Assignment]:
+        """Assign tasks to ``node``, between ``cs_heartbeat_start`` and ``cs_heartbeat_end``;
+        the assignments in launch order."""
+        ...
+
+    def idle_heartbeat(self, node: Node, now: float) -> None:
+        """A heartbeat the caller knows assigns nothing: ``cs_heartbeat_start`` and no more."""
 
     # ------------------------------------------------------------------ nodes
     def node_added(self, node: Node, resources: Resources | None) -> None:
@@ -73,6 +97,9 @@ class Engine(Protocol):
     def output_lost(self, task: Task, was_schedulable: bool) -> None:
         """A finished map is pending again (the ledger counted it: ``lost``);
         ``was_schedulable``: its job's reduces were past slow start before."""
+
+    def job_changed(self, job: Job) -> None:
+        """An admin action changed ``job`` (its priority); the scheduler updates next."""
 
     def move_job(self, job: Job, pool_name: str) -> bool:
         """Admin action: ``job`` moves to pool ``pool_name``; False when there is nothing to
@@ -113,6 +140,73 @@ class Engine(Protocol):
         """Has some job a task or request to offer?"""
         ...
 
+    # ------------------------------------------------------------------ what a simulator reads
+    # (the slot engine's walk, :mod:`~corescheduler.core.slot_walk`; the resource engine
+    # keeps none and answers so that every heartbeat runs, :mod:`~corescheduler.core.resource_walk`)
+    track_reach: bool
+
+    @property
+    def pools(self) -> Mapping[str, Pool]:
+        """MR1's pools by name (resource mode: none)."""
+        ...
+
+    @property
+    def pending_tasks(self) -> Mapping[str, int]:
+        """The tasks of each kind waiting in runnable jobs (resource mode: 0)."""
+        ...
+
+    def pending_work(self, kind: str) -> int:
+        """An upper bound on the tasks of ``kind`` a heartbeat could launch now."""
+        ...
+
+    def skip_quiet_heartbeat(self, node_name: str, now: float) -> bool:
+        """Count a heartbeat whose outcome is known as done (True), else change nothing."""
+        ...
+
+    @property
+    def can_park(self) -> bool:
+        """Can a simulator stop beating nodes that no job wants?"""
+        ...
+
+    @property
+    def walk_version(self) -> int:
+        """Changes whenever the jobs a heartbeat walks for maps may have changed."""
+        ...
+
+    @property
+    def walk_settled(self) -> bool:
+        """Did the last heartbeat walk every job for maps and launch nothing, unchanged since?"""
+        ...
+
+    @property
+    def has_reach_changes(self) -> bool:
+        """Are there reach changes to take?"""
+        ...
+
+    def walk_state(self) -> tuple[int, bool, bool]:
+        """``(walk_version, walk_settled, has_reach_changes)``."""
+        ...
+
+    def take_reach_changes(self) -> dict[str, str]:
+        """The jobs whose map reach may have widened since the last call; forget them."""
+        ...
+
+    def map_walk(self) -> list[Job]:
+        """The jobs a heartbeat that finds no map walks, in order."""
+        ...
+
+    def wants_idle_heartbeat(self) -> bool:
+        """Would a heartbeat that offers no job a slot change the TaskSelector's answers now?"""
+        ...
+
+    def preemption_plan(self, kind: str, now: float) -> PreemptionPlan:
+        """What the root share policy would preempt for ``kind`` now (no kill)."""
+        ...
+
+    def preemption_hint(self, now: float) -> float:
+        """Until when no preemption check can find anything (``-inf``: unknown)."""
+        ...
+
     # ------------------------------------------------------------------ reports
     def shares_report(self) -> dict[str, Any]:
         """The scheduler's ``shares()``."""
@@ -127,7 +221,8 @@ class EngineOwner(Protocol):
     """What an engine reads from the scheduler that runs it.
 
     The engine writes none of it: task attempts change through :attr:`ledger`'s methods,
-    and a running task is killed through :meth:`kill` (the scheduler's public call).  The
+    a running task is killed through :meth:`kill` (the scheduler's public call), a job ends
+    through :meth:`_finish_job` and the clock moves through :meth:`_tick`.  The other
     underscored helpers are the scheduler's checks of plugin answers, shared with its engine.
     """
 
@@ -138,6 +233,8 @@ class EngineOwner(Protocol):
     plugins: Plugins
     ledger: TaskLedger
     now: float
+    reuse_quiet_updates: bool
+    would_preempt: list[Task]
     _rack_of: dict[str, str]
 
     @property
@@ -151,6 +248,21 @@ class EngineOwner(Protocol):
 
     def kill(self, task_id: str, now: float | None = None, reason: str = "preempted") -> Task:
         """Kill a running task (it runs again)."""
+        ...
+
+    def _tick(self, now: float | None) -> float:
+        """Move the clock to ``now`` (a skipped heartbeat counts as done)."""
+        ...
+
+    def _finish_job(self, job: Job, now: float, update: bool = True, state: str = "finished",
+                    reason: str = "") -> None:
+        """``job`` ends (its events, ``cs_job_removed``; the engine's ``job_removed``)."""
+
+    def _finish_empty(self, now: float) -> None:
+        """End the runnable jobs with no task (the engine's ``next_empty``)."""
+
+    def _select_hint(self, job: Job, kind: str, now: float) -> Hint | None:
+        """The TaskSelector's ``cs_select_hint``, checked."""
         ...
 
     def _known_pools(self, allocations: Allocations) -> list[str]:

@@ -159,7 +159,7 @@ def until_starved(pools: Sequence[Any]) -> Hint:
 
     Until something changes the cluster, the pools' running counts, demands, shares and
     timeouts stay, and each update either moves a pool's starvation times to its clock (the
-    pool is at that share: ``Scheduler._update_starvation``) or leaves them: so no pool is
+    pool is at that share: ``SlotPools._update_starvation``) or leaves them: so no pool is
     starved before the first of the pools' timeouts since those times — the answer's
     ``until`` (a float below it: early is safe)."""
     until = math.inf

@@ -14,6 +14,8 @@ work over ``FairScheduler``, ``MaxRunningAppsEnforcer``, ``FSAppAttempt`` and
   (``FSLeafQueue.canRunAppAM``, ``FSAppAttempt.reserve``);
 * :mod:`~corescheduler.core.resource_preemption` — starvation and preemption
   (``FSLeafQueue.updateStarvedApps``, ``FSPreemptionThread``);
+* :mod:`~corescheduler.core.resource_walk` — its answers to what a simulator reads of the
+  slot engine's heartbeat walk (none is kept: every heartbeat runs);
 * :mod:`~corescheduler.core.resource_scheduler` — the engine itself: nodes, the update
   and heartbeat cycle, completion and reports.
 

@@ -4,8 +4,8 @@ The :class:`~corescheduler.core.scheduler.Scheduler` runs this engine when
 ``[scheduler] mode = "resources"``: the same public calls (submit, heartbeat,
 finish, kill, update), the same plugins and hooks, the same events; tasks ask
 for resource vectors instead of one slot of their kind, and queues nest.
-Slot mode keeps its own tuned loop (``Scheduler.heartbeat``): a heartbeat
-there walks a flat list of pools in one pass per kind, the path the
+Slot mode has its own engine (:class:`~corescheduler.core.slot_engine.SlotEngine`):
+a heartbeat there walks a flat list of pools in one pass per kind, the path the
 simulator runs millions of times.
 
 What happens here, with the YARN trunk class and method it follows:
@@ -59,6 +59,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from corescheduler.core import hook_answers as answers
+from corescheduler.core.blame import chained
 from corescheduler.core.model import (
     MAP,
     PENDING,
@@ -80,30 +81,37 @@ from corescheduler.core.resource_base import AM, NONE, RESERVED, _Reserved
 from corescheduler.core.resource_preemption import STARVATION_RECHECK_WAIT, Preemption
 from corescheduler.core.resource_reservations import AMLimitsAndReservations
 from corescheduler.core.resource_shares import ShareUpdate
+from corescheduler.core.resource_walk import NoWalk
 from corescheduler.core.resources import Resources
-from corescheduler.errors import SchedulerStateError
+from corescheduler.errors import AllocationError, CoreSchedulerError, SchedulerStateError
 
 if TYPE_CHECKING:
+    from corescheduler.core.allocations import Allocations
     from corescheduler.core.engine import EngineOwner
+    from corescheduler.core.framework import Plugins, SchedulerSettings
 
 __all__ = ["AM", "STARVATION_RECHECK_WAIT", "ResourceScheduler"]
 
 
-class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Preemption, YarnAsks):
+class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Preemption, YarnAsks, NoWalk):
     """The resource-mode engine of one :class:`~corescheduler.core.scheduler.Scheduler`
     (:class:`~corescheduler.core.engine.Engine`; its owner is an
     :class:`~corescheduler.core.engine.EngineOwner`).  Task attempts launch and end through
     the owner's :class:`~corescheduler.core.task_ledger.TaskLedger`; this engine accounts for
     their resources and keeps the queues' orders."""
 
-    def __init__(self, owner: EngineOwner) -> None:
+    def __init__(self, owner: EngineOwner, known: list[str]) -> None:
         self.owner = owner
         self.ledger = owner.ledger
         self.settings = owner.settings
+        default = owner.config.cluster.node_resources
+        for node in owner.cluster.nodes.values():
+            if node.capacity is None:
+                node.capacity = default
         self.cluster_total = self._cluster_total()
         self.tree = QueueTree(owner.allocations.queue_config(), self.cluster_total,
                               fallback_policy=owner.settings.share_policy,
-                              known=owner._known_pools(owner.allocations), child_allowed=self._child_allowed)
+                              known=known, child_allowed=self._child_allowed)
         self._configure_policies()
         self.user_runnable: dict[Any, int] = {}
         self.user_waiting: dict[Any, list[Job]] = {}
@@ -154,10 +162,25 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
             job.sched[RESOURCES].cluster = self.cluster_total
         self._steady_dirty = True
 
-    def reconfigure(self) -> None:
-        """New allocations are in force."""
-        self.tree.reconfigure(self.owner.allocations.queue_config(), self.cluster_total,
-                              known=self.owner._known_pools(self.owner.allocations))
+    @staticmethod
+    def check_allocations(plugins: Plugins, settings: SchedulerSettings, allocations: Allocations) -> None:
+        """Every policy the queue tree names (``schedulingPolicy``) must load: else the error,
+        before anything changes."""
+        queues = allocations.queue_config()
+        for _, spec in queues.walk():
+            policy = queues.scheduling_policy(spec.name, settings.share_policy)
+            try:
+                plugins.share_policy(policy)
+            except CoreSchedulerError as exc:
+                raise chained(AllocationError(
+                    f"queue {spec.name!r} schedulingPolicy {policy!r}: {exc}", allocations.source or "<allocations>",
+                    spec.line,
+                ), exc) from exc
+
+    def reconfigure(self, known: list[str]) -> None:
+        """New allocations are in force (the owner's; ``known``: the leaves the PoolResolvers
+        configure themselves)."""
+        self.tree.reconfigure(self.owner.allocations.queue_config(), self.cluster_total, known=known)
         self._configure_policies()
         self._steady_dirty = True
         self._key_fns.clear()
@@ -176,7 +199,14 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
 
     # ================================================================== update
     def update(self, now: float) -> None:
-        """Demands, then fair shares top-down (and steady shares if needed)."""
+        """Apps with no container end; demands, then fair shares top-down (and steady shares
+        if needed); then ``cs_update`` (with no MR1 pool)."""
+        self.owner._finish_empty(now)
+        self._update(now)
+        for fn in self.owner.plugins.listeners("cs_update"):
+            fn([], now)
+
+    def _update(self, now: float) -> None:
         removed = self.tree.remove_empty_dynamic()
         if removed:
             self._steady_dirty = True
@@ -200,7 +230,17 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
 
     # ================================================================== heartbeat
     def heartbeat(self, node: Node, now: float) -> list[Assignment]:
-        """``FairScheduler.attemptScheduling`` on one node."""
+        """``FairScheduler.attemptScheduling`` on one node, with ``cs_heartbeat_start`` and
+        ``cs_heartbeat_end``."""
+        listeners = self.owner.plugins.listeners
+        for fn in listeners("cs_heartbeat_start"):
+            fn(node, now)
+        given = self._attempt_scheduling(node, now)
+        for fn in listeners("cs_heartbeat_end"):
+            fn(node, given, [], now)
+        return given
+
+    def _attempt_scheduling(self, node: Node, now: float) -> list[Assignment]:
         out: list[Assignment] = []
         wanted = node.preempted_for
         if wanted:  # FairScheduler.assignPreemptedContainers: what was freed here is for those apps
@@ -430,6 +470,9 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
     def output_lost(self, task: Task, was_schedulable: bool) -> None:
         """A finished map is pending again (its output was lost): it asks again."""
         self.requeue(task)
+
+    def job_changed(self, job: Job) -> None:
+        """An admin action changed ``job`` (its priority): the next update reads it."""
 
     def next_empty(self) -> Job | None:
         """The next runnable app with no container at all (it ends at once), or None."""

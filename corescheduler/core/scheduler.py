@@ -1,131 +1,62 @@
-"""The scheduler core: the update cycle, heartbeat assignment and preemption.
+"""The scheduler: the one object callers use, over the engine it picks once.
 
-Semantics are the Hadoop 1.x Fair Scheduler's (the "Schedulable" rewrite,
-``src/contrib/fairscheduler``, ``FairScheduler.java``); every policy decision
-is a hook (:mod:`corescheduler.hookspecs`), so this module holds only the
-mechanism:
+:class:`Scheduler` owns the clock, the jobs, the cluster's nodes and the task ledger
+(:class:`~corescheduler.core.task_ledger.TaskLedger`), checks every call (the clock ticked,
+the job, task or node exists) and names plugin errors; what a call does to pools or queues
+is its engine's (:class:`~corescheduler.core.engine.Engine`), picked at construction:
 
-* :meth:`Scheduler.update` — Hadoop's ``update()``: which jobs may run under
-  the user and pool running-job limits (priority, then submit time, then id),
-  lazy initialisation, demands, weights (priority × WeightAdjuster chain),
-  pool and job fair shares (SharePolicy), the assignment order, and the
-  starvation times that preemption and delay scheduling read.
-* :meth:`Scheduler.heartbeat` — Hadoop's ``assignTasks()``: alternate maps
-  and reduces by what the node runs, pools in SharePolicy order, jobs in their
-  pool's order, LoadManager and TaskSelector deciding; one task a heartbeat,
-  or several with ``assign_multiple``.
-* :meth:`Scheduler.preempt` — Hadoop's ``preemptTasksIfNecessary()``: the
-  root SharePolicy plans, the VictimSelector chooses; killed tasks become
-  pending again.
-
-Pools and the jobs inside each pool are kept sorted by their policy's order
-key (:class:`~corescheduler.core.order.KeyedOrder`) and re-positioned when one
-changes, instead of Hadoop's full sort on every assignment; the order holds
-only jobs with a task a heartbeat could launch, and only pools holding such
-jobs, so a heartbeat never walks idle pools or jobs whose tasks all run.
+* slot mode (the default): :class:`~corescheduler.core.slot_engine.SlotEngine`, the Hadoop
+  1.x Fair Scheduler's update, heartbeat and preemption on MR1 pools and slots;
+* resource mode (``[scheduler] mode = "resources"``):
+  :class:`~corescheduler.core.resource_scheduler.ResourceScheduler`, the YARN Fair
+  Scheduler's on the queue tree and resource vectors.
 
 The same class serves the test harness, the simulator and the live service;
-the caller owns the clock and passes ``now`` (seconds) to every call.
-
-This module is long on purpose: it is the hot path (a heartbeat, a launch, a
-finish and an update are all here, and the simulator calls them millions of
-times a run).  The heartbeat loop keeps its work inline and reads attributes
-into locals; splitting it into helpers or mixins in other modules cost
-measurable time per assignment (``benchmarks/bench_heartbeat.py``).  The
-parts a reader wants on their own live elsewhere: the model
-(:mod:`corescheduler.core.model`), the maths (:mod:`~corescheduler.core.fairshare`),
-the orderings (:mod:`~corescheduler.core.order`) and every policy (plugins).
+the caller owns the clock and passes ``now`` (seconds) to every call.  A heartbeat or an
+update is one call into the engine: the hot loops are the engine's own.
 """
 
 from __future__ import annotations
 
-import functools
-import logging
 import math
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from mypy_extensions import mypyc_attr
 
 from corescheduler.core import hook_answers as answers
 from corescheduler.core.allocations import Allocations
+from corescheduler.core.blame import chained as _chained
+from corescheduler.core.blame import plugin_errors as _plugin_errors
 from corescheduler.core.engine import Engine
-from corescheduler.core.framework import EngineConfig, Plugins, SharePolicyCallers, plugin_set
-from corescheduler.core.hints import NOT_OFFERED, SKIPPED_AGAIN, Hint, widens_at
+from corescheduler.core.framework import EngineConfig, Plugins, plugin_set
+from corescheduler.core.hints import Hint, widens_at
 from corescheduler.core.model import (
     COMPLETE,
     KINDS,
-    LOCALITY_RANK,
     MAP,
-    OFF_RACK,
     PENDING,
     PRIORITY_RANK,
-    PRIORITY_WEIGHT,
     REDUCE,
     RUNNING,
     TASK,
     Assignment,
     Cluster,
-    ClusterLoad,
     Job,
     JobSpec,
     Node,
     Pool,
     PreemptionPlan,
     Rejection,
-    Schedulable,
     Task,
     check_priority,
 )
-from corescheduler.core.order import KeyedOrder, UnorderedKey, has_nan
 from corescheduler.core.resource_scheduler import ResourceScheduler
 from corescheduler.core.resources import Resources
+from corescheduler.core.slot_engine import SlotEngine
+from corescheduler.core.slot_pools import DEFAULT_POOL
 from corescheduler.core.task_ledger import TaskLedger
-from corescheduler.errors import AllocationError, CoreSchedulerError, SchedulerStateError
-
-DEFAULT_POOL = "default"
-log = logging.getLogger("corescheduler.core.scheduler")
-_M = TypeVar("_M", bound=Callable[..., Any])
-_E = TypeVar("_E", bound=BaseException)
-
-
-def _offerable(job: Job, kind: str) -> bool:
-    """Whether a heartbeat could launch a task of ``kind`` of ``job``: it is
-    runnable, has a pending task of that kind, and for reduces slow start is
-    reached.  Only such jobs are in the heartbeat order (and only pools with
-    such jobs), so a heartbeat never walks jobs or pools with nothing to run."""
-    return job.runnable and job.pending[kind] > 0 and (kind == MAP or job.reduces_schedulable)
-
-
-def _chained(error: _E, cause: BaseException | None) -> _E:
-    """``error`` with ``cause`` as its ``__cause__`` (and its context suppressed), as
-    ``raise error from cause`` does: set by hand because mypyc, which compiles this module
-    in the compiled build (setup.py), drops a raise statement's ``from``."""
-    error.__cause__ = cause
-    return error
-
-
-def _plugin_errors(method: _M) -> _M:
-    """Turn an exception a plugin raised inside a public method into one
-    :class:`~corescheduler.errors.PluginExecutionError` naming the plugin and
-    its extension point (:meth:`PluginSet.blame`); the core's own errors pass.
-    ``SystemExit`` from a hook (``sys.exit(3)``), ``GeneratorExit`` or a plugin's own
-    ``BaseException`` subclass is such an exception too: a plugin does not end the
-    program; ``KeyboardInterrupt`` passes."""
-
-    @functools.wraps(method)
-    def wrapper(self: Scheduler, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return method(self, *args, **kwargs)
-        except BaseException as exc:  # all but Ctrl-C: SystemExit, GeneratorExit, a plugin's own
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            blamed = self.plugins.blame(exc)
-            if blamed is None:
-                raise
-            raise _chained(blamed, exc) from exc
-
-    return wrapper  # type: ignore[return-value]
+from corescheduler.errors import CoreSchedulerError, SchedulerStateError
 
 
 class JobRejectedError(SchedulerStateError):
@@ -161,7 +92,7 @@ class Scheduler:
         times and ``cs_update`` still advance.  Exact as long as share
         policies are functions of the schedulables they are given (their
         hooks get no clock).  The simulator turns it on: most of its 0.5 s
-        update ticks fall between events.
+        update ticks fall between events.  (Slot mode.)
     """
 
     def __init__(
@@ -186,10 +117,8 @@ class Scheduler:
         self.ledger = TaskLedger(cluster.nodes, plugins.listeners, on_event, history,
                                  config.cluster.network_distances)
         self.reuse_quiet_updates = reuse_quiet_updates
-        self._changes_seen = -1  # the ledger's launches and releases as of the last update
         self.now = 0.0
         self.allocations = Allocations.empty()
-        self.pools: dict[str, Pool] = {}
         self.jobs: dict[str, Job] = {}  # submitted and not finished, submission order
         self.finished: dict[str, Job] = {}
         #: preempted tasks (the ledger's list)
@@ -198,77 +127,28 @@ class Scheduler:
         self.would_preempt: list[Task] = []
         #: the running tasks by id (the ledger's, read-only here)
         self._running_tasks: dict[str, Task] = self.ledger.running
-        self._pool_order: dict[str, KeyedOrder] = {k: KeyedOrder() for k in KINDS}
-        self._job_order: dict[str, dict[str, KeyedOrder]] = {}
-        self._pool_policy: dict[str, SharePolicyCallers] = {}
         self.root_policy = self.plugins.root_policy
-        self._load = {
-            k: ClusterLoad(kind=k, runnable=0, running=0, total_slots=cluster.total_slots(k), nodes=len(cluster.nodes))
-            for k in KINDS
-        }
         self._rack_of = cluster.rack_of
-        # pending tasks a heartbeat could pick: of runnable jobs, reduces past slow start
-        self._pending_work = {MAP: 0, REDUCE: 0}
         self._job_seq = 0
         self._last_preempt_check = -math.inf
         self._last_update = -math.inf
-        self._dirty = True
-        #: a failed heartbeat takes its launches back: order-key errors then are not raised again
-        self._taking_back = False
-        #: changes whenever the set of jobs a heartbeat walks for maps may change (a job
-        #: enters or leaves its pool's map order, a pool reaches or leaves its cap, an update)
-        #: some pool's share policy admits jobs (cs_admit_job; set by _configure_pool): no parking
-        self._admitting = False
-        self._map_version = 0
-        #: ``_map_version`` when the last heartbeat walked all those jobs and launched nothing
-        #: (every job it walked was skipped: what the TaskSelector last saw), else -1
-        self._quiet_at = -1
-        s = self.settings
-        #: the most tasks of each kind one heartbeat may assign (Hadoop's assignmultiple and its caps)
-        self._assign_caps = {
-            MAP: (s.map_assign_cap if s.map_assign_cap > 0 else math.inf) if s.assign_multiple else 1,
-            REDUCE: (s.reduce_assign_cap if s.reduce_assign_cap > 0 else math.inf) if s.assign_multiple else 1,
-        }
-        self._notify = self.plugins.listeners
-        #: the TaskSelector's cs_select_hint when a heartbeat that skips the same jobs as the
-        #: one before changes nothing for every other plugin that listens to heartbeats
-        #: (skip_quiet_heartbeat, parking), else None
-        self._hint = self.plugins.quiet_heartbeats()
-        #: the TaskSelector's cs_select_hint (wants_idle_heartbeat), else None
+        #: the TaskSelector's cs_select_hint (select_hint, map_reach), else None
         self._any_hint = self.plugins.select_hint
-        #: the LoadManager's ``empty_nodes_take_tasks`` declaration (its plugin is fixed)
-        self._empty_take: bool = self.plugins.empty_nodes_take_tasks()
-        #: bumped by every heartbeat, update and lost output: with ``_changes`` (launches and
-        #: releases), the hints asked since the last bump hold (``_hints``, ``_wants``)
-        self._hint_epoch = 0
-        #: job id -> (hint, the time before which it holds), as of ``_hints_key``
-        self._hints: dict[str, tuple[Any, float]] = {}
-        self._hints_key = (-1, -1)
-        self._wants: tuple[tuple[int, int], bool] = ((-1, -1), False)
-        #: the jobs the last heartbeat offered a map slot and that took none (its
-        #: ``cs_heartbeat_end``'s ``skipped``); empty after a heartbeat that offered none
-        self._passed: list[Job] = []
-        #: jobs whose map reach (map_reach) may have widened since a caller last took them
-        #: (take_reach_changes), with the locality that may widen it: a map of theirs launched
-        #: (that launch's locality) or went back to pending (anywhere).  A change of
-        #: ``_map_version`` or ``_quiet_at`` may change every walked job's reach.
-        self._reach_changed: dict[str, str] = {}  # (a dict: in the order they changed)
-        #: keep ``_reach_changed`` (a simulator that parks nodes turns it on and takes them)
-        self.track_reach = False
-        #: resource mode's engine (``[scheduler] mode = "resources"``), else None
-        self._rs: ResourceScheduler | None = None
         self.resource_mode = self.settings.mode == "resources"
-        if self.resource_mode:
-            default = config.cluster.node_resources
-            for node in cluster.nodes.values():
-                if node.capacity is None:
-                    node.capacity = default
-        self.set_allocations(allocations or Allocations.empty(), update=False)
-        #: the engine, picked once: the resource engine, or this object as the slot engine
-        self._engine: Engine = self
-        if self.resource_mode:
-            self._rs = ResourceScheduler(self)
-            self._engine = self._rs
+        #: the engine, picked once
+        self._engine: Engine = self._start_engine(allocations or Allocations.empty())
+        #: resource mode's engine, else None
+        self._rs: ResourceScheduler | None = self._engine if isinstance(self._engine, ResourceScheduler) else None
+
+    @_plugin_errors
+    def _start_engine(self, allocations: Allocations) -> Engine:
+        """The engine of ``[scheduler] mode``, with ``allocations`` in force (checked first)."""
+        engine_type: Any = ResourceScheduler if self.resource_mode else SlotEngine
+        engine_type.check_allocations(self.plugins, self.settings, allocations)
+        known = self._known_pools(allocations)  # before anything changes: a bad answer keeps the old state
+        self.allocations = allocations
+        engine: Engine = engine_type(self, known)
+        return engine
 
     @property
     def on_event(self) -> Callable[[dict[str, Any]], None] | None:
@@ -287,6 +167,21 @@ class Scheduler:
     @history.setter
     def history(self, keep: bool) -> None:
         self.ledger.history = keep
+
+    @property
+    def engine(self) -> Engine:
+        """The engine picked at construction: the slot engine or the resource engine."""
+        return self._engine
+
+    @property
+    def resource_engine(self) -> ResourceScheduler | None:
+        """Resource mode's engine (its queue tree, cluster total), or ``None`` in slot mode."""
+        return self._rs
+
+    @property
+    def pools(self) -> Mapping[str, Pool]:
+        """Slot mode's pools by name (resource mode: none; its queues are the engine's tree)."""
+        return self._engine.pools
 
     # ================================================================== helpers
     def _emit(self, event: dict[str, Any]) -> None:
@@ -308,6 +203,7 @@ class Scheduler:
         :meth:`~corescheduler.config.ClusterConfig.next_heartbeat_interval`)."""
         return self.config.cluster.next_heartbeat_interval(len(self.cluster.nodes))
 
+    # ================================================================== nodes
     def add_node(
         self, name: str, rack: str, map_slots: int = 0, reduce_slots: int = 0, resources: Resources | None = None
     ) -> Node:
@@ -324,6 +220,16 @@ class Scheduler:
             self._rack_of.pop(name, None)
             raise
         return node
+
+    def remove_node(self, name: str, now: float | None = None) -> list[Task]:
+        """A node leaves the cluster: its running tasks are lost and run again; returns them."""
+        now = self._tick(now)
+        node = self.node(name)
+        lost = self._engine.node_leaving(node, now)
+        del self.cluster.nodes[name]
+        self._rack_of.pop(name, None)
+        self._engine.nodes_changed()
+        return lost
 
     def node(self, name: str) -> Node:
         try:
@@ -351,20 +257,6 @@ class Scheduler:
                 return tasks[index]
         raise SchedulerStateError(f"unknown task {task_id!r}")
 
-    def _pool(self, name: str) -> Pool:
-        pool = self.pools.get(name)
-        if pool is None:
-            pool = Pool(name=name, spec=self.allocations.pool(name))
-            self.pools[name] = pool
-            self._job_order[name] = {k: KeyedOrder() for k in KINDS}
-            self._configure_pool(pool)
-            for kind in KINDS:
-                ps = pool.sched[kind]
-                ps.last_time_at_min_share = self.now
-                ps.last_time_at_half_fair_share = self.now
-                ps._key = self._order_key(self.root_policy, ps)
-        return pool
-
     def remove_empty_pools(self) -> list[str]:
         """Forget the pools placement created that are empty: not in the allocations, not a
         PoolResolver's known pool, not the default pool, with no job and nothing running; their
@@ -384,138 +276,26 @@ class Scheduler:
                 self._finish_job(job, now, update=False)
             job = engine.next_empty()
 
-    # ------------------------------------------------------------------ the slot engine (Engine)
-    def node_added(self, node: Node, resources: Resources | None) -> None:
-        """The slot engine: a node's slots count from the next update."""
-        for kind in KINDS:
-            self._load[kind].total_slots += node.slots[kind]
-            self._load[kind].nodes += 1
-        self._dirty = True
-
-    def node_leaving(self, node: Node, now: float) -> list[Task]:
-        """The slot engine: a node leaves, its running tasks run again; them."""
-        lost = [self.kill(task.id, now, reason="node lost") for task in list(node.tasks.values())]
-        for kind in KINDS:
-            self._load[kind].total_slots -= node.slots[kind]
-            self._load[kind].nodes -= 1
-        return lost
-
-    def nodes_changed(self) -> None:
-        """The slot engine: nothing (the cluster's slots are counted as nodes come and go)."""
-
-    def next_empty(self) -> Job | None:
-        """The slot engine: None (a job with no task ends when its update admits it)."""
-        return None
-
-    def live_queues(self) -> Mapping[str, str]:
-        """The slot engine: no queue tree (a PoolResolver names any pool)."""
-        return {}
-
-    def drop_empty(self) -> list[str]:
-        """The slot engine's :meth:`remove_empty_pools`."""
-        keep = {DEFAULT_POOL, *self.allocations.pool_names(), *self._known_pools(self.allocations)}
-        removed: list[str] = []
-        for name, pool in list(self.pools.items()):
-            if name in keep or pool.jobs or any(pool.sched[kind].running for kind in KINDS):
-                continue
-            for kind in KINDS:
-                ps = pool.sched[kind]
-                if ps._ordered:
-                    self._pool_order[kind].remove(ps)
-                    ps._ordered = False
-            del self.pools[name]
-            del self._job_order[name]
-            self._pool_policy.pop(name, None)
-            removed.append(name)
-        if removed:
-            self._dirty = True
-        return removed
-
-    def _configure_pool(self, pool: Pool) -> None:
-        spec = self.allocations.pool(pool.name)
-        pool.spec = spec
-        pool.policy = self.allocations.pool_policy(pool.name, self.root_policy.name)
-        self._pool_policy[pool.name] = self.plugins.share_policy(pool.policy)
-        if self._pool_policy[pool.name].admit_job is not None:
-            self._admitting = True  # a job's refusal may end with no change a parked node sees
-        for kind in KINDS:
-            ps = pool.sched[kind]
-            ps.weight = spec.weight
-            ps.min_share = float(spec.min_share(kind))
-            ps.max_share = spec.max_share(kind)
-            ps.min_share_timeout = self.allocations.min_share_preemption_timeout(pool.name)
-            ps.fair_share_timeout = self.allocations.fair_share_preemption_timeout
-
     # ================================================================== allocations
     @_plugin_errors
     def set_allocations(self, allocations: Allocations, update: bool = True) -> None:
         """Put new allocations in force.
 
-        Every share policy the file names (``schedulingMode``) is loaded first;
-        if one is unknown the error is raised and the previous allocations
-        stay in force.
+        Every share policy the file names (``schedulingMode``; in resource mode each queue's
+        ``schedulingPolicy``) is loaded first; if one is unknown the error is raised and the
+        previous allocations stay in force.
         """
-        if self.resource_mode:
-            self._set_queue_allocations(allocations, update)
-            return
-        root = self.root_policy.name
-        needed: dict[str, str | None] = {
-            allocations.default_pool_scheduling_mode if allocations.default_mode_given else root: None
-        }
-        for name in allocations.pool_names():
-            needed.setdefault(allocations.pool_policy(name, root), name)
-        for mode, pool in needed.items():
-            try:
-                self.plugins.share_policy(mode)  # raises before anything changes
-            except CoreSchedulerError as exc:
-                spec = allocations.pools.get(pool) if pool else None
-                what = f"pool {pool!r} schedulingMode {mode!r}" if pool else f"defaultPoolSchedulingMode {mode!r}"
-                raise _chained(AllocationError(f"{what}: {exc}", allocations.source or "<allocations>",
-                                               spec.line if spec else None), exc) from exc
+        engine = self._engine
+        engine.check_allocations(self.plugins, self.settings, allocations)
         known = self._known_pools(allocations)  # before anything changes: a bad answer keeps the old state
         self.allocations = allocations
-        for name in (*allocations.pool_names(), *known):
-            self._pool(name)
-        self._pool(DEFAULT_POOL)
-        for configured in self.pools.values():
-            self._configure_pool(configured)
-        self._dirty = True
+        engine.reconfigure(known)
         if update:
             self.update(self.now)
-
-    def _set_queue_allocations(self, allocations: Allocations, update: bool) -> None:
-        """Resource mode: every policy the queue tree names must load, then the tree is re-read."""
-        queues = allocations.queue_config()
-        for _, spec in queues.walk():
-            policy = queues.scheduling_policy(spec.name, self.settings.share_policy)
-            try:
-                self.plugins.share_policy(policy)
-            except CoreSchedulerError as exc:
-                raise _chained(AllocationError(
-                    f"queue {spec.name!r} schedulingPolicy {policy!r}: {exc}", allocations.source or "<allocations>",
-                    spec.line,
-                ), exc) from exc
-        self._known_pools(allocations)  # a bad answer raises before anything changes
-        self.allocations = allocations
-        if self._rs is not None:
-            self._rs.reconfigure()
-            if update:
-                self.update(self.now)
 
     def rejected(self, reason: str, access: bool = False) -> JobRejectedError:
         """The error for a submission that is refused (placement, queue type; ``access``: an ACL)."""
         return AccessDeniedError(reason) if access else JobRejectedError(reason)
-
-    def remove_node(self, name: str, now: float | None = None) -> list[Task]:
-        """A node leaves the cluster: its running tasks are lost and run again; returns them."""
-        now = self._tick(now)
-        node = self.node(name)
-        lost = self._engine.node_leaving(node, now)
-        del self.cluster.nodes[name]
-        self._rack_of.pop(name, None)
-        self._engine.nodes_changed()
-        self._dirty = True
-        return lost
 
     def _known_pools(self, allocations: Allocations) -> list[str]:
         """The pools the PoolResolvers configure themselves (``cs_known_pools``)."""
@@ -568,28 +348,13 @@ class Scheduler:
         self.jobs[job_id] = job
         self._emit({"time": now, "type": "job_submit", "job": job_id, "pool": job.pool, "user": job.user})
         self._engine.admit_job(job, now)  # after job_submit: it may write job_start (SPEC §5)
-        for fn in self._notify("cs_job_added"):
+        for fn in self.plugins.listeners("cs_job_added"):
             fn(job, now)
-        self._dirty = True
-        self._hint_epoch += 1
         if update:
             self.update(now)
         else:
             self._finish_empty(now)
         return job
-
-    def spec_problem(self, spec: JobSpec) -> str | None:
-        """The slot engine: maps and reduces only."""
-        if spec.tasks:
-            return "plain tasks (not maps or reduces) need [scheduler] mode = \"resources\""
-        return None
-
-    def place_job(self, job: Job, now: float) -> None:
-        """The slot engine: the job joins the pool placement named."""
-        self._pool(job.pool).jobs[job.id] = job
-
-    def admit_job(self, job: Job, now: float) -> None:
-        """The slot engine: nothing (the next update admits jobs under the running-job limits)."""
 
     def _resolve_pool(self, spec: JobSpec) -> str:
         queues = self._engine.live_queues()
@@ -612,27 +377,6 @@ class Scheduler:
         if self._engine.move_job(job, pool_name):
             self.update(now)
 
-    def move_job(self, job: Job, pool_name: str) -> bool:
-        """The slot engine: ``job`` and its running tasks' counts leave its pool for ``pool_name``;
-        False when there is nothing to move (it has ended, or is in that pool)."""
-        if job.is_finished or job.pool == pool_name:
-            return False
-        self._dirty = True  # the next update rebuilds the orders even if this fails midway
-        self._map_version += 1
-        old = self.pools[job.pool]
-        new = self._pool(pool_name)
-        for kind in KINDS:
-            js = job.sched[kind]
-            if js._ordered:
-                self._job_order[old.name][kind].remove(js)
-                js._ordered = False
-            self._reposition(old.sched[kind], -job.running[kind])
-            self._reposition(new.sched[kind], job.running[kind])
-        del old.jobs[job.id]
-        new.jobs[job.id] = job
-        job._pool = pool_name
-        return True
-
     @_plugin_errors
     def set_priority(self, job_id: str, priority: str, now: float | None = None) -> None:
         """Admin action: change a job's priority."""
@@ -644,433 +388,129 @@ class Scheduler:
             raise _chained(SchedulerStateError(str(exc)), None) from None
         for js in job.sched.values():  # each kind's, or the resource engine's one
             js.priority = PRIORITY_RANK[job.priority]
-        self._dirty = True
+        self._engine.job_changed(job)
         self.update(now)
 
-    # ================================================================== update
+    # ================================================================== update and heartbeat
     @_plugin_errors
     def update(self, now: float | None = None) -> None:
-        """Recompute runnability, demands, weights, shares and order (Hadoop's ``update()``)."""
+        """Recompute runnability, demands, weights, shares and order (Hadoop's ``update()``;
+        resource mode: YARN's ``FairScheduler.update``), then ``cs_update``."""
         now = self._tick(now)
         self._last_update = now
-        self._hint_epoch += 1
-        if self._rs is not None:
-            self._finish_empty(now)
-            self._rs.update(now)
-            for fn in self._notify("cs_update"):
-                fn([], now)
-            return
-        quiet = self.reuse_quiet_updates and not self._dirty and self.ledger.changes == self._changes_seen
-        self._dirty = True  # until this update has succeeded
-        if not quiet:
-            self._update_runnability(now)
-        adjusters = self.plugins.weight_adjusters
-        pending = {MAP: 0, REDUCE: 0}
-        for job in self.jobs.values():
-            runnable = job.runnable
-            if runnable:
-                pending[MAP] += job.pending[MAP]
-                if job.pending[REDUCE] and job.reduces_schedulable:
-                    pending[REDUCE] += job.pending[REDUCE]
-            for kind in KINDS:
-                js = job.sched[kind]
-                demand = job.demand(kind)
-                if quiet and (demand != js.demand or js.running != job.running[kind]):
-                    quiet = False
-                js.demand = demand
-                js.running = job.running[kind]
-                if runnable:
-                    weight = PRIORITY_WEIGHT[job.priority]
-                    for adjust in adjusters:
-                        result = adjust(job, kind, weight, now)
-                        if result is not None:
-                            if type(result) is float and 0.0 <= result <= answers.MAX_FLOAT:
-                                weight = result
-                            else:
-                                weight = self._weight(adjust, result)
-                else:
-                    weight = 1.0
-                if quiet and weight != js.weight:
-                    quiet = False
-                js.weight = weight
-        self._pending_work = pending
-        if not quiet:
-            walked = {id(job) for job in self.map_walk()} if self._hint is not None else None
-            for kind in KINDS:
-                self._update_shares(kind)
-            if walked is None or walked != {id(job) for job in self.map_walk()}:
-                self._map_version += 1  # the jobs a heartbeat walks for maps changed
-        if self.settings.preemption:  # Hadoop: if (preemptionEnabled) updatePreemptionVariables()
-            for kind in KINDS:
-                self._update_starvation([p.sched[kind] for p in self.pools.values()], now)
-        self._dirty = False
-        self._changes_seen = self.ledger.changes
-        for fn in self._notify("cs_update"):
-            fn(list(self.pools.values()), now)
+        self._engine.update(now)
 
-    def _update_runnability(self, now: float) -> None:
-        """Hadoop ``updateRunnability()``: walk jobs by priority, start time and
-        id, admitting each while its user and pool are under their limits."""
-        allocs = self.allocations
-        user_count: dict[Any, int] = {}
-        pool_count: dict[str, int] = {}
-        user_limit: dict[Any, float] = {}
-        pool_limit: dict[str, float] = {}
-        order = sorted(self.jobs.values(), key=lambda j: (PRIORITY_RANK[j.priority], j.submit_time, j.id))
-        newly_done = []
-        for job in order:
-            user, pool = job.user, job._pool
-            u = user_count.get(user, 0)
-            p = pool_count.get(pool, 0)
-            ulim = user_limit.get(user)
-            if ulim is None:
-                ulim = user_limit[user] = allocs.user_max_jobs(user) if user is not None else math.inf
-            plim = pool_limit.get(pool)
-            if plim is None:
-                plim = pool_limit[pool] = allocs.pool_max_jobs(pool)
-            if u < ulim and p < plim:
-                user_count[job.user] = u + 1
-                pool_count[job._pool] = p + 1
-                job.runnable = True
-                if not job.initialized:
-                    job._initialize(self._rack_of)
-                    job.state = "running"
-                    job.start_time = now
-                    self._emit({"time": now, "type": "job_start", "job": job.id, "pool": job.pool})
-                    if not job.tasks[MAP] and not job.tasks[REDUCE]:
-                        newly_done.append(job)
-            else:
-                job.runnable = False
-        for job in newly_done:
-            self._finish_job(job, now, update=False)
-
-    def _update_shares(self, kind: str) -> None:
-        pools = list(self.pools.values())
-        pool_scheds = [p.sched[kind] for p in pools]
-        demand_total = 0
-        for pool in pools:
-            ps = pool.sched[kind]
-            demand = 0
-            running = 0
-            for job in pool.jobs.values():
-                js = job.sched[kind]
-                demand += js.demand
-                running += js.running
-            ps.demand = min(demand, int(ps.max_share)) if ps.max_share != math.inf else demand
-            ps.running = running
-            demand_total += ps.demand
-        self._load[kind].runnable = demand_total
-        root = self.root_policy
-        shares = answers.slot_shares(self.plugins.who("SharePolicy", root.name), "compute_shares",
-                                     root.compute_shares(pool_scheds, float(self._load[kind].total_slots), False),
-                                     len(pool_scheds))
-        for ps, share in zip(pool_scheds, shares):
-            ps.fair_share = share
-        # jobs inside each pool, by the pool's own policy (schedulingMode)
-        for pool in pools:
-            ps = pool.sched[kind]
-            policy = self._pool_policy[pool.name]
-            job_scheds = [j.sched[kind] for j in pool.jobs.values()]
-            if not job_scheds:
-                continue  # its job order is already empty (jobs leave it as they finish or move)
-            shares = answers.slot_shares(self.plugins.who("SharePolicy", policy.name), "compute_shares",
-                                         policy.compute_shares(job_scheds, float(ps.fair_share or 0.0), False),
-                                         len(job_scheds))
-            for js, share in zip(job_scheds, shares):
-                js.fair_share = share
-            runnable = [js for js in job_scheds if _offerable(js.owner, kind)]
-            keys = [policy.order_key(js) for js in runnable]  # before touching the order
-            for key in keys:
-                if key is None or has_nan(key):
-                    raise self._key_error(policy, None, key)
-            order = self._job_order[pool.name][kind]
-            for js in order:
-                js._ordered = False
-            order.clear()
-            for js, key in zip(runnable, keys):
-                js._key = key
-                js._ordered = True
-            self._sorted(order, runnable, policy)
-        keys = [root.order_key(ps) for ps in pool_scheds]
-        for key in keys:
-            if key is None or has_nan(key):
-                raise self._key_error(root, None, key)
-        order = self._pool_order[kind]
-        order.clear()
-        offering = []
-        for ps, key in zip(pool_scheds, keys):
-            ps._key = key
-            ps._ordered = bool(self._job_order[ps.name][kind])
-            if ps._ordered:
-                offering.append(ps)
-        self._sorted(order, offering, root)
-
-    @staticmethod
-    def _update_starvation(pool_scheds: list[Schedulable], now: float) -> None:
-        """Starvation bookkeeping (Hadoop ``FairScheduler.updatePreemptionVariables``).
-
-        As in Hadoop, :meth:`update` runs it only with ``[scheduler] preemption``
-        on; without preemption ``last_time_at_min_share`` and
-        ``last_time_at_half_fair_share`` keep the pool's creation time, so a
-        pool counts as starved (:meth:`Schedulable.starved_for`) once a
-        preemption timeout has passed since it was created — which is what
-        ends delay scheduling for it in Hadoop (``getAllowedLocalityLevel``);
-        the ``delay`` plugin's ``starvation`` setting offers measured times
-        instead."""
-        for ps in pool_scheds:
-            if ps.running >= min(ps.min_share, ps.demand):
-                ps.last_time_at_min_share = now
-            if ps.running >= math.floor(min((ps.fair_share or 0.0) / 2.0, ps.demand)):
-                ps.last_time_at_half_fair_share = now
-
-    # ------------------------------------------------------------------ hook answers (hook_answers)
-    def _weight(self, adjust: Any, result: Any) -> float:
-        """A WeightAdjuster's answer that is not a plain float in range: checked (and named)."""
-        plugins = self.plugins
-        name = plugins.weight_adjuster_names[plugins.weight_adjusters.index(adjust)]
-        return answers.weight(plugins.who("WeightAdjuster", name), result)
-
-    def _order_key(self, policy: SharePolicyCallers, s: Schedulable) -> Any:
-        """``policy``'s order key for ``s``, which must not be None."""
-        key = policy.order_key(s)
-        if key is None or has_nan(key):
-            raise self._key_error(policy, None, key)
-        return key
-
-    def _key_error(self, policy: SharePolicyCallers, exc: BaseException | None, key: Any = None) -> CoreSchedulerError:
-        """The error for ``policy``'s order keys: None (``exc`` None), a NaN (``key``), or
-        keys that do not compare.  The orders are rebuilt by the next update."""
-        self._dirty = True
-        who = self.plugins.who("SharePolicy", policy.name)
-        if isinstance(exc, UnorderedKey) and has_nan(exc.key):
-            key = exc.key
-            exc = None
-        if exc is not None:
-            return _chained(answers.incomparable(who, exc), exc)
-        return answers.no_key(who) if key is None else answers.nan_key(who, key)
-
-    def _sorted(self, order: KeyedOrder, items: list[Schedulable], policy: SharePolicyCallers) -> None:
-        """``order.update(items)``; keys that do not compare are the policy's error."""
-        try:
-            order.update(items)
-        except answers.INCOMPARABLE as exc:
-            order.clear()
-            for s in items:
-                s._ordered = False
-            raise self._key_error(policy, exc) from exc
-
-    def _who(self, point: str) -> answers.Who:
-        """The plugin configured at ``point`` (LoadManager, TaskSelector, VictimSelector)."""
-        s = self.settings
-        name = {"LoadManager": s.load_manager, "TaskSelector": s.task_selector,
-                "VictimSelector": s.victim_selector}[point]
-        return self.plugins.who(point, name)
-
-    # ================================================================== heartbeat
     @_plugin_errors
     def heartbeat(self, node_name: str, now: float | None = None) -> list[Assignment]:
-        """Assign tasks to ``node_name`` (Hadoop ``assignTasks``); returns the
-        assignments in launch order (empty when none)."""
+        """Assign tasks to ``node_name`` (Hadoop ``assignTasks``; resource mode: YARN's
+        ``attemptScheduling``); returns the assignments in launch order (empty when none)."""
         now = self._tick(now)
-        node = self.node(node_name)
-        self._hint_epoch += 1
-        self._passed = []
-        for fn in self._notify("cs_heartbeat_start"):
-            fn(node, now)
-        if self._rs is not None:
-            given = self._rs.heartbeat(node, now)
-            for fn in self._notify("cs_heartbeat_end"):
-                fn(node, given, [], now)
-            return given
-        multiple = self.settings.assign_multiple
-        next_kind = self.root_policy.next_kind
-        can_launch = self.plugins.can_launch
-        select = self.plugins.select_task
-        assigned = {MAP: 0, REDUCE: 0}
-        rejected = {MAP: False, REDUCE: False}
-        visited: dict[str, Job] = {}
-        launched_map: set[str] = set()
-        out: list[Assignment] = []
-        launched: list[Task] = []
-        task: Task | None = None
-        walked_all = False  # the map side walked every job and none had a map for this node
-        try:
-            while True:
-                for kind in KINDS:
-                    if not rejected[kind] and not self._may_assign(node, kind, assigned[kind]):
-                        rejected[kind] = True
-                if (rejected[MAP] and rejected[REDUCE]) or (not multiple and out):
-                    break
-                if rejected[MAP]:
-                    kind = REDUCE
-                elif rejected[REDUCE]:
-                    kind = MAP
-                else:
-                    chosen = next_kind(node) if next_kind is not None else None
-                    if chosen is None:
-                        kind = MAP if node._running[MAP] <= node._running[REDUCE] else REDUCE
-                    elif chosen == MAP or chosen == REDUCE:
-                        kind = chosen
-                    else:
-                        kind = answers.next_kind(self.plugins.who("SharePolicy", self.root_policy.name), chosen)
-                task = None
-                is_map = kind == MAP
-                for ps in self._pool_order[kind]:
-                    job_order = self._job_order[ps.name][kind]
-                    if ps.running >= ps.max_share or not job_order:
-                        continue
-                    admit = self._pool_policy[ps.name].admit_job
-                    deferred: list[Job] = []
-                    for js in job_order:  # only jobs with a task to offer (_offerable)
-                        job = js.owner
-                        if is_map:
-                            visited[job.id] = job
-                        if admit is not None:
-                            verdict = admit(job, kind, now)
-                            if verdict is not None and verdict is not True:
-                                if verdict is not False and not isinstance(verdict, Rejection):
-                                    verdict = answers.admit(
-                                        self.plugins.who("SharePolicy", self._pool_policy[ps.name].name), verdict)
-                                if verdict is False:
-                                    deferred.append(job)
-                                    continue
-                                if verdict is not True:  # a Rejection: a hard "no" on this heartbeat
-                                    continue
-                        # _offer, inlined: this is the innermost loop of a simulated day
-                        if can_launch is not None:
-                            verdict = can_launch(node, job, kind)
-                            if verdict is False:
-                                continue
-                            if verdict is not None and verdict is not True and not answers.flag(
-                                self._who("LoadManager"), "cs_can_launch", verdict
-                            ):
-                                continue
-                        chosen = select(job, node, kind, now)
-                        if chosen is not None:
-                            task = self._check_selected(chosen, job, kind)
-                            break
-                    if task is None:
-                        for job in deferred:  # second pass: jobs the pool's policy deferred
-                            task = self._offer(job, node, kind, now, can_launch, select)
-                            if task is not None:
-                                break
-                    if task is not None:
-                        break
-                if task is None:
-                    rejected[kind] = True
-                    if is_map:
-                        walked_all = True
-                    continue
-                locality = task.locality(node) if kind == MAP else None
-                self._launch(task, node, now, locality)
-                launched.append(task)
-                assigned[kind] += 1
-                if kind == MAP:
-                    launched_map.add(task.job.id)
-                out.append(Assignment(task.job.id, task.id, kind, node.name, locality, now))
-        except BaseException as exc:
-            # a plugin failed mid-heartbeat (any exception but Ctrl-C: SystemExit, GeneratorExit,
-            # a plugin's own BaseException too): take back this heartbeat's launches (the one
-            # being launched too), so no task is left running that the caller never heard of;
-            # the next update rebuilds the order whatever state it is in
-            self._dirty = True
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            if task is not None and task.state == RUNNING and task not in launched:
-                launched.append(task)
-            self._taking_back = True
-            try:
-                for started in reversed(launched):
-                    if started.state == RUNNING and started.id in self._running_tasks:
-                        try:
-                            self.kill(started.id, now, reason="heartbeat failed")
-                        except Exception:  # the failing plugin again: keep its first error
-                            log.exception("taking back %s after a failed heartbeat", started.id)
-            finally:
-                self._taking_back = False
-            raise
-        self._quiet_at = self._map_version if walked_all and not out else -1
-        if visited or out:
-            skipped = [j for jid, j in visited.items() if jid not in launched_map]
-            self._passed = skipped
-            for fn in self._notify("cs_heartbeat_end"):
-                fn(node, out, skipped, now)
-        return out
-
-    def _may_assign(self, node: Node, kind: str, assigned: int) -> bool:
-        """May a heartbeat of ``node`` that has assigned ``assigned`` tasks of ``kind`` so far
-        try one more?  Not past the kind's assignment cap, not when the cluster runs what
-        its runnable jobs demand (Hadoop stops a kind at runningMaps == runnableMaps, not
-        >=: after a reload lowers a pool's maxMaps below what it runs, the cluster's capped
-        demand is below what runs and the other pools still get tasks), and only if the
-        LoadManager's ``cs_can_assign`` allows (None: the node's free slots decide).  The
-        one precondition :meth:`heartbeat` and :meth:`skip_quiet_heartbeat` share."""
-        ld = self._load[kind]
-        if assigned >= self._assign_caps[kind] or ld.running == ld.runnable:
-            return False
-        ok = self.plugins.can_assign(node, kind, ld)
-        if ok is None:
-            return node._running[kind] < node.slots[kind]
-        if ok is True or ok is False:
-            return ok
-        return answers.flag(self._who("LoadManager"), "cs_can_assign", ok) is True
+        return self._engine.heartbeat(self.node(node_name), now)
 
     @_plugin_errors
+    def idle_heartbeat(self, node_name: str, now: float | None = None) -> None:
+        """A heartbeat of ``node_name`` that the caller knows can assign
+        nothing (no free slot of a kind with pending work, or nothing pending):
+        what :meth:`heartbeat` would do then — ``cs_heartbeat_start`` and no
+        more — without the search.  For a simulator that skips such heartbeats
+        but must deliver those a plugin needs (:meth:`wants_idle_heartbeat`)."""
+        now = self._tick(now)
+        self._engine.idle_heartbeat(self.node(node_name), now)
+
+    # ================================================================== what a simulator reads
+    # (the engine's; a simulator that calls one of these per heartbeat or tick binds the
+    # engine's own method once instead: ``scheduler.engine``)
     def skip_quiet_heartbeat(self, node_name: str, now: float) -> bool:
         """If a heartbeat of ``node_name`` at ``now`` would assign nothing and change nothing,
         count it as done (the clock moves to ``now``) and return True; else change nothing and
-        return False (the caller then runs :meth:`heartbeat`).
+        return False (the caller then runs :meth:`heartbeat`).  Slot mode only
+        (:meth:`SlotWalk.skip_quiet_heartbeat <corescheduler.core.slot_walk.SlotWalk.skip_quiet_heartbeat>`);
+        resource mode skips none."""
+        return self._engine.skip_quiet_heartbeat(node_name, now)
 
-        For a simulator that beats every node with a free slot, as Hadoop's TaskTrackers ask
-        for work, but need not run heartbeats whose outcome is known.  Such a heartbeat is
-        one where the last heartbeat walked every job for maps and launched nothing (so the
-        TaskSelector saw all of them skipped), no job has joined or left those walked since,
-        this node can take no reduce (none pending, or the LoadManager says no), and either
-        it can take no map while no job would be walked, or the TaskSelector's hint for
-        each of those jobs (``cs_select_hint``, without ``SKIPPED_AGAIN``) says it would
-        give none here.  The TaskSelector must implement ``cs_select_hint`` and be the only
-        plugin listening to heartbeats; else this always returns False.  Slot mode only."""
-        if self._hint is None or self._quiet_at != self._map_version or self._rs is not None:
-            return False
-        node = self.cluster.nodes[node_name]
-        if self.pending_work(REDUCE) > 0 and self._may_assign(node, REDUCE, 0):
-            return False
-        open_ = self._may_assign(node, MAP, 0)
-        job_order = self._job_order
-        for ps in self._pool_order[MAP]:
-            order = job_order[ps.name][MAP]
-            if ps.running >= ps.max_share or not order:
-                continue
-            if not open_:
-                return False  # a heartbeat that walks no job would end the walked jobs' waits
-            for js in order:
-                job = js.owner
-                hint = self._held_hint(job, now)
-                if hint is None or SKIPPED_AGAIN in hint.events or job.pending_map(node, hint.level) is not None:
-                    return False
-        self._tick(now)
-        return True
+    def pending_work(self, kind: str) -> int:
+        """An upper bound on the tasks of ``kind`` a heartbeat could launch now:
+        0 means no heartbeat can assign one until an update, a kill or a
+        finish changes the state (the simulator skips heartbeats then).  Cheap.  Slot mode
+        (resource mode: 0, it counts no slots)."""
+        return self._engine.pending_work(kind)
 
-    def _held_hint(self, job: Job, now: float) -> Hint | None:
-        """The TaskSelector's hint for ``job``'s maps at ``now``: one asked since the last
-        heartbeat, update, launch or release if it still holds at ``now``, else asked now."""
-        epoch, changes = self._hint_epoch, self.ledger.changes
-        hints = self._hints
-        job_id = job.id
-        if self._hints_key[0] != epoch or self._hints_key[1] != changes:
-            hints.clear()
-            self._hints_key = (epoch, changes)
-        else:
-            held = hints.get(job_id)
-            if held is not None and now < held[1]:
-                return held[0]  # type: ignore[no-any-return]
-        hint = self._select_hint(job, MAP, now)
-        if hint is None:
-            return None
-        until = hint.until
-        # it holds before until, give or take the rounding of a float computation
-        hints[job_id] = (hint, until - 4097.0 * math.ulp(until) if until < math.inf else math.inf)
-        return hint
+    @property
+    def pending_tasks(self) -> Mapping[str, int]:
+        """Slot mode: the tasks of each kind waiting in runnable jobs, as the last update
+        counted them and launches, finishes and kills since moved them (read-only)."""
+        return self._engine.pending_tasks
+
+    def work_running(self) -> bool:
+        """Does a task run (in resource mode: a container other than an application master)?"""
+        return self._engine.running_work()
+
+    @property
+    def can_park(self) -> bool:
+        """Can a simulator stop beating nodes that no job wants?  Slot mode, the TaskSelector
+        answers ``cs_select_hint`` (and is the only plugin listening to heartbeats), the
+        LoadManager declares ``empty_nodes_take_tasks`` and has no ``cs_can_launch``, and no
+        pool's share policy admits jobs (``cs_admit_job``: a refusal that may end unseen)."""
+        return self._engine.can_park
+
+    @property
+    def track_reach(self) -> bool:
+        """Keep the jobs whose map reach may have widened (:meth:`take_reach_changes`): a
+        simulator that parks nodes turns it on."""
+        return self._engine.track_reach
+
+    @track_reach.setter
+    def track_reach(self, on: bool) -> None:
+        self._engine.track_reach = on
+
+    @property
+    def walk_version(self) -> int:
+        """A number that changes whenever the jobs a heartbeat walks for maps may have changed
+        (a job enters or leaves its pool's map order, a pool reaches or leaves its cap, an
+        update changed the order)."""
+        return self._engine.walk_version
+
+    @property
+    def walk_settled(self) -> bool:
+        """Did the last heartbeat walk every job for maps and launch nothing, with the walk
+        unchanged since (so the TaskSelector saw every walked job skipped: the premise of
+        :meth:`skip_quiet_heartbeat` and of the hints' levels)?"""
+        return self._engine.walk_settled
+
+    @property
+    def has_reach_changes(self) -> bool:
+        """Are there reach changes to take (:meth:`take_reach_changes`)?"""
+        return self._engine.has_reach_changes
+
+    def walk_state(self) -> tuple[int, bool, bool]:
+        """``(walk_version, walk_settled, has_reach_changes)`` in one call: for a simulator that
+        reads the three after every event."""
+        return self._engine.walk_state()
+
+    def take_reach_changes(self) -> dict[str, str]:
+        """The jobs whose map reach may have widened since the last call, each with the widest
+        locality that may have widened it (a map launched at it, or ``"off"`` for a map
+        pending again), in the order they changed; and forget them."""
+        return self._engine.take_reach_changes()
+
+    def map_walk(self) -> list[Job]:
+        """The jobs a heartbeat that finds no map walks: those in the map orders of the
+        pools below their cap, in order."""
+        return self._engine.map_walk()
+
+    def wants_idle_heartbeat(self) -> bool:
+        """Would a heartbeat that offers no job a slot change the TaskSelector's answers now?
+        True when the hint of a job the last heartbeat skipped names ``NOT_OFFERED`` (or
+        there is none): the simulator then delivers the next heartbeat it would skip as
+        :meth:`idle_heartbeat` instead."""
+        return self._engine.wants_idle_heartbeat()
+
+    def preemption_hint(self, now: float) -> float:
+        """Until when no preemption check can find anything, as the root share policy's
+        ``preemption_hint`` says for every kind (the cluster as it is now, only the clock
+        and the starvation times the updates move changing): the earliest ``until`` of the
+        kinds; ``-inf`` without the hook or a hint (resource mode: ``-inf``)."""
+        return self._engine.preemption_hint(now)
 
     @_plugin_errors
     def select_hint(self, job: Job, kind: str, now: float) -> Hint | None:
@@ -1087,63 +527,6 @@ class Scheduler:
             return hint
         return answers.hint(self._who("TaskSelector"), "cs_select_hint", hint)
 
-    @property
-    def can_park(self) -> bool:
-        """Can a simulator stop beating nodes that no job wants?  Slot mode, the TaskSelector
-        answers ``cs_select_hint`` (and is the only plugin listening to heartbeats), the
-        LoadManager declares ``empty_nodes_take_tasks`` and has no ``cs_can_launch``, and no
-        pool's share policy admits jobs (``cs_admit_job``: a refusal that may end unseen)."""
-        return (
-            self._rs is None
-            and self._hint is not None
-            and self._empty_take
-            and self.plugins.can_launch is None
-            and not self._admitting
-        )
-
-    @property
-    def walk_version(self) -> int:
-        """A number that changes whenever the jobs a heartbeat walks for maps may have changed
-        (a job enters or leaves its pool's map order, a pool reaches or leaves its cap, an
-        update changed the order)."""
-        return self._map_version
-
-    @property
-    def walk_settled(self) -> bool:
-        """Did the last heartbeat walk every job for maps and launch nothing, with the walk
-        unchanged since (so the TaskSelector saw every walked job skipped: the premise of
-        :meth:`skip_quiet_heartbeat` and of the hints' levels)?"""
-        return self._quiet_at == self._map_version
-
-    @property
-    def has_reach_changes(self) -> bool:
-        """Are there reach changes to take (:meth:`take_reach_changes`)?"""
-        return bool(self._reach_changed)
-
-    def walk_state(self) -> tuple[int, bool, bool]:
-        """``(walk_version, walk_settled, has_reach_changes)`` in one call: for a simulator that
-        reads the three after every event."""
-        version = self._map_version
-        return version, self._quiet_at == version, bool(self._reach_changed)
-
-    def take_reach_changes(self) -> dict[str, str]:
-        """The jobs whose map reach may have widened since the last call, each with the widest
-        locality that may have widened it (a map launched at it, or ``"off"`` for a map
-        pending again), in the order they changed; and forget them."""
-        changed, self._reach_changed = self._reach_changed, {}
-        return changed
-
-    def map_walk(self) -> list[Job]:
-        """The jobs a heartbeat that finds no map walks: those in the map orders of the
-        pools below their cap, in order."""
-        job_order = self._job_order
-        return [
-            js.owner
-            for ps in self._pool_order[MAP]
-            if ps.running < ps.max_share
-            for js in job_order[ps.name][MAP]
-        ]
-
     @_plugin_errors
     def map_reach(self, job: Job, now: float) -> tuple[str, float] | None:
         """Where ``job`` takes a map on heartbeats from ``now`` on that follow one on which
@@ -1157,273 +540,6 @@ class Scheduler:
             return hint.level, math.inf
         return hint.level, widens_at(lambda t: self._select_hint(job, MAP, t), hint.level, hint.until, now)
 
-    @_plugin_errors
-    def preemption_hint(self, now: float) -> float:
-        """Until when no preemption check can find anything, as the root share policy's
-        ``preemption_hint`` says for every kind (the cluster as it is now, only the clock
-        and the starvation times the updates move changing): the earliest ``until`` of the
-        kinds; ``-inf`` without the hook or a hint."""
-        fn = self.plugins.preemption_hint()
-        if fn is None:
-            return -math.inf
-        until = math.inf
-        for kind in KINDS:
-            hint = fn([p.sched[kind] for p in self.pools.values()], kind, now)
-            if hint is None:
-                return -math.inf
-            if type(hint) is not Hint:
-                hint = answers.hint(self.plugins.who("SharePolicy", self.root_policy.name), "preemption_hint", hint)
-            until = min(until, hint.until)
-        return until
-
-    def wants_idle_heartbeat(self) -> bool:
-        """Would a heartbeat that offers no job a slot change the TaskSelector's answers now?
-        True when the hint of a job the last heartbeat skipped names ``NOT_OFFERED`` (or
-        there is none): the simulator then delivers the next heartbeat it would skip as
-        :meth:`idle_heartbeat` instead.  Cheap: asked once between heartbeats and updates
-        (the answer is kept until the next of those, launch or release; the hints it asks
-        are :meth:`skip_quiet_heartbeat`'s too)."""
-        wants = self._wants
-        epoch, changes = self._hint_epoch, self.ledger.changes
-        if wants[0][0] == epoch and wants[0][1] == changes:
-            return wants[1]
-        if not self._passed or self._any_hint is None:  # no job to ask
-            self._wants = ((epoch, changes), False)
-            return False
-        return self._wants_idle()
-
-    @_plugin_errors
-    def _wants_idle(self) -> bool:
-        """:meth:`wants_idle_heartbeat` asked again (the hints of the jobs passed)."""
-        key = (self._hint_epoch, self.ledger.changes)
-        answer = False
-        if self._any_hint is not None:
-            jobs = self.jobs
-            now = self.now
-            for job in self._passed:
-                if jobs.get(job.id) is job:
-                    hint = self._held_hint(job, now)
-                    if hint is None or NOT_OFFERED in hint.events:
-                        answer = True
-                        break
-        self._wants = (key, answer)
-        return answer
-
-    @_plugin_errors
-    def idle_heartbeat(self, node_name: str, now: float | None = None) -> None:
-        """A heartbeat of ``node_name`` that the caller knows can assign
-        nothing (no free slot of a kind with pending work, or nothing pending):
-        what :meth:`heartbeat` would do then — ``cs_heartbeat_start`` and no
-        more — without the search.  For a simulator that skips such heartbeats
-        but must deliver those a plugin needs (:meth:`wants_idle_heartbeat`)."""
-        now = self._tick(now)
-        node = self.node(node_name)
-        self._quiet_at = -1
-        self._hint_epoch += 1
-        self._passed = []
-        for fn in self._notify("cs_heartbeat_start"):
-            fn(node, now)
-
-    def _offer(self, job: Job, node: Node, kind: str, now: float, can_launch: Any, select: Any) -> Task | None:
-        """Ask the LoadManager, then the TaskSelector, for a task of ``job`` on ``node``."""
-        if can_launch is not None:
-            verdict = can_launch(node, job, kind)
-            if verdict is not None and verdict is not True and not answers.flag(
-                self._who("LoadManager"), "cs_can_launch", verdict
-            ):
-                return None
-        chosen = select(job, node, kind, now)
-        return self._check_selected(chosen, job, kind) if chosen is not None else None
-
-    def _check_selected(self, task: Any, job: Job, kind: str) -> Task:
-        """The TaskSelector's answer, if it is a pending task of ``kind`` of ``job``."""
-        if isinstance(task, Task) and task.job is job and task.kind == kind and task._state == PENDING:
-            return task
-        return answers.selected_task(self._who("TaskSelector"), task, job, kind)
-
-    def _reposition(self, s: Schedulable, delta: int) -> None:
-        """Change a pool schedulable's running count and re-sort it; the heartbeat
-        order holds the pool while its own job order is not empty."""
-        order = self._pool_order[s.kind]
-        was = s._ordered
-        if was:
-            order.remove(s)
-            s._ordered = False  # until it is back in (a failing order key leaves it out, flagged so)
-        capped = s.running >= s.max_share
-        s.running += delta
-        if self._job_order[s.name][s.kind]:
-            key: Any = self.root_policy.order_key(s)
-            s._key = key
-            if key is None:
-                raise self._key_error(self.root_policy, None, key)
-            try:
-                order.add(s)  # a NaN key does not order against its neighbours: UnorderedKey
-            except answers.INCOMPARABLE as exc:  # keys that do not compare: the policy's error
-                raise self._key_error(self.root_policy, exc) from exc
-            s._ordered = True
-        if s.kind == MAP and (s._ordered != was or (s.running >= s.max_share) != capped):
-            self._map_version += 1  # the jobs a heartbeat walks for maps may have changed
-
-    def _place(self, job: Job, kind: str, delta: int = 0) -> None:
-        """Change a job's running count by ``delta`` and put it where it belongs
-        in its pool's heartbeat order: there, at its current key, while it has a
-        task a heartbeat could launch (:func:`_offerable`); else out of it."""
-        js = job.sched[kind]
-        order = self._job_order[job._pool][kind]
-        was = js._ordered
-        if was:
-            order.remove(js)
-            js._ordered = False  # until it is back in (a failing order key leaves it out, flagged so)
-        js.running += delta
-        if _offerable(job, kind):
-            policy = self._pool_policy[job._pool]
-            key: Any = policy.order_key(js)
-            js._key = key
-            if key is None:
-                raise self._key_error(policy, None, key)
-            try:
-                order.add(js)  # a NaN key does not order against its neighbours: UnorderedKey
-            except answers.INCOMPARABLE as exc:  # keys that do not compare: the policy's error
-                raise self._key_error(policy, exc) from exc
-            js._ordered = True
-        if kind == MAP and js._ordered != was:
-            self._map_version += 1
-
-    def _job_running(self, job: Job, kind: str, delta: int) -> None:
-        job.running[kind] += delta
-        self._load[kind].running += delta
-        pool = self.pools[job._pool].sched[kind]
-        try:
-            self._place(job, kind, delta)
-        except BaseException as exc:
-            # the job's policy failed (its order key): the counts still change, the orders
-            # are rebuilt by the next update (_key_error set _dirty); the first error is the
-            # one raised, and none while a failed heartbeat takes its launches back
-            self._dirty = True
-            try:
-                self._reposition(pool, delta)
-            except Exception:
-                pass
-            if not self._taking_back or isinstance(exc, KeyboardInterrupt):
-                raise
-            return
-        try:
-            self._reposition(pool, delta)
-        except BaseException as exc:
-            self._dirty = True
-            if not self._taking_back or isinstance(exc, KeyboardInterrupt):
-                raise
-
-    def _launch(self, task: Task, node: Node, now: float, locality: str | None) -> None:
-        ledger = self.ledger
-        ledger.launch(task, node, now, locality)  # running, and its task_start
-        job = task.job
-        kind = task.kind
-        node._running[kind] += 1
-        job.pending[kind] -= 1
-        if job.unlocated_pending and kind == MAP and not task.locations:
-            job.unlocated_pending -= 1
-        if kind == MAP and self.track_reach:  # its job's level is this launch's: wider, maybe
-            changed = self._reach_changed
-            widest = changed.get(job.id)
-            where = locality or OFF_RACK
-            if widest is None or LOCALITY_RANK[where] > LOCALITY_RANK[widest]:
-                changed[job.id] = where
-        if kind == MAP or job.reduces_schedulable:
-            self._pending_work[kind] -= 1
-        self._job_running(job, kind, +1)
-        ledger.started(task, node, locality, now)
-
-    def _release(self, task: Task) -> Node:
-        """The ledger releases the running ``task``; its slot is given back."""
-        node = self.ledger.release(task)
-        if node is None:  # pragma: no cover - remove_node kills a node's tasks before it goes
-            raise SchedulerStateError(f"task {task.id} runs on no known node")
-        self.give_back(task, node)
-        return node
-
-    # ------------------------------------------------------------------ the slot engine (Engine)
-    def give_back(self, task: Task, node: Node | None) -> None:
-        """The slot engine's side of a release: the task's slot on ``node`` and its job's
-        and pool's running counts (:class:`~corescheduler.core.engine.Engine`)."""
-        if node is not None:
-            node._running[task.kind] -= 1
-        self._job_running(task.job, task.kind, -1)
-
-    def finish_task(self, task: Task, now: float, output_bytes: float | None) -> bool:
-        """The slot engine's finish of a running ``task``; True when its job has no task left
-        (:class:`~corescheduler.core.engine.Engine`)."""
-        ledger = self.ledger
-        node = ledger.release(task)  # _release and give_back, inlined: once per task of a run
-        if node is None:  # pragma: no cover - remove_node kills a node's tasks before it goes
-            raise SchedulerStateError(f"task {task.id} runs on no known node")
-        job = task.job
-        node._running[task.kind] -= 1
-        self._job_running(job, task.kind, -1)
-        ledger.complete(task, node, output_bytes)
-        if task.kind == MAP and job.runnable and job.complete[MAP] == job.slowstart_maps:
-            self._pending_work[REDUCE] += job.pending[REDUCE]  # reduce slow start reached
-            if job.pending[REDUCE]:
-                self._job_running(job, REDUCE, 0)  # its reduces may be offered now
-        ledger.finished(task, node.name, node, now)
-        return job.complete[MAP] == job.num_maps and job.complete[REDUCE] == job.num_reduces
-
-    def output_lost(self, task: Task, was_schedulable: bool) -> None:
-        """The slot engine: a finished map is pending again (``was_schedulable``: its job's
-        reduces were past slow start before)."""
-        job = task.job
-        if job.runnable:
-            self._pending_work[MAP] += 1
-            self._load[MAP].runnable += 1  # one more map demanded, before the next update counts it
-            if was_schedulable and not job.reduces_schedulable:  # its pending reduces wait for slow start again
-                self._pending_work[REDUCE] -= job.pending[REDUCE]
-            if not job.sched[MAP]._ordered:
-                self._job_running(job, MAP, 0)  # it has a map to offer again
-
-    def job_removed(self, job: Job, now: float) -> None:
-        """The slot engine's end of a job: out of its pool and the orders
-        (:class:`~corescheduler.core.engine.Engine`)."""
-        pool = self.pools[job._pool]
-        self._map_version += 1
-        for kind in KINDS:
-            js = job.sched[kind]
-            if js._ordered:
-                self._job_order[job._pool][kind].remove(js)
-                js._ordered = False
-                self._reposition(pool.sched[kind], 0)
-            job.sched[kind].demand = 0
-            job.sched[kind].fair_share = 0.0
-        del pool.jobs[job.id]
-
-    def kill_task(self, task: Task, now: float, reason: str) -> None:
-        """The slot engine's kill of a running ``task``: pending again, its work lost
-        (:class:`~corescheduler.core.engine.Engine`)."""
-        ledger = self.ledger
-        node = self._release(task)
-        ledger.requeue(task)
-        job = task.job
-        if job.runnable and (task.kind == MAP or job.reduces_schedulable):
-            self._pending_work[task.kind] += 1
-            if not job.sched[task.kind]._ordered:
-                self._job_running(job, task.kind, 0)  # it has a task to offer again
-        ledger.preempted(task, node.name, now, reason)
-
-    @property
-    def engine(self) -> Engine:
-        """The engine picked at construction: the resource engine, or the slot engine."""
-        return self._engine
-
-    @property
-    def resource_engine(self) -> ResourceScheduler | None:
-        """Resource mode's engine (its queue tree, cluster total), or ``None`` in slot mode."""
-        return self._rs
-
-    @property
-    def pending_tasks(self) -> Mapping[str, int]:
-        """Slot mode: the tasks of each kind waiting in runnable jobs, as the last update
-        counted them and launches, finishes and kills since moved them (read-only)."""
-        return self._pending_work
-
     @property
     def last_preempt_check(self) -> float:
         """When :meth:`preempt` last ran its check (``-inf`` before the first)."""
@@ -1433,31 +549,6 @@ class Scheduler:
         """Record a preemption check at ``at`` that found nothing to do (a simulator that
         skips updates in which nothing can change moves the clock as they would have)."""
         self._last_preempt_check = at
-
-    def work_running(self) -> bool:
-        """Does a task run (in resource mode: a container other than an application master)?"""
-        return self._engine.running_work()
-
-    def running_work(self) -> bool:
-        """The slot engine's :meth:`work_running`: a slot of either kind is taken."""
-        load = self._load
-        return any(load[k].running for k in KINDS)
-
-    def has_requests(self) -> bool:
-        """The slot engine: has some job a task pending?"""
-        return bool(self._pending_work[MAP] or self._pending_work[REDUCE])
-
-    def pending_work(self, kind: str) -> int:
-        """An upper bound on the tasks of ``kind`` a heartbeat could launch now:
-        0 means no heartbeat can assign one until an update, a kill or a
-        finish changes the state (the simulator skips heartbeats then).  Cheap."""
-        load = self._load[kind]
-        free = load.runnable - load.running
-        pending = self._pending_work[kind]
-        if free == 0:  # the heartbeat's runningMaps == runnableMaps test
-            return 0
-        n = pending if free < 0 or pending < free else free  # free < 0: capped demand below what runs
-        return n if n > 0 else 0
 
     # ================================================================== reduce phases
     @_plugin_errors
@@ -1479,7 +570,7 @@ class Scheduler:
                 return False
         task.phase = "compute"
         node.computing += 1
-        for fn in self._notify("cs_task_phase"):
+        for fn in self.plugins.listeners("cs_task_phase"):
             fn(task, node, "compute", now)
         return True
 
@@ -1524,11 +615,10 @@ class Scheduler:
         else:
             self._emit({"time": now, "type": "job_end", "job": job.id, "pool": job.pool, "state": state,
                         "reason": reason})
-        for fn in self._notify("cs_job_removed"):
+        for fn in self.plugins.listeners("cs_job_removed"):
             fn(job, now)
         if not self.history:
             job._drop_tasks()
-        self._dirty = True
         if update:
             self.update(now)
 
@@ -1538,8 +628,6 @@ class Scheduler:
         now = self._tick(now)
         task = self.task(task_id)
         self._engine.kill_task(task, now, reason)
-        if self.track_reach:  # a map pending again: the job takes it anywhere
-            self._reach_changed[task.job.id] = OFF_RACK
         return task
 
     @_plugin_errors
@@ -1561,13 +649,9 @@ class Scheduler:
         was_schedulable = job.reduces_schedulable
         node = task.node
         self.ledger.lost(task)  # pending again
-        if self.track_reach:  # a map pending again: the job takes it anywhere
-            self._reach_changed[job.id] = OFF_RACK
-        self._hint_epoch += 1  # a map pending again: the hints asked before may not hold
         if job.map_outputs is not None:
             job.map_outputs.forget(task.index)
         self._engine.output_lost(task, was_schedulable)
-        self._dirty = True
         self._emit({"time": now, "type": "task_lost", "job": job.id, "task": task.id, "kind": MAP, "node": node,
                     "reason": reason})
         return task
@@ -1611,15 +695,10 @@ class Scheduler:
     # ================================================================== preemption
     @_plugin_errors
     def preemption_plan(self, kind: str, now: float | None = None) -> PreemptionPlan:
-        """What the root share policy would preempt for ``kind`` now (no kill)."""
+        """What the root share policy would preempt for ``kind`` now (no kill); slot mode
+        (resource mode plans per app: nothing here)."""
         now = self._tick(now)
-        plan_fn = self.root_policy.plan_preemption
-        if plan_fn is None:
-            return PreemptionPlan(count=0)
-        plan = plan_fn([p.sched[kind] for p in self.pools.values()], kind, now)
-        if plan is None:
-            return PreemptionPlan(count=0)
-        return answers.preemption_plan(self.plugins.who("SharePolicy", self.root_policy.name), plan)
+        return self._engine.preemption_plan(kind, now)
 
     def tasks_to_preempt(self, pool: str, now: float | None = None) -> dict[str, int]:
         """Per kind, the tasks ``pool`` is owed by preemption now (Hadoop ``tasksToPreempt``)."""
@@ -1637,49 +716,25 @@ class Scheduler:
         self._last_preempt_check = now
         return self._engine.preempt_tasks(now)
 
-    def preempt_tasks(self, now: float) -> list[Task]:
-        """The slot engine: per kind, the root share policy's plan, its victims killed."""
-        killed: list[Task] = []
-        for kind in KINDS:
-            plan = self.preemption_plan(kind, now)
-            if plan.count <= 0:
-                continue
-            if plan.victims is not None:
-                victims = answers.plan_victims(self.plugins.who("SharePolicy", self.root_policy.name), plan,
-                                               self._running_tasks, kind)
-            else:
-                candidates = sorted(
-                    (t for t in self._running_tasks.values() if t.kind == kind),
-                    key=lambda t: (t.job.pool, t.job.submit_time, t.job.id, t.index),
-                )
-                chosen = self.plugins.select_victims(candidates, plan.count, dict(plan.allowance), kind, now)
-                if chosen is not None:
-                    who = self._who("VictimSelector")
-                    chosen = answers.chosen_victims(who, answers.victims(who, chosen), candidates, plan.count)
-                victims = self._checked_victims(chosen or [], candidates, plan)
-            if self.settings.preemption_only_log:
-                for task in victims:
-                    log.info("would preempt %s on %s (preemption_only_log)", task.id, task.node)
-                self.would_preempt.extend(victims)
-                continue
-            for task in victims:
-                if task.state == RUNNING and task.kind == kind:
-                    killed.append(self.kill(task.id, now))
-        return killed
+    # ================================================================== hook answers (hook_answers)
+    def _weight(self, adjust: Any, result: Any) -> float:
+        """A WeightAdjuster's answer that is not a plain float in range: checked (and named)."""
+        plugins = self.plugins
+        name = plugins.weight_adjuster_names[plugins.weight_adjusters.index(adjust)]
+        return answers.weight(plugins.who("WeightAdjuster", name), result)
 
-    @staticmethod
-    def _checked_victims(chosen: Iterable[Task], candidates: list[Task], plan: PreemptionPlan) -> list[Task]:
-        allowed = {id(t) for t in candidates}
-        left = dict(plan.allowance)
-        out: list[Task] = []
-        for task in chosen:
-            if len(out) >= plan.count:
-                break
-            if id(task) not in allowed or left.get(task.job.pool, 0) <= 0:
-                continue
-            left[task.job.pool] -= 1
-            out.append(task)
-        return out
+    def _who(self, point: str) -> answers.Who:
+        """The plugin configured at ``point`` (LoadManager, TaskSelector, VictimSelector)."""
+        s = self.settings
+        name = {"LoadManager": s.load_manager, "TaskSelector": s.task_selector,
+                "VictimSelector": s.victim_selector}[point]
+        return self.plugins.who(point, name)
+
+    def _check_selected(self, task: Any, job: Job, kind: str) -> Task:
+        """The TaskSelector's answer, if it is a pending task of ``kind`` of ``job``."""
+        if isinstance(task, Task) and task.job is job and task.kind == kind and task._state == PENDING:
+            return task
+        return answers.selected_task(self._who("TaskSelector"), task, job, kind)
 
     # ================================================================== reports
     def shares(self) -> dict[str, Any]:
@@ -1688,52 +743,9 @@ class Scheduler:
         ``{"queues": {name: {"fair", "steady", "usage", "demand"}}, "jobs": {...}}``."""
         return self._engine.shares_report()
 
-    def shares_report(self) -> dict[str, Any]:
-        """The slot engine's :meth:`shares`."""
-        return {
-            "pools": {name: {k: p.sched[k].fair_share for k in KINDS} for name, p in self.pools.items()},
-            "jobs": {jid: {k: j.sched[k].fair_share for k in KINDS} for jid, j in self.jobs.items()},
-        }
-
     def snapshot(self) -> dict[str, Any]:
         """A JSON-able view of pools and jobs: shares, demands, running, weights."""
         return {"time": self.now, **self._engine.snapshot_report()}
-
-    def snapshot_report(self) -> dict[str, Any]:
-        """The slot engine's :meth:`snapshot` (without its time)."""
-        pools = {}
-        for name, p in self.pools.items():
-            pools[name] = {
-                "policy": p.policy,
-                **{
-                    k: {
-                        "fair_share": p.sched[k].fair_share,
-                        "min_share": p.sched[k].min_share,
-                        "demand": p.sched[k].demand,
-                        "running": p.sched[k].running,
-                        "weight": p.sched[k].weight,
-                    }
-                    for k in KINDS
-                },
-            }
-        jobs = {}
-        for jid, j in self.jobs.items():
-            jobs[jid] = {
-                "pool": j.pool,
-                "user": j.user,
-                "priority": j.priority,
-                "runnable": j.runnable,
-                **{
-                    k: {
-                        "fair_share": j.sched[k].fair_share,
-                        "demand": j.sched[k].demand,
-                        "running": j.running[k],
-                        "weight": j.sched[k].weight,
-                    }
-                    for k in KINDS
-                },
-            }
-        return {"pools": pools, "jobs": jobs}
 
 
 __all__ = ["DEFAULT_POOL", "CoreSchedulerError", "JobRejectedError", "Scheduler"]

@@ -4,7 +4,9 @@ Hadoop's TaskTrackers beat every ``heartbeat_interval`` at their own phase, plus
 out-of-band heartbeat when a task ends (docs/simulator.md, "Heartbeats").  Most of those
 heartbeats can be known without running them; this module decides which ones the engine
 (:class:`~corescheduler.sim.simulator.Simulation`, which runs the heartbeats it plans:
-``_beat``) puts on its heap, through the scheduler's public API only:
+``_beat``) puts on its heap, through the scheduler's public API only (what it reads per
+tick or heartbeat it asks of the scheduler's engine, ``Scheduler.engine``, directly: the
+same calls of the :class:`~corescheduler.core.engine.Engine` protocol, one call each):
 
 * **idle nodes** — a node with no free slot of a kind with pending work
   (``Scheduler.pending_work``) stops beating and waits in an idle set per kind; a *wheel*
@@ -35,6 +37,7 @@ from typing import Any
 
 from mypy_extensions import mypyc_attr
 
+from corescheduler.core.engine import Engine
 from corescheduler.core.model import KINDS, LOCALITY_RANK, MAP, OFF_RACK, REDUCE, Node
 from corescheduler.core.scheduler import Scheduler
 
@@ -117,6 +120,9 @@ class HeartbeatPlanner:
     attribute declared here in its ``__init__`` and defines :meth:`_beat`."""
 
     scheduler: Scheduler
+    #: the scheduler's engine (``scheduler.engine``): what is read per tick or heartbeat is
+    #: asked of it directly, one call, not through the scheduler
+    _engine: Engine
     heartbeat_interval: float
     _heap: list[tuple[float, int, int, Any]]
     _seq: int
@@ -197,7 +203,7 @@ class HeartbeatPlanner:
             return (running[MAP] < slots[MAP] or running[REDUCE] < slots[REDUCE]) and (
                 bool(self.scheduler.jobs) or self._next_job < len(self._jobs)
             )
-        pending = self.scheduler.pending_work
+        pending = self._engine.pending_work
         return (running[MAP] < slots[MAP] and pending(MAP) > 0) or (
             running[REDUCE] < slots[REDUCE] and pending(REDUCE) > 0
         )
@@ -241,7 +247,7 @@ class HeartbeatPlanner:
         if self._park:
             self._plan_later = True  # planned once at the end of the event (_park_update)
             return
-        if not self.scheduler.wants_idle_heartbeat():
+        if not self._engine.wants_idle_heartbeat():
             self._idle_beat = None
             return
         due = self._idle_beat
@@ -263,7 +269,7 @@ class HeartbeatPlanner:
         parked node, whose heartbeat would walk them all.  ``maps_pending`` and ``settled``:
         the scheduler's ``pending_work(MAP) > 0`` and ``walk_settled``, as :meth:`_park_update`
         read them (its looks change neither)."""
-        want_v0 = self.scheduler.wants_idle_heartbeat()
+        want_v0 = self._engine.wants_idle_heartbeat()
         want_walk = maps_pending and not settled and bool(self._idle[MAP])
         if not (want_v0 or want_walk):
             self._idle_beat = None
@@ -367,7 +373,7 @@ class HeartbeatPlanner:
             self._idle_remove(MAP, ns.rank)
             self._idle_remove(REDUCE, ns.rank)
             self._tick(ns, t)
-        elif self.scheduler.wants_idle_heartbeat():
+        elif self._engine.wants_idle_heartbeat():
             self._idle_heartbeat(ns, t)
 
     def _idle_remove(self, kind: str, rank: int) -> None:
@@ -420,7 +426,7 @@ class HeartbeatPlanner:
         # _useful and has_free_slot inlined: this runs for every tick of the run
         running = ns.node.running
         slots = ns.capacity
-        pending = self.scheduler.pending_work
+        pending = self._engine.pending_work
         map_free = running[MAP] < slots[MAP]
         reduce_free = running[REDUCE] < slots[REDUCE]
         useful = (map_free and pending(MAP) > 0) or (reduce_free and pending(REDUCE) > 0)
@@ -431,7 +437,7 @@ class HeartbeatPlanner:
                     running[REDUCE] < slots[REDUCE] and pending(REDUCE) > 0
                 )
             elif self._idle_beat is not None and (map_free or reduce_free):
-                if self.scheduler.wants_idle_heartbeat():
+                if self._engine.wants_idle_heartbeat():
                     self._idle_heartbeat(ns, t)  # changes no slot and no pending work
         if useful and ns.refused == t and self._park and self._parkable(ns):
             useful = False  # parked: no job wants it, it rests until one does
@@ -486,7 +492,7 @@ class HeartbeatPlanner:
         no reduce (none free, or none pending): only a job's reach can make it useful again."""
         running = ns.node.running
         return running[MAP] == 0 and (
-            running[REDUCE] >= ns.capacity[REDUCE] or self.scheduler.pending_work(REDUCE) <= 0
+            running[REDUCE] >= ns.capacity[REDUCE] or self._engine.pending_work(REDUCE) <= 0
         )
 
     def _wake(self, t: float) -> None:
@@ -502,7 +508,7 @@ class HeartbeatPlanner:
         if self._park:
             self._park_update(t)
         for kind in KINDS:
-            if not self._wheel[kind] and self._idle[kind] and self.scheduler.pending_work(kind) > 0:
+            if not self._wheel[kind] and self._idle[kind] and self._engine.pending_work(kind) > 0:
                 if kind == MAP and self._park and not self._any_reach:
                     continue  # the nodes idle in maps are parked: jobs wake those they want
                 self._start_wheel(kind, t)
@@ -520,7 +526,7 @@ class HeartbeatPlanner:
         reach now includes (``cs_map_reach``), beat the nodes idle in maps that run a map
         (they are never parked), and plan the heartbeat of a parked node that must walk the
         jobs again (:meth:`_plan_idle`)."""
-        sched = self.scheduler
+        sched = self._engine
         if not self._park:
             return
         if not sched.can_park:  # a pool whose policy admits jobs appeared: beat as without parking
@@ -543,7 +549,7 @@ class HeartbeatPlanner:
                 changed = {**(changed or {}), **dict.fromkeys(self._relook, OFF_RACK)}  # look again
                 self._relook = {}
             reach = self._reach
-            jobs = sched.jobs
+            jobs = self.scheduler.jobs
             for job_id, where in changed.items():  # type: ignore[union-attr]
                 old = reach.get(job_id)
                 job = jobs.get(job_id)
@@ -560,7 +566,7 @@ class HeartbeatPlanner:
 
     def _look(self, job: Any, old: int, t: float, maps_pending: bool) -> None:
         """Look at one walked job's reach: wake the parked nodes it widened to."""
-        sched = self.scheduler
+        sched = self._engine
         rank, until = self._reach_of(job, t)
         self._reach[job.id] = rank
         if not sched.walk_settled:
@@ -591,7 +597,7 @@ class HeartbeatPlanner:
             self._push(max(due, t), REACH, self._reach_gen)
 
     def _refresh_reach(self, t: float, maps_pending: bool, key: tuple[int, bool, bool]) -> None:
-        sched = self.scheduler
+        sched = self._engine
         woke_before = self._reach_seen is not None and self._reach_seen[2]
         self._reach_seen = key
         old = self._reach if woke_before else {}
@@ -633,7 +639,7 @@ class HeartbeatPlanner:
     def _turn_wheel(self, kind: str, position: int, t: float) -> None:
         """Arm the first idle node of ``kind`` at phase rank ≥ ``position`` (cyclically)."""
         idle = self._idle[kind]
-        if not idle or self.scheduler.pending_work(kind) <= 0 or (kind == MAP and self._park and not self._any_reach):
+        if not idle or self._engine.pending_work(kind) <= 0 or (kind == MAP and self._park and not self._any_reach):
             self._wheel[kind] = False
             self._candidates += 1
             due = self._idle_beat

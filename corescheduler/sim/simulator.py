@@ -319,6 +319,7 @@ class Simulation(UpdateSkipping):
             history=False,
             reuse_quiet_updates=self.options.reuse_quiet_updates,
         )
+        self._engine = self.scheduler.engine
         self.heartbeat_interval = self.options.heartbeat_interval(config, len(self.cluster.nodes))
         self.replication = config.cluster.replication
         slowdown = {RACK_LOCAL: self.options.rack_local_map_slowdown, OFF_RACK: self.options.off_rack_map_slowdown}
@@ -370,18 +371,18 @@ class Simulation(UpdateSkipping):
         #: the pending IDLE_BEAT: (time, generation); a newer generation voids older events
         self._idle_beat = None  # (time, generation[, node rank])
         #: can the TaskSelector want an idle heartbeat at all (its cs_select_hint)?
-        self._wants_idle = self.scheduler.wants_idle_heartbeat
+        self._wants_idle = self._engine.wants_idle_heartbeat
         self._may_want_idle = self.scheduler.plugins.select_hint is not None
         #: heartbeats whose outcome is known are counted, not run (Scheduler.skip_quiet_heartbeat)
         self._quiet = (
-            self.scheduler.skip_quiet_heartbeat
+            self._engine.skip_quiet_heartbeat
             if self._skip_idle and self.scheduler.plugins.quiet_heartbeats() is not None
             else None
         )
         #: parking (docs/simulator.md): a node that runs no map and that no job wants stops
         #: beating, in the idle map list, until a job's reach comes to include it
-        self._park = self._quiet is not None and self.scheduler.can_park
-        self.scheduler.track_reach = self._park
+        self._park = self._quiet is not None and self._engine.can_park
+        self._engine.track_reach = self._park
         self._reach = {}  # job -> rank of its map reach at the last look
         self._reach_seen = None
         self._reach_settled = False  # the walk as of _reach_seen has been walked whole
@@ -518,7 +519,7 @@ class Simulation(UpdateSkipping):
         sched = self.scheduler
         assignments = sched.heartbeat(ns.name, t)
         if self._park:
-            if not assignments and sched.walk_settled:
+            if not assignments and self._engine.walk_settled:
                 ns.refused = t  # it walked every job and none took it
             self._plan_later = True
         elif self._skip_idle and self._may_want_idle:
@@ -619,7 +620,7 @@ class Simulation(UpdateSkipping):
         # Hadoop's out-of-band heartbeat on task completion
         if self._useful(ns):
             self._beat(ns, t)
-        elif self._idle_beat is not None and self.scheduler.wants_idle_heartbeat():
+        elif self._idle_beat is not None and self._engine.wants_idle_heartbeat():
             self._idle_heartbeat(ns, t)
         self._settle(ns, t)
 

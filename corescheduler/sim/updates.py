@@ -110,7 +110,8 @@ class UpdateSkipping(HeartbeatPlanner):
             return not (sched.engine.has_requests()
                         and any(ns.node.available.any_positive() for ns in self._resting))
         idle = self._idle
-        return not (idle[MAP] and sched.pending_work(MAP) > 0) and not (idle[REDUCE] and sched.pending_work(REDUCE) > 0)
+        pending = self._engine.pending_work
+        return not (idle[MAP] and pending(MAP) > 0) and not (idle[REDUCE] and pending(REDUCE) > 0)
 
     def _starves_at(self) -> float:
         """Preemption on, tasks pending and none can launch before the next event (slot mode):
@@ -118,7 +119,7 @@ class UpdateSkipping(HeartbeatPlanner):
         preemption check among them would find nothing to do.  What they read is frozen but
         for the clock (running, demand, min shares and timeouts change only at events), so a
         pool's starvation times either move with every update (it is at its share:
-        ``Scheduler._update_starvation``, Hadoop ``updatePreemptionVariables``) or stay, and
+        ``SlotPools._update_starvation``, Hadoop ``updatePreemptionVariables``) or stay, and
         it is starved (``Schedulable.starved_for``) once its timeout has passed since: the
         first such time is the answer: the root share policy's preemption hint
         (``SharePolicy.preemption_hint``; ``fair``'s: :func:`corescheduler.core.hints.until_starved`);

@@ -16,8 +16,10 @@ from corescheduler.core.engine import Engine, EngineOwner
 from corescheduler.core.model import COMPLETE, KILLED, MAP, PENDING, REDUCE, RUNNING, Cluster, Job, JobSpec, TaskSpec
 from corescheduler.core.resource_scheduler import ResourceScheduler
 from corescheduler.core.scheduler import Scheduler
+from corescheduler.core.slot_engine import SlotEngine
 from corescheduler.core.task_ledger import TaskLedger
 from corescheduler.errors import PluginExecutionError, SchedulerStateError
+from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
 from corescheduler.testing import ClusterHarness
 
@@ -36,14 +38,20 @@ def _imports(path: Path) -> set[str]:
     return out
 
 
-def test_the_resource_engine_the_ledger_and_the_protocols_import_no_scheduler():
+def test_the_engines_the_ledger_and_the_protocols_import_no_scheduler():
     resource_engine = sorted(p.name for p in CORE.glob("resource_*.py"))
     assert len(resource_engine) >= 6  # the engine and its parts, one module per concept
-    for name in (*resource_engine, "task_ledger.py", "engine.py"):
+    slot_engine = sorted(p.name for p in CORE.glob("slot_*.py"))
+    assert len(slot_engine) >= 3
+    for name in (*resource_engine, *slot_engine, "task_ledger.py", "engine.py"):
         imported = _imports(CORE / name)
         assert "corescheduler.core.scheduler" not in imported, name
     assert "corescheduler.core.resource_scheduler" not in _imports(CORE / "task_ledger.py")
     assert "corescheduler.core.resource_scheduler" not in _imports(CORE / "engine.py")
+    for name in slot_engine:  # the two engines know nothing of each other
+        assert not any(m.startswith("corescheduler.core.resource_") for m in _imports(CORE / name)), name
+    for name in resource_engine:
+        assert not any(m.startswith("corescheduler.core.slot_") for m in _imports(CORE / name)), name
 
 
 def _private_writes(path: Path, owners: set[str]) -> list[str]:
@@ -66,9 +74,25 @@ def _private_writes(path: Path, owners: set[str]) -> list[str]:
 
 
 def test_no_engine_writes_the_schedulers_private_state_nor_the_scheduler_the_engines():
-    for path in sorted(CORE.glob("resource_*.py")):
+    for path in sorted([*CORE.glob("resource_*.py"), *CORE.glob("slot_*.py")]):
         assert _private_writes(path, {"self.owner", "owner"}) == [], path.name
-    assert _private_writes(CORE / "scheduler.py", {"self._rs", "rs", "self._engine", "self.ledger", "ledger"}) == []
+    assert _private_writes(CORE / "scheduler.py", {"self._rs", "rs", "self._engine", "engine", "self.ledger",
+                                                   "ledger"}) == []
+
+
+def test_the_scheduler_holds_no_mode_branch():
+    """The facade picks its engine once (its constructor); no other method asks which mode runs."""
+    tree = ast.parse((CORE / "scheduler.py").read_text())
+    mode = {"self._rs", "self.resource_mode", "RESOURCES", "ResourceScheduler", "SlotEngine"}
+    picking = {"__init__", "_start_engine", "resource_engine"}  # the pick, and the read of what was picked
+    found = []
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == Scheduler.__name__]
+    for fn in (n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name not in picking):
+        for node in ast.walk(fn):
+            text = ast.unparse(node) if isinstance(node, (ast.Attribute, ast.Name)) else ""
+            if text in mode:
+                found.append(f"{fn.name}:{node.lineno}: {text}")
+    assert len(cls.body) > 60 and found == []
 
 
 def _private_reads(path: Path) -> list[str]:
@@ -93,7 +117,7 @@ def test_the_simulator_service_and_command_line_read_no_private_state_of_the_sch
 def test_the_public_reads_follow_the_engine():
     h = ClusterHarness(nodes_per_rack=1, map_slots=1, reduce_slots=1)
     slots = h.scheduler
-    assert slots.engine is slots and slots.resource_engine is None
+    assert isinstance(slots.engine, SlotEngine) and slots.resource_engine is None
     assert dict(slots.pending_tasks) == {MAP: 0, REDUCE: 0} and not slots.work_running()
     assert not slots.engine.has_requests()
     h.submit(maps=2)
@@ -108,7 +132,7 @@ def test_the_public_reads_follow_the_engine():
     assert not resources.work_running() and not resources.engine.has_requests()
 
 
-@pytest.mark.parametrize("engine", [Scheduler, ResourceScheduler])
+@pytest.mark.parametrize("engine", [SlotEngine, ResourceScheduler])
 def test_both_engines_implement_the_engine_protocol_with_its_signatures(engine):
     members = [n for n, v in vars(Engine).items() if inspect.isfunction(v) and not n.startswith("_")]
     assert len(members) >= 15
@@ -264,7 +288,8 @@ def test_a_launch_taken_back_after_a_failing_order_key_was_started_first():
 def test_the_scheduler_picks_its_engine_once():
     slots = ClusterHarness().scheduler
     resources = ClusterHarness(config={"scheduler": {"mode": "resources"}}).scheduler
-    assert slots._engine is slots and slots._rs is None
+    assert isinstance(slots._engine, SlotEngine) and slots._rs is None
+    assert slots._engine.ledger is slots.ledger
     assert resources._engine is resources._rs and isinstance(resources._rs, ResourceScheduler)
     assert resources._rs.ledger is resources.ledger
 
@@ -275,3 +300,55 @@ def test_a_node_with_negative_resources_is_refused_and_the_cluster_is_as_before(
     with pytest.raises(SchedulerStateError, match="negative resources"):
         h.scheduler.add_node("bad", "r00", resources=Resources(memory=-1, vcores=1))
     assert h.scheduler.cluster.nodes == before and "bad" not in h.scheduler._rack_of
+
+
+class _Heard:
+    """A listener of the cycle's notifications (which engine calls them is the engine's)."""
+
+    def __init__(self) -> None:
+        self.heard: list[tuple] = []
+
+    @hookimpl
+    def cs_update(self, pools, now) -> None:
+        self.heard.append(("update", [p.name for p in pools], now))
+
+    @hookimpl
+    def cs_heartbeat_start(self, node, now) -> None:
+        self.heard.append(("start", node.name, now))
+
+    @hookimpl
+    def cs_heartbeat_end(self, node, assignments, skipped, now) -> None:
+        self.heard.append(("end", node.name, [a.task for a in assignments], [j.id for j in skipped], now))
+
+
+@pytest.mark.parametrize("mode", ["slots", "resources"])
+def test_each_engine_tells_the_cycle_as_the_scheduler_did(mode):
+    """``update`` and ``heartbeat`` are one call into the engine, which now calls ``cs_update``
+    and ``cs_heartbeat_start``/``_end`` itself: the same calls, in the same order, with the
+    same arguments in both modes (resource mode: no MR1 pool, no skipped job)."""
+    listener = _Heard()
+    h = ClusterHarness(nodes_per_rack=2, node_resources="8192 mb, 8 vcores",
+                       config={"scheduler": {"mode": mode, "listeners": ["heard"]}},
+                       plugins={"heard": listener})
+    if mode == "slots":
+        job = h.submit(maps=1)
+    else:
+        job = h.submit(queue="root.a", tasks=1, resources="1024 mb, 1 vcores")
+    h.advance(1.0)
+    (given,) = h.heartbeat("n0000")
+    h.scheduler.idle_heartbeat("n0001", 2.0)
+    assert not h.scheduler.skip_quiet_heartbeat("n0001", 2.0) or mode == "slots"
+    updates = [e for e in listener.heard if e[0] == "update"]
+    assert updates and updates[0] == ("update", ["default"] if mode == "slots" else [], 0.0)
+    beats = [e for e in listener.heard if e[0] != "update"]
+    assert beats == [("start", "n0000", 1.0), ("end", "n0000", [given.task], [], 1.0), ("start", "n0001", 2.0)]
+    assert job.id in h.scheduler.jobs
+
+
+def test_resource_mode_answers_the_walks_questions_so_that_every_heartbeat_runs():
+    sched = ClusterHarness(config={"scheduler": {"mode": "resources"}}).scheduler
+    assert not sched.can_park and not sched.skip_quiet_heartbeat("n0000", 0.0) and not sched.wants_idle_heartbeat()
+    assert sched.walk_state() == (0, False, False) and sched.map_walk() == [] and sched.take_reach_changes() == {}
+    assert dict(sched.pools) == {} and dict(sched.pending_tasks) == {MAP: 0, REDUCE: 0}
+    assert sched.pending_work(MAP) == 0 and sched.preemption_hint(0.0) == float("-inf")
+    assert sched.tasks_to_preempt("root.default") == {MAP: 0, REDUCE: 0}

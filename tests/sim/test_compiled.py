@@ -149,11 +149,15 @@ def test_a_stale_compiled_module_is_named(tmp_path: Path, monkeypatch: pytest.Mo
     assert compiled.stale_modules() == []  # no pyproject.toml above it: an installed wheel, never stale
     (tmp_path / "pyproject.toml").write_text("")  # a source checkout
     assert compiled.compiled_modules() == {
+        "corescheduler.core.blame": False,
         "corescheduler.core.model": False,
         "corescheduler.core.order": True,
         "corescheduler.core.schedulable": False,
         "corescheduler.core.scheduler": False,
         "corescheduler.core.shuffle": True,
+        "corescheduler.core.slot_engine": False,
+        "corescheduler.core.slot_pools": False,
+        "corescheduler.core.slot_walk": False,
         "corescheduler.core.task_ledger": False,
         "corescheduler.sim.heartbeats": False,
         "corescheduler.sim.simulator": False,

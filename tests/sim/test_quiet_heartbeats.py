@@ -278,7 +278,7 @@ def test_reach_changes_are_kept_only_for_a_simulator_that_parks() -> None:
     h = harness()
     h.submit(4, 0)
     h.heartbeat("n0000")
-    assert h.scheduler._reach_changed == {}
+    assert not h.scheduler.has_reach_changes and h.scheduler.take_reach_changes() == {}
     h.scheduler.track_reach = True
     h.heartbeat("n0001")
     assert list(h.scheduler.take_reach_changes()) == ["job_0001"]
