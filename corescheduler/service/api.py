@@ -38,6 +38,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from corescheduler.core.queues import full_queue_name
 from corescheduler.service.accesslog import AccessLog, DropUvicornAccess
+from corescheduler.service.gate import ReadGate, ReadTurns
 from corescheduler.service.service import Service, ServiceError
 from corescheduler.service.tokens import Principal, TokenTable, load_tokens
 
@@ -144,6 +145,9 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
     app = FastAPI(title="corescheduler", version=_version(), openapi_url=f"{API}/openapi.json",
                   docs_url=None, redoc_url=None, lifespan=lifespan)
     app.state.service = service
+    # reads take turns (inside the access log: a line's latency has the wait for a turn)
+    app.state.read_turns = ReadTurns()
+    app.add_middleware(ReadGate, turns=app.state.read_turns)
     app.add_middleware(AccessLog)
     job_ref, job_components = job_schema()
 

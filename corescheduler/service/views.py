@@ -20,6 +20,7 @@ from corescheduler.core.model import (
     Job,
 )
 from corescheduler.service.errors import ServiceError
+from corescheduler.service.gate import off_turn
 
 if TYPE_CHECKING:
     from corescheduler.core.scheduler import Scheduler
@@ -60,8 +61,10 @@ class Views:
 
     async def read(self, fn: Any, *args: Any) -> Any:
         """``fn(*args)`` — a ledger read — in one of the service's reading threads, off the
-        event loop: a slow read never delays scheduling or another request."""
-        return await asyncio.get_running_loop().run_in_executor(self._read_pool, functools.partial(fn, *args))
+        event loop: a slow read never delays scheduling or another request.  An API read
+        gives its turn on the loop back while it waits (:mod:`corescheduler.service.gate`)."""
+        async with off_turn():
+            return await asyncio.get_running_loop().run_in_executor(self._read_pool, functools.partial(fn, *args))
 
     async def describe_many(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """``rows`` (from :meth:`Store.jobs_page` or :meth:`Store.job_summary`) described; the
