@@ -1,0 +1,435 @@
+"""The same SWIM day under YARN's fair scheduler and under the Capacity Scheduler.
+
+What an operator pays, or gains, by switching a YARN cluster from the fair
+scheduler to the Capacity Scheduler with its queues sized to the same shares.
+
+**Workload.**  The FB-2009 SWIM day (5,894 jobs, 24 hours), tasks derived
+from its bytes with the loader's defaults, every container 1024 MB / 1 vcore
+(`[scheduler] task_resources`).  The trace has no users or queues: the
+loader draws each job's user Zipf-like from 50 users and puts user *k* in
+``pool{k mod 3}`` (``[simulation] pools = 3``), so the three queues are three
+tenants with different loads and the same mix of job sizes.
+
+**Cluster.**  16 nodes of 8 GB / 8 vcores (128 containers): the day's work
+averages 43 % of it, with hours of 1.7–2 times its size (hours 4 and 7), so
+queues compete for hours at a time and lend to each other the rest of the day.
+
+**Configurations** (``experiments/configs/ycap_*``; shares 40 : 40 : 20 everywhere):
+
+* ``fs`` — the fair scheduler: weights 40 / 40 / 20, ``fair`` inside each
+  queue, fair-share preemption (threshold 0.5 after 15 s, checked every 3 s);
+* ``cs-fifo`` — the Capacity Scheduler: capacities 40 / 40 / 20,
+  ``maximum-capacity`` 100, Hadoop's default ``fifo`` ordering in each leaf;
+* ``cs-fair`` — the same with ``ordering-policy = fair``;
+* ``cs-cap`` — ``cs-fair`` with ``maximum-capacity`` 60 / 60 / 40;
+* ``cs-hard`` — ``cs-fair`` with ``maximum-capacity`` = capacity (no elasticity).
+
+Every Capacity Scheduler config sets ``user-limit-factor`` so that one user
+may use the queue's maximum (2.5, 2.5, 5), and runs the
+``ProportionalCapacityPreemptionPolicy`` with Hadoop's defaults.
+
+Run from the repository root::
+
+    .venv/bin/python experiments/yarn_capacity_vs_fair.py            # the full day, about 3 min on 2 cores
+    .venv/bin/python experiments/yarn_capacity_vs_fair.py --hours 6  # the first 6 hours only
+
+It prints the tables, writes ``docs/experiments/yarn_capacity_vs_fair.png`` and
+the section between ``<!-- yarn-capacity:begin -->`` and
+``<!-- yarn-capacity:end -->`` of ``docs/experiments.md`` (only for the full
+day; ``--no-doc`` never), and leaves each run's ``metrics.json`` and
+``report.html`` in ``experiments/out/yarn_capacity_vs_fair/<case>/``.  The
+trace is read from ``../shared/workloads/swim`` or ``$CORESCHEDULER_SWIM``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tomllib
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "experiments"))
+
+from _shared import replace_section  # noqa: E402
+
+CONFIGS = REPO / "experiments" / "configs"
+OUT = REPO / "experiments" / "out" / "yarn_capacity_vs_fair"
+PLOT = REPO / "docs" / "experiments" / "yarn_capacity_vs_fair.png"
+DOC = REPO / "docs" / "experiments.md"
+SWIM = (Path(os.environ["CORESCHEDULER_SWIM"]) if os.environ.get("CORESCHEDULER_SWIM")
+        else REPO.parent / "shared" / "workloads" / "swim") / "FB-2009_samples_24_times_1hr_0.tsv"
+SEED = 0
+DAY_HOURS = 24.0
+
+#: case -> (config file, label for the tables)
+CASES: dict[str, tuple[str, str]] = {
+    "fs": ("ycap_fs.toml", "FS"),
+    "cs-fifo": ("ycap_cs_fifo.toml", "CS fifo"),
+    "cs-fair": ("ycap_cs_fair.toml", "CS fair"),
+    "cs-cap": ("ycap_cs_cap.toml", "CS fair, max 60/60/40"),
+    "cs-hard": ("ycap_cs_hard.toml", "CS fair, max = capacity"),
+}
+QUEUES = ("root.pool0", "root.pool1", "root.pool2")
+#: job-size bins by map count: (label, smallest, largest)
+BINS: tuple[tuple[str, int, float], ...] = (
+    ("1–2 maps", 1, 2), ("3–20", 3, 20), ("21–150", 21, 150), ("151–1500", 151, 1500), (">1500", 1501, float("inf")))
+#: the busiest stretch of the FB-2009 day (hours 4 to 9), for the busy-period utilisation
+BUSY = (4 * 3600.0, 9 * 3600.0)
+
+
+def size_bin(maps: int) -> str:
+    """The label of the bin of a job of ``maps`` maps."""
+    for label, low, high in BINS:
+        if low <= maps <= high:
+            return label
+    return BINS[0][0]  # a job without maps (none in SWIM traces) counts with the smallest
+
+
+def run_case(case: str, hours: float = DAY_HOURS, out: Path = OUT, swim: Path = SWIM) -> dict[str, Any]:
+    """Simulate one case on the jobs submitted in the trace's first ``hours``.
+
+    Runs in a worker process; returns the measures the tables read (per job:
+    queue, maps, response time; per queue: resource-seconds and containers
+    preempted from it) and leaves ``metrics.json`` and ``report.html`` in
+    ``out/<case>/`` (the events are read, then deleted: 70 MB a day)."""
+    from corescheduler.config import Config
+    from corescheduler.formats.workloads import load_workload
+    from corescheduler.sim.report import write_report
+    from corescheduler.sim.simulator import Simulation
+
+    path = CONFIGS / CASES[case][0]
+    config = Config.from_dict(tomllib.loads(path.read_text()), source=str(path))
+    workload = load_workload(swim, config=config, seed=SEED)
+    if hours < DAY_HOURS:
+        workload = attrs.evolve(workload, jobs=[j for j in workload.jobs if j.submit < hours * 3600.0])
+    folder = out / case
+    result = Simulation(config, workload, SEED, out_dir=folder).run()
+    metrics = result.metrics
+    write_report(folder / "report.html", [(case, metrics)], title=f"yarn capacity vs fair: {case}")
+    job_queue = {j["id"]: j["pool"] for j in metrics["jobs"]}
+    preempted: Counter[str] = Counter()
+    with open(folder / "events.jsonl", encoding="utf-8") as events:
+        for line in events:
+            if '"task_preempt"' in line:
+                event = json.loads(line)
+                if event["type"] == "task_preempt":
+                    preempted[job_queue[event["job"]]] += 1
+    (folder / "events.jsonl").unlink()
+    summary = metrics["summary"]
+    cluster_memory = summary["cluster_resources"]["memory"]
+    timeline = metrics["timeline"]
+    busy = [u for t, u in zip(timeline["time"], timeline["utilization"]) if BUSY[0] <= t < BUSY[1]]
+    return {
+        "jobs": [{"queue": j["pool"], "maps": j["maps"], "response": j["response_time"]} for j in metrics["jobs"]],
+        "summary": {k: summary[k] for k in ("makespan", "jobs", "finished_jobs", "unfinished_jobs", "rejected_jobs",
+                                            "utilization", "preempted_tasks", "wasted_seconds")},
+        "busy_utilization": statistics.fmean(busy) if busy else None,
+        "queues": {q: {"memory_seconds": p["resource_seconds"]["memory"], "preempted": preempted.get(q, 0)}
+                   for q, p in metrics["pools"].items()},
+        "cluster_memory": cluster_memory,
+        "timeline": {"time": timeline["time"],
+                     "memory": {q: timeline["pools"][q]["memory"] for q in QUEUES if q in timeline["pools"]}},
+    }
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def _p95(values: list[float]) -> float:
+    """The 95th percentile, nearest rank (as the simulator's metrics take it)."""
+    ordered = sorted(values)
+    return ordered[max(0, -(-95 * len(ordered) // 100) - 1)]
+
+
+def response_stats(jobs: list[dict[str, Any]]) -> dict[str, float] | None:
+    """Count, mean, median and p95 of the finished jobs' response times."""
+    times = [j["response"] for j in jobs if j["response"] is not None]
+    if not times:
+        return None
+    return {"n": len(times), "mean": statistics.fmean(times), "median": statistics.median(times), "p95": _p95(times)}
+
+
+def _cell(stats: dict[str, float] | None) -> str:
+    return "–" if stats is None else f"{stats['mean']:,.0f} / {stats['median']:,.0f} / {stats['p95']:,.0f}"
+
+
+def overview_table(runs: dict[str, dict[str, Any]]) -> str:
+    rows = ["| config | jobs finished | makespan (h) | utilisation, day | utilisation, hours 4–9 "
+            "| response mean / median / p95 (s) | containers preempted | container-hours lost |",
+            "|---|---|---|---|---|---|---|---|"]
+    for case, run in runs.items():
+        s = run["summary"]
+        busy = run["busy_utilization"]
+        rows.append(f"| {CASES[case][1]} | {s['finished_jobs']:,} of {s['jobs']:,} | {s['makespan'] / 3600:.2f} "
+                    f"| {s['utilization']:.1%} | {'–' if busy is None else f'{busy:.1%}'} "
+                    f"| {_cell(response_stats(run['jobs']))} | {s['preempted_tasks']:,} "
+                    f"| {s['wasted_seconds'] / 3600:,.1f} |")
+    return "\n".join(rows)
+
+
+def queue_table(runs: dict[str, dict[str, Any]]) -> str:
+    """Per queue: its share of the memory used, the containers taken from it, its response times."""
+    rows = ["| queue (share) | config | jobs | share of the memory used | containers preempted from it "
+            "| response mean / median / p95 (s) |", "|---|---|---|---|---|---|"]
+    shares = {"root.pool0": "40 %", "root.pool1": "40 %", "root.pool2": "20 %"}
+    for queue in QUEUES:
+        for case, run in runs.items():
+            jobs = [j for j in run["jobs"] if j["queue"] == queue]
+            used = sum(q["memory_seconds"] for q in run["queues"].values())
+            mine = run["queues"].get(queue, {"memory_seconds": 0.0, "preempted": 0})
+            rows.append(f"| `{queue}` ({shares[queue]}) | {CASES[case][1]} | {len(jobs):,} "
+                        f"| {mine['memory_seconds'] / used if used else 0:.1%} | {mine['preempted']:,} "
+                        f"| {_cell(response_stats(jobs))} |")
+    return "\n".join(rows)
+
+
+def bin_table(runs: dict[str, dict[str, Any]], queue: str | None = None) -> str:
+    """Mean / median / p95 response per job-size bin (of one queue, or of all), one column per config."""
+    cases = list(runs)
+    rows = ["| job size | jobs | " + " | ".join(CASES[c][1] for c in cases) + " |",
+            "|---|---|" + "---|" * len(cases)]
+    for label, _, _ in BINS:
+        cells, count = [], 0
+        for case in cases:
+            jobs = [j for j in runs[case]["jobs"] if size_bin(j["maps"]) == label and queue in (None, j["queue"])]
+            count = len(jobs)
+            cells.append(_cell(response_stats(jobs)))
+        if count:
+            rows.append(f"| {label} | {count:,} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def queue_bin_table(runs: dict[str, dict[str, Any]]) -> str:
+    """Mean response per queue and size bin, one column per config."""
+    cases = list(runs)
+    rows = ["| queue | job size | jobs | " + " | ".join(CASES[c][1] for c in cases) + " |",
+            "|---|---|---|" + "---|" * len(cases)]
+    for queue in QUEUES:
+        for label, _, _ in BINS:
+            cells, count = [], 0
+            for case in cases:
+                jobs = [j for j in runs[case]["jobs"] if j["queue"] == queue and size_bin(j["maps"]) == label]
+                count = len(jobs)
+                stats = response_stats(jobs)
+                cells.append("–" if stats is None else f"{stats['mean']:,.0f}")
+            if count:
+                rows.append(f"| `{queue}` | {label} | {count:,} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+# --------------------------------------------------------------------------- plot
+
+
+def plot(runs: dict[str, dict[str, Any]], path: Path = PLOT) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax_bins, *ax_time) = plt.subplots(1, 3, figsize=(15, 3.8), gridspec_kw={"width_ratios": [1.3, 1, 1]})
+    width = 0.8 / len(runs)
+    for i, (case, run) in enumerate(runs.items()):
+        means = []
+        for label, _, _ in BINS:
+            stats = response_stats([j for j in run["jobs"] if size_bin(j["maps"]) == label])
+            means.append(stats["mean"] if stats else float("nan"))
+        ax_bins.bar([b + (i - (len(runs) - 1) / 2) * width for b in range(len(BINS))], means, width,
+                    label=CASES[case][1])
+    ax_bins.set_yscale("log")
+    ax_bins.set_xticks(range(len(BINS)), [label for label, _, _ in BINS])
+    ax_bins.set_xlabel("job size (maps)")
+    ax_bins.set_ylabel("mean response (s, log)")
+    ax_bins.set_title("response time by job size")
+    ax_bins.legend(fontsize=7)
+    colors = {"root.pool0": "tab:blue", "root.pool1": "tab:orange", "root.pool2": "tab:green"}
+    for ax, case in zip(ax_time, ("fs", "cs-hard")):
+        run = runs.get(case)
+        if run is None:
+            continue
+        timeline = run["timeline"]
+        hours = [t / 3600 for t in timeline["time"]]
+        for queue in QUEUES:
+            ax.plot(hours, [100 * m / run["cluster_memory"] for m in timeline["memory"].get(queue, [])],
+                    color=colors[queue], lw=0.9, label=queue)
+        ax.set_title(f"{CASES[case][1]}: memory in use per queue")
+        ax.set_xlabel("hour of the day")
+        ax.set_ylim(0, 105)
+    ax_time[0].set_ylabel("% of the cluster")
+    ax_time[-1].legend(fontsize=7)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------- doc
+
+
+def findings(runs: dict[str, dict[str, Any]]) -> str:
+    """Plain-language findings, with their numbers taken from the runs."""
+
+    def mean(case: str, label: str | None = None, queue: str | None = None) -> float:
+        stats = response_stats([j for j in runs[case]["jobs"] if (label is None or size_bin(j["maps"]) == label)
+                                and queue in (None, j["queue"])])
+        return stats["mean"] if stats else float("nan")
+
+    def summary(case: str, key: str) -> float:
+        return runs[case]["summary"][key]
+
+    small = BINS[0][0]
+    return f"""* **Keep fair ordering inside the queues.** The Capacity Scheduler's default leaf order is
+  `fifo`: a job waits behind every earlier job of its queue. On this day that takes the mean
+  response from {mean('fs'):,.0f} s under the fair scheduler to {mean('cs-fifo'):,.0f} s, and the
+  1–2-map jobs (most of the day's jobs) from {mean('fs', small):,.0f} s to {mean('cs-fifo', small):,.0f} s:
+  they queue behind the day's large jobs. With `ordering-policy = fair` the small jobs get
+  {mean('cs-fair', small):,.0f} s and the day's mean is {mean('cs-fair'):,.0f} s.
+* **Same shares, different preemption.** The fair scheduler killed
+  {summary('fs', 'preempted_tasks'):,.0f} containers ({summary('fs', 'wasted_seconds') / 3600:,.1f}
+  container-hours of work lost), the Capacity Scheduler with elastic queues
+  {summary('cs-fair', 'preempted_tasks'):,.0f} ({summary('cs-fair', 'wasted_seconds') / 3600:,.1f} h).
+  The fair scheduler preempts for any app held below half its fair share; the Capacity
+  Scheduler's monitor only takes back what queues hold beyond their guarantee (with a 10 % dead
+  zone) and only a fifth of that excess each round, so it kills less and gives a queue its
+  guarantee back more slowly.
+* **Elasticity is what keeps the large jobs fast.** Capping the queues at 60 / 60 / 40 % moves
+  the >1500-map jobs from {mean('cs-fair', '>1500'):,.0f} s to {mean('cs-cap', '>1500'):,.0f} s on
+  average; with no elasticity at all (maximum = capacity) they take {mean('cs-hard', '>1500'):,.0f} s
+  and the day's mean response is {mean('cs-hard'):,.0f} s. Utilisation over the busy hours 4–9 falls
+  from {runs['cs-fair']['busy_utilization']:.0%} to {runs['cs-hard']['busy_utilization']:.0%}: a
+  capped queue leaves the rest of the cluster idle while its own jobs wait. The caps protect
+  nothing here that preemption does not already give back.
+* **Utilisation over the day** is the same within a point for every elastic config
+  ({', '.join(f"{CASES[c][1]} {runs[c]['summary']['utilization']:.1%}" for c in runs)}): the day's work
+  is fixed and the cluster is idle between bursts, so the makespan (the last job's end) and the
+  day's utilisation say little; the busy hours and the response times show the cost."""
+
+
+def write_doc(runs: dict[str, dict[str, Any]]) -> None:
+    n_jobs = runs["fs"]["summary"]["jobs"]
+    text = f"""*Generated by `experiments/yarn_capacity_vs_fair.py`; do not edit by hand.*
+
+The same SWIM day under YARN's fair scheduler and under the [Capacity Scheduler](yarn-capacity.md)
+with the queues sized to the same shares, so an operator sees what switching costs.
+
+* **Day:** the FB-2009 SWIM trace ({n_jobs:,} jobs over 24 hours, seed {SEED}), tasks derived from
+  its bytes with the loader's defaults ([workloads.md](workloads.md#swim-traces-tsv)), every
+  container 1024 MB / 1 vcore.
+* **Queues:** the trace has no users or queues; the loader draws each job's user Zipf-like from
+  50 users and puts user *k* in `pool{{k mod 3}}` (`[simulation] pools = 3`). So the three queues
+  are three tenants with different loads (`pool1` has the most work, `pool0` the most jobs) and
+  the same mix of job sizes. Shares: 40 / 40 / 20 % — the fair scheduler's weights equal the
+  Capacity Scheduler's capacities.
+* **Cluster:** 2 racks × 8 nodes of 8 GB / 8 vcores (128 containers). The day's work averages
+  43 % of it, with hours of 1.7–2 times its size (hours 4 and 7), so the queues compete for
+  hours at a time and lend to each other the rest of the day.
+* **Preemption on in both.** Fair scheduler: fair-share preemption, threshold 0.5 (Hadoop's
+  default) after 15 s, checked every 3 s (`preemption_interval = 3`). Capacity Scheduler:
+  `preemption = true`, the `ProportionalCapacityPreemptionPolicy` with Hadoop's defaults
+  (every 3000 ms, kill 15 s after the mark, 10 % of the cluster a round, natural termination
+  0.2, dead zone 0.1).
+* **Configs** (`experiments/configs/ycap_*.toml` and their XML files):
+  * **FS** (`ycap_fs`): weights 40 / 40 / 20, `fair` inside each queue;
+  * **CS fifo** (`ycap_cs_fifo`): capacities 40 / 40 / 20, `maximum-capacity` 100, Hadoop's
+    default `fifo` order inside each queue;
+  * **CS fair** (`ycap_cs_fair`): the same with `ordering-policy = fair`;
+  * **CS fair, max 60/60/40** (`ycap_cs_cap`): elasticity capped;
+  * **CS fair, max = capacity** (`ycap_cs_hard`): no elasticity.
+
+  Every Capacity Scheduler config sets `user-limit-factor` to 2.5 / 2.5 / 5 so that one user may
+  use the queue's maximum, as under the fair scheduler; with Hadoop's default of 1 a user stops
+  at the queue's capacity.
+
+Response times are mean / median / p95 in seconds over the finished jobs; "containers
+preempted" counts containers killed (a Capacity Scheduler container that is marked and ends
+by itself within the 15 s is not counted); "container-hours lost" is the work they had done.
+
+{overview_table(runs)}
+
+**By queue.** "Share of the memory used" is the queue's part of all memory-seconds used over the day.
+
+{queue_table(runs)}
+
+**By job size** (all queues), mean / median / p95 (s):
+
+{bin_table(runs)}
+
+**By queue and job size**, mean response (s):
+
+{queue_bin_table(runs)}
+
+![mean response by job size for each config; memory in use per queue over the day, fair scheduler \
+and hard-capped Capacity Scheduler](experiments/yarn_capacity_vs_fair.png)
+
+**What this says to an operator**
+
+{findings(runs)}
+
+**Limits.** One seed and one day; the simulator's Capacity Scheduler leaves out locality delay
+and assigns one container per heartbeat (see [yarn-capacity.md](yarn-capacity.md#deviations-and-what-is-left-out)),
+and its fair scheduler kills preempted containers at once rather than after a warning
+([yarn.md](yarn.md#preemption-fspreemptionthread)). SWIM jobs have no AM containers, so the
+AM limits play no part.
+
+Reproduce with `.venv/bin/python experiments/yarn_capacity_vs_fair.py` (about 3 minutes on two
+cores; `--hours N` runs the first N hours only and leaves this section alone), or one pair by
+hand:
+
+```sh
+corescheduler compare --config experiments/configs/ycap_fs.toml \\
+    --config experiments/configs/ycap_cs_fair.toml \\
+    --workload ../shared/workloads/swim/FB-2009_samples_24_times_1hr_0.tsv --seed 0 --out cmp
+```"""
+    replace_section(DOC, "## YARN's Capacity Scheduler against the fair scheduler", "<!-- yarn-capacity:begin -->",
+                    "<!-- yarn-capacity:end -->", text)
+
+
+def run_all(hours: float, out: Path, swim: Path, workers: int) -> dict[str, dict[str, Any]]:
+    """Every case, in ``workers`` processes; the results in :data:`CASES` order."""
+    cases = list(CASES)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        results = list(pool.map(run_case, cases, [hours] * len(cases), [out] * len(cases), [swim] * len(cases)))
+    return dict(zip(cases, results))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--hours", type=float, default=DAY_HOURS,
+                        help="simulate the jobs submitted in the first HOURS of the day (default: all 24)")
+    parser.add_argument("--no-doc", action="store_true", help="print the tables only; leave the doc and plot alone")
+    parser.add_argument("--reuse", action="store_true",
+                        help="rebuild the tables, plot and doc from the last run's results.json, simulating nothing")
+    args = parser.parse_args(argv)
+    if not 0 < args.hours <= DAY_HOURS:
+        parser.error(f"--hours: expected a number of hours in (0, {DAY_HOURS:g}], got {args.hours:g}")
+    saved = OUT / f"results-{args.hours:g}h.json"
+    if args.reuse:
+        if not saved.exists():
+            print(f"error: {saved} not found: run without --reuse first", file=sys.stderr)
+            return 1
+        runs = json.loads(saved.read_text())
+    else:
+        if not SWIM.exists():
+            print(f"error: {SWIM} not found (set CORESCHEDULER_SWIM to its folder)", file=sys.stderr)
+            return 1
+        runs = run_all(args.hours, OUT, SWIM, os.cpu_count() or 1)
+        saved.write_text(json.dumps(runs))
+    for table in (overview_table(runs), queue_table(runs), bin_table(runs), queue_bin_table(runs)):
+        print(table, end="\n\n")
+    if args.hours >= DAY_HOURS and not args.no_doc:
+        print(findings(runs))
+        plot(runs)
+        write_doc(runs)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
