@@ -11,7 +11,7 @@ loader draws each job's user Zipf-like from 50 users and puts user *k* in
 tenants with different loads and the same mix of job sizes.
 
 **Cluster.**  16 nodes of 8 GB / 8 vcores (128 containers): the day's work
-averages 43 % of it, with hours of 1.7–2 times its size (hours 4 and 7), so
+averages 43 % of it, with hours of 1.7–2.1 times its size (hours 4 and 7), so
 queues compete for hours at a time and lend to each other the rest of the day.
 
 **Configurations** (``experiments/configs/ycap_*``; shares 40 : 40 : 20 everywhere):
@@ -30,7 +30,7 @@ may use the queue's maximum (2.5, 2.5, 5), and runs the
 
 Run from the repository root::
 
-    .venv/bin/python experiments/yarn_capacity_vs_fair.py            # the full day, about 3 min on 2 cores
+    .venv/bin/python experiments/yarn_capacity_vs_fair.py            # the full day, about 5 min on 2 quiet cores
     .venv/bin/python experiments/yarn_capacity_vs_fair.py --hours 6  # the first 6 hours only
 
 It prints the tables, writes ``docs/experiments/yarn_capacity_vs_fair.png`` and
@@ -127,12 +127,10 @@ def run_case(case: str, hours: float = DAY_HOURS, out: Path = OUT, swim: Path = 
     summary = metrics["summary"]
     cluster_memory = summary["cluster_resources"]["memory"]
     timeline = metrics["timeline"]
-    busy = [u for t, u in zip(timeline["time"], timeline["utilization"]) if BUSY[0] <= t < BUSY[1]]
     return {
         "jobs": [{"queue": j["pool"], "maps": j["maps"], "response": j["response_time"]} for j in metrics["jobs"]],
         "summary": {k: summary[k] for k in ("makespan", "jobs", "finished_jobs", "unfinished_jobs", "rejected_jobs",
                                             "utilization", "preempted_tasks", "wasted_seconds")},
-        "busy_utilization": statistics.fmean(busy) if busy else None,
         "queues": {q: {"memory_seconds": p["resource_seconds"]["memory"], "preempted": preempted.get(q, 0)}
                    for q, p in metrics["pools"].items()},
         "cluster_memory": cluster_memory,
@@ -142,6 +140,20 @@ def run_case(case: str, hours: float = DAY_HOURS, out: Path = OUT, swim: Path = 
 
 
 # --------------------------------------------------------------------------- tables
+
+
+def busy_utilization(run: dict[str, Any]) -> float | None:
+    """Memory in use over the busy hours (:data:`BUSY`), as a share of the cluster:
+    the mean of the timeline's samples (one every makespan / 500 s) there."""
+    timeline = run["timeline"]
+    samples = [sum(series[i] for series in timeline["memory"].values()) / run["cluster_memory"]
+               for i, t in enumerate(timeline["time"]) if BUSY[0] <= t < BUSY[1]]
+    return statistics.fmean(samples) if samples else None
+
+
+def peak_share(run: dict[str, Any], queue: str) -> float:
+    """The largest share of the cluster's memory the queue held in a timeline sample."""
+    return max(run["timeline"]["memory"].get(queue, [0.0]), default=0.0) / run["cluster_memory"]
 
 
 def _p95(values: list[float]) -> float:
@@ -168,7 +180,7 @@ def overview_table(runs: dict[str, dict[str, Any]]) -> str:
             "|---|---|---|---|---|---|---|---|"]
     for case, run in runs.items():
         s = run["summary"]
-        busy = run["busy_utilization"]
+        busy = busy_utilization(run)
         rows.append(f"| {CASES[case][1]} | {s['finished_jobs']:,} of {s['jobs']:,} | {s['makespan'] / 3600:.2f} "
                     f"| {s['utilization']:.1%} | {'–' if busy is None else f'{busy:.1%}'} "
                     f"| {_cell(response_stats(run['jobs']))} | {s['preempted_tasks']:,} "
@@ -178,8 +190,8 @@ def overview_table(runs: dict[str, dict[str, Any]]) -> str:
 
 def queue_table(runs: dict[str, dict[str, Any]]) -> str:
     """Per queue: its share of the memory used, the containers taken from it, its response times."""
-    rows = ["| queue (share) | config | jobs | share of the memory used | containers preempted from it "
-            "| response mean / median / p95 (s) |", "|---|---|---|---|---|---|"]
+    rows = ["| queue (share) | config | jobs | share of the memory used | largest share held "
+            "| containers preempted from it | response mean / median / p95 (s) |", "|---|---|---|---|---|---|---|"]
     shares = {"root.pool0": "40 %", "root.pool1": "40 %", "root.pool2": "20 %"}
     for queue in QUEUES:
         for case, run in runs.items():
@@ -187,7 +199,8 @@ def queue_table(runs: dict[str, dict[str, Any]]) -> str:
             used = sum(q["memory_seconds"] for q in run["queues"].values())
             mine = run["queues"].get(queue, {"memory_seconds": 0.0, "preempted": 0})
             rows.append(f"| `{queue}` ({shares[queue]}) | {CASES[case][1]} | {len(jobs):,} "
-                        f"| {mine['memory_seconds'] / used if used else 0:.1%} | {mine['preempted']:,} "
+                        f"| {mine['memory_seconds'] / used if used else 0:.1%} | {peak_share(run, queue):.0%} "
+                        f"| {mine['preempted']:,} "
                         f"| {_cell(response_stats(jobs))} |")
     return "\n".join(rows)
 
@@ -260,7 +273,7 @@ def plot(runs: dict[str, dict[str, Any]], path: Path = PLOT) -> None:
         for queue in QUEUES:
             ax.plot(hours, [100 * m / run["cluster_memory"] for m in timeline["memory"].get(queue, [])],
                     color=colors[queue], lw=0.9, label=queue)
-        ax.set_title(f"{CASES[case][1]}: memory in use per queue")
+        ax.set_title(f"{CASES[case][1]}: memory per queue", fontsize=10)
         ax.set_xlabel("hour of the day")
         ax.set_ylim(0, 105)
     ax_time[0].set_ylabel("% of the cluster")
@@ -275,42 +288,62 @@ def plot(runs: dict[str, dict[str, Any]], path: Path = PLOT) -> None:
 
 
 def findings(runs: dict[str, dict[str, Any]]) -> str:
-    """Plain-language findings, with their numbers taken from the runs."""
+    """Plain-language findings, their numbers (and the direction of each comparison) taken from the runs."""
 
-    def mean(case: str, label: str | None = None, queue: str | None = None) -> float:
+    def stat(case: str, key: str = "mean", label: str | None = None, queue: str | None = None) -> float:
         stats = response_stats([j for j in runs[case]["jobs"] if (label is None or size_bin(j["maps"]) == label)
                                 and queue in (None, j["queue"])])
-        return stats["mean"] if stats else float("nan")
+        return stats[key] if stats else float("nan")
 
-    def summary(case: str, key: str) -> float:
+    def s(case: str, key: str) -> float:
         return runs[case]["summary"][key]
 
-    small = BINS[0][0]
-    return f"""* **Keep fair ordering inside the queues.** The Capacity Scheduler's default leaf order is
+    def taken(case: str, queue: str) -> int:
+        return runs[case]["queues"].get(queue, {}).get("preempted", 0)
+
+    def busy(case: str) -> str:
+        value = busy_utilization(runs[case])
+        return "–" if value is None else f"{value:.0%}"
+
+    small, big, large = BINS[0][0], BINS[-2][0], BINS[-1][0]
+    heavy = max(QUEUES, key=lambda q: runs["fs"]["queues"].get(q, {}).get("memory_seconds", 0.0))
+    cs_total = s("cs-fair", "preempted_tasks")
+    cs_heavy = taken("cs-fair", heavy) / cs_total if cs_total else 0.0
+    fs_spread = ", ".join(f"`{q}` {taken('fs', q):,}" for q in QUEUES)
+    fifo_big = "faster" if stat("cs-fifo", label=large) < stat("fs", label=large) else "slower"
+    utilisation = "; ".join(f"{CASES[c][1]}: {s(c, 'utilization'):.1%}" for c in runs)
+    makespans = [s(c, "makespan") / 3600 for c in runs]
+    return f"""* **Set `ordering-policy = fair` on the leaves.** The Capacity Scheduler's default leaf order is
   `fifo`: a job waits behind every earlier job of its queue. On this day that takes the mean
-  response from {mean('fs'):,.0f} s under the fair scheduler to {mean('cs-fifo'):,.0f} s, and the
-  1–2-map jobs (most of the day's jobs) from {mean('fs', small):,.0f} s to {mean('cs-fifo', small):,.0f} s:
-  they queue behind the day's large jobs. With `ordering-policy = fair` the small jobs get
-  {mean('cs-fair', small):,.0f} s and the day's mean is {mean('cs-fair'):,.0f} s.
-* **Same shares, different preemption.** The fair scheduler killed
-  {summary('fs', 'preempted_tasks'):,.0f} containers ({summary('fs', 'wasted_seconds') / 3600:,.1f}
-  container-hours of work lost), the Capacity Scheduler with elastic queues
-  {summary('cs-fair', 'preempted_tasks'):,.0f} ({summary('cs-fair', 'wasted_seconds') / 3600:,.1f} h).
-  The fair scheduler preempts for any app held below half its fair share; the Capacity
-  Scheduler's monitor only takes back what queues hold beyond their guarantee (with a 10 % dead
-  zone) and only a fifth of that excess each round, so it kills less and gives a queue its
-  guarantee back more slowly.
-* **Elasticity is what keeps the large jobs fast.** Capping the queues at 60 / 60 / 40 % moves
-  the >1500-map jobs from {mean('cs-fair', '>1500'):,.0f} s to {mean('cs-cap', '>1500'):,.0f} s on
-  average; with no elasticity at all (maximum = capacity) they take {mean('cs-hard', '>1500'):,.0f} s
-  and the day's mean response is {mean('cs-hard'):,.0f} s. Utilisation over the busy hours 4–9 falls
-  from {runs['cs-fair']['busy_utilization']:.0%} to {runs['cs-hard']['busy_utilization']:.0%}: a
-  capped queue leaves the rest of the cluster idle while its own jobs wait. The caps protect
-  nothing here that preemption does not already give back.
-* **Utilisation over the day** is the same within a point for every elastic config
-  ({', '.join(f"{CASES[c][1]} {runs[c]['summary']['utilization']:.1%}" for c in runs)}): the day's work
-  is fixed and the cluster is idle between bursts, so the makespan (the last job's end) and the
-  day's utilisation say little; the busy hours and the response times show the cost."""
+  response from {stat('fs'):,.0f} s under the fair scheduler to {stat('cs-fifo'):,.0f} s (p95
+  {stat('fs', 'p95'):,.0f} → {stat('cs-fifo', 'p95'):,.0f} s). The 1–2-map jobs of the busiest queue
+  (`{heavy}`) wait behind its large jobs: {stat('fs', label=small, queue=heavy):,.0f} →
+  {stat('cs-fifo', label=small, queue=heavy):,.0f} s on average. Only the >1500-map jobs come out
+  {fifo_big} ({stat('fs', label=large):,.0f} → {stat('cs-fifo', label=large):,.0f} s). With fair ordering
+  the Capacity Scheduler is close to the fair scheduler: mean {stat('cs-fair'):,.0f} s against
+  {stat('fs'):,.0f} s, 1–2-map jobs {stat('cs-fair', label=small):,.1f} s against {stat('fs', label=small):,.1f} s.
+* **Far fewer containers killed, and the borrower pays.** The fair scheduler killed
+  {s('fs', 'preempted_tasks'):,.0f} containers ({s('fs', 'wasted_seconds') / 3600:,.1f} container-hours of
+  work lost), from every queue ({fs_spread}): it preempts for any app held below half its fair
+  share and may take from any app above its own. The Capacity Scheduler with elastic queues
+  killed {cs_total:,.0f} ({s('cs-fair', 'wasted_seconds') / 3600:,.1f} h), {cs_heavy:.0%} of them from
+  `{heavy}`, the queue that borrows: its monitor takes back only what a queue holds beyond its
+  guarantee (past a 10 % dead zone), a fifth of the excess a round. The price is the borrowing
+  queue's tail: `{heavy}`'s p95 response is {stat('fs', 'p95', queue=heavy):,.0f} s under the fair
+  scheduler and {stat('cs-fair', 'p95', queue=heavy):,.0f} s under the Capacity Scheduler.
+* **Capping `maximum-capacity` costs the large jobs, not the small ones.** At 60 / 60 / 40 % the
+  151–1500-map jobs take {stat('cs-fair', label=big):,.0f} → {stat('cs-cap', label=big):,.0f} s and the
+  >1500-map jobs {stat('cs-fair', label=large):,.0f} → {stat('cs-cap', label=large):,.0f} s; with no
+  elasticity (maximum = capacity) {stat('cs-hard', label=big):,.0f} s and {stat('cs-hard', label=large):,.0f} s,
+  and the 20 % queue's largest jobs {stat('cs-fair', label=large, queue='root.pool2'):,.0f} →
+  {stat('cs-hard', label=large, queue='root.pool2'):,.0f} s. The 1–2-map jobs stay at
+  {stat('cs-cap', label=small):,.0f}–{stat('cs-hard', label=small):,.0f} s. Memory in use over the busy
+  hours 4–9 falls from {busy('cs-fair')} to {busy('cs-cap')} and {busy('cs-hard')}: a capped queue
+  leaves the rest of the cluster idle while its own jobs wait. Caps replace preemption by
+  waiting ({s('cs-cap', 'preempted_tasks'):,.0f} and {s('cs-hard', 'preempted_tasks'):,.0f} containers killed).
+* **Do not judge by makespan or the day's utilisation.** They hardly move ({utilisation};
+  makespan {min(makespans):.2f}–{max(makespans):.2f} h): the day's work is fixed and the cluster idles between
+  bursts. The busy hours and the response times by size show the cost."""
 
 
 def write_doc(runs: dict[str, dict[str, Any]]) -> None:
@@ -329,7 +362,7 @@ with the queues sized to the same shares, so an operator sees what switching cos
   the same mix of job sizes. Shares: 40 / 40 / 20 % — the fair scheduler's weights equal the
   Capacity Scheduler's capacities.
 * **Cluster:** 2 racks × 8 nodes of 8 GB / 8 vcores (128 containers). The day's work averages
-  43 % of it, with hours of 1.7–2 times its size (hours 4 and 7), so the queues compete for
+  43 % of it, with hours of 1.7–2.1 times its size (hours 4 and 7), so the queues compete for
   hours at a time and lend to each other the rest of the day.
 * **Preemption on in both.** Fair scheduler: fair-share preemption, threshold 0.5 (Hadoop's
   default) after 15 s, checked every 3 s (`preemption_interval = 3`). Capacity Scheduler:
@@ -351,6 +384,8 @@ with the queues sized to the same shares, so an operator sees what switching cos
 Response times are mean / median / p95 in seconds over the finished jobs; "containers
 preempted" counts containers killed (a Capacity Scheduler container that is marked and ends
 by itself within the 15 s is not counted); "container-hours lost" is the work they had done.
+"Utilisation, hours 4–9" is the memory in use over the day's busiest stretch and "largest share
+held" a queue's peak, both read from the run's timeline (a sample every 173 s).
 
 {overview_table(runs)}
 
@@ -379,8 +414,8 @@ and its fair scheduler kills preempted containers at once rather than after a wa
 ([yarn.md](yarn.md#preemption-fspreemptionthread)). SWIM jobs have no AM containers, so the
 AM limits play no part.
 
-Reproduce with `.venv/bin/python experiments/yarn_capacity_vs_fair.py` (about 3 minutes on two
-cores; `--hours N` runs the first N hours only and leaves this section alone), or one pair by
+Reproduce with `.venv/bin/python experiments/yarn_capacity_vs_fair.py` (about 5 minutes on two
+quiet cores; `--hours N` runs the first N hours only and leaves this section alone), or one pair by
 hand:
 
 ```sh

@@ -80,7 +80,8 @@ def test_every_case_runs_the_slice_to_the_end(exp: ModuleType, runs: dict[str, d
         counts = (s["jobs"], s["finished_jobs"], s["unfinished_jobs"], s["rejected_jobs"])
         assert counts == (submitted, submitted, 0, 0), case
         assert 0.0 < s["utilization"] <= 1.0, case
-        assert run["busy_utilization"] is None  # the slice ends before the busy hours
+        assert exp.busy_utilization(run) is None  # the slice ends before the busy hours
+        assert all(0 <= exp.peak_share(run, q) <= 1 for q in exp.QUEUES), case
         assert len(run["jobs"]) == submitted
         assert {j["queue"] for j in run["jobs"]} == set(exp.QUEUES), case
         assert all(j["response"] is not None and j["response"] > 0 for j in run["jobs"]), case
