@@ -21,11 +21,12 @@ queues compete for hours at a time and lend to each other the rest of the day.
 * ``cs-fifo`` — the Capacity Scheduler: capacities 40 / 40 / 20,
   ``maximum-capacity`` 100, Hadoop's default ``fifo`` ordering in each leaf;
 * ``cs-fair`` — the same with ``ordering-policy = fair``;
+* ``cs-ulf1`` — ``cs-fair`` with Hadoop's default ``user-limit-factor`` (1);
 * ``cs-cap`` — ``cs-fair`` with ``maximum-capacity`` 60 / 60 / 40;
 * ``cs-hard`` — ``cs-fair`` with ``maximum-capacity`` = capacity (no elasticity).
 
-Every Capacity Scheduler config sets ``user-limit-factor`` so that one user
-may use the queue's maximum (2.5, 2.5, 5), and runs the
+Every Capacity Scheduler config but ``cs-ulf1`` sets ``user-limit-factor`` so
+that one user may use the queue's maximum (2.5, 2.5, 5); all run the
 ``ProportionalCapacityPreemptionPolicy`` with Hadoop's defaults.
 
 Run from the repository root::
@@ -75,6 +76,7 @@ CASES: dict[str, tuple[str, str]] = {
     "fs": ("ycap_fs.toml", "FS"),
     "cs-fifo": ("ycap_cs_fifo.toml", "CS fifo"),
     "cs-fair": ("ycap_cs_fair.toml", "CS fair"),
+    "cs-ulf1": ("ycap_cs_ulf1.toml", "CS fair, user-limit-factor 1"),
     "cs-cap": ("ycap_cs_cap.toml", "CS fair, max 60/60/40"),
     "cs-hard": ("ycap_cs_hard.toml", "CS fair, max = capacity"),
 }
@@ -341,6 +343,13 @@ def findings(runs: dict[str, dict[str, Any]]) -> str:
   hours 4–9 falls from {busy('cs-fair')} to {busy('cs-cap')} and {busy('cs-hard')}: a capped queue
   leaves the rest of the cluster idle while its own jobs wait. Caps replace preemption by
   waiting ({s('cs-cap', 'preempted_tasks'):,.0f} and {s('cs-hard', 'preempted_tasks'):,.0f} containers killed).
+* **Set `user-limit-factor` too.** With Hadoop's default of 1 a user may not hold more than its
+  queue's capacity, however idle the cluster, and every job is one user's: the
+  >1500-map jobs take {stat('cs-ulf1', label=large):,.0f} s against {stat('cs-fair', label=large):,.0f} s, the
+  151–1500-map jobs {stat('cs-ulf1', label=big):,.0f} s against {stat('cs-fair', label=big):,.0f} s, and the busy
+  hours' memory in use is {busy('cs-ulf1')} against {busy('cs-fair')} — about what the 60 / 60 / 40 caps cost.
+  The queues still exceed their capacities ({', '.join(f"`{q}` up to {peak_share(runs['cs-ulf1'], q):.0%}"
+  for q in QUEUES)}) when several of their users are busy.
 * **Do not judge by makespan or the day's utilisation.** They hardly move ({utilisation};
   makespan {min(makespans):.2f}–{max(makespans):.2f} h): the day's work is fixed and the cluster idles between
   bursts. The busy hours and the response times by size show the cost."""
@@ -374,12 +383,14 @@ with the queues sized to the same shares, so an operator sees what switching cos
   * **CS fifo** (`ycap_cs_fifo`): capacities 40 / 40 / 20, `maximum-capacity` 100, Hadoop's
     default `fifo` order inside each queue;
   * **CS fair** (`ycap_cs_fair`): the same with `ordering-policy = fair`;
+  * **CS fair, user-limit-factor 1** (`ycap_cs_ulf1`): CS fair with Hadoop's default
+    `user-limit-factor`;
   * **CS fair, max 60/60/40** (`ycap_cs_cap`): elasticity capped;
   * **CS fair, max = capacity** (`ycap_cs_hard`): no elasticity.
 
-  Every Capacity Scheduler config sets `user-limit-factor` to 2.5 / 2.5 / 5 so that one user may
-  use the queue's maximum, as under the fair scheduler; with Hadoop's default of 1 a user stops
-  at the queue's capacity.
+  The other Capacity Scheduler configs set `user-limit-factor` to 2.5 / 2.5 / 5 so that one user
+  may use the queue's maximum, as under the fair scheduler; with Hadoop's default of 1 a user
+  stops at the queue's capacity.
 
 Response times are mean / median / p95 in seconds over the finished jobs; "containers
 preempted" counts containers killed (a Capacity Scheduler container that is marked and ends
@@ -427,9 +438,10 @@ corescheduler compare --config experiments/configs/ycap_fs.toml \\
                     "<!-- yarn-capacity:end -->", text)
 
 
-def run_all(hours: float, out: Path, swim: Path, workers: int) -> dict[str, dict[str, Any]]:
-    """Every case, in ``workers`` processes; the results in :data:`CASES` order."""
-    cases = list(CASES)
+def run_all(hours: float, out: Path, swim: Path, workers: int,
+            cases: list[str] | None = None) -> dict[str, dict[str, Any]]:
+    """The cases (default: all of :data:`CASES`), in ``workers`` processes."""
+    cases = list(CASES) if cases is None else cases
     with ProcessPoolExecutor(max_workers=workers) as pool:
         results = list(pool.map(run_case, cases, [hours] * len(cases), [out] * len(cases), [swim] * len(cases)))
     return dict(zip(cases, results))
@@ -440,6 +452,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hours", type=float, default=DAY_HOURS,
                         help="simulate the jobs submitted in the first HOURS of the day (default: all 24)")
     parser.add_argument("--no-doc", action="store_true", help="print the tables only; leave the doc and plot alone")
+    parser.add_argument("--cases", default=",".join(CASES),
+                        help=f"simulate only these (comma-separated, of {', '.join(CASES)}) and take the others from "
+                             "the last run's results.json")
     parser.add_argument("--reuse", action="store_true",
                         help="rebuild the tables, plot and doc from the last run's results.json, simulating nothing")
     args = parser.parse_args(argv)
@@ -455,7 +470,17 @@ def main(argv: list[str] | None = None) -> int:
         if not SWIM.exists():
             print(f"error: {SWIM} not found (set CORESCHEDULER_SWIM to its folder)", file=sys.stderr)
             return 1
-        runs = run_all(args.hours, OUT, SWIM, os.cpu_count() or 1)
+        cases = [c.strip() for c in args.cases.split(",") if c.strip()]
+        unknown = [c for c in cases if c not in CASES]
+        if unknown or not cases:
+            parser.error(f"--cases: expected some of {', '.join(CASES)}, got {args.cases!r}")
+        previous = json.loads(saved.read_text()) if saved.exists() else {}
+        missing = [c for c in CASES if c not in cases and c not in previous]
+        if missing:
+            parser.error(f"--cases: no earlier results for {', '.join(missing)} in {saved}: run them too")
+        fresh = run_all(args.hours, OUT, SWIM, os.cpu_count() or 1, cases)
+        runs = {c: fresh[c] if c in fresh else previous[c] for c in CASES}
+        saved.parent.mkdir(parents=True, exist_ok=True)
         saved.write_text(json.dumps(runs))
     for table in (overview_table(runs), queue_table(runs), bin_table(runs), queue_bin_table(runs)):
         print(table, end="\n\n")

@@ -51,7 +51,8 @@ def test_shares_are_the_same_in_every_config(exp: ModuleType) -> None:
     fs = ET.parse(exp.CONFIGS / "ycap_fs.xml").getroot()
     weights = {q.get("name"): float(q.findtext("weight", "")) for q in fs.iter("queue")}
     assert weights == {"pool0": 40.0, "pool1": 40.0, "pool2": 20.0}
-    maxima = {"cs_fifo": (100, 100, 100), "cs_fair": (100, 100, 100), "cs_cap": (60, 60, 40), "cs_hard": (40, 40, 20)}
+    maxima = {"cs_fifo": (100, 100, 100), "cs_fair": (100, 100, 100), "cs_ulf1": (100, 100, 100),
+              "cs_cap": (60, 60, 40), "cs_hard": (40, 40, 20)}
     for name, caps in maxima.items():
         props = _capacity_props(exp.CONFIGS / f"ycap_{name}.xml")
         assert props["yarn.scheduler.capacity.root.queues"] == "pool0,pool1,pool2"
@@ -59,8 +60,10 @@ def test_shares_are_the_same_in_every_config(exp: ModuleType) -> None:
             key = f"yarn.scheduler.capacity.root.{queue}"
             assert float(props[f"{key}.capacity"]) == weights[queue]
             assert float(props[f"{key}.maximum-capacity"]) == cap
-            # one user may use the queue's maximum, as under FS
-            assert float(props[f"{key}.user-limit-factor"]) * weights[queue] >= cap
+            if name == "cs_ulf1":  # Hadoop's default factor, 1
+                assert f"{key}.user-limit-factor" not in props
+            else:  # one user may use the queue's maximum, as under FS
+                assert float(props[f"{key}.user-limit-factor"]) * weights[queue] >= cap
             assert props.get(f"{key}.ordering-policy", "fifo") == ("fifo" if name == "cs_fifo" else "fair")
     cluster = None
     for config in {c for c, _ in exp.CASES.values()}:
