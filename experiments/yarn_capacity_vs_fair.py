@@ -8,7 +8,7 @@ from its bytes with the loader's defaults, every container 1024 MB / 1 vcore
 (`[scheduler] task_resources`).  The trace has no users or queues: the
 loader draws each job's user Zipf-like from 50 users and puts user *k* in
 ``pool{k mod 3}`` (``[simulation] pools = 3``), so the three queues are three
-tenants with different loads and the same mix of job sizes.
+tenants with different loads and similar mixes of job sizes.
 
 **Cluster.**  16 nodes of 8 GB / 8 vcores (128 containers): the day's work
 averages 43 % of it, with hours of 1.7–2.1 times its size (hours 4 and 7), so
@@ -368,7 +368,7 @@ with the queues sized to the same shares, so an operator sees what switching cos
 * **Queues:** the trace has no users or queues; the loader draws each job's user Zipf-like from
   50 users and puts user *k* in `pool{{k mod 3}}` (`[simulation] pools = 3`). So the three queues
   are three tenants with different loads (`pool1` has the most work, `pool0` the most jobs) and
-  the same mix of job sizes. Shares: 40 / 40 / 20 % — the fair scheduler's weights equal the
+  similar mixes of job sizes. Shares: 40 / 40 / 20 % — the fair scheduler's weights equal the
   Capacity Scheduler's capacities.
 * **Cluster:** 2 racks × 8 nodes of 8 GB / 8 vcores (128 containers). The day's work averages
   43 % of it, with hours of 1.7–2.1 times its size (hours 4 and 7), so the queues compete for
