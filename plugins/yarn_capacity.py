@@ -50,6 +50,7 @@ from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
 from corescheduler.errors import AllocationError
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
+from corescheduler_plugins._yarn_capacity_locality import CapacityLocality
 
 NAME = "yarn_capacity"
 #: the dialect of a YARN capacity file's allocations (its ``policy_config`` is the validated
@@ -64,7 +65,7 @@ def _capacity_conf(allocations: Any) -> Any:
     return allocations.policy_config if getattr(allocations, "dialect", None) == DIALECT else None
 
 
-class YarnCapacityScheduler(SharePolicy):
+class YarnCapacityScheduler(CapacityLocality, SharePolicy):
     """Hadoop 3.3's ``CapacityScheduler``: guaranteed capacities, least-used-first queues,
     user limits; configured from a ``capacity-scheduler.xml``."""
 
