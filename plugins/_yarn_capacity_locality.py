@@ -121,7 +121,8 @@ class CapacityLocality:
             node_delay, rack_extra = conf.node_locality_delay, conf.rack_locality_additional_delay
             full_reset = conf.rack_locality_full_reset
         else:
-            node_delay, rack_extra, full_reset = DEFAULT_NODE_LOCALITY_DELAY, DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY, True
+            node_delay, rack_extra = DEFAULT_NODE_LOCALITY_DELAY, DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY
+            full_reset = True
         counts: dict[tuple[str, int], int] | None = None
         capacity = node.capacity
         name, rack = node.name, node.rack

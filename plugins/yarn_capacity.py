@@ -45,12 +45,13 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from corescheduler_plugins._yarn_capacity_locality import CapacityLocality
+
 from corescheduler.core.model import RESOURCES, Job, JobSpec, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
 from corescheduler.errors import AllocationError
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
-from corescheduler_plugins._yarn_capacity_locality import CapacityLocality
 
 NAME = "yarn_capacity"
 #: the dialect of a YARN capacity file's allocations (its ``policy_config`` is the validated
