@@ -33,8 +33,11 @@ by ``[scheduler] allocation_file`` (read and validated by
 * **AM limit** — ``maximum-am-resource-percent`` of the guarantee (the engine's AM check
   with the queue's share: ``LeafQueue.getAMResourceLimitPerPartition``).
 
-What is left out (node labels, reservations' CS rules, locality delay in missed
-opportunities, one off-switch container per heartbeat, preemption) is in
+* **Locality and heartbeats** — the TaskSelector (``cs_select_ask``: the delay in missed
+  scheduling opportunities) and ``heartbeat_limits`` (``per-node-heartbeat.*``) come from
+  :mod:`corescheduler_plugins._yarn_capacity_locality`.
+
+What is left out (node labels, reservations' CS rules, the delay for MR maps) is in
 ``docs/yarn-capacity.md``.
 """
 
