@@ -336,7 +336,7 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
                     task = choose(job, node, apps.asks, len(self.owner.cluster.nodes), now)
                     if task is not None and (type(task) is not Task or task.job is not job or task.kind != TASK
                                              or task.state != PENDING):
-                        return self.owner._check_selected(task, job, TASK)
+                        return answers.selected_task(self.owner._who("TaskSelector"), task, job, TASK, "cs_select_ask")
                     return task
             task = select(job, node, kind, now)
             if task is not None:
