@@ -5,13 +5,13 @@ them.  Hadoop's worked cases are in tests/scenarios/test_yarn_capacity_{leaf,par
 from __future__ import annotations
 
 import pytest
+from corescheduler_plugins.fair import FairSharePolicy
 
 from corescheduler.core.policy import HeartbeatLimits
 from corescheduler.errors import AllocationError, PluginAnswerError
 from corescheduler.formats.allocation_file import parse_allocations
 from corescheduler.hookspecs import hookimpl
 from corescheduler.testing import ClusterHarness
-from corescheduler_plugins.fair import FairSharePolicy
 
 GB_ASK = "1024 mb, 1 vcores"
 
