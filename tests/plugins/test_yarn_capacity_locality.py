@@ -143,3 +143,16 @@ def test_heartbeat_limits_bad_answer_is_refused(answer: object) -> None:
     policy.answer = answer
     with pytest.raises(PluginAnswerError, match="heartbeat_limits"):
         _harness({"share_policy": "limited"}, plugins={"limited": policy})
+
+
+def test_plugins_table_names_its_three_extension_points() -> None:
+    """``corescheduler plugins``: yarn_capacity is a PoolResolver, TaskSelector and SharePolicy;
+    the default table shortens that list to fit 100 columns and says so."""
+    from cli_helpers import run
+
+    verbose = run("plugins", "--verbose").stdout
+    assert any(line.startswith("yarn_capacity") and "PoolResolver, TaskSelector, SharePolicy" in line
+               for line in verbose.splitlines())
+    lines = run("plugins").stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert "(extension points shortened to fit 100 columns: --verbose or --json lists them all)" in lines
