@@ -54,13 +54,14 @@ from typing import Any
 from corescheduler.core.javamath import java_float
 from corescheduler.core.model import MAP, OFF_RACK, Job, Node, Task
 from corescheduler.core.policy import HeartbeatLimits
-from corescheduler.formats.capacity_scheduler_xml import (
-    DEFAULT_MAX_ASSIGN_PER_HEARTBEAT,
-    DEFAULT_NODE_LOCALITY_DELAY,
-    DEFAULT_OFFSWITCH_PER_HEARTBEAT,
-    DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY,
-)
 from corescheduler.hookspecs import hookimpl
+
+#: ``CapacitySchedulerConfiguration``'s defaults (Hadoop 3.3), in force without a capacity file
+#: (the reader, ``corescheduler.formats.capacity_scheduler_xml``, has the same)
+DEFAULT_NODE_LOCALITY_DELAY = 40
+DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY = -1
+DEFAULT_MAX_ASSIGN_PER_HEARTBEAT = 100
+DEFAULT_OFFSWITCH_PER_HEARTBEAT = 1
 
 #: Hadoop's limits without a capacity file (``CapacitySchedulerConfiguration`` defaults)
 _DEFAULT_LIMITS = HeartbeatLimits(DEFAULT_MAX_ASSIGN_PER_HEARTBEAT, DEFAULT_OFFSWITCH_PER_HEARTBEAT)

@@ -156,3 +156,15 @@ def test_plugins_table_names_its_three_extension_points() -> None:
     lines = run("plugins").stdout.splitlines()
     assert max(len(line) for line in lines) <= 100
     assert "(extension points shortened to fit 100 columns: --verbose or --json lists them all)" in lines
+
+
+def test_defaults_agree_with_the_reader() -> None:
+    """The plugin keeps Hadoop's defaults for running without a file (plugins import no
+    format reader): the same as the reader's."""
+    from corescheduler_plugins import _yarn_capacity_locality as plugin
+
+    from corescheduler.formats import capacity_scheduler_xml as reader
+
+    for name in ("DEFAULT_NODE_LOCALITY_DELAY", "DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY",
+                 "DEFAULT_MAX_ASSIGN_PER_HEARTBEAT", "DEFAULT_OFFSWITCH_PER_HEARTBEAT"):
+        assert getattr(plugin, name) == getattr(reader, name)
