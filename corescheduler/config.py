@@ -34,6 +34,9 @@ MODES = ("slots", "resources")
 #: is then the default (YARN's Capacity Scheduler places by its file's queue-mappings and
 #: refuses what its queues refuse; the fair scheduler's placement rules do not apply)
 RESOURCE_POLICY_RESOLVERS: dict[object, tuple[str, ...]] = {"yarn_capacity": ("yarn_capacity",)}
+#: resource mode: share policies whose plugin is also the default TaskSelector (YARN's Capacity
+#: Scheduler's locality delay reads its capacity file: ``node-locality-delay`` …)
+RESOURCE_POLICY_SELECTORS: dict[object, str] = {"yarn_capacity": "yarn_capacity"}
 
 
 @frozen
@@ -106,7 +109,8 @@ class SchedulerConfig:
             # yarn.scheduler.fair.assignmultiple false; no delay scheduling
             # (locality.threshold.node/rack -1); containers fit by resources, not slots
             # and YARN's queue placement (the allocation file's queuePlacementPolicy, else its default)
-            d = evolve(d, assign_multiple=False, task_selector="locality", load_manager="slots",
+            d = evolve(d, assign_multiple=False, load_manager="slots",
+                       task_selector=RESOURCE_POLICY_SELECTORS.get(s.table.get("share_policy"), "locality"),
                        pool_resolver=RESOURCE_POLICY_RESOLVERS.get(s.table.get("share_policy"), ("rules",)))
         return cls(
             mode=mode,

@@ -25,6 +25,7 @@ LoadManager (``load_manager``)     :func:`cs_can_assign`: may a node take one mo
                                    :func:`cs_node_capacity`: most tasks of a kind a node runs (optional)
 TaskSelector (``task_selector``)   :func:`cs_select_task`: which pending task of a job runs on a node
                                    :func:`cs_select_hint`: until when that answer holds (optional)
+                                   :func:`cs_select_ask`: resource mode: which of an app's asks (optional)
 SharePolicy (``share_policy``,     :func:`cs_share_policy`: the policy object — order, shares, preemption
 each pool's ``schedulingMode``)    plan and hint, admission (:class:`~corescheduler.core.policy.SharePolicy`)
 VictimSelector                     :func:`cs_select_victims`: which running tasks to kill
@@ -96,7 +97,7 @@ EXTENSION_POINTS: dict[str, tuple[str, ...]] = {
     "LoadManager": (
         "cs_can_assign", "cs_can_launch", "cs_fits", "cs_can_compute", "cs_node_capacity",
     ),
-    "TaskSelector": ("cs_select_task", "cs_select_hint"),
+    "TaskSelector": ("cs_select_task", "cs_select_hint", "cs_select_ask"),
     "SharePolicy": ("cs_share_policy",),
     "VictimSelector": ("cs_select_victims",),
 }
@@ -330,6 +331,36 @@ def cs_select_hint(job: Job, kind: str, now: float) -> Hint | None:
     heartbeats (``cs_heartbeat_start``/``cs_heartbeat_end``).  Slot mode; called by
     simulators (quiet heartbeats, parked nodes: docs/simulator.md), many times a
     simulated second: keep it cheap.
+
+    **First non-None result wins** (only the named task selector is asked).
+    """
+
+
+@hookspec(firstresult=True)
+def cs_select_ask(job: Job, node: Node, asks: Sequence[Any], nodes: int, now: float) -> Task | None:
+    """TaskSelector, optional, resource mode: which container of an app with asks (SPEC §6b:
+    places, priorities, asks changed while it runs) runs on ``node``.
+
+    Called during a heartbeat, instead of the engine's own choice (YARN's fair scheduler's
+    ``FSAppAttempt.assignContainer``: the first ask by priority with a pending container
+    that fits the node and may run there, node-local, then rack-local, then off-switch),
+    each time such an app is offered the node — after its AM and its user limit, before
+    the max-share and fit checks of the container chosen.  A selector without it leaves
+    the choice to the engine.
+
+    :param job: a runnable app with pending containers in asks.
+    :param node: the heartbeating node.
+    :param asks: the app's asks in the order YARN serves them (priority, smaller first, then
+        first asked): :class:`~corescheduler.core.resource_asks.Ask` objects — ``priority``,
+        ``size``, ``nodes``, ``racks`` (named), ``node_racks`` (racks of the named nodes),
+        ``relax``, ``first_pending()`` (its lowest-index pending container or None),
+        ``pending_count()`` (O(its containers)) and ``allows(node)`` (``"node"``,
+        ``"rack"``, ``"off"`` or None: may not run there).  Read them; change nothing.
+    :param nodes: the number of nodes in the cluster now (YARN's ``getNumClusterNodes``,
+        which locality delays are capped by).
+    :param now: the scheduler clock, seconds.
+    :return: a pending container (:class:`~corescheduler.core.model.Task`) of one of the
+        asks, or None: the app takes nothing on this node now (the next app is asked).
 
     **First non-None result wins** (only the named task selector is asked).
     """

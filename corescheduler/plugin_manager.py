@@ -375,6 +375,8 @@ class PluginSet:
         self.select_task = self._caller("TaskSelector", sc.task_selector, "task_selector")
         #: the TaskSelector's cs_select_hint, or None
         self.select_hint = self.optional("TaskSelector", sc.task_selector, "cs_select_hint")
+        #: the TaskSelector's cs_select_ask (resource mode: which of an app's asks), or None
+        self.select_ask = self.optional("TaskSelector", sc.task_selector, "cs_select_ask")
         self.select_victims = self._caller("VictimSelector", sc.victim_selector, "victim_selector")
         self.root_policy = self.share_policy(sc.share_policy, key="share_policy")
         for name in sc.listeners:

@@ -37,8 +37,11 @@ by ``[scheduler] allocation_file`` (read and validated by
 * **Normalization** (:meth:`normalize`) — ``CapacityScheduler.getNormalizedResource``: the
   minimum allocation is the increment; memory only under ``DefaultResourceCalculator``.
 
-What is left out (node labels, reservations' CS rules, locality delay in missed
-opportunities, one off-switch container per heartbeat, preemption) is in
+* **Locality and heartbeats** — the TaskSelector (``cs_select_ask``: the delay in missed
+  scheduling opportunities) and ``heartbeat_limits`` (``per-node-heartbeat.*``) come from
+  :mod:`corescheduler_plugins._yarn_capacity_locality`.
+
+What is left out (node labels, reservations' CS rules, the delay for MR maps) is in
 ``docs/yarn-capacity.md``.
 """
 
@@ -48,6 +51,8 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from corescheduler_plugins._yarn_capacity_locality import CapacityLocality
 
 from corescheduler.core.model import RESOURCES, Job, JobSpec, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
@@ -69,7 +74,7 @@ def _capacity_conf(allocations: Any) -> Any:
     return allocations.policy_config if getattr(allocations, "dialect", None) == DIALECT else None
 
 
-class YarnCapacityScheduler(SharePolicy):
+class YarnCapacityScheduler(CapacityLocality, SharePolicy):
     """Hadoop 3.3's ``CapacityScheduler``: guaranteed capacities, least-used-first queues,
     user limits; configured from a ``capacity-scheduler.xml``."""
 

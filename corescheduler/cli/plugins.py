@@ -35,7 +35,7 @@ CONFIG_POINTS = (
 )
 
 
-def shorten(items: Sequence[str], width: int) -> str:
+def shorten(items: Sequence[str], width: int, noun: str = "hook") -> str:
     """``items`` comma-joined in at most ``width`` characters: as many as fit, then ``+N more``."""
     full = ", ".join(items)
     if len(full) <= width:
@@ -44,7 +44,7 @@ def shorten(items: Sequence[str], width: int) -> str:
         text = f"{', '.join(items[:keep])}, +{len(items) - keep} more"
         if len(text) <= width:
             return text
-    return plural(len(items), "hook")
+    return plural(len(items), noun)
 
 
 def _main_first(hooks: Sequence[str], points: Sequence[str]) -> list[str]:
@@ -95,10 +95,20 @@ def plugins(config_path: str | None, verbose: bool, as_json: bool) -> None:
         return
 
     columns = ["name", "extension points", "hooks", "distribution", "version"]
-    others = [[row["name"], ", ".join(row["points"]) or "-", row["dist"], row["version"]] for row in rows]
-    widths = [max([len(c), *(len(r[i]) for r in others)]) for i, c in enumerate(columns[:2] + columns[3:])]
     # plain text: two spaces between columns; rich: a border and padding around each
     overhead = 3 * len(columns) + 1 if stdout_is_terminal() else 2 * (len(columns) - 1)
+    fixed = [max([len(c), *(len(row[k]) for row in rows)]) for c, k in
+             (("name", "name"), ("distribution", "dist"), ("version", "version"))]
+    point_room = max(len(columns[1]), WIDTH - sum(fixed) - MIN_HOOKS_WIDTH - overhead)
+    points_of: dict[str, str] = {}
+    for row in rows:  # a plugin at several extension points may need its list shortened too
+        text = ", ".join(row["points"]) or "-"
+        if not verbose and len(text) > point_room:
+            text = shorten(row["points"], point_room, "extension point")
+        points_of[row["name"]] = text
+    points_shortened = any(points_of[row["name"]] != (", ".join(row["points"]) or "-") for row in rows)
+    others = [[row["name"], points_of[row["name"]], row["dist"], row["version"]] for row in rows]
+    widths = [max([len(c), *(len(r[i]) for r in others)]) for i, c in enumerate(columns[:2] + columns[3:])]
     room = max(MIN_HOOKS_WIDTH, WIDTH - sum(widths) - overhead)
     table = []
     shortened = False
@@ -108,12 +118,14 @@ def plugins(config_path: str | None, verbose: bool, as_json: bool) -> None:
         elif row["error"] is not None:
             points, hooks = "-", f"error: {one_line(row['error'])}"  # whole: what to fix
         else:
-            points = ", ".join(row["points"]) or "-"
+            points = points_of[row["name"]]
             hooks = ", ".join(row["hooks"]) or "-"
             if not verbose and len(hooks) > room:
                 hooks, shortened = shorten(_main_first(row["hooks"], row["points"]), room), True
         table.append([row["name"], points, hooks, row["dist"], row["version"]])
     print_table(columns, table)
+    if points_shortened:
+        click.echo("(extension points shortened to fit 100 columns: --verbose or --json lists them all)")
     if shortened:
         click.echo("(hooks shortened to fit 100 columns: --verbose or --json lists them all)")
     if selected is not None:

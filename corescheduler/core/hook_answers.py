@@ -269,13 +269,14 @@ def nan_key(who: Who, key: Any) -> PluginAnswerError:
 # ------------------------------------------------------------------ tasks and pools
 
 
-def selected_task(who: Who, value: Any, job: Any, kind: str) -> Task:
-    """``cs_select_task`` (not None): a pending task of ``kind`` of ``job``."""
+def selected_task(who: Who, value: Any, job: Any, kind: str, hook: str = "cs_select_task") -> Task:
+    """``cs_select_task`` (or ``hook``, e.g. ``cs_select_ask``; not None): a pending task of
+    ``kind`` of ``job``."""
     if isinstance(value, Task) and value.job is job and value.kind == kind and value.state == PENDING:
         return value
     got = f"{value.id} ({value.state} {value.kind} of {value.job.id})" if isinstance(value, Task) else show(value)
     point, name, origin = who
-    raise PluginAnswerError(point, name, origin, "cs_select_task", got, f"a pending {kind} of {job.id} or None")
+    raise PluginAnswerError(point, name, origin, hook, got, f"a pending {kind} of {job.id} or None")
 
 
 #: what a pool name may not hold: control characters (C0, DEL, C1) and lone surrogates

@@ -24,7 +24,7 @@ engine here has.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 from corescheduler.core.calculator import DOMINANT, ENGINE_CALCULATORS, MEASURES, PRIMARY, Calculator
 
@@ -38,6 +38,7 @@ __all__ = [
     "DOMINANT",
     "PRIMARY",
     "Calculator",
+    "HeartbeatLimits",
     "ResourceSchedulable",
     "SharePolicy",
     "SlotSchedulable",
@@ -59,6 +60,18 @@ def calculators(engine: str) -> dict[str, Calculator]:
     """The calculators of an engine's quantities by measure (``engine``: ``"slots"`` or
     ``"resources"``, ``[scheduler] mode``)."""
     return ENGINE_CALCULATORS[engine]
+
+
+class HeartbeatLimits(NamedTuple):
+    """Resource mode: how many containers one node heartbeat may assign, as the root policy
+    rules it (:meth:`SharePolicy.heartbeat_limits`); ``-1``: no limit.  The heartbeat goes on
+    assigning until nothing more is assigned, a node is reserved, ``containers`` were
+    assigned, or ``off_switch`` of them are off-switch: run off the nodes and racks their
+    ask names, or for an ask that names none (YARN ``CapacityScheduler.canAllocateMore``:
+    ``maximum-container-assignments``, ``maximum-offswitch-assignments``)."""
+
+    containers: int = -1
+    off_switch: int = -1
 
 
 class SharePolicy:
@@ -174,6 +187,13 @@ class SharePolicy:
     def next_kind(self, node: Node) -> str | None:
         """Slot mode, the root policy: ``"map"`` or ``"reduce"``, the kind a heartbeat tries
         first on ``node``; None: the core's rule."""
+        return None
+
+    def heartbeat_limits(self) -> HeartbeatLimits | None:
+        """Resource mode, the root queue's policy: its own rule for how many containers a
+        node heartbeat assigns (:class:`HeartbeatLimits`), read after every
+        :meth:`configure`; None (the default): the engine's (``[scheduler] assign_multiple``,
+        ``max_assign``, ``dynamic_max_assign``)."""
         return None
 
     def allows_child(self, child_policy: str) -> bool:

@@ -60,6 +60,14 @@ class Ask:
         """Its pending tasks, lowest index first."""
         return sorted((t for t in self.tasks if t.state == PENDING), key=lambda t: t.index)
 
+    def first_pending(self) -> Task | None:
+        """Its lowest-index pending task, or None."""
+        return _first(self)
+
+    def pending_count(self) -> int:
+        """How many of its tasks are pending (O(its tasks))."""
+        return sum(1 for t in self.tasks if t.state == PENDING)
+
     def allows(self, node: Node) -> str | None:
         """The locality it would run at on ``node`` (``node``, ``rack``, ``off``), or None when
         it may not run there (``relax_locality`` off and the node not among its places)."""

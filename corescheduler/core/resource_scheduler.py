@@ -73,7 +73,7 @@ from corescheduler.core.model import (
     Rejection,
     Task,
 )
-from corescheduler.core.policy import SharePolicy
+from corescheduler.core.policy import HeartbeatLimits, SharePolicy
 from corescheduler.core.queue_tree import Queue, QueueTree
 from corescheduler.core.resource_apps import AppAdmission
 from corescheduler.core.resource_asks import AppAsks, YarnAsks
@@ -189,9 +189,18 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         self._release_waiting(list(self.tree.walk()), math.inf, now=self.owner.now)  # updateRunnabilityOnReload
 
     def _configure_policies(self) -> None:
-        """Hand the allocations in force to every queue's policy (``SharePolicy.configure``)."""
+        """Hand the allocations in force to every queue's policy (``SharePolicy.configure``),
+        then read the root policy's :meth:`~corescheduler.core.policy.SharePolicy.heartbeat_limits`."""
         for name in dict.fromkeys(q.policy for q in self.tree.walk()):
             self.owner.plugins.share_policy(name).policy.configure(self.owner.allocations)
+        root = self.owner.plugins.share_policy(self.tree.root.policy)
+        limits = root.policy.heartbeat_limits()
+        if limits is not None and not (isinstance(limits, HeartbeatLimits) and all(
+                type(v) is int and (v >= 1 or v == -1) for v in (limits.containers, limits.off_switch))):
+            raise answers.refuse(self.owner.plugins.who("SharePolicy", self.tree.root.policy), "heartbeat_limits",
+                                    limits, "None or a HeartbeatLimits of whole numbers ≥ 1 or -1")
+        #: the root policy's rule for a heartbeat's assignments, or None (``[scheduler] assign_multiple``'s)
+        self._heartbeat_limits: HeartbeatLimits | None = limits
 
     def live_queues(self) -> Mapping[str, str]:
         """Every queue now, full name → ``"leaf"`` or ``"parent"`` (for the PoolResolvers; a read-only view)."""
@@ -257,6 +266,10 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         reserved = node.reserved
         if reserved is not None and self._serve_reservation(node, reserved, now, out):
             return out
+        limits = self._heartbeat_limits
+        if limits is not None:  # the root policy's own rule (SharePolicy.heartbeat_limits)
+            self._assign_limited(node, now, out, limits)
+            return out
         settings = self.settings
         if not settings.assign_multiple:  # YARN's default: one container a heartbeat
             self._assign_queue(self.tree.root, node, now, out)
@@ -276,6 +289,26 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
             elif 0 < settings.max_assign <= count:
                 break
         return out
+
+    def _assign_limited(self, node: Node, now: float, out: list[Assignment], limits: HeartbeatLimits) -> None:
+        """A heartbeat under the root policy's :class:`~corescheduler.core.policy.HeartbeatLimits`:
+        assign until nothing more is assigned, a node is reserved, ``containers`` have been
+        assigned or ``off_switch`` containers ran off the places they ask for (or ask for none)
+        — YARN's ``CapacityScheduler.allocateContainersToNode`` / ``canAllocateMore``."""
+        most, most_off = limits.containers, limits.off_switch
+        count = off = 0
+        root = self.tree.root
+        while True:
+            result = self._assign_queue(root, node, now, out)
+            if result is None or result is RESERVED:
+                return
+            count += 1
+            if out[-1].locality not in ("node", "rack"):
+                off += 1
+                if 0 <= most_off <= off:
+                    return
+            if 0 <= most <= count:
+                return
 
     def _assign_queue(self, q: Queue, node: Node, now: float, out: list[Assignment]) -> Resources | _Reserved | None:
         """``FSParentQueue`` / ``FSLeafQueue.assignContainer``."""
@@ -336,8 +369,15 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
                 continue
             if kind == TASK and self.app_asks:
                 apps = self.app_asks.get(job.id)
-                if apps is not None:  # asks with places or priorities: YARN's order, not the TaskSelector's
-                    return self._choose_ask(apps, node)
+                if apps is not None:  # asks with places or priorities: YARN's order, or the selector's cs_select_ask
+                    choose = self.owner.plugins.select_ask
+                    if choose is None:
+                        return self._choose_ask(apps, node)
+                    task = choose(job, node, apps.asks, len(self.owner.cluster.nodes), now)
+                    if task is not None and (type(task) is not Task or task.job is not job or task.kind != TASK
+                                             or task.state != PENDING):
+                        return answers.selected_task(self.owner._who("TaskSelector"), task, job, TASK, "cs_select_ask")
+                    return task
             task = select(job, node, kind, now)
             if task is not None:
                 if type(task) is not Task or task.job is not job or task.kind != kind or task.state != PENDING:

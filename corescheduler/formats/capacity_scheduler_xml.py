@@ -73,6 +73,7 @@ DEFAULT_MAXIMUM_AM_RESOURCE_PERCENT = 0.1
 DEFAULT_NODE_LOCALITY_DELAY = 40
 DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY = -1
 DEFAULT_OFFSWITCH_PER_HEARTBEAT = 1
+DEFAULT_MAX_ASSIGN_PER_HEARTBEAT = 100  # Hadoop 3.3 (YARN-8513); -1: no limit
 DEFAULT_USER_LIMIT_FACTOR = 1.0
 DEFAULT_MINIMUM_USER_LIMIT_PERCENT = 100.0
 ORDERING_POLICIES = {
@@ -103,6 +104,8 @@ GLOBAL_KEYS = frozenset({
     "maximum-applications", "maximum-am-resource-percent", "node-locality-delay",
     "rack-locality-additional-delay", "resource-calculator", "queue-mappings", "queue-mappings-override.enable",
     "per-node-heartbeat.maximum-offswitch-assignments", "user-limit-factor", "minimum-user-limit-percent",
+    "rack-locality-full-reset", "per-node-heartbeat.multiple-assignments-enabled",
+    "per-node-heartbeat.maximum-container-assignments",
 })
 #: Hadoop keys with no meaning here (node labels, auto-created queues, the async scheduler,
 #: …): accepted with a warning naming them as not simulated
@@ -173,6 +176,9 @@ class CapacitySchedulerConf:
     node_locality_delay: int = DEFAULT_NODE_LOCALITY_DELAY
     rack_locality_additional_delay: int = DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY
     offswitch_per_heartbeat: int = DEFAULT_OFFSWITCH_PER_HEARTBEAT
+    rack_locality_full_reset: bool = True
+    multiple_assignments: bool = True
+    max_assign_per_heartbeat: int = DEFAULT_MAX_ASSIGN_PER_HEARTBEAT
     dominant: bool = False
     queue_mappings: tuple[tuple[str, str, str], ...] = ()
     mappings_override: bool = False
@@ -364,6 +370,11 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
                                                 DEFAULT_OFFSWITCH_PER_HEARTBEAT, 1, integer=True,
                                                 what="a whole number ≥ 1") or 1),
         "mappings_override": r.boolean("queue-mappings-override.enable", False),
+        "rack_locality_full_reset": r.boolean("rack-locality-full-reset", True),
+        "multiple_assignments": r.boolean("per-node-heartbeat.multiple-assignments-enabled", True),
+        "max_assign_per_heartbeat": int(r.number("per-node-heartbeat.maximum-container-assignments",
+                                                 DEFAULT_MAX_ASSIGN_PER_HEARTBEAT, -1, integer=True,
+                                                 what="a whole number ≥ -1 (-1: no limit)") or 0),
     }
     default_ulf = r.number("user-limit-factor", DEFAULT_USER_LIMIT_FACTOR, what="a number (-1: no limit)")
     default_mulp = r.number("minimum-user-limit-percent", DEFAULT_MINIMUM_USER_LIMIT_PERCENT, 0, 100,

@@ -311,3 +311,142 @@ def test_refresh_queues_keeps_the_last_good_file() -> None:
     h.set_allocations(xml(("root.queues", "a"), ("root.a.capacity", "100")))  # b was STOPPED: it may go
     with pytest.raises(SubmissionRejected):
         h.submit(queue="b", user="u", tasks=1, resources="1024 mb, 1 vcores")
+
+
+# ---------------------------------------------------------------------------- locality
+def with_globals(xml: str, **values: str) -> str:
+    """The fixture with global ``yarn.scheduler.capacity.<key>`` properties set
+    (``node_locality_delay`` → ``node-locality-delay``; ``__`` → ``.``), added or replaced."""
+    for name, value in values.items():
+        prop = "yarn.scheduler.capacity." + name.replace("__", ".").replace("_", "-")
+        element = f"<property><name>{prop}</name><value>{value}</value></property>"
+        pattern = re.compile(rf"<property><name>{re.escape(prop)}</name><value>[^<]*</value></property>")
+        xml = pattern.sub(element, xml) if pattern.search(xml) else xml.replace("</configuration>",
+                                                                                  f"  {element}\n</configuration>")
+    return xml
+
+
+#: one container per heartbeat, as one ``LeafQueue.assignContainers`` call of Hadoop's tests gives
+ONE_A_CALL = {"per_node_heartbeat__multiple_assignments_enabled": "false"}
+GB_ASK = "1024 mb, 1 vcores"
+
+
+def node_type(assignments: list) -> str | None:
+    """The ``NodeType`` of a heartbeat's one container (None: none): node, rack, or off
+    (``OFF_SWITCH``: off its places, or for an ask that names none)."""
+    if not assignments:
+        return None
+    (a,) = assignments
+    return a.locality if a.locality in ("node", "rack") else "off"
+
+
+def outstanding(app: object) -> int:
+    """``getOutstandingAsksCount(schedulerKey)``: the app's pending containers."""
+    return sum(1 for t in app.tasks["task"] if t.state == "pending")  # type: ignore[attr-defined]
+
+
+def test_locality_scheduling() -> None:
+    """``TestLeafQueue.testLocalityScheduling``: queue b, three 8 GB nodes host_0…host_2 on
+    rack_0…rack_2 (here n0000…n0002 on r00…r02).  app_0 asks at priority 1 for 1 GB on host_0,
+    1 GB on host_1 and one more anywhere (ANY 3).  On host_2 (no ask there) three heartbeats
+    assign nothing (1, 2, 3 missed opportunities; the off-switch delay is min(3 nodes,
+    3 containers × locality wait factor min(4 ÷ 3, 1)) = 3), the fourth assigns OFF_SWITCH
+    without resetting (4); host_0 and host_1 then get NODE_LOCAL containers, each resetting
+    to 0.  Asks for 1 GB on host_1, two more on rack_1 and one more anywhere, node-locality-delay
+    1: on node_3 (rack_1) nothing (1), then RACK_LOCAL (reset to 0), nothing (1); with
+    rack-locality-full-reset false RACK_LOCAL without a reset (2), again (3).  Opportunities
+    reset, 100 containers on host_0: on host_2 three heartbeats assign nothing (the delay is
+    capped by the cluster's 3 nodes), the fourth OFF_SWITCH (4).
+
+    Deviations of the model: Hadoop mocks 3 cluster nodes while node_3 exists; here node_3
+    joins for the rack-local part (4 nodes: the node delay min(4, 1) and the off-switch delay
+    are the same) and leaves, its containers finished, before the last part.  The delay and
+    ``setRackLocalityFullReset`` are reloads of the file; ``resetSchedulingOpportunities`` is the
+    plugin's method of that name."""
+    xml = with_globals(with_values(FIXTURE, b__maximum_capacity="100"), **ONE_A_CALL)
+    h = ClusterHarness(racks=3, nodes_per_rack=1, node_resources="8192 mb, 16 vcores", config=CONFIG,
+                       allocations=xml)
+    app = h.submit_app(queue="b", user="user_0", requests=[
+        {"resources": GB_ASK, "count": 1, "locations": ["n0000"], "priority": 1},
+        {"resources": GB_ASK, "count": 1, "locations": ["n0001"], "priority": 1},
+        {"resources": GB_ASK, "count": 1, "priority": 1},  # one extra (ANY 3)
+    ])
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+
+    def step(node: str) -> tuple[str | None, int, int]:
+        return node_type(h.heartbeat(node)), cs.scheduling_opportunities(app, 1), outstanding(app)
+
+    assert [step("n0002") for _ in range(4)] == [(None, 1, 3), (None, 2, 3), (None, 3, 3), ("off", 4, 2)]
+    assert step("n0000") == ("node", 0, 1)
+    assert step("n0001") == ("node", 0, 0)
+    # Add 1 more request to check for RACK_LOCAL: host_1 1, rack_1 3, ANY 4
+    h.add_node("n0003", rack="r01")
+    h.add_requests(app, [{"resources": GB_ASK, "count": 1, "locations": ["n0001"], "priority": 1},
+                         {"resources": GB_ASK, "count": 2, "locations": ["/r01"], "priority": 1},
+                         {"resources": GB_ASK, "count": 1, "priority": 1}])
+    assert outstanding(app) == 4
+    h.set_allocations(with_globals(xml, node_locality_delay="1"))  # doReturn(1).when(a).getNodeLocalityDelay()
+    assert step("n0003") == (None, 1, 4)
+    assert step("n0003") == ("rack", 0, 3)
+    assert step("n0003") == (None, 1, 3)
+    h.set_allocations(with_globals(xml, node_locality_delay="1", rack_locality_full_reset="false"))
+    assert step("n0003") == ("rack", 2, 2)
+    assert step("n0003") == ("rack", 3, 1)
+    # Add a request larger than cluster size to verify OFF_SWITCH delay is capped by cluster size
+    for task in [t for t in h.scheduler._running_tasks.values() if t.node == "n0003"]:
+        h.finish(task)
+    h.remove_node("n0003")
+    cs.reset_scheduling_opportunities(app, 1)
+    h.add_requests(app, [{"resources": GB_ASK, "count": 100, "locations": ["n0000"], "priority": 1},
+                         {"resources": GB_ASK, "count": 0, "priority": 1}])
+    assert [step("n0002")[:2] for _ in range(4)] == [(None, 1), (None, 2), (None, 3), ("off", 4)]
+
+
+def test_rack_locality_delay_scheduling() -> None:
+    """``TestLeafQueue.testRackLocalityDelayScheduling``: node-locality-delay 2,
+    rack-locality-additional-delay 1, five nodes; app_1 asks at priority 1 for 1 GB on host1
+    (rack1), 1 GB on host2 (rack2) and one more anywhere.  On node2 (host3, rack2): nothing
+    (1), nothing (2), RACK_LOCAL (reset).  On node3 (host4, rack3): nothing three times (1, 2,
+    3: off-switch waits for more than min(5, 2 + 1) = 3), then OFF_SWITCH (4).  With the
+    additional delay 10 the wait is capped by the cluster: nothing (5), OFF_SWITCH (6)."""
+    xml = with_globals(with_values(FIXTURE, b__maximum_capacity="100"), node_locality_delay="2",
+                       rack_locality_additional_delay="1", **ONE_A_CALL)
+    h = ClusterHarness(racks=0, nodes_per_rack=0, config=CONFIG, allocations=xml)
+    for name, rack in (("host1", "rack1"), ("host2", "rack2"), ("host3", "rack2"), ("host4", "rack3"),
+                       ("host5", "rack4")):
+        h.add_node(name, rack=rack, resources="8192 mb, 16 vcores")
+    app = h.submit_app(queue="b", user="user_1", requests=[
+        {"resources": GB_ASK, "count": 1, "locations": ["host1"], "priority": 1},
+        {"resources": GB_ASK, "count": 1, "locations": ["host2"], "priority": 1},
+        {"resources": GB_ASK, "count": 1, "priority": 1},
+    ])
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+
+    def step(node: str) -> tuple[str | None, int, int]:
+        return node_type(h.heartbeat(node)), cs.scheduling_opportunities(app, 1), outstanding(app)
+
+    assert outstanding(app) == 3
+    assert [step("host3") for _ in range(3)] == [(None, 1, 3), (None, 2, 3), ("rack", 0, 2)]
+    assert [step("host4") for _ in range(4)] == [(None, 1, 2), (None, 2, 2), (None, 3, 2), ("off", 4, 1)]
+    h.set_allocations(with_globals(xml, rack_locality_additional_delay="10"))  # capped by 5 nodes
+    assert [step("host4") for _ in range(2)] == [(None, 5, 1), ("off", 6, 0)]
+
+
+def test_relax_locality_false_skips_the_priority() -> None:
+    """``assignContainersOnNode``'s ``canDelayTo``: an ask at priority 1 for host_0 only
+    (``relax_locality`` false) never runs elsewhere, and skipping it takes its opportunity
+    back (``subtractSchedulingOpportunity``), so the app's priority-2 ask, anywhere, runs on
+    host_1 at once; on host_0 the priority-1 ask runs node-local."""
+    h = ClusterHarness(racks=1, nodes_per_rack=2, node_resources="8192 mb, 16 vcores", config=CONFIG,
+                       allocations=with_globals(with_values(FIXTURE, b__maximum_capacity="100"), **ONE_A_CALL))
+    app = h.submit_app(queue="b", user="user_0", requests=[
+        {"resources": GB_ASK, "count": 1, "locations": ["n0000"], "relax_locality": False, "priority": 1},
+        {"resources": "2048 mb, 1 vcores", "count": 1, "priority": 2},
+    ])
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    got = h.heartbeat("n0001")
+    assert [(a.resources.memory, node_type(got)) for a in got] == [(2048, "off")]
+    assert cs.scheduling_opportunities(app, 1) == 0 and cs.scheduling_opportunities(app, 2) == 1
+    got = h.heartbeat("n0001")
+    assert got == [] and cs.scheduling_opportunities(app, 1) == 0
+    assert node_type(h.heartbeat("n0000")) == "node"

@@ -1,0 +1,207 @@
+"""``yarn_capacity``'s TaskSelector: Hadoop 3.3 ``CapacityScheduler`` locality, delay counted
+in missed scheduling opportunities, and its per-heartbeat assignment limits.
+
+A mixin of :class:`corescheduler_plugins.yarn_capacity.YarnCapacityScheduler` (it reads the
+capacity file in force, ``self.conf``), so ``task_selector = "yarn_capacity"`` — the default
+with ``share_policy = "yarn_capacity"`` — selects it.
+
+* **Asks** (:meth:`cs_select_ask`; ``RegularContainerAllocator.assignContainers``): an app's
+  asks are served by priority; the asks of one priority are one scheduler key.  Each time the
+  app is offered a node at a priority with pending containers, the key counts one *scheduling
+  opportunity* (``RegularContainerAllocator.tryAllocateOnNode`` →
+  ``SchedulerApplicationAttempt.addSchedulingOpportunity``), then
+  (``RegularContainerAllocator.assignContainersOnNode``, ``canAssign``):
+
+  - **node-local** — a pending container naming the node: always;
+  - **rack-local** — one that may run on the node's rack: once the opportunities exceed
+    min(cluster nodes, ``node-locality-delay``) (``getActualNodeLocalityDelay``); a rack
+    that no ask may relax to (``relax_locality`` false: ``AppSchedulingInfo.canDelayTo``)
+    skips the priority, and the opportunity is taken back
+    (``subtractSchedulingOpportunity``: "don't count skipped nodes");
+  - **off-switch** — at once when the priority names no place (``uniqLocationAsks == 1``);
+    with ``rack-locality-additional-delay`` ≥ 0 once the opportunities exceed
+    min(cluster nodes, node delay + additional delay) (``getActualRackLocalityDelay``);
+    otherwise once they exceed min(cluster nodes, outstanding containers × locality wait
+    factor), the factor min((unique locations − 1) ÷ cluster nodes, 1) in Java floats
+    (``getLocalityWaitFactor``; ``LeafQueue``'s ``localityWaitFactor``).  An ask that may
+    not relax (``relax_locality`` false) skips the priority.  A priority whose off-switch
+    container may not run yet skips the whole app (``APP_SKIPPED``): lower priorities wait.
+
+  A container larger than the node skips its level (``assignContainer``:
+  ``LOCALITY_SKIPPED``).  A node-local container resets the key's opportunities, a
+  rack-local one too unless ``rack-locality-full-reset`` is false; an off-switch one does
+  not (``RegularContainerAllocator.doAllocation`` → ``resetSchedulingOpportunities``).
+  Rack-local prefers an ask naming the rack, off-switch one naming no place, as Hadoop's
+  rack and ANY requests are drawn before a host's.
+* **Plain tasks** (:meth:`cs_select_task`): apps whose containers name no place, and MR
+  jobs' maps and reduces, are served as the ``locality`` selector serves them (an app that
+  names no place is never delayed: ``uniqLocationAsks == 1``).
+* **Heartbeat** (:meth:`heartbeat_limits`; ``CapacityScheduler.allocateContainersToNode``,
+  ``canAllocateMore``): a node heartbeat assigns containers until nothing more is assigned,
+  one is reserved, ``per-node-heartbeat.maximum-container-assignments`` (100) were assigned
+  (one when ``per-node-heartbeat.multiple-assignments-enabled`` is false) or
+  ``per-node-heartbeat.maximum-offswitch-assignments`` (1) were off-switch.
+
+:meth:`scheduling_opportunities` and :meth:`reset_scheduling_opportunities` are Hadoop's
+``getSchedulingOpportunities`` / ``resetSchedulingOpportunities`` for tests and tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from corescheduler.core.javamath import java_float
+from corescheduler.core.model import MAP, OFF_RACK, Job, Node, Task
+from corescheduler.core.policy import HeartbeatLimits
+from corescheduler.hookspecs import hookimpl
+
+#: ``CapacitySchedulerConfiguration``'s defaults (Hadoop 3.3), in force without a capacity file
+#: (the reader, ``corescheduler.formats.capacity_scheduler_xml``, has the same)
+DEFAULT_NODE_LOCALITY_DELAY = 40
+DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY = -1
+DEFAULT_MAX_ASSIGN_PER_HEARTBEAT = 100
+DEFAULT_OFFSWITCH_PER_HEARTBEAT = 1
+
+#: Hadoop's limits without a capacity file (``CapacitySchedulerConfiguration`` defaults)
+_DEFAULT_LIMITS = HeartbeatLimits(DEFAULT_MAX_ASSIGN_PER_HEARTBEAT, DEFAULT_OFFSWITCH_PER_HEARTBEAT)
+
+
+class CapacityLocality:
+    """Missed scheduling opportunities per (app, priority) and the locality rule they feed;
+    mixed into the ``yarn_capacity`` plugin (``self.conf``: its capacity file or None)."""
+
+    conf: Any
+    #: (app id, priority) -> missed opportunities; app id -> the app (to forget ended apps)
+    _cs_missed: dict[tuple[str, int], int] | None = None
+    _cs_apps: dict[str, Job] | None = None
+    _cs_sweep_at = 64
+
+    # ------------------------------------------------------------------ Hadoop's accessors
+    def scheduling_opportunities(self, job: Job | str, priority: int = 0) -> int:
+        """``SchedulerApplicationAttempt.getSchedulingOpportunities(schedulerKey)``."""
+        job_id = job if isinstance(job, str) else job.id
+        return (self._cs_missed or {}).get((job_id, priority), 0)
+
+    def reset_scheduling_opportunities(self, job: Job | str, priority: int = 0) -> None:
+        """``SchedulerApplicationAttempt.resetSchedulingOpportunities(schedulerKey)``."""
+        job_id = job if isinstance(job, str) else job.id
+        if self._cs_missed is not None:
+            self._cs_missed.pop((job_id, priority), None)
+
+    def _counts(self, job: Job) -> dict[tuple[str, int], int]:
+        missed = self._cs_missed
+        apps = self._cs_apps
+        if missed is None or apps is None:
+            missed = self._cs_missed = {}
+            apps = self._cs_apps = {}
+        if job.id not in apps:
+            apps[job.id] = job
+            if len(apps) >= self._cs_sweep_at:  # forget ended apps (amortized: the table doubles between sweeps)
+                gone = {i for i, j in apps.items() if j.is_finished}
+                for i in gone:
+                    del apps[i]
+                for k in [k for k in missed if k[0] in gone]:
+                    del missed[k]
+                self._cs_sweep_at = max(64, 2 * len(apps))
+        return missed
+
+    # ------------------------------------------------------------------ TaskSelector
+    @hookimpl
+    def cs_select_task(self, job: Job, node: Node, kind: str) -> Task | None:
+        if kind == MAP:
+            return job.pending_map(node, OFF_RACK)
+        return job.pending_task(kind)
+
+    @hookimpl
+    def cs_select_ask(self, job: Job, node: Node, asks: Sequence[Any], nodes: int) -> Task | None:
+        """``RegularContainerAllocator.assignContainers`` for one app on one node (see the module
+        docstring)."""
+        conf = self.conf
+        if conf is not None:
+            node_delay, rack_extra = conf.node_locality_delay, conf.rack_locality_additional_delay
+            full_reset = conf.rack_locality_full_reset
+        else:
+            node_delay, rack_extra = DEFAULT_NODE_LOCALITY_DELAY, DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY
+            full_reset = True
+        counts: dict[tuple[str, int], int] | None = None
+        capacity = node.capacity
+        name, rack = node.name, node.rack
+        i, n = 0, len(asks)
+        while i < n:  # application.getSchedulerKeys(): one priority at a time
+            priority = asks[i].priority
+            j = i + 1
+            while j < n and asks[j].priority == priority:
+                j += 1
+            pending = [(a, t) for a in asks[i:j] if (t := a.first_pending()) is not None]
+            i = j
+            if not pending:
+                continue  # preCheckForNodeCandidateSet: nothing outstanding at this priority
+            if counts is None:
+                counts = self._counts(job)
+            key = (job.id, priority)
+            missed = counts.get(key, 0) + 1  # tryAllocateOnNode: addSchedulingOpportunity
+            counts[key] = missed
+            # node-local: assignNodeLocalContainers (canAssign NODE_LOCAL: always)
+            for a, t in pending:
+                if name in a.nodes and capacity is not None and a.size.fits_in(capacity):
+                    del counts[key]  # doAllocation: resetSchedulingOpportunities
+                    return t
+            # rack-local: the rack's request has containers, and it may delay to the rack
+            on_rack = [(a, t) for a, t in pending if rack in a.racks or rack in a.node_racks]
+            if on_rack:
+                relaxed = [(a, t) for a, t in on_rack if rack in a.racks or a.relax]
+                if not relaxed:  # canDelayTo(rack) false: PRIORITY_SKIPPED
+                    counts[key] = missed - 1  # subtractSchedulingOpportunity
+                    continue
+                if min(nodes, node_delay) < missed:  # canAssign RACK_LOCAL
+                    relaxed.sort(key=lambda at: rack not in at[0].racks)  # the rack's own request first
+                    for a, t in relaxed:
+                        if capacity is not None and a.size.fits_in(capacity):
+                            if full_reset:
+                                del counts[key]
+                            return t
+            # off-switch: canDelayTo(ANY), then canAssign OFF_SWITCH
+            anywhere = [(a, t) for a, t in pending if a.relax]
+            if not anywhere:
+                counts[key] = missed - 1  # PRIORITY_SKIPPED
+                continue
+            if not self._off_switch_allowed(pending, missed, nodes, node_delay, rack_extra):
+                return None  # APP_SKIPPED: lower priorities wait too
+            anywhere.sort(key=lambda at: bool(at[0].nodes or at[0].racks))  # ANY's own request first
+            for a, t in anywhere:
+                if capacity is not None and a.size.fits_in(capacity):
+                    return t  # off-switch: opportunities are not reset
+            return None  # LOCALITY_SKIPPED at off-switch: APP_SKIPPED
+        return None
+
+    @staticmethod
+    def _off_switch_allowed(pending: list[tuple[Any, Task]], missed: int, nodes: int, node_delay: int,
+                            rack_extra: int) -> bool:
+        """``RegularContainerAllocator.canAssign`` for ``NodeType.OFF_SWITCH`` (no reservation)."""
+        if nodes <= 0:
+            return False
+        places: set[str] = set()
+        for a, _ in pending:
+            places.update(a.nodes)
+            places.update(a.racks)
+            places.update(a.node_racks)
+        unique = len(places) + 1  # getUniqueLocationAsks: hosts and racks with containers, and ANY
+        if unique == 1:
+            return True
+        if rack_extra > -1:
+            return missed > min(nodes, node_delay + rack_extra)  # getActualRackLocalityDelay
+        if missed > nodes:
+            return True  # the delay is capped by the cluster's size
+        required = sum(a.pending_count() for a, _ in pending)  # getOutstandingAsksCount(schedulerKey)
+        factor = min(java_float(java_float(max(unique - 1, 0)) / java_float(nodes)), 1.0)  # getLocalityWaitFactor
+        return min(float(nodes), java_float(java_float(float(required)) * factor)) < missed
+
+    # ------------------------------------------------------------------ heartbeat
+    def heartbeat_limits(self) -> HeartbeatLimits:
+        """``CapacityScheduler.canAllocateMore``'s limits from the capacity file."""
+        conf = self.conf
+        if conf is None:
+            return _DEFAULT_LIMITS
+        containers = conf.max_assign_per_heartbeat if conf.multiple_assignments else 1
+        return HeartbeatLimits(containers if containers != 0 else 1, conf.offswitch_per_heartbeat)
