@@ -473,6 +473,11 @@ class MetricsCollector:
             summary["cluster_resources"] = dict(self.resources)
             summary["task_launches"] = self.starts.get("task", 0)
             summary["am_launches"] = self.starts.get("am", 0)
+            # a node here has resources, not MR1 slots: the slot counts (the [cluster] defaults)
+            # and utilisation per slot kind say nothing about it (they gave map_utilization
+            # 1.2975 on a full cluster); the task seconds per kind above still hold
+            for key in ("map_utilization", "reduce_utilization", "map_slots", "reduce_slots"):
+                summary[key] = None
         pools_out = {}
         for name in sorted(set(self.pool_busy) | set(by_pool_jobs)):
             sums = self.pool_busy.get(name, [0.0, 0.0])

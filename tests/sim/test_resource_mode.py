@@ -45,6 +45,9 @@ def test_a_resource_mode_run_finishes_every_job_and_reports_per_resource(tmp_pat
     assert 0 < s["memory_utilization"] <= 1 and 0 < s["vcores_utilization"] <= 1
     assert s["utilization"] == max(s["memory_utilization"], s["vcores_utilization"])
     assert s["task_launches"] == 72 and s["am_launches"] == 6
+    # a resource-mode node has no MR1 slots: no slot counts or per-slot utilisation (they
+    # were the [cluster] defaults, giving a map utilisation over 1 on a busy cluster)
+    assert [s[k] for k in ("map_utilization", "reduce_utilization", "map_slots", "reduce_slots")] == [None] * 4
     starts = [e for e in result.event_list if e["type"] == "task_start"]
     assert all("resources" in e for e in starts)
     timeline = result.metrics["timeline"]
