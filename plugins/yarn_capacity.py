@@ -79,6 +79,8 @@ class YarnCapacityScheduler(SharePolicy):
         self._users: dict[str, Counter[Any]] = {}  # leaf -> user -> apps
         self._user_used: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> resources used
         self._live: dict[str, Any] = {}  # path -> the engine's live queue (seen in compute_shares)
+        # leaf -> (queue, conf, guarantee, maximum, used memory, a lower bound of the user limit's memory)
+        self._bounds: dict[str, tuple[Any, Any, Any, Any, int, int]] = {}
         self._cluster = Resources()
         self._order: dict[str, int] = {}  # app id -> submission order (preemption: latest first)
         self._preemption: Any = None
@@ -317,22 +319,39 @@ class YarnCapacityScheduler(SharePolicy):
         return free if self._less(free, headroom) else headroom
 
     def admit_job(self, job: Job, kind: str, now: float) -> bool | Rejection | None:
-        """``LeafQueue.canAssignToUser``: a user whose use is over the user limit waits."""
-        conf = self.conf
-        if conf is None:
-            return None
+        """``LeafQueue.canAssignToUser``: a user whose use is over the user limit waits.
+
+        The heartbeat asks this for every app it offers a container to, and the limit moves
+        with every container of the leaf (Hadoop recomputes it then:
+        ``UsersManager.userLimitNeedsRecompute`` from ``updateUserResourceUsage``).  Under
+        ``DefaultResourceCalculator`` the answer needs only a lower bound of the limit's memory
+        that holds while the queue's guarantee and maximum stay and its use does not fall:
+        min(current capacity × minimum-user-limit-percent ÷ 100, the cap), rounded up
+        (:meth:`_memory_bound`; the limit is the larger of that share and the active users'
+        one, and the current capacity grows with the queue's use).  A user within the bound
+        is admitted without computing the limit; any other gets the exact comparison."""
         path = job.queue or job.pool
         if type(path) is not str:
             path = str(path)
-        leaf = conf.queues.get(path)
         queue = self._live.get(path)
+        bound = self._bounds.get(path)
+        if bound is not None and bound[0] is queue and bound[1] is self.conf:
+            s = queue.sched
+            if s.fair_share is bound[2] and s.max_share is bound[3] and s.running.memory >= bound[4]:
+                by_user = self._user_used.get(path)
+                used = by_user.get(job.user) if by_user else None
+                if (used.memory if used is not None else 0) <= bound[5]:
+                    return None
+        conf = self.conf
+        leaf = conf.queues.get(path) if conf is not None else None
         if leaf is None or queue is None:
             return None
         by_user = self._user_used.get(path)
-        used = by_user.get(job.user) if by_user else None
-        if used is None:
-            used = _ZERO
-        if not self._dominant and not used.extras:
+        used = (by_user.get(job.user) if by_user else None) or _ZERO
+        if not self._dominant:
+            s = queue.sched
+            self._bounds[path] = (queue, conf, s.fair_share, s.max_share, s.running.memory,
+                                  self._memory_bound(queue, leaf))
             fast = self._limit_amounts(queue, leaf)
             if fast is not None:
                 if used.memory > fast[0]:
@@ -348,6 +367,30 @@ class YarnCapacityScheduler(SharePolicy):
         if over:
             return Rejection(f"user {job.user} is over its user limit {limit} in {path}")
         return None
+
+    def _memory_bound(self, queue: Any, leaf: Any) -> int:
+        """A lower bound of the user limit's memory under ``DefaultResourceCalculator`` for
+        any active users, as long as the queue's guarantee and maximum stay and its use does
+        not fall: ⌈current capacity × minimum-user-limit-percent ÷ 100⌉ capped as the limit
+        is, rounded up (the terms of :meth:`_limit_amounts` without the active users')."""
+        s = queue.sched
+        guaranteed = s.fair_share
+        step = self._minimum
+        gm = guaranteed.memory if guaranteed is not None else 0
+        rm = step.memory if step is not None else 0
+        qm = gm if gm >= rm else rm
+        consumed = s.running.memory
+        if rm > 0:
+            consumed = -(-consumed // rm) * rm
+        current = qm if consumed < qm else consumed + rm
+        bound = -(-int(current * leaf.minimum_user_limit_percent) // 100)
+        ulf = leaf.user_limit_factor
+        cap = int(qm * ulf) if ulf >= 0 else s.max_share.memory
+        if cap < bound:
+            bound = cap
+        if rm > 0:
+            bound = -(-bound // rm) * rm
+        return bound
 
     # ------------------------------------------------------------------ reports
     def queue_report(self, queue: Any, reserved: Resources) -> dict[str, Any] | None:
