@@ -141,7 +141,12 @@ class YarnCapacityScheduler(SharePolicy):
 
     def _ratio(self, used: Resources, guaranteed: Resources | None, cluster: Resources | None) -> float:
         """``Resources.divide(rc, cluster, used, guaranteed)``; 0 with no guarantee."""
-        if guaranteed is None or not guaranteed.any_positive():
+        if guaranteed is None:
+            return 0.0
+        if not self._dominant:  # memory alone (the order key's case, on every container)
+            g = guaranteed.memory
+            return used.memory / g if g > 0 else 0.0
+        if not guaranteed.any_positive():
             return 0.0
         if self._dominant and cluster is not None and cluster.any_positive():
             g = guaranteed.dominant_share(cluster)
@@ -597,8 +602,21 @@ class YarnCapacityScheduler(SharePolicy):
         used[user] = current + size if sign > 0 else current - size
 
     @hookimpl
-    def cs_task_started(self, task: Any) -> None:
-        self._count(task, +1)
+    def cs_task_started(self, task: Any, node: Any, locality: Any, now: float) -> None:
+        """:meth:`_count` (+1), inline: every container's launch calls it (and naming all of the
+        hook's arguments lets the engine call it without an adapter)."""
+        size = task.resources
+        if size is None:
+            return
+        job = task.job
+        path = job.queue or job.pool
+        if type(path) is not str:
+            path = str(path)
+        used = self._user_used.get(path)
+        if used is None:
+            used = self._user_used[path] = {}
+        user = job.user
+        used[user] = used.get(user, _ZERO) + size
 
     @hookimpl
     def cs_task_finished(self, task: Any) -> None:
