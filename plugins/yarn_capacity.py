@@ -157,7 +157,7 @@ class YarnCapacityScheduler(SharePolicy):
     def order_key(self, s: Schedulable) -> Any:
         owner = s.owner
         if isinstance(owner, Job):
-            leaf = self.conf.queues.get(_path(owner)) if self.conf is not None else None
+            leaf = self.conf.queues.get(str(owner.queue or owner.pool)) if self.conf is not None else None
             if leaf is not None and leaf.ordering_policy == "fair":
                 usage = float(s.running.get("memory"))
                 if leaf.fair_size_based_weight:
@@ -168,7 +168,12 @@ class YarnCapacityScheduler(SharePolicy):
             return (owner.sched["map"].priority, s.start_time, s.name)  # rank: VERY_HIGH (0) first
         q = self.conf.queues.get(owner.name) if self.conf is not None else None
         absolute = q.absolute_capacity if q is not None else 0.0
-        return (self._ratio(s.running, s.fair_share, getattr(s, "cluster", None)), -absolute, s.name)
+        g = s.fair_share
+        if not self._dominant:  # _ratio on memory, inline: every container moves a key per level
+            ratio = s.running.memory / g.memory if g is not None and g.memory > 0 else 0.0
+        else:
+            ratio = self._ratio(s.running, g, getattr(s, "cluster", None))
+        return (ratio, -absolute, s.name)
 
     # ------------------------------------------------------------------ user limits
     def _active(self, queue: Any) -> tuple[int, Resources]:
