@@ -67,6 +67,7 @@ NAME = "yarn_capacity"
 DIALECT = "yarn_capacity"
 #: without a file, Hadoop's default configuration: one queue with all of the cluster
 DEFAULT_QUEUE = "root.default"
+_ZERO = Resources()
 
 
 def _capacity_conf(allocations: Any) -> Any:
@@ -90,9 +91,9 @@ class YarnCapacityScheduler(CapacityLocality, SharePolicy):
         self._user_used: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> resources used
         self._user_am: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> AM containers' resources
         self._live: dict[str, Any] = {}  # path -> the engine's live queue (seen in compute_shares)
+        # leaf -> (queue, conf, guarantee, maximum, used memory, a lower bound of the user limit's memory)
+        self._bounds: dict[str, tuple[Any, Any, Any, Any, int, int]] = {}
         self._cluster = Resources()
-        self._version = 0  # moves on every container and app change (the active-user cache)
-        self._active_cache: dict[str, tuple[int, int, Resources]] = {}
         self._order: dict[str, int] = {}  # app id -> submission order (preemption: latest first)
         self._preemption: Any = None
         self._seq = 0
@@ -172,7 +173,12 @@ class YarnCapacityScheduler(CapacityLocality, SharePolicy):
 
     def _ratio(self, used: Resources, guaranteed: Resources | None, cluster: Resources | None) -> float:
         """``Resources.divide(rc, cluster, used, guaranteed)``; 0 with no guarantee."""
-        if guaranteed is None or not guaranteed.any_positive():
+        if guaranteed is None:
+            return 0.0
+        if not self._dominant:  # memory alone (the order key's case, on every container)
+            g = guaranteed.memory
+            return used.memory / g if g > 0 else 0.0
+        if not guaranteed.any_positive():
             return 0.0
         if self._dominant and cluster is not None and cluster.any_positive():
             g = guaranteed.dominant_share(cluster)
@@ -183,7 +189,7 @@ class YarnCapacityScheduler(CapacityLocality, SharePolicy):
     def order_key(self, s: Schedulable) -> Any:
         owner = s.owner
         if isinstance(owner, Job):
-            leaf = self.conf.queues.get(_path(owner)) if self.conf is not None else None
+            leaf = self.conf.queues.get(str(owner.queue or owner.pool)) if self.conf is not None else None
             if leaf is not None and leaf.ordering_policy == "fair":
                 usage = float(s.running.get("memory"))
                 if leaf.fair_size_based_weight:
@@ -206,16 +212,10 @@ class YarnCapacityScheduler(CapacityLocality, SharePolicy):
     # ------------------------------------------------------------------ user limits
     def _active(self, queue: Any) -> tuple[int, Resources]:
         """The leaf's active users (apps with pending asks: ``UsersManager.activateApplication``)
-        and what they use (``totalResUsageForActiveUsers``), cached until a container or app
-        changes."""
-        cached = self._active_cache.get(queue.name)
-        if cached is not None and cached[0] == self._version:
-            return cached[1], cached[2]
+        and what they use (``totalResUsageForActiveUsers``), read from the leaf's order."""
         users = {js.owner.user for js in queue.order}
         used = self._user_used.get(queue.name, {})
-        total = Resources.total(used[u] for u in users if u in used)
-        self._active_cache[queue.name] = (self._version, len(users), total)
-        return len(users), total
+        return len(users), Resources.total(used[u] for u in users if u in used)
 
     def _round_up(self, r: Resources) -> Resources:
         """``Resources.roundUp(rc, r, minimumAllocation)``."""
@@ -233,10 +233,83 @@ class YarnCapacityScheduler(CapacityLocality, SharePolicy):
         minimum-user-limit-percent ÷ 100), at most queue capacity × user-limit-factor (−1: the
         queue's maximum), rounded up to the minimum allocation."""
         conf = self.conf
-        leaf = conf.queues.get(_path(job)) if conf is not None else None
-        queue = self._live.get(_path(job))
+        path = _path(job)
+        leaf = conf.queues.get(path) if conf is not None else None
+        queue = self._live.get(path)
         if leaf is None or queue is None:
             return None
+        fast = self._limit_amounts(queue, leaf)
+        if fast is not None:
+            return Resources._make(fast[0], fast[1])
+        return self._limit_resources(queue, leaf)
+
+    def _limit_amounts(self, queue: Any, leaf: Any) -> tuple[int, int] | None:
+        """:meth:`_limit_resources` on the amounts, for values of memory and vcores alone (the
+        heartbeat's case; None when some value has extra resource types): the limit's memory
+        and vcores.  Integer division where the general path divides floats: the same results
+        for amounts below 2**53."""
+        s = queue.sched
+        guaranteed = s.fair_share
+        running = s.running
+        step = self._minimum
+        if running.extras or (guaranteed is not None and guaranteed.extras) or (step is not None and step.extras):
+            return None
+        gm, gv = (guaranteed.memory, guaranteed.vcores) if guaranteed is not None else (0, 0)
+        rm, rv = (step.memory, step.vcores) if step is not None else (0, 0)
+        # the active users and what they use (_active)
+        users = {js.owner.user for js in queue.order}
+        by_user = self._user_used.get(queue.name)
+        am = av = 0
+        if by_user:
+            for u in users:
+                r = by_user.get(u)
+                if r is not None:
+                    if r.extras:
+                        return None
+                    am += r.memory
+                    av += r.vcores
+        n = len(users)
+        consumed_m, consumed_v = running.memory, running.vcores
+        if step is not None:  # _round_up
+            if rm > 0:
+                consumed_m = -(-consumed_m // rm) * rm
+            if rv > 0:
+                consumed_v = -(-consumed_v // rv) * rv
+        mulp = leaf.minimum_user_limit_percent
+        ulf = leaf.user_limit_factor
+        if not self._dominant:  # DefaultResourceCalculator: memory decides (_less)
+            qm, qv = (gm if gm >= rm else rm), (gv if gv >= rv else rv)  # componentwise_max
+            if consumed_m < qm:
+                cm, cv = qm, qv
+            else:
+                cm, cv = consumed_m + rm, consumed_v + rv
+            if n:
+                lm, lv = -(-(am + rm) // n), -(-(av + rv) // n)
+            else:
+                lm = lv = 0
+            bm, bv = -(-int(cm * mulp) // 100), -(-int(cv * mulp) // 100)
+            if lm < bm:
+                lm, lv = bm, bv
+            if ulf >= 0:
+                capm, capv = int(qm * ulf), int(qv * ulf)
+            else:
+                cap = s.max_share
+                if cap.extras:
+                    return None
+                capm, capv = cap.memory, cap.vcores
+            if capm < lm:
+                lm, lv = capm, capv
+        else:
+            return None
+        if step is not None:
+            if rm > 0:
+                lm = -(-lm // rm) * rm
+            if rv > 0:
+                lv = -(-lv // rv) * rv
+        return lm, lv
+
+    def _limit_resources(self, queue: Any, leaf: Any) -> Resources:
+        """:meth:`user_limit` in ``Resources`` arithmetic: any resource types."""
         required = self._minimum if self._minimum is not None else Resources()
         guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
         queue_capacity = guaranteed.componentwise_max(required) if not self._dominant else \
@@ -290,17 +363,78 @@ class YarnCapacityScheduler(CapacityLocality, SharePolicy):
         return free if self._less(free, headroom) else headroom
 
     def admit_job(self, job: Job, kind: str, now: float) -> bool | Rejection | None:
+        """``LeafQueue.canAssignToUser``: a user whose use is over the user limit waits.
+
+        The heartbeat asks this for every app it offers a container to, and the limit moves
+        with every container of the leaf (Hadoop recomputes it then:
+        ``UsersManager.userLimitNeedsRecompute`` from ``updateUserResourceUsage``).  Under
+        ``DefaultResourceCalculator`` the answer needs only a lower bound of the limit's memory
+        that holds while the queue's guarantee and maximum stay and its use does not fall:
+        min(current capacity × minimum-user-limit-percent ÷ 100, the cap), rounded up
+        (:meth:`_memory_bound`; the limit is the larger of that share and the active users'
+        one, and the current capacity grows with the queue's use).  A user within the bound
+        is admitted without computing the limit; any other gets the exact comparison."""
+        path = job.queue or job.pool
+        if type(path) is not str:
+            path = str(path)
+        queue = self._live.get(path)
+        bound = self._bounds.get(path)
+        if bound is not None and bound[0] is queue and bound[1] is self.conf:
+            s = queue.sched
+            if s.fair_share is bound[2] and s.max_share is bound[3] and s.running.memory >= bound[4]:
+                by_user = self._user_used.get(path)
+                used = by_user.get(job.user) if by_user else None
+                if (used.memory if used is not None else 0) <= bound[5]:
+                    return None
+        conf = self.conf
+        leaf = conf.queues.get(path) if conf is not None else None
+        if leaf is None or queue is None:
+            return None
+        by_user = self._user_used.get(path)
+        used = (by_user.get(job.user) if by_user else None) or _ZERO
+        if not self._dominant:
+            s = queue.sched
+            self._bounds[path] = (queue, conf, s.fair_share, s.max_share, s.running.memory,
+                                  self._memory_bound(queue, leaf))
+            fast = self._limit_amounts(queue, leaf)
+            if fast is not None:
+                if used.memory > fast[0]:
+                    return Rejection(f"user {job.user} is over its user limit {Resources._make(*fast)} in {path}")
+                return None
         limit = self.user_limit(job)
         if limit is None:
             return None
-        used = self.user_used(job)
         over = used.get("memory") > limit.get("memory")
         if self._dominant:
             cluster = job.sched[RESOURCES].cluster
             over = used.dominant_share(cluster) > limit.dominant_share(cluster) if cluster is not None else over
         if over:
-            return Rejection(f"user {job.user} is over its user limit {limit} in {_path(job)}")
+            return Rejection(f"user {job.user} is over its user limit {limit} in {path}")
         return None
+
+    def _memory_bound(self, queue: Any, leaf: Any) -> int:
+        """A lower bound of the user limit's memory under ``DefaultResourceCalculator`` for
+        any active users, as long as the queue's guarantee and maximum stay and its use does
+        not fall: ⌈current capacity × minimum-user-limit-percent ÷ 100⌉ capped as the limit
+        is, rounded up (the terms of :meth:`_limit_amounts` without the active users')."""
+        s = queue.sched
+        guaranteed = s.fair_share
+        step = self._minimum
+        gm = guaranteed.memory if guaranteed is not None else 0
+        rm = step.memory if step is not None else 0
+        qm = gm if gm >= rm else rm
+        consumed = s.running.memory
+        if rm > 0:
+            consumed = -(-consumed // rm) * rm
+        current = qm if consumed < qm else consumed + rm
+        bound = -(-int(current * leaf.minimum_user_limit_percent) // 100)
+        ulf = leaf.user_limit_factor
+        cap = int(qm * ulf) if ulf >= 0 else s.max_share.memory
+        if cap < bound:
+            bound = cap
+        if rm > 0:
+            bound = -(-bound // rm) * rm
+        return bound
 
     # ------------------------------------------------------------------ reports
     def queue_report(self, queue: Any, reserved: Resources) -> dict[str, Any] | None:
@@ -597,7 +731,6 @@ class YarnCapacityScheduler(CapacityLocality, SharePolicy):
     # ------------------------------------------------------------------ notifications
     @hookimpl
     def cs_job_added(self, job: Job) -> None:
-        self._version += 1
         self._seq += 1
         self._order[job.id] = self._seq
         self._apps[_path(job)] += 1
@@ -605,7 +738,6 @@ class YarnCapacityScheduler(CapacityLocality, SharePolicy):
 
     @hookimpl
     def cs_job_removed(self, job: Job) -> None:
-        self._version += 1
         self._order.pop(job.id, None)
         self._apps[_path(job)] -= 1
         users = self._users.get(_path(job))
@@ -615,14 +747,21 @@ class YarnCapacityScheduler(CapacityLocality, SharePolicy):
                 del users[job.user]
 
     def _count(self, task: Any, sign: int) -> None:
-        self._version += 1
+        """A container of the task's user in its leaf started (+1) or ended (−1): the user's use
+        (``UsersManager.updateUserResourceUsage``)."""
         size = task.resources
         if size is None:
             return
         job = task.job
-        used = self._user_used.setdefault(_path(job), {})
-        current = used.get(job.user, Resources())
-        used[job.user] = current + size if sign > 0 else current - size
+        path = job.queue or job.pool
+        if type(path) is not str:
+            path = str(path)
+        used = self._user_used.get(path)
+        if used is None:
+            used = self._user_used[path] = {}
+        user = job.user
+        current = used.get(user, _ZERO)
+        used[user] = current + size if sign > 0 else current - size
 
     def _count_am(self, task: Any, sign: int) -> None:
         """A user's AM use in its leaf (``User.getConsumedAMResources``)."""
@@ -635,9 +774,23 @@ class YarnCapacityScheduler(CapacityLocality, SharePolicy):
         used[job.user] = current + size if sign > 0 else current - size
 
     @hookimpl
-    def cs_task_started(self, task: Any) -> None:
-        self._count(task, +1)
-        self._count_am(task, +1)
+    def cs_task_started(self, task: Any, node: Any, locality: Any, now: float) -> None:
+        """:meth:`_count` (+1), inline: every container's launch calls it (and naming all of the
+        hook's arguments lets the engine call it without an adapter)."""
+        size = task.resources
+        if size is None:
+            return
+        if task.is_am:
+            self._count_am(task, +1)
+        job = task.job
+        path = job.queue or job.pool
+        if type(path) is not str:
+            path = str(path)
+        used = self._user_used.get(path)
+        if used is None:
+            used = self._user_used[path] = {}
+        user = job.user
+        used[user] = used.get(user, _ZERO) + size
 
     @hookimpl
     def cs_task_finished(self, task: Any) -> None:
