@@ -540,8 +540,9 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
             self._reposition(job)
 
     def job_removed(self, job: Job, now: float) -> None:
-        """The app ended (every task done, or killed): its AM ends too (``task_finish``; no
-        plugin hears of an AM) and the app leaves its queue; waiting apps may run."""
+        """The app ended (every task done, or killed): its AM ends too (``task_finish``, and
+        ``cs_task_finished`` as its start was told by ``cs_task_started``: a plugin counting
+        use sees the AM's container leave) and the app leaves its queue; waiting apps may run."""
         apps = self.app_asks.pop(job.id, None)
         am = self.am_tasks.pop(job.id, None)
         ams = [am] if am is not None else []
@@ -555,7 +556,7 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
             node = ledger.release(am)
             self.give_back(am, node)
             ledger.complete(am, node)
-            ledger.finished(am, node_name, None, now)
+            ledger.finished(am, node_name, node, now)
         self._remove_app(job, now)
 
     def node_leaving(self, node: Node, now: float) -> list[Task]:

@@ -75,3 +75,24 @@ def test_am_limit_follows_the_queue_current_limit() -> None:
     h.update()
     assert h.shares()["queues"]["root.b"]["used"].memory == 16 * GB
     assert h.shares()["queues"]["root.a"]["am_limit"].memory == 1 * GB
+
+
+def test_an_ended_apps_am_leaves_its_users_use() -> None:
+    """An app's AM ends with the app (``RMAppAttemptImpl`` → ``LeafQueue.finishApplicationAttempt``
+    releases its AM resource and ``User.releaseContainer`` its use): with the user AM limit at
+    1 GB, user u's second AM starts once the first app ended (v's app keeps an AM running, so
+    the "at least one application" exemption does not apply).  (The engine told plugins of the
+    AM's start but not of its end, so u's AM use stayed and its second app never started.)"""
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="10240 mb, 10 vcores", config=CONFIG,
+                       allocations=xml(("root.queues", "a"), ("root.a.capacity", "100"),
+                                       ("root.a.maximum-am-resource-percent", "0.5"),
+                                       ("root.a.user-limit-factor", "0.2")))
+    v = h.submit(queue="a", user="v", tasks=1, resources="1024 mb, 1 vcores", am_resources="1024 mb, 1 vcores")
+    u1 = h.submit(queue="a", user="u", tasks=1, resources="1024 mb, 1 vcores", am_resources="1024 mb, 1 vcores")
+    u2 = h.submit(queue="a", user="u", tasks=1, resources="1024 mb, 1 vcores", am_resources="1024 mb, 1 vcores")
+    run(h)
+    assert h.job(v).am_running and h.job(u1).am_running and not h.job(u2).am_running
+    for task in [t for t in h.scheduler._running_tasks.values() if t.job is h.job(u1) and not t.is_am]:
+        h.finish(task)
+    run(h)
+    assert h.job(u1).is_finished and h.job(u2).am_running
