@@ -5,8 +5,27 @@ HADOOP-3445 as shipped in Hadoop 0.19 (``CapacityTaskScheduler``), with
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+
 from corescheduler_plugins.capacity import slots_of
-from test_capacity import beat, harness, plugin
+
+
+def _plugin_tests():
+    """tests/plugins/test_capacity.py's helpers, found by path: this file also runs alone
+    (``pytest tests/scenarios``), where that folder is not on ``sys.path``."""
+    if "test_capacity" in sys.modules:
+        return sys.modules["test_capacity"]
+    spec = importlib.util.spec_from_file_location(
+        "test_capacity", Path(__file__).resolve().parents[1] / "plugins" / "test_capacity.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["test_capacity"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+beat, harness, plugin = _plugin_tests().beat, _plugin_tests().harness, _plugin_tests().plugin
 
 EXACT = {"extra": 'load_manager = "slots"\ntask_selector = "locality"'}
 
