@@ -53,8 +53,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from corescheduler_plugins._yarn_capacity_locality import CapacityLocality
+from corescheduler_plugins._yarn_capacity_placement import CapacityPlacement, capacity_conf
 
-from corescheduler.core.model import RESOURCES, Job, JobSpec, Rejection, Schedulable
+from corescheduler.core.model import RESOURCES, Job, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
 from corescheduler.core.resources import MEMORY, VCORES
 from corescheduler.errors import AllocationError
@@ -62,20 +63,12 @@ from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
 
 NAME = "yarn_capacity"
-#: the dialect of a YARN capacity file's allocations (its ``policy_config`` is the validated
-#: file: ``corescheduler.formats.capacity_scheduler_xml.CapacitySchedulerConf``)
-DIALECT = "yarn_capacity"
 #: without a file, Hadoop's default configuration: one queue with all of the cluster
 DEFAULT_QUEUE = "root.default"
 _ZERO = Resources()
 
 
-def _capacity_conf(allocations: Any) -> Any:
-    """The validated capacity file of ``allocations``, or None."""
-    return allocations.policy_config if getattr(allocations, "dialect", None) == DIALECT else None
-
-
-class YarnCapacityScheduler(CapacityLocality, SharePolicy):
+class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
     """Hadoop 3.3's ``CapacityScheduler``: guaranteed capacities, least-used-first queues,
     user limits; configured from a ``capacity-scheduler.xml``."""
 
@@ -114,7 +107,7 @@ class YarnCapacityScheduler(CapacityLocality, SharePolicy):
     def configure(self, allocations: Any) -> None:
         """Take the capacity file in force; without a file, Hadoop's default configuration
         (one queue, ``root.default``, with all of the cluster)."""
-        conf = _capacity_conf(allocations)
+        conf = capacity_conf(allocations)
         if conf is None and getattr(allocations, "source", None) is not None:
             raise AllocationError(
                 f"[scheduler] share_policy \"yarn_capacity\" needs a YARN capacity-scheduler.xml "
@@ -653,81 +646,6 @@ class YarnCapacityScheduler(CapacityLocality, SharePolicy):
     def report(self) -> dict[str, Any]:
         return {"preemption": {"marked": list(self._marked)}}
 
-    # ------------------------------------------------------------------ refreshQueues
-    @hookimpl
-    def cs_known_pools(self, allocations: Any) -> list[str] | None:
-        """Asked before new allocations are put in force (nothing has changed yet): a reload is
-        ``refreshQueues``, refused as ``CapacitySchedulerQueueManager.validateQueueHierarchy``
-        refuses it — a queue the file drops must be STOPPED (in the running or in the new
-        file), and so must a leaf the file turns into a parent; the last good file stays."""
-        new = _capacity_conf(allocations)
-        old = self.conf
-        if new is None or old is None or new is old:
-            return None
-        problems = []
-        for path, before in old.queues.items():
-            after = new.queues.get(path)
-            stated = new.properties.get(f"yarn.scheduler.capacity.{path}.state", "").strip().upper()
-            stopped = before.state == "STOPPED" or stated == "STOPPED"
-            if after is None and not stopped:
-                problems.append(f"{path} cannot be deleted from the capacity scheduler configuration, as the queue "
-                                f"is not yet in stopped state. Current State : {before.state}")
-            elif after is not None and before.is_leaf and not after.is_leaf and not stopped:
-                problems.append(f"Can not convert the leaf queue: {path} to parent queue since it is not yet in "
-                                f"stopped state. Current State : {before.state}")
-            elif after is None or (before.is_leaf and not after.is_leaf):
-                if self._apps.get(path, 0) > 0:
-                    problems.append(f"{path} still has {self._apps[path]} applications; it cannot be removed or "
-                                    "become a parent until they end")
-        if problems:
-            raise AllocationError("refreshQueues refused: " + "; ".join(problems), new.source)
-        return None
-
-    # ------------------------------------------------------------------ PoolResolver
-    @hookimpl
-    def cs_resolve_pool(self, job: JobSpec, allocations: Any, queues: Mapping[str, str]) -> str | Rejection | None:
-        """``CapacityScheduler.addApplication`` after the placement rules: the app's queue is
-        the one ``queue-mappings`` give (``UserGroupMappingPlacementRule``), else the one it
-        names, else ``default`` (YARN's ``DEFAULT_QUEUE_NAME``, as ``RMAppManager`` sets it);
-        refused past the system's ``maximum-applications`` (``isSystemAppsLimitReached``), to
-        an unknown queue (a file without a leaf ``default`` refuses an app naming none), to a
-        parent, to a STOPPED queue, past the leaf's ``maximum-applications``."""
-        conf = _capacity_conf(allocations)
-        if conf is None:
-            return None
-        requested = job.pool or None
-        groups = tuple(job.groups or ())
-        mapped = None
-        if requested is None or conf.mappings_override:
-            for kind, who, queue in conf.queue_mappings:  # UserGroupMappingPlacementRule
-                if kind == "u" and who in ("%user", job.user):
-                    mapped = queue.replace("%user", str(job.user)).replace(
-                        "%primary_group", groups[0] if groups else "")
-                elif kind == "g" and who in groups:
-                    mapped = queue
-                if mapped is not None:
-                    break
-        name = mapped or requested or "default"
-        placed = sum(self._apps.values())
-        if placed >= conf.maximum_applications:  # CapacityScheduler.isSystemAppsLimitReached
-            return Rejection(f"Maximum system application limit reached, cannot accept submission of application: "
-                             f"{job.id} ({placed} applications; maximum-applications {conf.maximum_applications})")
-        path = conf.resolve(name)
-        if path is None:
-            return Rejection(f"Application {job.id} submitted by user {job.user} to unknown queue: {name} "
-                             f"(capacity file {conf.source})")
-        leaf = conf.queues[path]
-        if not leaf.is_leaf:
-            return Rejection(f"Application {job.id} submitted by user : {job.user} to non-leaf queue : {path}")
-        stopped = [p for p in (path, *_ancestors(path)) if conf.queues[p].state == "STOPPED"]
-        if stopped:
-            return Rejection(f"Queue {path} is STOPPED. Cannot accept submission of application")
-        limit = conf.max_applications(path)
-        if self._apps[path] >= limit:  # LeafQueue.validateSubmitApplication
-            return Rejection(f"Queue {path} already has {self._apps[path]} applications, cannot accept "
-                             f"submission of application (maximum-applications {limit})")
-        return path
-
     # ------------------------------------------------------------------ notifications
     @hookimpl
     def cs_job_added(self, job: Job) -> None:
@@ -818,15 +736,6 @@ def queue_order_key(used: float, absolute: float, priority: int, tie: tuple[floa
     (used ÷ guaranteed), or the absolute used capacity for a queue of absolute capacity 0;
     ``priority`` is 0 under ``utilization`` (priorities not respected)."""
     return (absolute <= 0, used >= 1.0, -priority, used, tie, name)
-
-
-def _ancestors(path: str) -> list[str]:
-    out = []
-    head, dot, _ = path.rpartition(".")
-    while dot:
-        out.append(head)
-        head, dot, _ = head.rpartition(".")
-    return out
 
 
 def _path(job: Job) -> str:
