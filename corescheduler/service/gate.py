@@ -28,13 +28,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import hashlib
 import heapq
 import itertools
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-__all__ = ["DECAY", "MAX_CALLERS", "PERIOD", "ReadGate", "ReadTurns", "Turn", "is_read", "off_turn"]
+__all__ = ["DECAY", "MAX_CALLERS", "PERIOD", "ReadGate", "ReadTurns", "Turn", "caller", "is_read", "off_turn"]
 
 #: the costs decay by this factor every PERIOD seconds (Hadoop's decay-scheduler.decay-factor
 #: and period-ms defaults: 0.5 and 5,000 ms)
@@ -156,6 +157,19 @@ async def off_turn() -> AsyncIterator[None]:
         await turn.take()
 
 
+def caller(scope: dict[str, Any]) -> Key:
+    """Whose read cost a request adds to: the credential it presents (a digest of its
+    ``Authorization`` header or its cookies, never the secret itself), so that a tenant's reads
+    share one cost however many connections it opens; without one, its connection (client
+    host and port).  The credential is not checked here (the handler does): a forged one
+    only buys a read that is refused at once."""
+    for name, value in scope.get("headers") or ():
+        if name in (b"authorization", b"cookie"):
+            return ("credential", hashlib.sha256(name + b"\0" + value).hexdigest()[:32])
+    client = scope.get("client")
+    return tuple(client) if client else ("-",)
+
+
 class ReadGate:
     """ASGI middleware: the reads ``reads`` names (:func:`is_read`) take turns through
     ``turns``; every other request passes untouched.  A read holds its turn until its
@@ -170,8 +184,7 @@ class ReadGate:
         if scope["type"] != "http" or not self.reads(scope):
             await self.app(scope, receive, send)
             return
-        client = scope.get("client")
-        turn = Turn(self.turns, tuple(client) if client else ("-",))
+        turn = Turn(self.turns, caller(scope))
         await turn.take()
         token = _TURN.set(turn)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from corescheduler.service.gate import DECAY, MAX_CALLERS, PERIOD, ReadGate, ReadTurns, is_read, off_turn
+from corescheduler.service.gate import DECAY, MAX_CALLERS, PERIOD, ReadGate, ReadTurns, caller, is_read, off_turn
 
 
 class Clock:
@@ -246,3 +246,18 @@ def test_costs_decay_and_stay_bounded() -> None:
     for i in range(MAX_CALLERS + 1):
         turns._charge((i,), 1.0 + i)
     assert len(turns.costs) <= MAX_CALLERS and (MAX_CALLERS,) in turns.costs  # the heaviest are kept
+
+
+def test_a_tenants_connections_share_one_cost() -> None:
+    """Costs count by the credential a request presents, not by its connection: a tenant
+    that opens a fresh connection for every read does not start at cost 0 each time (and so
+    cannot go first among waiting reads for ever); a request without one counts by its
+    connection."""
+    token = [(b"authorization", b"Bearer alice-token")]
+    one = {**_scope("/api/v1/jobs/1", 5000), "headers": token}
+    two = {**_scope("/api/v1/jobs/2", 5001), "headers": token}
+    other = {**_scope("/api/v1/jobs/3", 5002), "headers": [(b"authorization", b"Bearer bob-token")]}
+    assert caller(one) == caller(two) != caller(other)
+    assert b"alice-token" not in repr(caller(one)).encode()
+    assert caller(_scope("/api/v1/jobs/1", 5000)) == ("127.0.0.1", 5000)
+    assert caller(_scope("/api/v1/jobs/1", 5000)) != caller(_scope("/api/v1/jobs/1", 5001))
