@@ -57,7 +57,7 @@ from corescheduler_plugins._yarn_capacity_placement import CapacityPlacement, ca
 
 from corescheduler.core.model import RESOURCES, Job, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
-from corescheduler.core.resources import MEMORY, VCORES
+from corescheduler.core.resources import MEMORY, VCORES, normalize
 from corescheduler.errors import AllocationError
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
@@ -579,11 +579,13 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         ``DominantResourceCalculator`` every resource type so.  The other types of an ask under
         ``DefaultResourceCalculator`` stay as asked, at least the minimum (Hadoop makes them
         1 vcore), so that ``serve`` enforces what a task asks of a worker."""
+        if self._dominant:  # every type: the engine's rule with the minimum as the increment
+            return normalize(ask, minimum, maximum, minimum)
         values: dict[str, int] = dict(ask.items())
         for name in minimum.names:
             if minimum.get(name) > values.get(name, 0):
                 values[name] = minimum.get(name)
-        for name in ((MEMORY,) if not self._dominant else (*ask.names, *minimum.names)):
+        for name in (MEMORY,):
             value = max(values.get(name, 0), minimum.get(name))
             step = minimum.get(name)
             if step > 0:
