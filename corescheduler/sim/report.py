@@ -444,7 +444,8 @@ def _dominant_figure(runs: Sequence[Run], shown: Sequence[str], other: set[str])
         ax.set_title(label if len(runs) > 1 else "dominant share per queue", fontsize=9)
         ax.set_xlabel("time (s)")
         ax.set_ylabel("% of the cluster")
-    axes[0][-1].legend(fontsize=8, loc="upper right")
+    if axes[0][-1].get_legend_handles_labels()[0]:  # no line when no queue ever ran a task
+        axes[0][-1].legend(fontsize=8, loc="upper right")
     fig.tight_layout()
     return fig
 
@@ -465,7 +466,7 @@ def _utilization_figure(runs: Sequence[Run]) -> Any:
         ax.set_xlabel("time (s)")
         ax.set_ylabel("%")
         ax.set_ylim(0, 105)
-    if len(runs) > 1:
+    if len(runs) > 1 and axes[0][1].get_legend_handles_labels()[0]:
         axes[0][1].legend(fontsize=8, loc="upper right")
     fig.tight_layout()
     return fig

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,7 @@ from corescheduler.formats.workloads import Workload
 from corescheduler.sim.report import PLOTS, render_report, summary_rows
 from corescheduler.sim.simulator import Simulation
 
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 EXTERNAL = re.compile(r"https?://|//cdn|<script[^>]*\bsrc\s*=|<link[^>]*\bhref\s*=|@import|url\(\s*['\"]?(?!#)", re.I)
 
 
@@ -71,3 +73,24 @@ def test_summary_rows_side_by_side(metrics) -> None:
     labels = [r[0] for r in rows]
     assert {"makespan (s)", "mean response (s)", "node locality", "utilisation", "preempted tasks"} <= set(labels)
     assert any(label.startswith("bin 1: mean response") for label in labels)
+
+
+def test_a_resource_run_in_which_every_job_is_rejected_renders_without_warnings(recwarn) -> None:
+    """Every job to a queue the file lacks: no queue ever runs a task, so the dominant-share
+    plot has no line; the report used to print matplotlib's "No artists with labels" warning."""
+    jobs = tuple(JobSpec(maps=[TaskSpec(5.0)], pool="nosuch", id=f"j{i}", submit=float(i)) for i in range(3))
+    config = Config.from_dict(
+        {
+            "scheduler": {
+                "mode": "resources",
+                "share_policy": "yarn_capacity",
+                "allocation_file": str(EXAMPLES / "yarn-capacity-scheduler.xml"),
+            },
+            "cluster": {"racks": 1, "nodes_per_rack": 2, "node_resources": "4096 mb, 4 vcores"},
+        }
+    )
+    m = Simulation(config, Workload(jobs=jobs, source="<test>", name="test")).run().metrics
+    assert m["summary"]["rejected_jobs"] == 3
+    page = render_report([("run", m)])
+    assert_self_contained(page)
+    assert not [w for w in recwarn.list if "legend" in str(w.message) or "artists" in str(w.message)]
