@@ -38,6 +38,7 @@ capacities equal, with a warning (Hadoop 3.3 refuses the sum of 0).
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections.abc import Mapping
@@ -610,7 +611,10 @@ def _warn_unknown(r: _Reader, paths: set[str]) -> None:
         queue = next((q for q in sorted(paths, key=len, reverse=True) if rest.startswith(q + ".")), None)
         if queue is not None:
             key = rest[len(queue) + 1:]
-            if _IGNORED_QUEUE_KEY.fullmatch(key):
+            near = _near(key, QUEUE_KEYS)
+            if near:
+                r.warnings.append(f"{where}: {name}: unknown queue key {key!r} (did you mean {near!r}?); ignored")
+            elif _IGNORED_QUEUE_KEY.fullmatch(key):
                 r.warnings.append(f"{where}: {name}: not simulated; ignored")
             elif "." in key and key.rpartition(".")[2] in QUEUE_KEYS:
                 r.warnings.append(f"{where}: {name}: no such queue in the tree from root.queues; ignored")
@@ -618,8 +622,19 @@ def _warn_unknown(r: _Reader, paths: set[str]) -> None:
                 r.warnings.append(f"{where}: {name}: unknown queue key {key!r}; ignored")
         elif rest.startswith(ROOT + ".") or rest == ROOT:
             r.warnings.append(f"{where}: {name}: no such queue in the tree from root.queues; ignored")
+        elif near := _near(rest, GLOBAL_KEYS):
+            r.warnings.append(f"{where}: {name}: unknown key (did you mean {PREFIX + near!r}?); ignored")
         else:
             r.warnings.append(f"{where}: {name}: not simulated; ignored")
+
+
+def _near(key: str, known: frozenset[str]) -> str | None:
+    """The key ``key`` was most likely meant to be, when it is a near miss of one read here
+    (``user-limit-factr``); None for a key read here or one far from all of them."""
+    if key in known:
+        return None
+    close = difflib.get_close_matches(key, known, 1, 0.85)
+    return close[0] if close else None
 
 
 def _raise(r: _Reader) -> None:

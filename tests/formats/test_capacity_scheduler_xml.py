@@ -97,6 +97,23 @@ def test_every_problem_at_once_and_unknown_keys_warn() -> None:
     ]
 
 
+def test_a_near_miss_of_a_key_read_here_names_the_key_meant() -> None:
+    """A misspelt key is ignored as Hadoop ignores it, but the warning names the key it most
+    likely meant; a real Hadoop key that is not simulated gets no such guess."""
+    a = parse_allocations(xml(("root.queues", "a"), ("root.a.capacity", "100"), ("root.a.user-limit-factr", "2"),
+                              ("root.a.maximum-capacty", "50"), ("node-locality-dealy", "3"),
+                              ("root.a.maximum-parallel-apps", "4")), "typo.xml")
+    assert [w.split(": ", 1)[1] for w in a.warnings] == [
+        "yarn.scheduler.capacity.root.a.user-limit-factr: unknown queue key 'user-limit-factr' "
+        "(did you mean 'user-limit-factor'?); ignored",
+        "yarn.scheduler.capacity.root.a.maximum-capacty: unknown queue key 'maximum-capacty' "
+        "(did you mean 'maximum-capacity'?); ignored",
+        "yarn.scheduler.capacity.node-locality-dealy: unknown key "
+        "(did you mean 'yarn.scheduler.capacity.node-locality-delay'?); ignored",
+        "yarn.scheduler.capacity.root.a.maximum-parallel-apps: not simulated; ignored",
+    ]
+
+
 def test_told_from_mr1_capacity_file_by_keys() -> None:
     """A <configuration> with only mapred.capacity-scheduler.* keys is not a YARN capacity
     file: it stays refused as an allocation file (the MR1 ``capacity`` plugin reads it)."""
