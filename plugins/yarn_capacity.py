@@ -628,7 +628,9 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
             return QueueView(path=q.name, guaranteed=s.fair_share or Resources(), maximum=maximum, used=used,
                              pending=pending, preemption_disabled=off,
                              children=[view(c, off) for c in q.children.values()], containers=containers,
-                             max_am_capacity=self._am_capacity(q) if q.is_leaf else Resources())
+                             max_am_capacity=self._am_capacity(q) if q.is_leaf else Resources(),
+                             # relativePriority (ProportionalCapacityPreemptionPolicy.cloneQueues)
+                             priority=self._ordering[q.name][1] if q.name in self._ordering else 0)
 
         chosen = monitor.select(view(root, False), self._cluster, now)
         self._marked = list(chosen.marked)

@@ -325,3 +325,51 @@ def test_same_priority_is_utilization(prio):
     apps = {"a": ("app1", 40), "b": ("app2", 59), "c": ("app3", 1)}
     assert _flat(rows, apps) == _flat(base, apps)
     assert math.isfinite(sum(_flat(rows, apps).values()))
+
+
+# ---------------------------------------------------------------------------- the live tree
+def _xml(p1: int, p2: int, policy: str = "priority-utilization") -> str:
+    c, p = "yarn.scheduler.capacity.", PREFIX
+
+    def prop(name: str, value: str) -> str:
+        return f"<property><name>{name}</name><value>{value}</value></property>"
+    per_queue = "".join(prop(f"{c}root.{q}.maximum-capacity", "100") + prop(f"{c}root.{q}.user-limit-factor", "100")
+                        for q in ("a", "d1", "d2"))
+    return ("<configuration>" + prop(c + "root.queues", "a,d1,d2") + prop(c + "root.ordering-policy", policy)
+            + prop(c + "root.a.capacity", "80") + prop(c + "root.d1.capacity", "10")
+            + prop(c + "root.d2.capacity", "10") + per_queue
+            + prop(c + "root.d1.priority", str(p1)) + prop(c + "root.d2.priority", str(p2))
+            + prop(p + "natural_termination_factor", "1") + prop(p + "total_preemption_per_round", "1")
+            + prop(p + "max_ignored_over_capacity", "0") + "</configuration>")
+
+
+@pytest.mark.parametrize(("p1", "p2", "policy", "expected"), [
+    (0, 0, "priority-utilization", {"root.d1": 5, "root.d2": 5}),
+    (1, 0, "priority-utilization", {"root.d2": 10}),
+    (0, 1, "priority-utilization", {"root.d1": 10}),
+    (1, 0, "utilization", {"root.d1": 5, "root.d2": 5}),  # priorities not respected
+])
+def test_live_tree_passes_relative_priorities(p1, p2, policy, expected):
+    """The yarn_capacity policy hands the monitor each queue's priority when its parent's
+    ordering policy is ``priority-utilization`` (``cloneQueues``' ``relativePriority``):
+    of d1 and d2, both 3x over their 10 % guarantee, the higher priority keeps its
+    containers when a (80 %) asks for 10 more."""
+    from collections import Counter
+
+    from corescheduler.testing import ClusterHarness
+
+    config = {"scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "preemption": True}}
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="102400 mb, 100 vcores", config=config,
+                       allocations=_xml(p1, p2, policy))
+    d1 = h.submit(queue="d1", user="u", tasks=30, resources="1024 mb, 1 vcores")
+    d2 = h.submit(queue="d2", user="v", tasks=30, resources="1024 mb, 1 vcores")
+    for _ in range(60):
+        h.heartbeat("n0000")
+    a = h.submit(queue="a", user="w", tasks=50, resources="1024 mb, 1 vcores")
+    for _ in range(60):
+        h.heartbeat("n0000")
+    assert (h.running(d1), h.running(d2), h.running(a)) == (30, 30, 40)
+    h.update()
+    assert h.preempt() == []
+    marked = h.shares()["preemption"]["marked"]
+    assert dict(Counter(h.task(t).job.queue for t in marked)) == expected
