@@ -373,3 +373,64 @@ def test_live_tree_passes_relative_priorities(p1, p2, policy, expected):
     assert h.preempt() == []
     marked = h.shares()["preemption"]["marked"]
     assert dict(Counter(h.task(t).job.queue for t in marked)) == expected
+
+
+DEFAULT_RC = "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator"
+DOMINANT_RC = "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
+
+
+def _vcore_xml(rc: str, observe_only: str | None = None) -> str:
+    c, p = "yarn.scheduler.capacity.", PREFIX
+
+    def prop(name: str, value: str) -> str:
+        return f"<property><name>{name}</name><value>{value}</value></property>"
+    per_queue = "".join(prop(f"{c}root.{q}.maximum-capacity", "100") + prop(f"{c}root.{q}.user-limit-factor", "100")
+                        for q in ("a", "b"))
+    observe = prop(p + "observe_only", observe_only) if observe_only is not None else ""
+    return ("<configuration>" + prop(c + "root.queues", "a,b") + prop(c + "resource-calculator", rc)
+            + prop(c + "root.a.capacity", "50") + prop(c + "root.b.capacity", "50") + per_queue
+            + prop(p + "natural_termination_factor", "1") + prop(p + "total_preemption_per_round", "1")
+            + observe + "</configuration>")
+
+
+def _vcore_bound(rc: str):
+    """a holds every vcore of the cluster but half its memory; b asks for 10 vcores."""
+    from corescheduler.testing import ClusterHarness
+
+    config = {"scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "preemption": True}}
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="102400 mb, 100 vcores", config=config,
+                       allocations=_vcore_xml(rc))
+    a = h.submit(queue="a", user="u", tasks=50, resources="1024 mb, 2 vcores")
+    for _ in range(60):
+        h.heartbeat("n0000")
+    b = h.submit(queue="b", user="v", tasks=10, resources="1024 mb, 1 vcores")
+    for _ in range(20):
+        h.heartbeat("n0000")
+    assert (h.running(a), h.running(b)) == (50, 0)
+    h.update()
+    return h
+
+
+@pytest.mark.parametrize(("rc", "count"), [(DEFAULT_RC, 0), (DOMINANT_RC, 5)])
+def test_policy_uses_the_schedulers_resource_calculator(rc, count):
+    """testPolicyInitializeAfterSchedulerInitialized: the monitor compares with the scheduler's
+    resource calculator.  a is at its memory guarantee but holds every vcore: memory only
+    (DefaultResourceCalculator) nothing is over; by dominant share a gives b 5 containers of
+    2 vcores (testPreemptionWithVCoreResource on the live tree)."""
+    h = _vcore_bound(rc)
+    h.preempt()
+    assert len(h.shares()["preemption"]["marked"]) == count
+
+
+def test_refresh_preemption_properties_on_reload():
+    """testRefreshPreemptionProperties on the live tree: a reloaded file's observe_only applies
+    from the next round (the monitor is made anew from the file in force)."""
+    h = _vcore_bound(DOMINANT_RC)
+    h.preempt()
+    assert len(h.shares()["preemption"]["marked"]) == 5
+    h.set_allocations(_vcore_xml(DOMINANT_RC, observe_only="true"))
+    assert h.preempt() == [] and h.shares()["preemption"]["marked"] == []
+    assert h.advance(20) == []  # observing only: nothing is ever killed
+    h.set_allocations(_vcore_xml(DOMINANT_RC, observe_only="false"))
+    h.preempt()
+    assert len(h.shares()["preemption"]["marked"]) == 5
