@@ -58,7 +58,7 @@ from corescheduler_plugins._yarn_capacity_placement import CapacityPlacement, ca
 from corescheduler.core.model import RESOURCES, Job, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
 from corescheduler.core.resources import MEMORY, VCORES, normalize
-from corescheduler.errors import AllocationError
+from corescheduler.errors import AllocationError, ConfigError
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
 
@@ -114,7 +114,9 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
                 f"(yarn.scheduler.capacity.* properties); this is a {getattr(allocations, 'dialect', '?')} "
                 "allocation file", allocations.source)
         if conf is not self.conf:
-            self._preemption = None  # the monitor's settings come from the file
+            # the monitor's settings come from the file, checked with it: a bad value refuses
+            # the file (the last good stays) rather than failing the first preemption round
+            self._preemption = self._new_monitor(conf) if conf is not None else None
         self.conf = conf
         self._dominant = bool(self.conf is not None and self.conf.dominant)
         self._ordering = self._orderings()
@@ -639,13 +641,21 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
     def _monitor(self) -> Any:
         """The preemption computation (``ProportionalCapacityPreemption``), made once per file."""
         if self._preemption is None and self.conf is not None:
-            from corescheduler_plugins._yarn_capacity_preemption import (
-                PreemptionSettings,
-                ProportionalCapacityPreemption,
-            )
-            settings = PreemptionSettings.from_properties(self.conf.properties)
-            self._preemption = ProportionalCapacityPreemption(settings, dominant=self._dominant)
+            self._preemption = self._new_monitor(self.conf)
         return self._preemption
+
+    @staticmethod
+    def _new_monitor(conf: Any) -> Any:
+        """A monitor for the file ``conf``; ``AllocationError`` for a bad preemption value."""
+        from corescheduler_plugins._yarn_capacity_preemption import (
+            PreemptionSettings,
+            ProportionalCapacityPreemption,
+        )
+        try:  # Hadoop reads them as the policy is initialized (updateConfigIfNeeded)
+            settings = PreemptionSettings.from_properties(conf.properties)
+        except ConfigError as err:  # PreemptionConfigError: names the key
+            raise AllocationError(str(err), conf.source) from None
+        return ProportionalCapacityPreemption(settings, dominant=bool(conf.dominant))
 
     def report(self) -> dict[str, Any]:
         return {"preemption": {"marked": list(self._marked)}}

@@ -434,3 +434,32 @@ def test_refresh_preemption_properties_on_reload():
     h.set_allocations(_vcore_xml(DOMINANT_RC, observe_only="false"))
     h.preempt()
     assert len(h.shares()["preemption"]["marked"]) == 5
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("natural_termination_factor", "lots"), ("monitoring_interval", "0"), ("observe_only", "yes"),
+    ("total_preemption_per_round", "-0.5"), ("max_wait_before_kill", "15s"),
+])
+def test_bad_preemption_value_refuses_the_file_when_loaded(key, value):
+    """A bad monitor value is refused as the file loads, naming the file and the key — not
+    at the first preemption round; a reload with it keeps the last good file and its marks."""
+    from corescheduler.errors import AllocationError
+    from corescheduler.testing import ClusterHarness
+
+    config = {"scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "preemption": True}}
+    bad = _vcore_xml(DOMINANT_RC).replace(
+        "</configuration>", f"<property><name>{PREFIX}{key}</name><value>{value}</value></property></configuration>")
+    with pytest.raises(AllocationError) as err:
+        ClusterHarness(racks=1, nodes_per_rack=1, node_resources="8192 mb, 8 vcores", config=config,
+                       allocations=bad)
+    assert PREFIX + key in str(err.value) and "\n" not in str(err.value)
+    h = _vcore_bound(DOMINANT_RC)
+    h.preempt()
+    before = h.shares()["preemption"]["marked"]
+    assert len(before) == 5
+    assert h.advance(10) == []
+    with pytest.raises(AllocationError, match=PREFIX + key):
+        h.set_allocations(bad)
+    h.preempt()  # the last good file, its monitor and its marks (of t = 0) stay in force
+    assert h.shares()["preemption"]["marked"] == before
+    assert sorted(t.id for t in h.advance(6)) == sorted(before)  # 16 s after the first mark
