@@ -463,3 +463,34 @@ def test_bad_preemption_value_refuses_the_file_when_loaded(key, value):
     h.preempt()  # the last good file, its monitor and its marks (of t = 0) stay in force
     assert h.shares()["preemption"]["marked"] == before
     assert sorted(t.id for t in h.advance(6)) == sorted(before)  # 16 s after the first mark
+
+
+# ---------------------------------------------------------------------------- the keys of the file
+def test_preemption_keys_unread_here_are_warned():
+    """``yarn.resourcemanager.monitor.capacity.preemption.*``: the six keys the monitor reads
+    pass silently; Hadoop's other selectors (intra-queue, reserved containers, balance after
+    satisfied, conservative DRF) are warned as not simulated unless switched off; a near miss
+    names the key meant.  (They were all ignored without a word.)"""
+    from corescheduler.formats.allocation_file import parse_allocations
+
+    def prop(name: str, value: str) -> str:
+        return f"<property><name>{name}</name><value>{value}</value></property>"
+    text = ("<configuration>" + prop("yarn.scheduler.capacity.root.queues", "a")
+            + prop("yarn.scheduler.capacity.root.a.capacity", "100")
+            + prop(PREFIX + "observe_only", "false") + prop(PREFIX + "monitoring_interval", "3000")
+            + prop(PREFIX + "max_wait_before_kill", "15000") + prop(PREFIX + "total_preemption_per_round", "0.1")
+            + prop(PREFIX + "max_ignored_over_capacity", "0.1") + prop(PREFIX + "natural_termination_factor", "0.2")
+            + prop(PREFIX + "intra-queue-preemption.enabled", "false")
+            + prop(PREFIX + "select_based_on_reserved_containers", " FALSE ")
+            + prop(PREFIX + "intra-queue-preemption.enabled", "true")
+            + prop(PREFIX + "conservative-drf", "true")
+            + prop(PREFIX + "natural_termination_facter", "0.5")
+            + prop(PREFIX + "colour", "red") + "</configuration>")
+    warnings = [w.split(": ", 1)[1] for w in parse_allocations(text, "p.xml").warnings]
+    assert warnings == [
+        PREFIX + "intra-queue-preemption.enabled: not simulated (only FifoCandidatesSelector runs); ignored",
+        PREFIX + "conservative-drf: not simulated (only FifoCandidatesSelector runs); ignored",
+        PREFIX + f"natural_termination_facter: unknown preemption key (did you mean "
+                 f"'{PREFIX}natural_termination_factor'?); ignored",
+        PREFIX + "colour: unknown preemption key; ignored",
+    ]
