@@ -55,6 +55,7 @@ from typing import Any
 from corescheduler_plugins._yarn_capacity_locality import CapacityLocality
 from corescheduler_plugins._yarn_capacity_placement import CapacityPlacement, capacity_conf
 
+from corescheduler.core.javamath import java_float, java_long
 from corescheduler.core.model import RESOURCES, Job, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
 from corescheduler.core.resources import MEMORY, VCORES, normalize
@@ -469,11 +470,13 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         return report
 
     def _am_capacity(self, queue: Any) -> Resources:
-        """The guarantee × maximum-am-resource-percent, rounded up to the minimum allocation: the
-        preemption monitor's AM capacity of a leaf."""
+        """The preemption monitor's AM capacity of a leaf (``FifoCandidatesSelector``'s
+        ``maxAMCapacityForThisQueue = Resources.multiply(getEffectiveCapacity, getMaxAMResourcePerQueuePercent)``):
+        the guarantee × maximum-am-resource-percent, each type truncated (not normalized)."""
         assert self.conf is not None
         guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
-        return self._times_up(guaranteed, self.conf.am_resource_percent(queue.name), every=True)
+        pct = java_float(self.conf.am_resource_percent(queue.name))  # a Java float (getFloat)
+        return Resources.of({n: java_long(v * pct) for n, v in guaranteed.items()})
 
     def _times_up(self, r: Resources, by: float, every: bool = False) -> Resources:
         """``Resources.multiplyAndNormalizeUp(rc, r, by, minimumAllocation)``: under

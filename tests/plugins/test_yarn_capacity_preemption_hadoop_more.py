@@ -494,3 +494,38 @@ def test_preemption_keys_unread_here_are_warned():
                  f"'{PREFIX}natural_termination_factor'?); ignored",
         PREFIX + "colour: unknown preemption key; ignored",
     ]
+
+
+def test_am_allowance_is_truncated_not_rounded_up():
+    """``FifoCandidatesSelector``: ``maxAMCapacityForThisQueue = Resources.multiply(effective
+    capacity, maximum-am-resource-percent)``, truncated.  a (15 % of 10 GB: 1536 MB, AM
+    percent 0.9: 1382 MB) owes 9 of its 10 containers, two of them AMs of 1024 MB: the 8
+    others go, then the latest app's AM, as 2048 MB of AMs is over 1382 MB.  (Rounded up to
+    the minimum allocation, 2048 MB, both AMs were kept.)"""
+    from corescheduler.testing import ClusterHarness
+
+    c = "yarn.scheduler.capacity."
+
+    def prop(name: str, value: str) -> str:
+        return f"<property><name>{name}</name><value>{value}</value></property>"
+    xml = ("<configuration>" + prop(c + "root.queues", "a,b") + prop(c + "root.a.capacity", "15")
+           + prop(c + "root.b.capacity", "85") + prop(c + "root.a.maximum-capacity", "100")
+           + prop(c + "root.a.user-limit-factor", "100") + prop(c + "root.a.maximum-am-resource-percent", "0.9")
+           + prop(PREFIX + "natural_termination_factor", "1") + prop(PREFIX + "total_preemption_per_round", "1")
+           + "</configuration>")
+    config = {"scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "preemption": True}}
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="10240 mb, 10 vcores", config=config,
+                       allocations=xml)
+    ams = []
+    for _ in range(2):
+        app = h.submit(queue="a", user="u", tasks=5, resources="1024 mb, 1 vcores")
+        got = []
+        for _ in range(6):
+            got += h.heartbeat("n0000")
+        assert h.running(app) == 5
+        ams.append(h.mark_am(got[0]).id)
+    h.submit(queue="b", user="v", tasks=10, resources="1024 mb, 1 vcores")
+    h.update()
+    h.preempt()
+    marked = h.shares()["preemption"]["marked"]
+    assert len(marked) == 9 and ams[1] in marked and ams[0] not in marked
