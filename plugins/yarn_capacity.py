@@ -624,7 +624,7 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
             s = q.sched
             used = s.running
             maximum = s.max_share.componentwise_min(self._cluster) if self._cluster.names else s.max_share
-            pending = (s.demand - used).componentwise_max(Resources())
+            pending = self._pending_for_preemption(q) if q.is_leaf else (s.demand - used).componentwise_max(_ZERO)
             containers = [
                 ContainerView(id=t.id, app_id=t.job.id, app_order=self._order.get(t.job.id, 0),
                               resources=t.resources or Resources(), is_am=bool(t.is_am))
@@ -640,6 +640,28 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         chosen = monitor.select(view(root, False), self._cluster, now)
         self._marked = list(chosen.marked)
         return [tasks[i] for i in chosen.kill if i in tasks]
+
+    def _pending_for_preemption(self, leaf: Any) -> Resources:
+        """``LeafQueue.getTotalPendingResourcesConsideringUserLimit``: the pending asks of the
+        leaf's active apps, in its order, each at most what its user may still get (the user
+        limit less the user's use, spent app by app); without a capacity file, the leaf's
+        whole pending."""
+        if self.conf is None or self.conf.queues.get(leaf.name) is None:
+            return (leaf.sched.demand - leaf.sched.running).componentwise_max(_ZERO)
+        headroom: dict[str, Resources | None] = {}
+        total = _ZERO
+        for js in leaf.order:
+            job = js.owner
+            if job.user not in headroom:
+                limit = self.user_limit(job)
+                headroom[job.user] = None if limit is None else (limit - self.user_used(job)).componentwise_max(_ZERO)
+            pending = (js.demand - job.usage).componentwise_max(_ZERO)
+            room = headroom[job.user]
+            if room is not None:
+                pending = pending.componentwise_min(room)
+                headroom[job.user] = room - pending
+            total = total + pending
+        return total
 
     def _monitor(self) -> Any:
         """The preemption computation (``ProportionalCapacityPreemption``), made once per file."""

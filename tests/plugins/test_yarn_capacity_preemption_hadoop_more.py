@@ -529,3 +529,34 @@ def test_am_allowance_is_truncated_not_rounded_up():
     h.preempt()
     marked = h.shares()["preemption"]["marked"]
     assert len(marked) == 9 and ams[1] in marked and ams[0] not in marked
+
+
+@pytest.mark.parametrize(("ulf", "count"), [("0.5", 3), ("1", 5), ("2", 5)])
+def test_pending_considering_user_limit(ulf, count):
+    """``LeafQueue.getTotalPendingResourcesConsideringUserLimit``: what a leaf asks for counts
+    only up to what its users may still get.  b (50 %) has one user with two apps asking for
+    20 containers; with user-limit-factor 0.5 the user may have 2560 MB, so a gives back 3
+    containers of 1024 MB (2560 to obtain), not 5; with 1 or 2, b's guarantee bounds it: 5."""
+    from corescheduler.testing import ClusterHarness
+
+    c = "yarn.scheduler.capacity."
+
+    def prop(name: str, value: str) -> str:
+        return f"<property><name>{name}</name><value>{value}</value></property>"
+    xml = ("<configuration>" + prop(c + "root.queues", "a,b") + prop(c + "root.a.capacity", "50")
+           + prop(c + "root.b.capacity", "50") + prop(c + "root.a.maximum-capacity", "100")
+           + prop(c + "root.a.user-limit-factor", "100") + prop(c + "root.b.user-limit-factor", ulf)
+           + prop(PREFIX + "natural_termination_factor", "1") + prop(PREFIX + "total_preemption_per_round", "1")
+           + "</configuration>")
+    config = {"scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "preemption": True}}
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="10240 mb, 10 vcores", config=config,
+                       allocations=xml)
+    a = h.submit(queue="a", user="u", tasks=10, resources="1024 mb, 1 vcores")
+    for _ in range(12):
+        h.heartbeat("n0000")
+    assert h.running(a) == 10
+    for _ in range(2):
+        h.submit(queue="b", user="v", tasks=10, resources="1024 mb, 1 vcores")
+    h.update()
+    h.preempt()
+    assert len(h.shares()["preemption"]["marked"]) == count
