@@ -17,6 +17,9 @@ queue-priority selectors, no lazy preemption, no node partitions):
    ``TempQueuePerPartition.offer``); zero-guarantee children share what is
    left evenly afterwards.  Over-capacity that a queue with preemption
    disabled holds stays its own (``TempQueuePerPartition.updatePreemptableExtras``).
+   The least served queue is offered first, by ideal / guaranteed and the queues'
+   relative priorities (``TQComparator``); a leaf is offered at most used + pending
+   less what its reservations hold (``pendingDeductReserved``).
 2. **How much to take back** (``TempQueuePerPartition.assignPreemption``): what a
    queue uses above max(ideal, min(used + pending, guaranteed)), scaled so a round
    asks for at most ``total_preemption_per_round`` of the cluster; a leaf is left
@@ -24,8 +27,8 @@ queue-priority selectors, no lazy preemption, no node partitions):
    ``natural_termination_factor`` of the rest is asked this round
    (``PreemptableResourceCalculator.calculateResToObtainByPartitionForLeafQueues``).
 3. **Victims** (``FifoCandidatesSelector.selectCandidates``): from each leaf that
-   must give back, the latest-submitted apps first, each app's latest containers
-   first, AM containers skipped and taken last, and only while more than the
+   must give back, the latest-submitted apps first, each app's lowest-priority then
+   latest containers first (``sortContainers``), AM containers skipped and taken last, and only while more than the
    queue's AM allowance would remain.
 4. **Marking and killing** (``ProportionalCapacityPreemptionPolicy.
    preemptOrkillSelectedContainerAfterWait``): a selected container is marked; one
