@@ -17,6 +17,9 @@ queue-priority selectors, no lazy preemption, no node partitions):
    ``TempQueuePerPartition.offer``); zero-guarantee children share what is
    left evenly afterwards.  Over-capacity that a queue with preemption
    disabled holds stays its own (``TempQueuePerPartition.updatePreemptableExtras``).
+   The least served queue is offered first, by ideal / guaranteed and the queues'
+   relative priorities (``TQComparator``); a leaf is offered at most used + pending
+   less what its reservations hold (``pendingDeductReserved``).
 2. **How much to take back** (``TempQueuePerPartition.assignPreemption``): what a
    queue uses above max(ideal, min(used + pending, guaranteed)), scaled so a round
    asks for at most ``total_preemption_per_round`` of the cluster; a leaf is left
@@ -24,8 +27,8 @@ queue-priority selectors, no lazy preemption, no node partitions):
    ``natural_termination_factor`` of the rest is asked this round
    (``PreemptableResourceCalculator.calculateResToObtainByPartitionForLeafQueues``).
 3. **Victims** (``FifoCandidatesSelector.selectCandidates``): from each leaf that
-   must give back, the latest-submitted apps first, each app's latest containers
-   first, AM containers skipped and taken last, and only while more than the
+   must give back, the latest-submitted apps first, each app's lowest-priority then
+   latest containers first (``sortContainers``), AM containers skipped and taken last, and only while more than the
    queue's AM allowance would remain.
 4. **Marking and killing** (``ProportionalCapacityPreemptionPolicy.
    preemptOrkillSelectedContainerAfterWait``): a selected container is marked; one
@@ -223,6 +226,10 @@ class ContainerView:
     app_order: int
     resources: Resources
     is_am: bool = False
+    #: the container's request priority (Hadoop's ``Priority``: a larger number is a lower
+    #: priority); within an app the largest goes first, then the latest allocated
+    #: (``FifoCandidatesSelector.sortContainers``)
+    priority: int = 0
 
 
 @define
@@ -236,6 +243,13 @@ class QueueView:
     the queue's effective capacity × ``maximum-am-resource-percent``, truncated); 0 lets
     every AM go when the queue still owes.  A leaf lists ``containers`` in allocation order;
     a parent's ``pending`` is ignored (the sum of its children's, as Hadoop's ``addChild``).
+
+    ``reserved`` is what a leaf's reservations on nodes hold (Hadoop's
+    ``ResourceUsage.getReserved``, counted in ``used`` as the scheduler counts it): the ideal
+    assignment offers a leaf at most its used + pending - reserved
+    (``TempQueuePerPartition.offer`` with ``pendingDeductReserved``).  ``priority`` is the
+    queue's priority relative to its siblings: its ``priority`` when the parent's ordering
+    policy is ``priority-utilization``, else 0 (``ProportionalCapacityPreemptionPolicy.cloneQueues``).
     """
 
     path: str
@@ -247,6 +261,8 @@ class QueueView:
     children: list[QueueView] = field(factory=list)
     containers: list[ContainerView] = field(factory=list)
     max_am_capacity: Resources = field(factory=Resources)
+    reserved: Resources = field(factory=Resources)
+    priority: int = 0
 
 
 @frozen
@@ -372,7 +388,9 @@ class _TempQueue:
         "normalized",
         "path",
         "pending",
+        "pending_deduct_reserved",
         "preemptable",
+        "priority",
         "to_be_preempted",
         "untouchable",
         "used",
@@ -387,10 +405,19 @@ class _TempQueue:
         self.children = [_TempQueue(c, calc) for c in view.children]
         self.containers = list(view.containers) if not self.children else []
         self.max_am = calc.vec(view.max_am_capacity)
-        # TempQueuePerPartition.addChild: a parent's pending is its children's
-        self.pending = calc.vec(view.pending) if not self.children else calc.zero
+        self.priority = int(view.priority)  # relativePriority
+        # TempQueuePerPartition.addChild: a parent's pending (and pending less reservations)
+        # is its children's; a leaf's pendingDeductReserved is
+        # getTotalPendingResourcesConsideringUserLimit(..., deductReservedFromPending=true),
+        # pending - reserved never below 0
+        if self.children:
+            self.pending = self.pending_deduct_reserved = calc.zero
+        else:
+            self.pending = calc.vec(view.pending)
+            self.pending_deduct_reserved = _cwmax0(_sub(self.pending, calc.vec(view.reserved)))
         for child in self.children:
             self.pending = _add(self.pending, child.pending)
+            self.pending_deduct_reserved = _add(self.pending_deduct_reserved, child.pending_deduct_reserved)
         self.ideal = calc.zero
         self.to_be_preempted = calc.zero
         self.actually = calc.zero
@@ -560,6 +587,16 @@ def _compute_ideal_distribution(calc: _Calc, queues: list[_TempQueue], allowed: 
             q.to_be_preempted = calc.zero
 
 
+def _need_key(calc: _Calc, tot: Vec, q: _TempQueue) -> tuple[bool, int, float]:
+    """``AbstractPreemptableResourceCalculator.TQComparator``: by ideal / guaranteed through
+    ``PriorityUtilizationQueueOrderingPolicy.compare`` — of two queues of the same relative
+    priority the less served first; of different priorities, when both are under (or both at
+    or over) their guarantee the higher priority first, else the one under it.  As a sort key:
+    (at or over, -priority, pct), the smallest first."""
+    pct = _pct_of_guaranteed(calc, tot, q)
+    return (pct >= 1.0, -q.priority, pct)
+
+
 def _pct_of_guaranteed(calc: _Calc, tot: Vec, q: _TempQueue) -> float:
     """``TQComparator.getIdealPctOfGuaranteed``: ideal / guaranteed, zero guarantees last."""
     if calc.gt(tot, q.guaranteed, calc.zero):
@@ -596,7 +633,7 @@ def _fixpoint(calc: _Calc, tot: Vec, queues: list[_TempQueue], unassigned: list[
         if rounds > 1_000_000:  # a guard against a loop that cannot end; Hadoop's always does
             break
         _reset_capacity(ordered, ignore_guarantee)
-        keys = [_pct_of_guaranteed(calc, tot, q) for q in ordered]
+        keys = [_need_key(calc, tot, q) for q in ordered]
         low = min(keys)
         underserved = [q for q, k in zip(ordered, keys, strict=True) if k == low]
         ordered = [q for q, k in zip(ordered, keys, strict=True) if k != low]
@@ -636,9 +673,11 @@ def _reset_capacity(queues: list[_TempQueue], ignore_guarantee: bool) -> None:
 def _offer(calc: _Calc, q: _TempQueue, avail: Vec, tot: Vec) -> Vec:
     """``TempQueuePerPartition.offer`` (Hadoop 3.3, no balancing after all are satisfied):
     accept what the queue can take of ``avail``; returns what it accepted (Hadoop returns
-    the rest; the caller subtracts)."""
+    the rest; the caller subtracts).  Under ``FifoCandidatesSelector``
+    (``considersReservedResource`` false) a queue wants used + pending less what its
+    reservations hold, so a reserved ask does not preempt for itself again and again."""
     headroom = _cwmax0(_sub(q.maximum, q.ideal))
-    wants = _sub(_add(q.used, q.pending), q.ideal)
+    wants = _sub(_add(q.used, q.pending_deduct_reserved), q.ideal)
     accepted = _cwmin(headroom, calc.vmin(tot, avail, wants))
     if not q.children:  # filterByMaxDeductAssigned
         room = calc.vmax(tot, _sub(calc.vmax(tot, q.used, q.guaranteed), q.ideal), calc.zero)
@@ -676,7 +715,10 @@ def _select_candidates(calc: _Calc, root: _TempQueue, cluster: Vec, allowed: lis
         for app in order:
             if box[0] is None:
                 break
-            for c in reversed(apps[app]):  # preemptFrom: reverse allocation order
+            # preemptFrom after sortContainers: the lowest priority (largest number) first, then
+            # the latest allocated (Hadoop: the largest container id)
+            ranked = sorted(enumerate(apps[app]), key=lambda ic: (ic[1].priority, ic[0]), reverse=True)
+            for _, c in ranked:
                 if box[0] is None:
                     break
                 if c.is_am:  # AM containers are saved for later

@@ -55,10 +55,11 @@ from typing import Any
 from corescheduler_plugins._yarn_capacity_locality import CapacityLocality
 from corescheduler_plugins._yarn_capacity_placement import CapacityPlacement, capacity_conf
 
+from corescheduler.core.javamath import java_float, java_long
 from corescheduler.core.model import RESOURCES, Job, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
 from corescheduler.core.resources import MEMORY, VCORES, normalize
-from corescheduler.errors import AllocationError
+from corescheduler.errors import AllocationError, ConfigError
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
 
@@ -114,7 +115,9 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
                 f"(yarn.scheduler.capacity.* properties); this is a {getattr(allocations, 'dialect', '?')} "
                 "allocation file", allocations.source)
         if conf is not self.conf:
-            self._preemption = None  # the monitor's settings come from the file
+            # the monitor's settings come from the file, checked with it: a bad value refuses
+            # the file (the last good stays) rather than failing the first preemption round
+            self._preemption = self._new_monitor(conf) if conf is not None else None
         self.conf = conf
         self._dominant = bool(self.conf is not None and self.conf.dominant)
         self._ordering = self._orderings()
@@ -467,11 +470,13 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         return report
 
     def _am_capacity(self, queue: Any) -> Resources:
-        """The guarantee × maximum-am-resource-percent, rounded up to the minimum allocation: the
-        preemption monitor's AM capacity of a leaf."""
+        """The preemption monitor's AM capacity of a leaf (``FifoCandidatesSelector``'s
+        ``maxAMCapacityForThisQueue = Resources.multiply(getEffectiveCapacity, getMaxAMResourcePerQueuePercent)``):
+        the guarantee × maximum-am-resource-percent, each type truncated (not normalized)."""
         assert self.conf is not None
         guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
-        return self._times_up(guaranteed, self.conf.am_resource_percent(queue.name), every=True)
+        pct = java_float(self.conf.am_resource_percent(queue.name))  # a Java float (getFloat)
+        return Resources.of({n: java_long(v * pct) for n, v in guaranteed.items()})
 
     def _times_up(self, r: Resources, by: float, every: bool = False) -> Resources:
         """``Resources.multiplyAndNormalizeUp(rc, r, by, minimumAllocation)``: under
@@ -619,7 +624,7 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
             s = q.sched
             used = s.running
             maximum = s.max_share.componentwise_min(self._cluster) if self._cluster.names else s.max_share
-            pending = (s.demand - used).componentwise_max(Resources())
+            pending = self._pending_for_preemption(q) if q.is_leaf else (s.demand - used).componentwise_max(_ZERO)
             containers = [
                 ContainerView(id=t.id, app_id=t.job.id, app_order=self._order.get(t.job.id, 0),
                               resources=t.resources or Resources(), is_am=bool(t.is_am))
@@ -628,22 +633,54 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
             return QueueView(path=q.name, guaranteed=s.fair_share or Resources(), maximum=maximum, used=used,
                              pending=pending, preemption_disabled=off,
                              children=[view(c, off) for c in q.children.values()], containers=containers,
-                             max_am_capacity=self._am_capacity(q) if q.is_leaf else Resources())
+                             max_am_capacity=self._am_capacity(q) if q.is_leaf else Resources(),
+                             # relativePriority (ProportionalCapacityPreemptionPolicy.cloneQueues)
+                             priority=self._ordering[q.name][1] if q.name in self._ordering else 0)
 
         chosen = monitor.select(view(root, False), self._cluster, now)
         self._marked = list(chosen.marked)
         return [tasks[i] for i in chosen.kill if i in tasks]
 
+    def _pending_for_preemption(self, leaf: Any) -> Resources:
+        """``LeafQueue.getTotalPendingResourcesConsideringUserLimit``: the pending asks of the
+        leaf's active apps, in its order, each at most what its user may still get (the user
+        limit less the user's use, spent app by app); without a capacity file, the leaf's
+        whole pending."""
+        if self.conf is None or self.conf.queues.get(leaf.name) is None:
+            return (leaf.sched.demand - leaf.sched.running).componentwise_max(_ZERO)
+        headroom: dict[str, Resources | None] = {}
+        total = _ZERO
+        for js in leaf.order:
+            job = js.owner
+            if job.user not in headroom:
+                limit = self.user_limit(job)
+                headroom[job.user] = None if limit is None else (limit - self.user_used(job)).componentwise_max(_ZERO)
+            pending = (js.demand - job.usage).componentwise_max(_ZERO)
+            room = headroom[job.user]
+            if room is not None:
+                pending = pending.componentwise_min(room)
+                headroom[job.user] = room - pending
+            total = total + pending
+        return total
+
     def _monitor(self) -> Any:
         """The preemption computation (``ProportionalCapacityPreemption``), made once per file."""
         if self._preemption is None and self.conf is not None:
-            from corescheduler_plugins._yarn_capacity_preemption import (
-                PreemptionSettings,
-                ProportionalCapacityPreemption,
-            )
-            settings = PreemptionSettings.from_properties(self.conf.properties)
-            self._preemption = ProportionalCapacityPreemption(settings, dominant=self._dominant)
+            self._preemption = self._new_monitor(self.conf)
         return self._preemption
+
+    @staticmethod
+    def _new_monitor(conf: Any) -> Any:
+        """A monitor for the file ``conf``; ``AllocationError`` for a bad preemption value."""
+        from corescheduler_plugins._yarn_capacity_preemption import (
+            PreemptionSettings,
+            ProportionalCapacityPreemption,
+        )
+        try:  # Hadoop reads them as the policy is initialized (updateConfigIfNeeded)
+            settings = PreemptionSettings.from_properties(conf.properties)
+        except ConfigError as err:  # PreemptionConfigError: names the key
+            raise AllocationError(str(err), conf.source) from None
+        return ProportionalCapacityPreemption(settings, dominant=bool(conf.dominant))
 
     def report(self) -> dict[str, Any]:
         return {"preemption": {"marked": list(self._marked)}}

@@ -118,6 +118,29 @@ _IGNORED_QUEUE_KEY = re.compile(
     r"maximum-parallel-apps|max-parallel-apps|user-limit-.*|allow-zero-capacity-sum)"
 )
 
+#: the preemption monitor's keys (``CapacitySchedulerConfiguration.PREEMPTION_*``), read by
+#: the ``yarn_capacity`` plugin's ``ProportionalCapacityPreemptionPolicy``
+PREEMPTION_PREFIX = "yarn.resourcemanager.monitor.capacity.preemption."
+PREEMPTION_KEYS = frozenset({
+    "observe_only", "monitoring_interval", "max_wait_before_kill", "total_preemption_per_round",
+    "max_ignored_over_capacity", "natural_termination_factor",
+})
+#: Hadoop's preemption keys for selectors not simulated (reserved-container, intra-queue,
+#: balance-after-satisfied preemption, conservative DRF): warned unless switched off
+_IGNORED_PREEMPTION_KEYS = frozenset({
+    "select_based_on_reserved_containers", "additional_res_balance_based_on_reserved_containers",
+    "intra-queue-preemption.enabled", "intra-queue-preemption.minimum-threshold",
+    "intra-queue-preemption.max-allowable-limit", "intra-queue-preemption.preemption-order-policy",
+    "intra-queue-preemption.conservative-drf", "conservative-drf",
+    "preemption-to-balance-queue-after-satisfied.enabled",
+    "preemption-to-balance-queue-after-satisfied.max-wait-before-kill",
+})
+#: of those, the switches: set to false they ask for what runs here, and are not warned
+_PREEMPTION_SWITCHES = frozenset({
+    "select_based_on_reserved_containers", "additional_res_balance_based_on_reserved_containers",
+    "intra-queue-preemption.enabled", "preemption-to-balance-queue-after-satisfied.enabled",
+})
+
 
 @frozen
 class HadoopProperty:
@@ -602,9 +625,11 @@ def _warn_unknown(r: _Reader, paths: set[str]) -> None:
         if name in r.used:
             continue
         where = f"{r.source}:{p.line}" if p.line is not None else r.source
+        if name.startswith(PREEMPTION_PREFIX):
+            _warn_preemption_key(r, where, name, p.value)
+            continue
         if not name.startswith(PREFIX):
-            if not name.startswith("yarn.resourcemanager.monitor.capacity.preemption."):
-                r.warnings.append(f"{where}: {name}: not a capacity scheduler key; ignored")
+            r.warnings.append(f"{where}: {name}: not a capacity scheduler key; ignored")
             continue
         rest = name[len(PREFIX):]
         # the longest queue path the key starts with
@@ -626,6 +651,23 @@ def _warn_unknown(r: _Reader, paths: set[str]) -> None:
             r.warnings.append(f"{where}: {name}: unknown key (did you mean {PREFIX + near!r}?); ignored")
         else:
             r.warnings.append(f"{where}: {name}: not simulated; ignored")
+
+
+def _warn_preemption_key(r: _Reader, where: str, name: str, value: str) -> None:
+    """A ``yarn.resourcemanager.monitor.capacity.preemption.*`` key: those the monitor reads
+    pass (their values are checked as the plugin takes the file); a selector Hadoop has but
+    this monitor does not run is warned unless switched off; anything else is unknown (with
+    the key meant, for a near miss), ignored as Hadoop ignores it."""
+    key = name[len(PREEMPTION_PREFIX):]
+    if key in PREEMPTION_KEYS:
+        return
+    if key in _IGNORED_PREEMPTION_KEYS:
+        if not (key in _PREEMPTION_SWITCHES and value.strip().lower() == "false"):
+            r.warnings.append(f"{where}: {name}: not simulated (only FifoCandidatesSelector runs); ignored")
+        return
+    near = _near(key, PREEMPTION_KEYS)
+    meant = f" (did you mean {PREEMPTION_PREFIX + near!r}?)" if near else ""
+    r.warnings.append(f"{where}: {name}: unknown preemption key{meant}; ignored")
 
 
 def _near(key: str, known: frozenset[str]) -> str | None:

@@ -12,13 +12,11 @@ left to right (appA, appB, …), with the first container an AM when asked
 (``setAMContainer``).  Hadoop counts ``MARK_CONTAINER_FOR_PREEMPTION`` events
 per app; here that is the containers a round marks.
 
-Not ported, as the snapshot has no reservations, container priorities, dynamic
-queues or scheduler to refresh: testHierarchicalWithReserved,
-testHierarchicalLarge3LevelsWithReserved, testPreemptionNotHappenForSingleReservedQueue,
-testContainerOrdering, testPolicyInitializeAfterSchedulerInitialized,
-testRefreshPreemptionProperties (the reader rereads the settings) and
-testLeafQueueNameExtraction; testHierarchicalLarge3Levels keeps its count, not its
-assertions on internal fields.
+The cases with reservations, testContainerOrdering,
+testPolicyInitializeAfterSchedulerInitialized and testRefreshPreemptionProperties are in
+``test_yarn_capacity_preemption_hadoop_more.py``.  Not ported: testLeafQueueNameExtraction
+(no dynamic, childless parent queues here); testHierarchicalLarge3Levels keeps its count,
+not its assertions on internal fields.
 """
 
 from __future__ import annotations

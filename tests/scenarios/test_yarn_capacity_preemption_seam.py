@@ -49,6 +49,7 @@ def stand_in(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         children: list
         containers: list
         max_am_capacity: Any = None
+        priority: int = 0
 
     @attrs.frozen
     class ContainerView:
