@@ -36,6 +36,7 @@ class CapacityPlacement:
 
     conf: Any
     _apps: Counter[str]
+    _users: dict[str, Counter[Any]]
 
     # ------------------------------------------------------------------ refreshQueues
     @hookimpl
@@ -110,6 +111,14 @@ class CapacityPlacement:
         if self._apps[path] >= limit:  # LeafQueue.validateSubmitApplication
             return Rejection(f"Queue {path} already has {self._apps[path]} applications, cannot accept "
                              f"submission of application (maximum-applications {limit})")
+        # LeafQueue.validateSubmitApplication: "Check submission limits for the user on this queue"
+        # (User.getTotalApplications, pending and active, against getMaxApplicationsPerUser)
+        mine = self._users.get(path, {}).get(job.user, 0)
+        per_user = conf.max_applications_per_user(path)
+        if mine >= per_user:
+            return Rejection(f"Queue {path} already has {mine} applications from user {job.user} cannot accept "
+                             f"submission of application: {job.id} (maximum applications per user {per_user}: "
+                             "maximum-applications × minimum-user-limit-percent × user-limit-factor)")
         return path
 
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
+import struct
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -198,6 +199,19 @@ class CapacitySchedulerConf:
             return q.maximum_applications
         return int(self.maximum_applications * q.absolute_capacity)
 
+    def max_applications_per_user(self, path: str) -> int:
+        """``LeafQueue``'s ``maxApplicationsPerUser`` (``LeafQueue.setupQueueConfigs``):
+        min(maxApplications, ``(int) (maxApplications * (userLimit / 100.0f) * userLimitFactor)``)
+        in Java floats; with ``user-limit-factor`` −1, maxApplications (as later Hadoop versions
+        set it, ``AbstractLeafQueue.setupQueueConfigs``)."""
+        q = self.queues[path]
+        apps = self.max_applications(path)
+        if q.user_limit_factor == -1:
+            return apps
+        product = _f32(_f32(float(apps)) * _f32(_f32(q.minimum_user_limit_percent) / _f32(100.0)))
+        product = _f32(product * _f32(q.user_limit_factor))
+        return min(apps, _java_int(product))
+
     def am_resource_percent(self, path: str) -> float:
         """A queue's ``maximum-am-resource-percent``: its own, else the global one (also for a
         queue the file does not name, as the engine's ``root.default``)."""
@@ -216,6 +230,20 @@ class CapacitySchedulerConf:
             return f"{ROOT}.{name}"
         found = [p for p in self.queues if p.rpartition(".")[2] == name]
         return found[0] if len(found) == 1 else None
+
+
+def _f32(x: float) -> float:
+    """``x`` rounded to a Java ``float`` (beyond its range: infinite)."""
+    if not -3.4028234663852886e38 <= x <= 3.4028234663852886e38:
+        return math.copysign(math.inf, x) if not math.isnan(x) else x
+    return float(struct.unpack("f", struct.pack("f", x))[0])
+
+
+def _java_int(x: float) -> int:
+    """Java's ``(int)`` cast of a float: toward zero, saturating at the int range."""
+    if math.isnan(x):
+        return 0
+    return max(-(2**31), min(2**31 - 1, int(x)))
 
 
 # ============================================================================ reading
