@@ -221,6 +221,13 @@ class CapacitySchedulerConf:
         return self.maximum_am_resource_percent if q.maximum_am_resource_percent is None \
             else q.maximum_am_resource_percent
 
+    def is_ambiguous(self, name: str) -> bool:
+        """``CapacitySchedulerQueueManager.isAmbiguous``: ``name`` is no queue's path and the
+        short name of more than one queue."""
+        if name in self.queues or f"{ROOT}.{name}" in self.queues:
+            return False
+        return sum(1 for p in self.queues if p.rpartition(".")[2] == name) > 1
+
     def resolve(self, name: str) -> str | None:
         """A leaf's path from its path or its short name (unique among leaves), else None
         (Hadoop ``CapacitySchedulerQueueManager.getQueue``)."""
@@ -600,10 +607,37 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
             line=prop.line if prop is not None else None,
         )
     _warn_unknown(r, set(order))
-    return CapacitySchedulerConf(
+    conf = CapacitySchedulerConf(
         queues=queues, properties={n: p.value for n, p in props.items()}, warnings=tuple(r.warnings),
         source=source, **glob,  # type: ignore[arg-type]
     )
+    _check_static_mappings(r, conf)
+    if r.problems:
+        _raise(r)
+    return conf
+
+
+#: the placeholders of a dynamic queue mapping (``UserGroupMappingPlacementRule.isStaticQueueMapping``)
+MAPPING_PLACEHOLDERS = ("%user", "%primary_group", "%secondary_group")
+
+
+def _check_static_mappings(r: _Reader, conf: CapacitySchedulerConf) -> None:
+    """``UserGroupMappingPlacementRule.initialize`` (Hadoop 3.3): a static mapping (no
+    placeholder in its queue) names an existing leaf, by path or unique short name
+    ("mapping contains invalid or non-leaf queue"; no auto-created queues here); a dynamic one
+    is resolved at submission."""
+    p = r.get("queue-mappings")
+    for _kind, _source, queue in conf.queue_mappings:
+        if any(ph in queue for ph in MAPPING_PLACEHOLDERS):
+            continue
+        if conf.is_ambiguous(queue):
+            r.problem(p, "queue-mappings", f"mappings to existing leaf queues (mapping contains ambiguous leaf "
+                                           f"queue reference {queue})")
+            continue
+        path = conf.resolve(queue)
+        if path is None or not conf.queues[path].is_leaf:
+            r.problem(p, "queue-mappings", f"mappings to existing leaf queues (mapping contains invalid or "
+                                           f"non-leaf queue {queue})")
 
 
 def _mappings(r: _Reader) -> tuple[tuple[str, str, str], ...]:
@@ -616,7 +650,7 @@ def _mappings(r: _Reader) -> tuple[tuple[str, str, str], ...]:
     for item in (s.strip() for s in p.value.split(",")):
         if not item:
             continue
-        parts = item.split(":")
+        parts = [part.strip() for part in item.split(":")]  # getQueueMappings trims each part
         if len(parts) != 3 or parts[0] not in ("u", "g") or not parts[1] or not parts[2]:
             r.problem(p, "queue-mappings", "comma-separated u:<user>:<queue> or g:<group>:<queue> mappings "
                                            f"({item!r} is not one)")
