@@ -307,7 +307,7 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
         queue_capacity = guaranteed.componentwise_max(required) if not self._dominant else \
             (guaranteed if self._ratio(guaranteed, required, self._cluster) >= 1.0 else required)
-        consumed = self._round_up(queue.sched.running)
+        consumed = self._consumed(queue)
         below = self._less(consumed, queue_capacity)
         current = queue_capacity if below else consumed + required
         users, active_used = self._active(queue)
@@ -323,6 +323,27 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         if self._less(cap, limit):
             limit = cap
         return self._round_up(limit)
+
+    def _consumed(self, queue: Any) -> Resources:
+        """``UsersManager.computeUserLimit``'s ``consumed``: ``multiplyAndNormalizeUp(cluster,
+        getUsageRatio(), minimumAllocation)``, the usage ratio being the sum of each user's
+        ``Resources.ratio(used, cluster)`` (``UsersManager.updateUsageRatio``).  Under
+        ``DefaultResourceCalculator`` that is the leaf's memory use rounded up; under
+        ``DominantResourceCalculator`` the sum of the users' dominant shares, which exceeds
+        the leaf's own dominant share when its users are dominant in different resource
+        types (``TestLeafQueue.testDRFUserLimits``)."""
+        cluster = self._cluster
+        if not (self._dominant and cluster.any_positive()):
+            return self._round_up(queue.sched.running)
+        users = self._user_used.get(queue.name, {})
+        ratio = sum(used.dominant_share(cluster) for used in users.values())
+        step = self._minimum
+        values = {}
+        for n, v in cluster.items():
+            amount = math.ceil(v * ratio)
+            unit = step.get(n) if step is not None and n in step.names else 0
+            values[n] = math.ceil(amount / unit) * unit if unit > 0 else amount
+        return Resources.of(values)
 
     def _less(self, a: Resources, b: Resources) -> bool:
         """``Resources.lessThan(rc, cluster, a, b)``: memory, or the dominant share."""
