@@ -108,3 +108,58 @@ def test_locality_delay_skips_application() -> None:
     assert cs.scheduling_opportunities(app_0, 1) == 1
     assert outstanding(app_0) == 3
     assert (usage(h, app_0), usage(h, app_1)) == (0, 1 * GB)
+
+
+def test_application_priority_scheduling() -> None:
+    """``TestLeafQueue.testApplicationPriorityScheduling``: three 8 GB nodes on three racks; app_0
+    asks at priority 1 for 1 GB on host_0 and 1 GB on host_1 (ANY 2), at priority 2 for 2 GB
+    on host_2 (ANY 1).  On node_2: nothing twice (P1 waits for its delay, "thus, no P2
+    either"), then P1 OFF_SWITCH at 3 missed opportunities (2 outstanding × locality wait
+    factor min(4 ÷ 3, 1)); on node_0 P1 NODE_LOCAL (reset to 0); on node_1 P2 OFF_SWITCH at
+    once (1 outstanding × 2 ÷ 3 < 1 opportunity)."""
+    h = ClusterHarness(racks=3, nodes_per_rack=1, node_resources="8192 mb, 16 vcores", config=CONFIG,
+                       allocations=with_globals(FIXTURE, **ONE_A_CALL))
+    ask = "1024 mb, 1 vcores"
+    # host_0 1, host_1 1, ANY 2: two containers, each for host_0 or host_1 (an OFF_SWITCH
+    # container takes from ANY alone, leaving both hosts' asks)
+    app_0 = h.submit_app(queue="a", user="user_0", requests=[
+        {"resources": ask, "count": 2, "locations": ["n0000", "n0001"], "priority": 1},
+        {"resources": "2048 mb, 1 vcores", "count": 1, "locations": ["n0002"], "priority": 2},
+    ])
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+
+    def pending(priority: int) -> int:  # getOutstandingAsksCount: P1's asks are 1 GB, P2's 2 GB
+        return sum(1 for t in app_0.tasks["task"] if t.state == "pending" and t.resources.memory == priority * GB)
+
+    def step(node: str) -> tuple[object, ...]:
+        kind = node_type(h.heartbeat(node))
+        return (kind, cs.scheduling_opportunities(app_0, 1), pending(1), cs.scheduling_opportunities(app_0, 2),
+                pending(2))
+
+    assert step("n0002") == (None, 1, 2, 0, 1)
+    assert step("n0002") == (None, 2, 2, 0, 1)
+    assert step("n0002") == ("off", 3, 1, 0, 1)
+    assert step("n0000") == ("node", 0, 0, 0, 1)
+    assert step("n0001") == ("off", 0, 0, 1, 0)
+
+
+def test_activate_application_after_queue_refresh() -> None:
+    """``TestLeafQueue.testActivateApplicationAfterQueueRefresh``: queue e (1 %, maximum 1 %) of
+    100 × 16 GB: its AM limit is 10 % × 16 GB rounded up to 2 GB, so of user_e's three apps
+    with 1 GB AMs two start and one waits; with maximum-am-resource-percent doubled by a
+    refresh (4 GB) the third starts."""
+    xml = with_values(FIXTURE, e__acl_submit_applications="*")
+    h = ClusterHarness(racks=1, nodes_per_rack=100, node_resources="16384 mb, 32 vcores", config=CONFIG,
+                       allocations=xml)
+    apps = []
+    for priority in ("LOW", "NORMAL", "HIGH"):  # a later app's AM is offered the heartbeat first
+        apps.append(h.submit(queue="e", user="user_e", tasks=4, resources="1024 mb, 1 vcores",
+                             am_resources="1024 mb, 1 vcores", priority=priority))
+        h.heartbeat("n0000")
+    assert [h.job(a).am_running for a in apps] == [True, True, False]  # "before reinitialization"
+    assert h.shares()["queues"]["root.newroot.e"]["am_limit"].memory == 2 * GB
+    h.set_allocations(xml.replace("</configuration>", "<property><name>yarn.scheduler.capacity."
+                                  "maximum-am-resource-percent</name><value>0.2</value></property>"
+                                  "</configuration>"))
+    h.heartbeat("n0001")
+    assert [h.job(a).am_running for a in apps] == [True, True, True]  # "after reinitialization"
