@@ -537,8 +537,9 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
                 continue  # already reported
             if (parent_cap > 0 and abs(total - 100.0) > _PRECISION * 100) or (parent_cap == 0 and total > 0):
                 line = next((modes[k][2].line for k in kids if modes[k][2] is not None), None)
+                wanted = "to sum to 100" if parent_cap > 0 else f"to be 0, as {path}'s capacity is 0"
                 r.problems.append((line, f"{PREFIX}{path}.*.capacity: expected the capacities of {path}'s children "
-                                         f"({', '.join(k.rpartition('.')[2] for k in kids)}) to sum to 100, got "
+                                         f"({', '.join(k.rpartition('.')[2] for k in kids)}) {wanted}, got "
                                          f"{total:g} (Hadoop ParentQueue.setChildQueues)"))
         elif mode == "weight":
             ws = {k: float(modes[k][1] or 0.0) for k in kids}  # type: ignore[arg-type]
@@ -674,7 +675,9 @@ def _warn_unknown(r: _Reader, paths: set[str]) -> None:
         if queue is not None:
             key = rest[len(queue) + 1:]
             near = _near(key, QUEUE_KEYS)
-            if near:
+            if queue == ROOT and key == "capacity":  # CapacitySchedulerConfiguration: root's is fixed
+                r.warnings.append(f"{where}: {name}: root's capacity is always 100; ignored")
+            elif near:
                 r.warnings.append(f"{where}: {name}: unknown queue key {key!r} (did you mean {near!r}?); ignored")
             elif _IGNORED_QUEUE_KEY.fullmatch(key):
                 r.warnings.append(f"{where}: {name}: not simulated; ignored")
