@@ -163,3 +163,24 @@ def test_activate_application_after_queue_refresh() -> None:
                                   "</configuration>"))
     h.heartbeat("n0001")
     assert [h.job(a).am_running for a in apps] == [True, True, True]  # "after reinitialization"
+
+
+def test_activate_application_by_updating_cluster_resource() -> None:
+    """``TestLeafQueue.testActivateApplicationByUpdatingClusterResource``: as above, two of
+    user_e's three apps start on 100 × 16 GB; with the cluster grown to 200 nodes e's AM
+    limit is 10 % × 32 GB rounded up to 4 GB and the third starts (``updateClusterResource``
+    → ``activateApplications``)."""
+    xml = with_values(FIXTURE, e__acl_submit_applications="*")
+    h = ClusterHarness(racks=1, nodes_per_rack=100, node_resources="16384 mb, 32 vcores", config=CONFIG,
+                       allocations=xml)
+    apps = []
+    for priority in ("LOW", "NORMAL", "HIGH"):
+        apps.append(h.submit(queue="e", user="user_e", tasks=4, resources="1024 mb, 1 vcores",
+                             am_resources="1024 mb, 1 vcores", priority=priority))
+        h.heartbeat("n0000")
+    assert [h.job(a).am_running for a in apps] == [True, True, False]  # "before updating cluster resource"
+    for i in range(100, 200):
+        h.add_node(f"n{i:04d}", resources="16384 mb, 32 vcores")
+    h.heartbeat("n0001")
+    assert [h.job(a).am_running for a in apps] == [True, True, True]  # "after updating cluster resource"
+    assert h.shares()["queues"]["root.newroot.e"]["am_limit"].memory == 4 * GB
