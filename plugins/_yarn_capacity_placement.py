@@ -2,9 +2,10 @@
 :class:`corescheduler_plugins.yarn_capacity.YarnCapacityScheduler`, which holds the state
 it reads (``conf``, the capacity file in force; ``_apps``, apps placed per leaf).
 
-* **Placement** (:meth:`CapacityPlacement.cs_resolve_pool`) — ``queue-mappings``
-  (``u:``/``g:``, ``%user``, ``%primary_group``) when the app names no queue or the override
-  is on; refusals as ``CapacityScheduler.addApplication``.
+* **Placement** (:meth:`CapacityPlacement.cs_resolve_pool`) — ``queue-mappings`` as
+  ``UserGroupMappingPlacementRule`` (:func:`mapped_queue`) when the app names no queue or
+  ``default``, or the override is on; refusals as ``CapacityScheduler.addApplication`` and
+  ``LeafQueue.validateSubmitApplication``.
 * **Reload** (:meth:`CapacityPlacement.cs_known_pools`) — ``refreshQueues`` as
   ``CapacitySchedulerQueueManager.validateQueueHierarchy`` refuses it.
 """
@@ -76,7 +77,8 @@ class CapacityPlacement:
         names, else ``default`` (YARN's ``DEFAULT_QUEUE_NAME``, as ``RMAppManager`` sets it);
         refused past the system's ``maximum-applications`` (``isSystemAppsLimitReached``), to
         an unknown queue (a file without a leaf ``default`` refuses an app naming none), to a
-        parent, to a STOPPED queue, past the leaf's ``maximum-applications``."""
+        parent, to a STOPPED queue, past the leaf's ``maximum-applications`` or the user's
+        maximum applications in it (``LeafQueue.validateSubmitApplication``)."""
         conf = capacity_conf(allocations)
         if conf is None:
             return None

@@ -25,11 +25,14 @@ by ``[scheduler] allocation_file`` (read and validated by
   100), at most ``user-limit-factor`` × the guarantee (−1: the queue's maximum), rounded up
   to the minimum allocation; a user whose use is over the limit is skipped
   (``LeafQueue.canAssignToUser``: ``greaterThan(used, limit)``).
-* **Placement** (:meth:`cs_resolve_pool`) — ``queue-mappings`` (``u:``/``g:``, ``%user``,
-  ``%primary_group``) when the app names no queue or the override is on; a queue given by
+* **Placement** (:meth:`cs_resolve_pool`) — ``queue-mappings`` as
+  ``UserGroupMappingPlacementRule`` (``u:``/``g:``, ``%user``, ``%primary_group``,
+  ``%secondary_group``, ``parent.leaf``) when the app names no queue or ``default``, or the
+  override is on; a queue given by
   path or unique leaf name (``CapacitySchedulerQueueManager.getQueue``); refused: an unknown
   queue, a parent, a STOPPED queue (or one under a STOPPED parent), an app past the leaf's
-  ``maximum-applications`` (``LeafQueue.validateSubmitApplication``), and by the ACLs.
+  ``maximum-applications`` or the user's share of it (``LeafQueue.validateSubmitApplication``),
+  and by the ACLs.
 * **AM limit** (:meth:`admit_am`) — ``LeafQueue.activateApplications``: the AM limit
   (``calculateAndGetAMResourceLimitPerPartition``: maximum-am-resource-percent × the
   queue's current limit, or its guarantee when that is more) and the user AM limit
