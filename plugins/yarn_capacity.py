@@ -593,6 +593,16 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         mine = self._user_am.get(leaf.name, {}).get(job.user, Resources())
         return self._fits(mine + am, self.user_am_limit(leaf))
 
+    def reservable(self, leaf: Any, job: Job, size: Resources, held: int) -> bool | None:
+        """``FiCaSchedulerApp.shouldAllocOrReserveNewContainer``: an app reserves a node for a
+        container that does not fit it while its outstanding containers outnumber the nodes
+        it holds reserved (``(starvation + requiredContainers) - reservedContainers > 0``;
+        the re-reservation starvation term is 0 here, and every priority counts together).
+        No fair-share condition, threshold or node cap (the fair scheduler's)."""
+        pending = job.pending
+        required = sum(pending.values()) if pending else 0
+        return required - held > 0
+
     def normalize(self, ask: Resources, minimum: Resources, maximum: Resources,
                   increment: Resources) -> Resources | None:
         """``CapacityScheduler.getNormalizedResource`` → ``SchedulerUtils.getNormalizedResource``
