@@ -593,12 +593,23 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         mine = self._user_am.get(leaf.name, {}).get(job.user, Resources())
         return self._fits(mine + am, self.user_am_limit(leaf))
 
-    def reservable(self, leaf: Any, job: Job, size: Resources, held: int) -> bool | None:
+    def reservable(self, leaf: Any, job: Job, size: Resources, node: Any, held: int) -> bool | None:
         """``FiCaSchedulerApp.shouldAllocOrReserveNewContainer``: an app reserves a node for a
         container that does not fit it while its outstanding containers outnumber the nodes
         it holds reserved (``(starvation + requiredContainers) - reservedContainers > 0``;
         the re-reservation starvation term is 0 here, and every priority counts together).
-        No fair-share condition, threshold or node cap (the fair scheduler's)."""
+        No fair-share condition, threshold or node cap (the fair scheduler's).  A node without
+        a minimum allocation free is not scheduled on at all
+        (``CapacityScheduler.allocateOrReserveNewContainers``: ``computeAvailableContainers``
+        ≤ 0), so it is not reserved."""
+        step = self._minimum
+        if step is not None and node.capacity is not None:
+            free = node.capacity - node.used
+            if self._dominant:
+                if any(free.get(n) < v for n, v in step.items() if v > 0):
+                    return False
+            elif free.memory < step.memory:
+                return False
         pending = job.pending
         required = sum(pending.values()) if pending else 0
         return required - held > 0

@@ -54,13 +54,13 @@ class AMLimitsAndReservations(EngineState):
     def _allocated(self) -> Resources:
         return self.tree.root.sched.running
 
-    def _reservable(self, job: Job, leaf: Queue, size: Resources) -> bool:
+    def _reservable(self, job: Job, leaf: Queue, size: Resources, node: Node) -> bool:
         """The leaf's policy's answer (``SharePolicy.reservable``), else
         ``FSAppAttempt.isReservable``: the app is below its fair share (by its queue's
         policy: memory for fair, the dominant share for drf) and the request is at least the
         reservation threshold."""
         verdict = self.owner.plugins.share_policy(leaf.policy).policy.reservable(
-            leaf, job, size, len(self.reservations.get(job.id, ())))
+            leaf, job, size, node, len(self.reservations.get(job.id, ())))
         if verdict is not None:
             self._policy_reserves = True
             return bool(verdict)

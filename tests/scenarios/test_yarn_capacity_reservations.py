@@ -41,3 +41,38 @@ def test_reservation() -> None:
     h.finish(live[1])  # "Now finish another container from app_0 and fulfill the reservation"
     h.heartbeat("n0000")
     assert state() == (4 * GB, 0, 4 * GB, 0)
+
+
+def test_a_full_node_is_not_reserved() -> None:
+    """``CapacityScheduler.allocateOrReserveNewContainers``: a node without a minimum
+    allocation (1 GB) free is not scheduled on, so nothing reserves it: with node_0's 4 GB all
+    used by app_0, app_1's 2 GB container reserves nothing there and runs on node_1."""
+    h = harness(with_values(FIXTURE, a__maximum_capacity="100", a__user_limit_factor="100"), nodes=2,
+                node="4096 mb, 16 vcores")
+    app_0 = h.submit(queue="a", user="user_0", tasks=4, resources="1024 mb, 1 vcores")
+    for _ in range(4):
+        h.heartbeat("n0000")
+    assert used(h, app_0.id) == 4 * GB
+    app_1 = h.submit(queue="a", user="user_1", tasks=1, resources="2048 mb, 1 vcores")
+    assert h.heartbeat("n0000") == []
+    h.update()
+    assert h.shares()["queues"]["root.newroot.a"]["reserved"].memory == 0
+    h.heartbeat("n0001")
+    assert used(h, app_1.id) == 2 * GB
+
+
+def test_an_app_reserves_no_more_nodes_than_it_has_containers_outstanding() -> None:
+    """``FiCaSchedulerApp.shouldAllocOrReserveNewContainer``: app_1, asking for one 3 GB
+    container, reserves node_0 (1 GB of 4 GB used by app_0) but not node_1 too (also 1 GB
+    used): one outstanding container, one reservation."""
+    h = harness(with_values(FIXTURE, a__maximum_capacity="100", a__user_limit_factor="100"), nodes=2,
+                node="4096 mb, 16 vcores")
+    h.submit(queue="a", user="user_0", tasks=2, resources="2048 mb, 1 vcores")
+    h.heartbeat("n0000")
+    h.heartbeat("n0001")
+    app_1 = h.submit(queue="a", user="user_1", tasks=1, resources="3072 mb, 1 vcores")
+    h.heartbeat("n0000")
+    h.heartbeat("n0001")
+    h.update()
+    assert h.shares()["queues"]["root.newroot.a"]["reserved"].memory == 3 * GB
+    assert used(h, app_1.id) == 0
