@@ -91,3 +91,33 @@ def test_user_headroom_multi_app() -> None:
     assert (headroom(h, app_0), headroom(h, app_1), headroom(h, app_2)) == (1 * GB, 1 * GB, 3 * GB)
     finish_all(h, app_0)  # "Complete container and verify that headroom is updated, for both apps"
     assert headroom(h, app_1) == 2 * GB  # (app_0, its one container done, has ended here)
+
+
+def test_compute_user_limit_and_set_headroom_fourth_case() -> None:
+    """``TestLeafQueue.testComputeUserLimitAndSetHeadroom``'s fourth case, a documented
+    deviation: after cases 1–3 (tests/scenarios/test_yarn_capacity_leaf_queue.py), user_0's
+    app_4 asks for 6 GB and gets it on node_1: b uses 10 GB (user_0 8 GB, user_1 2 GB) and no
+    app asks for more.  Hadoop's test expects headrooms of 6 GB for user_1's app_3 and 1 GB
+    for app_4: a user limit of 9 GB = (8 GB + 1 GB) ÷ 1, that is user_0 still counted as
+    the one active user once its ask was met.  Here a user is active while one of its apps
+    asks for containers (``UsersManager.activateApplication`` / ``deactivateApplication``),
+    so none is: the limit is ⌈16 GB × 80 % × 50 %⌉ rounded up to 7 GB, and the headrooms
+    min(7 − 2, 16 − 10) = 5 GB and max(7 − 8, 0) = 0."""
+    xml = with_values(FIXTURE, b__maximum_capacity="100")
+    h = harness(xml, nodes=2)
+    app_0 = h.submit(queue="b", user="user_0", tasks=1, resources="4096 mb, 1 vcores")
+    h.heartbeat("n0000")
+    app_2 = h.submit(queue="b", user="user_1", tasks=1, resources="4096 mb, 1 vcores")
+    h.heartbeat("n0001")
+    finish_all(h, app_0)
+    finish_all(h, app_2)
+    h.set_allocations(with_values(xml, b__minimum_user_limit_percent="50"))
+    app_1 = h.submit(queue="b", user="user_0", tasks=1, resources="2048 mb, 1 vcores")
+    app_3 = h.submit(queue="b", user="user_1", tasks=1, resources="2048 mb, 1 vcores")
+    h.heartbeat("n0000")
+    h.heartbeat("n0000")
+    assert (headroom(h, app_3), headroom(h, app_1)) == (5 * GB, 5 * GB)  # case 3, as Hadoop
+    app_4 = h.submit(queue="b", user="user_0", tasks=1, resources="6144 mb, 1 vcores")
+    h.heartbeat("n0001")
+    assert used(h, "root.newroot.b") == 10 * GB  # "testcase3 still active - 2+2+6=10"
+    assert (headroom(h, app_3), headroom(h, app_4)) == (5 * GB, 0)  # Hadoop: 6 GB and 1 GB
