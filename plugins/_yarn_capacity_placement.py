@@ -2,9 +2,10 @@
 :class:`corescheduler_plugins.yarn_capacity.YarnCapacityScheduler`, which holds the state
 it reads (``conf``, the capacity file in force; ``_apps``, apps placed per leaf).
 
-* **Placement** (:meth:`CapacityPlacement.cs_resolve_pool`) — ``queue-mappings``
-  (``u:``/``g:``, ``%user``, ``%primary_group``) when the app names no queue or the override
-  is on; refusals as ``CapacityScheduler.addApplication``.
+* **Placement** (:meth:`CapacityPlacement.cs_resolve_pool`) — ``queue-mappings`` as
+  ``UserGroupMappingPlacementRule`` (:func:`mapped_queue`) when the app names no queue or
+  ``default``, or the override is on; refusals as ``CapacityScheduler.addApplication`` and
+  ``LeafQueue.validateSubmitApplication``.
 * **Reload** (:meth:`CapacityPlacement.cs_known_pools`) — ``refreshQueues`` as
   ``CapacitySchedulerQueueManager.validateQueueHierarchy`` refuses it.
 """
@@ -36,6 +37,7 @@ class CapacityPlacement:
 
     conf: Any
     _apps: Counter[str]
+    _users: dict[str, Counter[Any]]
 
     # ------------------------------------------------------------------ refreshQueues
     @hookimpl
@@ -75,23 +77,21 @@ class CapacityPlacement:
         names, else ``default`` (YARN's ``DEFAULT_QUEUE_NAME``, as ``RMAppManager`` sets it);
         refused past the system's ``maximum-applications`` (``isSystemAppsLimitReached``), to
         an unknown queue (a file without a leaf ``default`` refuses an app naming none), to a
-        parent, to a STOPPED queue, past the leaf's ``maximum-applications``."""
+        parent, to a STOPPED queue, past the leaf's ``maximum-applications`` or the user's
+        maximum applications in it (``LeafQueue.validateSubmitApplication``)."""
         conf = capacity_conf(allocations)
         if conf is None:
             return None
-        requested = job.pool or None
-        groups = tuple(job.groups or ())
-        mapped = None
-        if requested is None or conf.mappings_override:
-            for kind, who, queue in conf.queue_mappings:  # UserGroupMappingPlacementRule
-                if kind == "u" and who in ("%user", job.user):
-                    mapped = queue.replace("%user", str(job.user)).replace(
-                        "%primary_group", groups[0] if groups else "")
-                elif kind == "g" and who in groups:
-                    mapped = queue
-                if mapped is not None:
-                    break
-        name = mapped or requested or "default"
+        # RMAppManager: an app naming no queue is submitted to YarnConfiguration.DEFAULT_QUEUE_NAME
+        requested = job.pool or "default"
+        try:
+            mapped = mapped_queue(conf, str(job.user), tuple(job.groups or ()))
+        except _MappingError as exc:  # getPlacementForApp: "Failed to submit application …"
+            return Rejection(f"Failed to submit application {job.id} submitted by user {job.user} reason: {exc}")
+        # getPlacementForApp: "We have a mapping, should we use it?"
+        use = mapped is not None and (requested == "default" or requested == mapped.rpartition(".")[2]
+                                      or conf.mappings_override)
+        name = mapped if use and mapped is not None else requested
         placed = sum(self._apps.values())
         if placed >= conf.maximum_applications:  # CapacityScheduler.isSystemAppsLimitReached
             return Rejection(f"Maximum system application limit reached, cannot accept submission of application: "
@@ -110,6 +110,14 @@ class CapacityPlacement:
         if self._apps[path] >= limit:  # LeafQueue.validateSubmitApplication
             return Rejection(f"Queue {path} already has {self._apps[path]} applications, cannot accept "
                              f"submission of application (maximum-applications {limit})")
+        # LeafQueue.validateSubmitApplication: "Check submission limits for the user on this queue"
+        # (User.getTotalApplications, pending and active, against getMaxApplicationsPerUser)
+        mine = self._users.get(path, {}).get(job.user, 0)
+        per_user = conf.max_applications_per_user(path)
+        if mine >= per_user:
+            return Rejection(f"Queue {path} already has {mine} applications from user {job.user} cannot accept "
+                             f"submission of application: {job.id} (maximum applications per user {per_user}: "
+                             "maximum-applications × minimum-user-limit-percent × user-limit-factor)")
         return path
 
 
@@ -120,3 +128,88 @@ def _ancestors(path: str) -> list[str]:
         out.append(head)
         head, dot, _ = head.rpartition(".")
     return out
+
+
+class _MappingError(Exception):
+    """A mapping that fails the submission (Hadoop's ``IOException`` in the placement rule)."""
+
+
+def mapped_queue(conf: Any, user: str, groups: tuple[str, ...]) -> str | None:
+    """``UserGroupMappingPlacementRule.getPlacementForUser`` (Hadoop 3.3): the queue path the
+    first mapping whose source matches the user gives, or None.  The first matching mapping
+    decides: when its queue does not exist it gives None, and the later mappings are not
+    tried.  ``u:%user:…`` matches every user; ``u:<user>:…`` that user; ``g:<group>:…`` a
+    user in the group.  The queue (``[parent.]leaf``): ``%user`` is the user,
+    ``%primary_group`` its first group, ``%secondary_group`` the first of its other groups
+    that names a queue; ``u:%user:%primary_group.%user`` (or ``%secondary_group.%user``)
+    is the user's queue under its group's queue, which must exist
+    (``getContextForGroupParent``, ``validateQueueMapping``).  ``_MappingError``: an
+    ambiguous short name, a missing user queue under its group."""
+    for kind, source, queue in conf.queue_mappings:
+        parent, dot, leaf = queue.rpartition(".")
+        under = parent if dot else None
+        if kind == "u" and source == "%user":
+            if under in ("%primary_group", "%secondary_group") and leaf == "%user":
+                group = _primary(user, groups) if under == "%primary_group" else _secondary(conf, groups)
+                return _group_parent(conf, group, user)
+            if leaf == "%user":
+                return _context(conf, under, user)
+            if leaf == "%primary_group":
+                primary = _primary(user, groups)
+                return _context(conf, under, primary) if primary is not None else None
+            if leaf == "%secondary_group":
+                secondary = _secondary(conf, groups)
+                return _context(conf, under, secondary) if secondary is not None else None
+            return _context(conf, under, leaf)
+        if kind == "u" and source == user:
+            if leaf == "%primary_group":
+                primary = _primary(user, groups)
+                return _context(conf, under, primary) if primary is not None else None
+            if leaf == "%secondary_group":
+                secondary = _secondary(conf, groups)
+                return _context(conf, under, secondary) if secondary is not None else None
+            return _context(conf, under, leaf)
+        if kind == "g" and source in groups:
+            return _context(conf, under, user if leaf == "%user" else leaf)
+    return None
+
+
+def _primary(user: str, groups: tuple[str, ...]) -> str | None:
+    """``groups.getGroups(user).get(0)``; None for a user without groups (traces rarely carry
+    them), where Hadoop's ``Groups`` fails the submission ("No groups found for user")."""
+    return groups[0] if groups else None
+
+
+def _secondary(conf: Any, groups: tuple[str, ...]) -> str | None:
+    """``getSecondaryGroup``: the first of the user's other groups that names a queue."""
+    return next((g for g in groups[1:] if conf.resolve(g) is not None), None)
+
+
+def _context(conf: Any, parent: str | None, leaf: str) -> str | None:
+    """``getPlacementContext``: without a parent, the queue ``leaf`` names (an ambiguous short
+    name fails the submission), else None; with one, ``leaf`` under the queue ``parent``
+    names when both exist (no managed parents: no auto-created queues), else None."""
+    if parent is None:
+        if conf.is_ambiguous(leaf):
+            raise _MappingError(f"mapping contains ambiguous leaf queue reference {leaf}")
+        return conf.resolve(leaf)  # getPlacementContextNoParent
+    under = conf.resolve(parent)  # getPlacementContextWithParent
+    if under is None:
+        return None
+    path = f"{under}.{leaf}"
+    return path if path in conf.queues else None
+
+
+def _group_parent(conf: Any, group: str | None, user: str) -> str | None:
+    """``getContextForGroupParent``: the user's leaf under its group's queue; None when the
+    group names no queue; ``validateQueueMapping`` fails the submission when the user has no
+    leaf there."""
+    if group is None:
+        return None
+    under = conf.resolve(group)
+    if under is None:
+        return None
+    path = f"{under}.{user}"
+    if path not in conf.queues or not conf.queues[path].is_leaf:
+        raise _MappingError(f"mapping contains invalid or non-leaf queue  and no managed parent is found: {path}")
+    return path

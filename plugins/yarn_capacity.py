@@ -25,11 +25,14 @@ by ``[scheduler] allocation_file`` (read and validated by
   100), at most ``user-limit-factor`` × the guarantee (−1: the queue's maximum), rounded up
   to the minimum allocation; a user whose use is over the limit is skipped
   (``LeafQueue.canAssignToUser``: ``greaterThan(used, limit)``).
-* **Placement** (:meth:`cs_resolve_pool`) — ``queue-mappings`` (``u:``/``g:``, ``%user``,
-  ``%primary_group``) when the app names no queue or the override is on; a queue given by
+* **Placement** (:meth:`cs_resolve_pool`) — ``queue-mappings`` as
+  ``UserGroupMappingPlacementRule`` (``u:``/``g:``, ``%user``, ``%primary_group``,
+  ``%secondary_group``, ``parent.leaf``) when the app names no queue or ``default``, or the
+  override is on; a queue given by
   path or unique leaf name (``CapacitySchedulerQueueManager.getQueue``); refused: an unknown
   queue, a parent, a STOPPED queue (or one under a STOPPED parent), an app past the leaf's
-  ``maximum-applications`` (``LeafQueue.validateSubmitApplication``), and by the ACLs.
+  ``maximum-applications`` or the user's share of it (``LeafQueue.validateSubmitApplication``),
+  and by the ACLs.
 * **AM limit** (:meth:`admit_am`) — ``LeafQueue.activateApplications``: the AM limit
   (``calculateAndGetAMResourceLimitPerPartition``: maximum-am-resource-percent × the
   queue's current limit, or its guarantee when that is more) and the user AM limit
@@ -310,7 +313,7 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
         queue_capacity = guaranteed.componentwise_max(required) if not self._dominant else \
             (guaranteed if self._ratio(guaranteed, required, self._cluster) >= 1.0 else required)
-        consumed = self._round_up(queue.sched.running)
+        consumed = self._consumed(queue)
         below = self._less(consumed, queue_capacity)
         current = queue_capacity if below else consumed + required
         users, active_used = self._active(queue)
@@ -326,6 +329,27 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         if self._less(cap, limit):
             limit = cap
         return self._round_up(limit)
+
+    def _consumed(self, queue: Any) -> Resources:
+        """``UsersManager.computeUserLimit``'s ``consumed``: ``multiplyAndNormalizeUp(cluster,
+        getUsageRatio(), minimumAllocation)``, the usage ratio being the sum of each user's
+        ``Resources.ratio(used, cluster)`` (``UsersManager.updateUsageRatio``).  Under
+        ``DefaultResourceCalculator`` that is the leaf's memory use rounded up; under
+        ``DominantResourceCalculator`` the sum of the users' dominant shares, which exceeds
+        the leaf's own dominant share when its users are dominant in different resource
+        types (``TestLeafQueue.testDRFUserLimits``)."""
+        cluster = self._cluster
+        if not (self._dominant and cluster.any_positive()):
+            return self._round_up(queue.sched.running)
+        users = self._user_used.get(queue.name, {})
+        ratio = sum(used.dominant_share(cluster) for used in users.values())
+        step = self._minimum
+        values = {}
+        for n, v in cluster.items():
+            amount = math.ceil(v * ratio)
+            unit = step.get(n) if step is not None and n in step.names else 0
+            values[n] = math.ceil(amount / unit) * unit if unit > 0 else amount
+        return Resources.of(values)
 
     def _less(self, a: Resources, b: Resources) -> bool:
         """``Resources.lessThan(rc, cluster, a, b)``: memory, or the dominant share."""
@@ -573,6 +597,27 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
             return False
         mine = self._user_am.get(leaf.name, {}).get(job.user, Resources())
         return self._fits(mine + am, self.user_am_limit(leaf))
+
+    def reservable(self, leaf: Any, job: Job, size: Resources, node: Any, held: int) -> bool | None:
+        """``FiCaSchedulerApp.shouldAllocOrReserveNewContainer``: an app reserves a node for a
+        container that does not fit it while its outstanding containers outnumber the nodes
+        it holds reserved (``(starvation + requiredContainers) - reservedContainers > 0``;
+        the re-reservation starvation term is 0 here, and every priority counts together).
+        No fair-share condition, threshold or node cap (the fair scheduler's).  A node without
+        a minimum allocation free is not scheduled on at all
+        (``CapacityScheduler.allocateOrReserveNewContainers``: ``computeAvailableContainers``
+        ≤ 0), so it is not reserved."""
+        step = self._minimum
+        if step is not None and node.capacity is not None:
+            free = node.capacity - node.used
+            if self._dominant:
+                if any(free.get(n) < v for n, v in step.items() if v > 0):
+                    return False
+            elif free.memory < step.memory:
+                return False
+        pending = job.pending
+        required = sum(pending.values()) if pending else 0
+        return required - held > 0
 
     def normalize(self, ask: Resources, minimum: Resources, maximum: Resources,
                   increment: Resources) -> Resources | None:

@@ -175,6 +175,15 @@ class SharePolicy:
         scheduler's ``maxAMShare`` (``FSLeafQueue.canRunAppAM``)."""
         return None
 
+    def reservable(self, leaf: Queue, job: Job, size: Resources, node: Node, held: int) -> bool | None:
+        """Resource mode, a leaf's policy: may ``job`` reserve ``node`` for a container of
+        ``size`` that does not fit it now, holding reservations on ``held`` other nodes
+        (the Capacity Scheduler's ``FiCaSchedulerApp.shouldAllocOrReserveNewContainer``)?  An
+        answer replaces the engine's rule and its ``reservable_nodes`` cap.  None (the
+        default): the engine's rule, the fair scheduler's ``FSAppAttempt.isReservable`` and
+        ``reservationExceedsThreshold``."""
+        return None
+
     def normalize(self, ask: Resources, minimum: Resources, maximum: Resources,
                   increment: Resources) -> Resources | None:
         """Resource mode, the root queue's policy: a container ask as the scheduler sizes it

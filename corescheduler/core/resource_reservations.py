@@ -23,6 +23,10 @@ from corescheduler.core.resources import Resources
 class AMLimitsAndReservations(EngineState):
     """Whether an app's AM may run in its leaf, and the nodes apps hold reserved."""
 
+    #: whether the last :meth:`_reservable` answer was the leaf policy's (then :meth:`_reserve`
+    #: applies no ``reservable_nodes`` cap)
+    _policy_reserves = False
+
     def _can_run_am(self, leaf: Queue, am: Resources, job: Job) -> bool:
         """May ``job``'s AM ``am`` start in ``leaf``: the leaf's policy's AM limits
         (``SharePolicy.admit_am``), else the engine's, ``FSLeafQueue.canRunAppAM`` /
@@ -50,10 +54,17 @@ class AMLimitsAndReservations(EngineState):
     def _allocated(self) -> Resources:
         return self.tree.root.sched.running
 
-    def _reservable(self, job: Job, leaf: Queue, size: Resources) -> bool:
-        """``FSAppAttempt.isReservable``: the app is below its fair share (by its queue's
+    def _reservable(self, job: Job, leaf: Queue, size: Resources, node: Node) -> bool:
+        """The leaf's policy's answer (``SharePolicy.reservable``), else
+        ``FSAppAttempt.isReservable``: the app is below its fair share (by its queue's
         policy: memory for fair, the dominant share for drf) and the request is at least the
         reservation threshold."""
+        verdict = self.owner.plugins.share_policy(leaf.policy).policy.reservable(
+            leaf, job, size, node, len(self.reservations.get(job.id, ())))
+        if verdict is not None:
+            self._policy_reserves = True
+            return bool(verdict)
+        self._policy_reserves = False
         js = job.sched[RESOURCES]
         fair = js.fair_share if js.fair_share is not None else NONE
         calc = self.owner.plugins.share_policy(leaf.policy).calc  # the policy's getResourceCalculator
@@ -68,7 +79,7 @@ class AMLimitsAndReservations(EngineState):
         if node.reserved is None:
             held = self.reservations.get(job.id, {})
             locality = task.locality(node) if task.locations or task.racks else "off"
-            if locality != "node":
+            if locality != "node" and not self._policy_reserves:  # the policy's answer has no cap
                 nodes = self.owner.cluster.nodes.values()
                 if locality == "rack":
                     existing = sum(1 for r in held.values() if r == node.rack)

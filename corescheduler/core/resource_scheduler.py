@@ -417,7 +417,7 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         if answer:
             self._allocate(leaf, job, task, node, size, now, out)
             return size
-        if self._reservable(job, leaf, size) and self._reserve(job, task, node):
+        if self._reservable(job, leaf, size, node) and self._reserve(job, task, node):
             self.ledger.emit({"time": now, "type": "node_reserved", "job": job.id, "task": task.id,
                               "node": node.name, "resources": size.as_dict()})
             return RESERVED

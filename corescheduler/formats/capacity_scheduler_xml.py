@@ -41,6 +41,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
+import struct
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -221,6 +222,19 @@ class CapacitySchedulerConf:
             return q.maximum_applications
         return int(self.maximum_applications * q.absolute_capacity)
 
+    def max_applications_per_user(self, path: str) -> int:
+        """``LeafQueue``'s ``maxApplicationsPerUser`` (``LeafQueue.setupQueueConfigs``):
+        min(maxApplications, ``(int) (maxApplications * (userLimit / 100.0f) * userLimitFactor)``)
+        in Java floats; with ``user-limit-factor`` −1, maxApplications (as later Hadoop versions
+        set it, ``AbstractLeafQueue.setupQueueConfigs``)."""
+        q = self.queues[path]
+        apps = self.max_applications(path)
+        if q.user_limit_factor == -1:
+            return apps
+        product = _f32(_f32(float(apps)) * _f32(_f32(q.minimum_user_limit_percent) / _f32(100.0)))
+        product = _f32(product * _f32(q.user_limit_factor))
+        return min(apps, _java_int(product))
+
     def am_resource_percent(self, path: str) -> float:
         """A queue's ``maximum-am-resource-percent``: its own, else the global one (also for a
         queue the file does not name, as the engine's ``root.default``)."""
@@ -229,6 +243,13 @@ class CapacitySchedulerConf:
             return self.maximum_am_resource_percent
         return self.maximum_am_resource_percent if q.maximum_am_resource_percent is None \
             else q.maximum_am_resource_percent
+
+    def is_ambiguous(self, name: str) -> bool:
+        """``CapacitySchedulerQueueManager.isAmbiguous``: ``name`` is no queue's path and the
+        short name of more than one queue."""
+        if name in self.queues or f"{ROOT}.{name}" in self.queues:
+            return False
+        return sum(1 for p in self.queues if p.rpartition(".")[2] == name) > 1
 
     def resolve(self, name: str) -> str | None:
         """A leaf's path from its path or its short name (unique among leaves), else None
@@ -239,6 +260,20 @@ class CapacitySchedulerConf:
             return f"{ROOT}.{name}"
         found = [p for p in self.queues if p.rpartition(".")[2] == name]
         return found[0] if len(found) == 1 else None
+
+
+def _f32(x: float) -> float:
+    """``x`` rounded to a Java ``float`` (beyond its range: infinite)."""
+    if not -3.4028234663852886e38 <= x <= 3.4028234663852886e38:
+        return math.copysign(math.inf, x) if not math.isnan(x) else x
+    return float(struct.unpack("f", struct.pack("f", x))[0])
+
+
+def _java_int(x: float) -> int:
+    """Java's ``(int)`` cast of a float: toward zero, saturating at the int range."""
+    if math.isnan(x):
+        return 0
+    return max(-(2**31), min(2**31 - 1, int(x)))
 
 
 # ============================================================================ reading
@@ -525,8 +560,9 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
                 continue  # already reported
             if (parent_cap > 0 and abs(total - 100.0) > _PRECISION * 100) or (parent_cap == 0 and total > 0):
                 line = next((modes[k][2].line for k in kids if modes[k][2] is not None), None)
+                wanted = "to sum to 100" if parent_cap > 0 else f"to be 0, as {path}'s capacity is 0"
                 r.problems.append((line, f"{PREFIX}{path}.*.capacity: expected the capacities of {path}'s children "
-                                         f"({', '.join(k.rpartition('.')[2] for k in kids)}) to sum to 100, got "
+                                         f"({', '.join(k.rpartition('.')[2] for k in kids)}) {wanted}, got "
                                          f"{total:g} (Hadoop ParentQueue.setChildQueues)"))
         elif mode == "weight":
             ws = {k: float(modes[k][1] or 0.0) for k in kids}  # type: ignore[arg-type]
@@ -595,10 +631,37 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
             line=prop.line if prop is not None else None,
         )
     _warn_unknown(r, set(order))
-    return CapacitySchedulerConf(
+    conf = CapacitySchedulerConf(
         queues=queues, properties={n: p.value for n, p in props.items()}, warnings=tuple(r.warnings),
         source=source, **glob,  # type: ignore[arg-type]
     )
+    _check_static_mappings(r, conf)
+    if r.problems:
+        _raise(r)
+    return conf
+
+
+#: the placeholders of a dynamic queue mapping (``UserGroupMappingPlacementRule.isStaticQueueMapping``)
+MAPPING_PLACEHOLDERS = ("%user", "%primary_group", "%secondary_group")
+
+
+def _check_static_mappings(r: _Reader, conf: CapacitySchedulerConf) -> None:
+    """``UserGroupMappingPlacementRule.initialize`` (Hadoop 3.3): a static mapping (no
+    placeholder in its queue) names an existing leaf, by path or unique short name
+    ("mapping contains invalid or non-leaf queue"; no auto-created queues here); a dynamic one
+    is resolved at submission."""
+    p = r.get("queue-mappings")
+    for _kind, _source, queue in conf.queue_mappings:
+        if any(ph in queue for ph in MAPPING_PLACEHOLDERS):
+            continue
+        if conf.is_ambiguous(queue):
+            r.problem(p, "queue-mappings", f"mappings to existing leaf queues (mapping contains ambiguous leaf "
+                                           f"queue reference {queue})")
+            continue
+        path = conf.resolve(queue)
+        if path is None or not conf.queues[path].is_leaf:
+            r.problem(p, "queue-mappings", f"mappings to existing leaf queues (mapping contains invalid or "
+                                           f"non-leaf queue {queue})")
 
 
 def _mappings(r: _Reader) -> tuple[tuple[str, str, str], ...]:
@@ -611,7 +674,7 @@ def _mappings(r: _Reader) -> tuple[tuple[str, str, str], ...]:
     for item in (s.strip() for s in p.value.split(",")):
         if not item:
             continue
-        parts = item.split(":")
+        parts = [part.strip() for part in item.split(":")]  # getQueueMappings trims each part
         if len(parts) != 3 or parts[0] not in ("u", "g") or not parts[1] or not parts[2]:
             r.problem(p, "queue-mappings", "comma-separated u:<user>:<queue> or g:<group>:<queue> mappings "
                                            f"({item!r} is not one)")
@@ -637,7 +700,9 @@ def _warn_unknown(r: _Reader, paths: set[str]) -> None:
         if queue is not None:
             key = rest[len(queue) + 1:]
             near = _near(key, QUEUE_KEYS)
-            if near:
+            if queue == ROOT and key == "capacity":  # CapacitySchedulerConfiguration: root's is fixed
+                r.warnings.append(f"{where}: {name}: root's capacity is always 100; ignored")
+            elif near:
                 r.warnings.append(f"{where}: {name}: unknown queue key {key!r} (did you mean {near!r}?); ignored")
             elif _IGNORED_QUEUE_KEY.fullmatch(key):
                 r.warnings.append(f"{where}: {name}: not simulated; ignored")

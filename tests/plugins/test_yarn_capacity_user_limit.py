@@ -62,7 +62,14 @@ def reference_limit(policy: Any, job: Any) -> Resources | None:
         queue_capacity = guaranteed.componentwise_max(required)
     else:
         queue_capacity = guaranteed if policy._ratio(guaranteed, required, policy._cluster) >= 1.0 else required
-    consumed = round_up(queue.sched.running)
+    cluster = policy._cluster
+    if policy._dominant and cluster.any_positive():
+        # the sum of the users' dominant shares × the cluster, each type normalized up
+        # (UsersManager.getUsageRatio; TestLeafQueue.testDRFUserLimits)
+        ratio = sum(u.dominant_share(cluster) for u in policy._user_used.get(path, {}).values())
+        consumed = round_up(Resources.of({n: math.ceil(v * ratio) for n, v in cluster.items()}))
+    else:
+        consumed = round_up(queue.sched.running)
     current = queue_capacity if less(consumed, queue_capacity) else consumed + required
     users = {js.owner.user for js in queue.order}
     by_user = policy._user_used.get(path, {})
