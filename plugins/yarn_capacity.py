@@ -78,6 +78,7 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         self.conf: Any = None  # the capacity file in force (CapacitySchedulerConf), None without one
         self._calcs: dict[str, Calculator] = {}
         self._ordering: dict[str, tuple[float, int, tuple[float, ...]]] = {}  # path -> order_key's fixed parts
+        self._fair_leaves: dict[str, bool] = {}
         self._dominant = False
         self._apps: Counter[str] = Counter()  # leaf -> apps placed (pending and running)
         self._users: dict[str, Counter[Any]] = {}  # leaf -> user -> apps
@@ -118,6 +119,9 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         self.conf = conf
         self._dominant = bool(self.conf is not None and self.conf.dominant)
         self._ordering = self._orderings()
+        #: leaf -> fair.enable-size-based-weight, for the leaves whose ordering-policy is fair
+        self._fair_leaves = {path: q.fair_size_based_weight for path, q in self.conf.queues.items()
+                             if q.ordering_policy == "fair"} if self.conf is not None else {}
         if self._calcs:  # the resource-calculator key: memory only, or the dominant share
             self.calc = self._calcs[DOMINANT if self._dominant else PRIMARY]
 
@@ -180,21 +184,33 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         return used.get("memory") / g if g > 0 else 0.0
 
     def order_key(self, s: Schedulable) -> Any:
+        """An app's key in its leaf (its ordering policy), a queue's among its siblings
+        (:func:`queue_order_key`).  Every container's launch asks it of the app and of each
+        queue up to root: the fixed parts come from :meth:`_orderings` and
+        :attr:`_fair_leaves`, and ``used`` is divided inline (:meth:`_ratio`)."""
         owner = s.owner
         if isinstance(owner, Job):
-            leaf = self.conf.queues.get(str(owner.queue or owner.pool)) if self.conf is not None else None
-            if leaf is not None and leaf.ordering_policy == "fair":
-                usage = float(s.running.get("memory"))
-                if leaf.fair_size_based_weight:
-                    demand = s.demand.get("memory")
-                    weight = math.log1p(demand) / math.log(2) if demand > 0 else 1.0
-                    usage = usage / weight if weight > 0 else usage
-                return (usage, s.start_time, s.name)
+            fair = self._fair_leaves
+            if fair:
+                path = owner.queue or owner.pool
+                sized = fair.get(path if type(path) is str else str(path))
+                if sized is not None:  # FairOrderingPolicy
+                    usage = float(s.running.get("memory"))
+                    if sized:
+                        demand = s.demand.get("memory")
+                        weight = math.log1p(demand) / math.log(2) if demand > 0 else 1.0
+                        usage = usage / weight if weight > 0 else usage
+                    return (usage, s.start_time, s.name)
             return (owner.sched["map"].priority, s.start_time, s.name)  # rank: VERY_HIGH (0) first
         ordering = self._ordering.get(owner.name)
         if ordering is None:  # no file: root.default alone
             return (False, False, 0, self._ratio(s.running, s.fair_share, getattr(s, "cluster", None)), (0.0,), s.name)
         absolute, priority, tie = ordering
+        if not self._dominant:  # _ratio's memory case, inline
+            g = s.fair_share if absolute > 0 else s.cluster  # both at 0: by absolute used capacity
+            gm = g.memory if g is not None else 0
+            used = s.running.memory / gm if gm > 0 else 0.0
+            return (absolute <= 0, used >= 1.0, -priority, used, tie, s.name)  # queue_order_key
         cluster = getattr(s, "cluster", None)
         if absolute > 0:
             used = self._ratio(s.running, s.fair_share, cluster)
