@@ -85,8 +85,9 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         self._user_used: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> resources used
         self._user_am: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> AM containers' resources
         self._live: dict[str, Any] = {}  # path -> the engine's live queue (seen in compute_shares)
-        # leaf -> (queue, conf, guarantee, maximum, used memory, a lower bound of the user limit's memory)
-        self._bounds: dict[str, tuple[Any, Any, Any, Any, int, int]] = {}
+        # leaf -> (its schedulable, guarantee, maximum, used memory, a lower bound of the user limit's
+        # memory, its users' use): admit_job's fast path; dropped when the file or the live queue changes
+        self._bounds: dict[str, tuple[Any, Any, Any, int, int, dict[Any, Resources]]] = {}
         self._cluster = Resources()
         self._order: dict[str, int] = {}  # app id -> submission order (preemption: latest first)
         self._preemption: Any = None
@@ -117,6 +118,7 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         if conf is not self.conf:
             self._preemption = None  # the monitor's settings come from the file
         self.conf = conf
+        self._bounds.clear()
         self._dominant = bool(self.conf is not None and self.conf.dominant)
         self._ordering = self._orderings()
         #: leaf -> fair.enable-size-based-weight, for the leaves whose ordering-policy is fair
@@ -162,7 +164,9 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
             if isinstance(owner, Job):
                 out.append(None)
             else:
-                self._live[owner.name] = owner
+                if self._live.get(owner.name) is not owner:
+                    self._live[owner.name] = owner
+                    self._bounds.pop(owner.name, None)  # a bound holds the queue it was computed for
                 if owner.parent is not None and owner.parent.parent is None:
                     self._cluster = total  # root's share: the cluster
                 out.append(self.guaranteed(owner.name, total))
@@ -257,6 +261,12 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         heartbeat's case; None when some value has extra resource types): the limit's memory
         and vcores.  Integer division where the general path divides floats: the same results
         for amounts below 2**53."""
+        amounts = self._amounts(queue, leaf)
+        return None if amounts is None else (amounts[0], amounts[1])
+
+    def _amounts(self, queue: Any, leaf: Any) -> tuple[int, int, int] | None:
+        """:meth:`_limit_amounts`, and :meth:`_memory_bound` from the same terms: (the limit's
+        memory, its vcores, the bound)."""
         s = queue.sched
         guaranteed = s.fair_share
         running = s.running
@@ -308,14 +318,16 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
                 capm, capv = cap.memory, cap.vcores
             if capm < lm:
                 lm, lv = capm, capv
+            least = capm if capm < bm else bm  # _memory_bound
         else:
             return None
         if step is not None:
             if rm > 0:
                 lm = -(-lm // rm) * rm
+                least = -(-least // rm) * rm
             if rv > 0:
                 lv = -(-lv // rv) * rv
-        return lm, lv
+        return lm, lv, least
 
     def _limit_resources(self, queue: Any, leaf: Any) -> Resources:
         """:meth:`user_limit` in ``Resources`` arithmetic: any resource types."""
@@ -386,29 +398,36 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         path = job.queue or job.pool
         if type(path) is not str:
             path = str(path)
-        queue = self._live.get(path)
         bound = self._bounds.get(path)
-        if bound is not None and bound[0] is queue and bound[1] is self.conf:
-            s = queue.sched
-            if s.fair_share is bound[2] and s.max_share is bound[3] and s.running.memory >= bound[4]:
-                by_user = self._user_used.get(path)
-                used = by_user.get(job.user) if by_user else None
-                if (used.memory if used is not None else 0) <= bound[5]:
+        if bound is not None:
+            s, guaranteed, maximum, running, least, by_user = bound
+            if s.fair_share is guaranteed and s.max_share is maximum and s.running.memory >= running:
+                used = by_user.get(job.user)
+                if (used.memory if used is not None else 0) <= least:
                     return None
+        return self._admit_exactly(job, path)
+
+    def _admit_exactly(self, job: Job, path: str) -> Rejection | None:
+        """:meth:`admit_job` past the bound: the user's use against the user limit (and, under
+        ``DefaultResourceCalculator``, a new bound for the leaf)."""
         conf = self.conf
         leaf = conf.queues.get(path) if conf is not None else None
+        queue = self._live.get(path)
         if leaf is None or queue is None:
             return None
         by_user = self._user_used.get(path)
-        used = (by_user.get(job.user) if by_user else None) or _ZERO
+        if by_user is None:
+            by_user = self._user_used[path] = {}
+        used = by_user.get(job.user) or _ZERO
         if not self._dominant:
             s = queue.sched
-            self._bounds[path] = (queue, conf, s.fair_share, s.max_share, s.running.memory,
-                                  self._memory_bound(queue, leaf))
-            fast = self._limit_amounts(queue, leaf)
+            fast = self._amounts(queue, leaf)
+            least = fast[2] if fast is not None else self._memory_bound(queue, leaf)
+            self._bounds[path] = (s, s.fair_share, s.max_share, s.running.memory, least, by_user)
             if fast is not None:
                 if used.memory > fast[0]:
-                    return Rejection(f"user {job.user} is over its user limit {Resources._make(*fast)} in {path}")
+                    return Rejection(f"user {job.user} is over its user limit {Resources._make(fast[0], fast[1])} "
+                                     f"in {path}")
                 return None
         limit = self.user_limit(job)
         if limit is None:
