@@ -319,7 +319,7 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
                         return result
                 return None
             deferred: list[Job] | None = None  # cs_admit_job: False = after the others (a user over its limit)
-            for js in list(q.order):
+            for js in q.order._items[:]:  # a copy: the policy's answer may move apps (KeyedOrder's list itself)
                 job = js.owner
                 verdict = admit(job, RESOURCES, now)
                 if verdict is not None and verdict is not True:
