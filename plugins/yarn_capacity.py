@@ -57,7 +57,15 @@ from corescheduler_plugins._yarn_capacity_placement import CapacityPlacement, ca
 
 from corescheduler.core.model import RESOURCES, Job, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
-from corescheduler.core.resources import MEMORY, VCORES, normalize
+from corescheduler.core.resources import (
+    MEMORY,
+    VCORES,
+    _new,
+    _set_extras,
+    _set_memory,
+    _set_vcores,
+    normalize,
+)
 from corescheduler.errors import AllocationError
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
@@ -731,7 +739,8 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
     @hookimpl
     def cs_task_started(self, task: Any, node: Any, locality: Any, now: float) -> None:
         """:meth:`_count` (+1), inline: every container's launch calls it (and naming all of the
-        hook's arguments lets the engine call it without an adapter)."""
+        hook's arguments lets the engine call it without an adapter); the sum of two values of
+        memory and vcores alone is built as ``Resources.__add__`` builds it, without its call."""
         size = task.resources
         if size is None:
             return
@@ -745,7 +754,17 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         if used is None:
             used = self._user_used[path] = {}
         user = job.user
-        used[user] = used.get(user, _ZERO) + size
+        current = used.get(user)
+        if current is None:
+            used[user] = size
+        elif not current.extras and not size.extras:
+            total = _new(Resources)
+            _set_memory(total, current.memory + size.memory)
+            _set_vcores(total, current.vcores + size.vcores)
+            _set_extras(total, ())
+            used[user] = total
+        else:
+            used[user] = current + size
 
     @hookimpl
     def cs_task_finished(self, task: Any) -> None:
