@@ -87,6 +87,9 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         self._calcs: dict[str, Calculator] = {}
         self._ordering: dict[str, tuple[float, int, tuple[float, ...]]] = {}  # path -> order_key's fixed parts
         self._fair_leaves: dict[str, bool] = {}
+        #: a live queue's schedulable -> order_key's fixed parts (DefaultResourceCalculator), from
+        #: compute_shares: (positive absolute capacity, its negation, -priority, tie-breaker)
+        self._queue_keys: dict[Any, tuple[bool, bool, int, tuple[float, ...]]] = {}
         self._dominant = False
         self._apps: Counter[str] = Counter()  # leaf -> apps placed (pending and running)
         self._users: dict[str, Counter[Any]] = {}  # leaf -> user -> apps
@@ -127,6 +130,7 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
             self._preemption = None  # the monitor's settings come from the file
         self.conf = conf
         self._bounds.clear()
+        self._queue_keys.clear()
         self._dominant = bool(self.conf is not None and self.conf.dominant)
         self._ordering = self._orderings()
         #: leaf -> fair.enable-size-based-weight, for the leaves whose ordering-policy is fair
@@ -175,6 +179,10 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
                 if self._live.get(owner.name) is not owner:
                     self._live[owner.name] = owner
                     self._bounds.pop(owner.name, None)  # a bound holds the queue it was computed for
+                if s not in self._queue_keys and not self._dominant:
+                    fixed = self._ordering.get(owner.name)
+                    if fixed is not None:  # order_key's fixed parts of this live queue
+                        self._queue_keys[s] = (fixed[0] > 0, fixed[0] <= 0, -fixed[1], fixed[2])
                 if owner.parent is not None and owner.parent.parent is None:
                     self._cluster = total  # root's share: the cluster
                 out.append(self.guaranteed(owner.name, total))
@@ -200,6 +208,13 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         (:func:`queue_order_key`).  Every container's launch asks it of the app and of each
         queue up to root: the fixed parts come from :meth:`_orderings` and
         :attr:`_fair_leaves`, and ``used`` is divided inline (:meth:`_ratio`)."""
+        fixed = self._queue_keys.get(s)
+        if fixed is not None:  # a queue of the file under DefaultResourceCalculator
+            positive, zero, priority, tie = fixed
+            g = s.fair_share if positive else s.cluster  # both at 0: by absolute used capacity
+            gm = g.memory if g is not None else 0
+            used = s.running.memory / gm if gm > 0 else 0.0
+            return (zero, used >= 1.0, priority, used, tie, s.name)  # queue_order_key
         owner = s.owner
         if isinstance(owner, Job):
             fair = self._fair_leaves
