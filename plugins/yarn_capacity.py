@@ -352,6 +352,54 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
                 lv = -(-lv // rv) * rv
         return lm, lv, least
 
+    def _memory_limit(self, queue: Any, leaf: Any) -> tuple[int, int] | None:
+        """:meth:`_amounts`' memory terms alone, under ``DefaultResourceCalculator`` (where memory
+        decides the admission): (the limit's memory, :meth:`_memory_bound`), or None where
+        :meth:`_amounts` is None."""
+        s = queue.sched
+        guaranteed = s.fair_share
+        running = s.running
+        step = self._minimum
+        if running.extras or (guaranteed is not None and guaranteed.extras) or (step is not None and step.extras):
+            return None
+        gm = guaranteed.memory if guaranteed is not None else 0
+        rm = step.memory if step is not None else 0
+        users = {js.owner.user for js in queue.order}
+        by_user = self._user_used.get(queue.name)
+        am = 0
+        if by_user:
+            for u in users:
+                r = by_user.get(u)
+                if r is not None:
+                    if r.extras:
+                        return None
+                    am += r.memory
+        n = len(users)
+        consumed_m = running.memory
+        if rm > 0:
+            consumed_m = -(-consumed_m // rm) * rm
+        qm = gm if gm >= rm else rm
+        cm = qm if consumed_m < qm else consumed_m + rm
+        lm = -(-(am + rm) // n) if n else 0
+        bm = -(-int(cm * leaf.minimum_user_limit_percent) // 100)
+        if lm < bm:
+            lm = bm
+        ulf = leaf.user_limit_factor
+        if ulf >= 0:
+            capm = int(qm * ulf)
+        else:
+            cap = s.max_share
+            if cap.extras:
+                return None
+            capm = cap.memory
+        if capm < lm:
+            lm = capm
+        least = capm if capm < bm else bm
+        if rm > 0:
+            lm = -(-lm // rm) * rm
+            least = -(-least // rm) * rm
+        return lm, least
+
     def _limit_resources(self, queue: Any, leaf: Any) -> Resources:
         """:meth:`user_limit` in ``Resources`` arithmetic: any resource types."""
         required = self._minimum if self._minimum is not None else Resources()
@@ -444,13 +492,14 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         used = by_user.get(job.user) or _ZERO
         if not self._dominant:
             s = queue.sched
-            fast = self._amounts(queue, leaf)
-            least = fast[2] if fast is not None else self._memory_bound(queue, leaf)
+            fast = self._memory_limit(queue, leaf)
+            least = fast[1] if fast is not None else self._memory_bound(queue, leaf)
             self._bounds[path] = (s, s.fair_share, s.max_share, s.running.memory, least, by_user)
             if fast is not None:
                 if used.memory > fast[0]:
-                    return Rejection(f"user {job.user} is over its user limit {Resources._make(fast[0], fast[1])} "
-                                     f"in {path}")
+                    limit = self._limit_amounts(queue, leaf)  # the vcores too, for the message
+                    assert limit is not None
+                    return Rejection(f"user {job.user} is over its user limit {Resources._make(*limit)} in {path}")
                 return None
         limit = self.user_limit(job)
         if limit is None:
