@@ -466,17 +466,14 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         (:meth:`_memory_bound`; the limit is the larger of that share and the active users'
         one, and the current capacity grows with the queue's use).  A user within the bound
         is admitted without computing the limit; any other gets the exact comparison."""
-        path = job.queue or job.pool
-        if type(path) is not str:
-            path = str(path)
-        bound = self._bounds.get(path)
+        bound = self._bounds.get(job.queue or job.pool)  # (kept by the path as a str: _admit_exactly)
         if bound is not None:
             s, guaranteed, maximum, running, least, by_user = bound
             if s.fair_share is guaranteed and s.max_share is maximum and s.running.memory >= running:
                 used = by_user.get(job.user)
                 if (used.memory if used is not None else 0) <= least:
                     return None
-        return self._admit_exactly(job, path)
+        return self._admit_exactly(job, _path(job))
 
     def _admit_exactly(self, job: Job, path: str) -> Rejection | None:
         """:meth:`admit_job` past the bound: the user's use against the user limit (and, under
