@@ -808,12 +808,9 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         if task.is_am:
             self._count_am(task, +1)
         job = task.job
-        path = job.queue or job.pool
-        if type(path) is not str:
-            path = str(path)
-        used = self._user_used.get(path)
+        used = self._user_used.get(job.queue or job.pool)  # (kept by the path as a str)
         if used is None:
-            used = self._user_used[path] = {}
+            used = self._user_used.setdefault(_path(job), {})
         user = job.user
         current = used.get(user)
         if current is None:
