@@ -61,7 +61,15 @@ from corescheduler_plugins._yarn_capacity_placement import CapacityPlacement, ca
 from corescheduler.core.javamath import java_float, java_long
 from corescheduler.core.model import RESOURCES, Job, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
-from corescheduler.core.resources import MEMORY, VCORES, normalize
+from corescheduler.core.resources import (
+    MEMORY,
+    VCORES,
+    _new,
+    _set_extras,
+    _set_memory,
+    _set_vcores,
+    normalize,
+)
 from corescheduler.errors import AllocationError, ConfigError
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
@@ -82,14 +90,19 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         self.conf: Any = None  # the capacity file in force (CapacitySchedulerConf), None without one
         self._calcs: dict[str, Calculator] = {}
         self._ordering: dict[str, tuple[float, int, tuple[float, ...]]] = {}  # path -> order_key's fixed parts
+        self._fair_leaves: dict[str, bool] = {}
+        #: a live queue's schedulable -> order_key's fixed parts (DefaultResourceCalculator), from
+        #: compute_shares: (positive absolute capacity, its negation, -priority, tie-breaker)
+        self._queue_keys: dict[Any, tuple[bool, bool, int, tuple[float, ...]]] = {}
         self._dominant = False
         self._apps: Counter[str] = Counter()  # leaf -> apps placed (pending and running)
         self._users: dict[str, Counter[Any]] = {}  # leaf -> user -> apps
         self._user_used: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> resources used
         self._user_am: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> AM containers' resources
         self._live: dict[str, Any] = {}  # path -> the engine's live queue (seen in compute_shares)
-        # leaf -> (queue, conf, guarantee, maximum, used memory, a lower bound of the user limit's memory)
-        self._bounds: dict[str, tuple[Any, Any, Any, Any, int, int]] = {}
+        # leaf -> (its schedulable, guarantee, maximum, used memory, a lower bound of the user limit's
+        # memory, its users' use): admit_job's fast path; dropped when the file or the live queue changes
+        self._bounds: dict[str, tuple[Any, Any, Any, int, int, dict[Any, Resources]]] = {}
         self._cluster = Resources()
         self._order: dict[str, int] = {}  # app id -> submission order (preemption: latest first)
         self._preemption: Any = None
@@ -122,8 +135,13 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
             # the file (the last good stays) rather than failing the first preemption round
             self._preemption = self._new_monitor(conf) if conf is not None else None
         self.conf = conf
+        self._bounds.clear()
+        self._queue_keys.clear()
         self._dominant = bool(self.conf is not None and self.conf.dominant)
         self._ordering = self._orderings()
+        #: leaf -> fair.enable-size-based-weight, for the leaves whose ordering-policy is fair
+        self._fair_leaves = {path: q.fair_size_based_weight for path, q in self.conf.queues.items()
+                             if q.ordering_policy == "fair"} if self.conf is not None else {}
         if self._calcs:  # the resource-calculator key: memory only, or the dominant share
             self.calc = self._calcs[DOMINANT if self._dominant else PRIMARY]
 
@@ -164,7 +182,13 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
             if isinstance(owner, Job):
                 out.append(None)
             else:
-                self._live[owner.name] = owner
+                if self._live.get(owner.name) is not owner:
+                    self._live[owner.name] = owner
+                    self._bounds.pop(owner.name, None)  # a bound holds the queue it was computed for
+                if s not in self._queue_keys and not self._dominant:
+                    fixed = self._ordering.get(owner.name)
+                    if fixed is not None:  # order_key's fixed parts of this live queue
+                        self._queue_keys[s] = (fixed[0] > 0, fixed[0] <= 0, -fixed[1], fixed[2])
                 if owner.parent is not None and owner.parent.parent is None:
                     self._cluster = total  # root's share: the cluster
                 out.append(self.guaranteed(owner.name, total))
@@ -186,21 +210,40 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         return used.get("memory") / g if g > 0 else 0.0
 
     def order_key(self, s: Schedulable) -> Any:
+        """An app's key in its leaf (its ordering policy), a queue's among its siblings
+        (:func:`queue_order_key`).  Every container's launch asks it of the app and of each
+        queue up to root: the fixed parts come from :meth:`_orderings` and
+        :attr:`_fair_leaves`, and ``used`` is divided inline (:meth:`_ratio`)."""
+        fixed = self._queue_keys.get(s)
+        if fixed is not None:  # a queue of the file under DefaultResourceCalculator
+            positive, zero, priority, tie = fixed
+            g = s.fair_share if positive else s.cluster  # both at 0: by absolute used capacity
+            gm = g.memory if g is not None else 0
+            used = s.running.memory / gm if gm > 0 else 0.0
+            return (zero, used >= 1.0, priority, used, tie, s.name)  # queue_order_key
         owner = s.owner
         if isinstance(owner, Job):
-            leaf = self.conf.queues.get(str(owner.queue or owner.pool)) if self.conf is not None else None
-            if leaf is not None and leaf.ordering_policy == "fair":
-                usage = float(s.running.get("memory"))
-                if leaf.fair_size_based_weight:
-                    demand = s.demand.get("memory")
-                    weight = math.log1p(demand) / math.log(2) if demand > 0 else 1.0
-                    usage = usage / weight if weight > 0 else usage
-                return (usage, s.start_time, s.name)
+            fair = self._fair_leaves
+            if fair:
+                path = owner.queue or owner.pool
+                sized = fair.get(path if type(path) is str else str(path))
+                if sized is not None:  # FairOrderingPolicy
+                    usage = float(s.running.get("memory"))
+                    if sized:
+                        demand = s.demand.get("memory")
+                        weight = math.log1p(demand) / math.log(2) if demand > 0 else 1.0
+                        usage = usage / weight if weight > 0 else usage
+                    return (usage, s.start_time, s.name)
             return (owner.sched["map"].priority, s.start_time, s.name)  # rank: VERY_HIGH (0) first
         ordering = self._ordering.get(owner.name)
         if ordering is None:  # no file: root.default alone
             return (False, False, 0, self._ratio(s.running, s.fair_share, getattr(s, "cluster", None)), (0.0,), s.name)
         absolute, priority, tie = ordering
+        if not self._dominant:  # _ratio's memory case, inline
+            g = s.fair_share if absolute > 0 else s.cluster  # both at 0: by absolute used capacity
+            gm = g.memory if g is not None else 0
+            used = s.running.memory / gm if gm > 0 else 0.0
+            return (absolute <= 0, used >= 1.0, -priority, used, tie, s.name)  # queue_order_key
         cluster = getattr(s, "cluster", None)
         if absolute > 0:
             used = self._ratio(s.running, s.fair_share, cluster)
@@ -247,6 +290,12 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         heartbeat's case; None when some value has extra resource types): the limit's memory
         and vcores.  Integer division where the general path divides floats: the same results
         for amounts below 2**53."""
+        amounts = self._amounts(queue, leaf)
+        return None if amounts is None else (amounts[0], amounts[1])
+
+    def _amounts(self, queue: Any, leaf: Any) -> tuple[int, int, int] | None:
+        """:meth:`_limit_amounts`, and :meth:`_memory_bound` from the same terms: (the limit's
+        memory, its vcores, the bound)."""
         s = queue.sched
         guaranteed = s.fair_share
         running = s.running
@@ -298,14 +347,64 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
                 capm, capv = cap.memory, cap.vcores
             if capm < lm:
                 lm, lv = capm, capv
+            least = capm if capm < bm else bm  # _memory_bound
         else:
             return None
         if step is not None:
             if rm > 0:
                 lm = -(-lm // rm) * rm
+                least = -(-least // rm) * rm
             if rv > 0:
                 lv = -(-lv // rv) * rv
-        return lm, lv
+        return lm, lv, least
+
+    def _memory_limit(self, queue: Any, leaf: Any) -> tuple[int, int] | None:
+        """:meth:`_amounts`' memory terms alone, under ``DefaultResourceCalculator`` (where memory
+        decides the admission): (the limit's memory, :meth:`_memory_bound`), or None where
+        :meth:`_amounts` is None."""
+        s = queue.sched
+        guaranteed = s.fair_share
+        running = s.running
+        step = self._minimum
+        if running.extras or (guaranteed is not None and guaranteed.extras) or (step is not None and step.extras):
+            return None
+        gm = guaranteed.memory if guaranteed is not None else 0
+        rm = step.memory if step is not None else 0
+        users = {js.owner.user for js in queue.order}
+        by_user = self._user_used.get(queue.name)
+        am = 0
+        if by_user:
+            for u in users:
+                r = by_user.get(u)
+                if r is not None:
+                    if r.extras:
+                        return None
+                    am += r.memory
+        n = len(users)
+        consumed_m = running.memory
+        if rm > 0:
+            consumed_m = -(-consumed_m // rm) * rm
+        qm = gm if gm >= rm else rm
+        cm = qm if consumed_m < qm else consumed_m + rm
+        lm = -(-(am + rm) // n) if n else 0
+        bm = -(-int(cm * leaf.minimum_user_limit_percent) // 100)
+        if lm < bm:
+            lm = bm
+        ulf = leaf.user_limit_factor
+        if ulf >= 0:
+            capm = int(qm * ulf)
+        else:
+            cap = s.max_share
+            if cap.extras:
+                return None
+            capm = cap.memory
+        if capm < lm:
+            lm = capm
+        least = capm if capm < bm else bm
+        if rm > 0:
+            lm = -(-lm // rm) * rm
+            least = -(-least // rm) * rm
+        return lm, least
 
     def _limit_resources(self, queue: Any, leaf: Any) -> Resources:
         """:meth:`user_limit` in ``Resources`` arithmetic: any resource types."""
@@ -394,32 +493,37 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         (:meth:`_memory_bound`; the limit is the larger of that share and the active users'
         one, and the current capacity grows with the queue's use).  A user within the bound
         is admitted without computing the limit; any other gets the exact comparison."""
-        path = job.queue or job.pool
-        if type(path) is not str:
-            path = str(path)
-        queue = self._live.get(path)
-        bound = self._bounds.get(path)
-        if bound is not None and bound[0] is queue and bound[1] is self.conf:
-            s = queue.sched
-            if s.fair_share is bound[2] and s.max_share is bound[3] and s.running.memory >= bound[4]:
-                by_user = self._user_used.get(path)
-                used = by_user.get(job.user) if by_user else None
-                if (used.memory if used is not None else 0) <= bound[5]:
+        bound = self._bounds.get(job.queue or job.pool)  # (kept by the path as a str: _admit_exactly)
+        if bound is not None:
+            s, guaranteed, maximum, running, least, by_user = bound
+            if s.fair_share is guaranteed and s.max_share is maximum and s.running.memory >= running:
+                used = by_user.get(job.user)
+                if (used.memory if used is not None else 0) <= least:
                     return None
+        return self._admit_exactly(job, _path(job))
+
+    def _admit_exactly(self, job: Job, path: str) -> Rejection | None:
+        """:meth:`admit_job` past the bound: the user's use against the user limit (and, under
+        ``DefaultResourceCalculator``, a new bound for the leaf)."""
         conf = self.conf
         leaf = conf.queues.get(path) if conf is not None else None
+        queue = self._live.get(path)
         if leaf is None or queue is None:
             return None
         by_user = self._user_used.get(path)
-        used = (by_user.get(job.user) if by_user else None) or _ZERO
+        if by_user is None:
+            by_user = self._user_used[path] = {}
+        used = by_user.get(job.user) or _ZERO
         if not self._dominant:
             s = queue.sched
-            self._bounds[path] = (queue, conf, s.fair_share, s.max_share, s.running.memory,
-                                  self._memory_bound(queue, leaf))
-            fast = self._limit_amounts(queue, leaf)
+            fast = self._memory_limit(queue, leaf)
+            least = fast[1] if fast is not None else self._memory_bound(queue, leaf)
+            self._bounds[path] = (s, s.fair_share, s.max_share, s.running.memory, least, by_user)
             if fast is not None:
                 if used.memory > fast[0]:
-                    return Rejection(f"user {job.user} is over its user limit {Resources._make(*fast)} in {path}")
+                    limit = self._limit_amounts(queue, leaf)  # the vcores too, for the message
+                    assert limit is not None
+                    return Rejection(f"user {job.user} is over its user limit {Resources._make(*limit)} in {path}")
                 return None
         limit = self.user_limit(job)
         if limit is None:
@@ -778,21 +882,29 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
     @hookimpl
     def cs_task_started(self, task: Any, node: Any, locality: Any, now: float) -> None:
         """:meth:`_count` (+1), inline: every container's launch calls it (and naming all of the
-        hook's arguments lets the engine call it without an adapter)."""
+        hook's arguments lets the engine call it without an adapter); the sum of two values of
+        memory and vcores alone is built as ``Resources.__add__`` builds it, without its call."""
         size = task.resources
         if size is None:
             return
         if task.is_am:
             self._count_am(task, +1)
         job = task.job
-        path = job.queue or job.pool
-        if type(path) is not str:
-            path = str(path)
-        used = self._user_used.get(path)
+        used = self._user_used.get(job.queue or job.pool)  # (kept by the path as a str)
         if used is None:
-            used = self._user_used[path] = {}
+            used = self._user_used.setdefault(_path(job), {})
         user = job.user
-        used[user] = used.get(user, _ZERO) + size
+        current = used.get(user)
+        if current is None:
+            used[user] = size
+        elif not current.extras and not size.extras:
+            total = _new(Resources)
+            _set_memory(total, current.memory + size.memory)
+            _set_vcores(total, current.vcores + size.vcores)
+            _set_extras(total, ())
+            used[user] = total
+        else:
+            used[user] = current + size
 
     @hookimpl
     def cs_task_finished(self, task: Any) -> None:

@@ -268,8 +268,24 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
             return out
         limits = self._heartbeat_limits
         if limits is not None:  # the root policy's own rule (SharePolicy.heartbeat_limits)
-            self._assign_limited(node, now, out, limits)
-            return out
+            # assign until nothing more is assigned, a node is reserved, ``containers`` have been
+            # assigned or ``off_switch`` containers ran off the places they ask for (or ask for
+            # none) — YARN's CapacityScheduler.allocateContainersToNode / canAllocateMore (inline:
+            # every heartbeat under such a policy runs it)
+            most, most_off = limits
+            count = off = 0
+            root = self.tree.root
+            while True:
+                result = self._assign_queue(root, node, now, out)
+                if result is None or result is RESERVED:
+                    return out
+                count += 1
+                if out[-1].locality not in ("node", "rack"):
+                    off += 1
+                    if 0 <= most_off <= off:
+                        return out
+                if 0 <= most <= count:
+                    return out
         settings = self.settings
         if not settings.assign_multiple:  # YARN's default: one container a heartbeat
             self._assign_queue(self.tree.root, node, now, out)
@@ -290,26 +306,6 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
                 break
         return out
 
-    def _assign_limited(self, node: Node, now: float, out: list[Assignment], limits: HeartbeatLimits) -> None:
-        """A heartbeat under the root policy's :class:`~corescheduler.core.policy.HeartbeatLimits`:
-        assign until nothing more is assigned, a node is reserved, ``containers`` have been
-        assigned or ``off_switch`` containers ran off the places they ask for (or ask for none)
-        — YARN's ``CapacityScheduler.allocateContainersToNode`` / ``canAllocateMore``."""
-        most, most_off = limits.containers, limits.off_switch
-        count = off = 0
-        root = self.tree.root
-        while True:
-            result = self._assign_queue(root, node, now, out)
-            if result is None or result is RESERVED:
-                return
-            count += 1
-            if out[-1].locality not in ("node", "rack"):
-                off += 1
-                if 0 <= most_off <= off:
-                    return
-            if 0 <= most <= count:
-                return
-
     def _assign_queue(self, q: Queue, node: Node, now: float, out: list[Assignment]) -> Resources | _Reserved | None:
         """``FSParentQueue`` / ``FSLeafQueue.assignContainer``."""
         if node.reserved is not None or not q.sched.running.fits_in(q.sched.max_share):
@@ -322,14 +318,16 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
                     if result is not None:
                         return result
                 return None
-            deferred: list[Job] = []  # cs_admit_job: False = after the others (a user over its limit)
-            for js in list(q.order):
+            deferred: list[Job] | None = None  # cs_admit_job: False = after the others (a user over its limit)
+            for js in q.order._items[:]:  # a copy: the policy's answer may move apps (KeyedOrder's list itself)
                 job = js.owner
                 verdict = admit(job, RESOURCES, now)
                 if verdict is not None and verdict is not True:
                     if verdict is not False and not isinstance(verdict, Rejection):
                         verdict = answers.admit(self.owner.plugins.who("SharePolicy", q.policy), verdict)
                     if verdict is False:
+                        if deferred is None:
+                            deferred = []
                         deferred.append(job)
                         continue
                     if verdict is not True:  # a Rejection
@@ -337,10 +335,11 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
                 result = self._assign_app(q, job, node, now, out)
                 if result is not None:
                     return result
-            for job in deferred:
-                result = self._assign_app(q, job, node, now, out)
-                if result is not None:
-                    return result
+            if deferred is not None:
+                for job in deferred:
+                    result = self._assign_app(q, job, node, now, out)
+                    if result is not None:
+                        return result
             return None
         for s in q.order:
             result = self._assign_queue(s.owner, node, now, out)
