@@ -61,15 +61,7 @@ from corescheduler_plugins._yarn_capacity_placement import CapacityPlacement, ca
 from corescheduler.core.javamath import java_float, java_long
 from corescheduler.core.model import RESOURCES, Job, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
-from corescheduler.core.resources import (
-    MEMORY,
-    VCORES,
-    _new,
-    _set_extras,
-    _set_memory,
-    _set_vcores,
-    normalize,
-)
+from corescheduler.core.resources import MEMORY, VCORES, normalize
 from corescheduler.errors import AllocationError, ConfigError
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
@@ -898,11 +890,7 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         if current is None:
             used[user] = size
         elif not current.extras and not size.extras:
-            total = _new(Resources)
-            _set_memory(total, current.memory + size.memory)
-            _set_vcores(total, current.vcores + size.vcores)
-            _set_extras(total, ())
-            used[user] = total
+            used[user] = Resources.from_parts(current.memory + size.memory, current.vcores + size.vcores)
         else:
             used[user] = current + size
 

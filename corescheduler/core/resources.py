@@ -90,6 +90,10 @@ class Resources:
         _set_extras(obj, extras)
         return obj
 
+    #: the same, public: for hot paths outside the core (a plugin's use counters) that add
+    #: amounts they already hold as ``Resources``
+    from_parts = _make
+
     @classmethod
     def total(cls, items: Iterable[Resources]) -> Resources:
         """The sum of ``items`` in one pass (zero of everything for none): what a
