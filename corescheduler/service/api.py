@@ -35,6 +35,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import HTTPConnection
 
 from corescheduler.core.queues import full_queue_name
 from corescheduler.service.accesslog import AccessLog, DropUvicornAccess
@@ -147,7 +148,22 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
     app.state.service = service
     # reads take turns (inside the access log: a line's latency has the wait for a turn)
     app.state.read_turns = ReadTurns()
-    app.add_middleware(ReadGate, turns=app.state.read_turns)
+
+    def identify(scope: dict[str, Any]) -> str | None:
+        """The user a read's credential names, if it is one this service knows (a valid token,
+        a live page session): the read gate counts costs by it; by the client's host otherwise."""
+        if table is None:  # no credentials: X-User is anyone's to set
+            return None
+        conn = HTTPConnection(scope)
+        header = conn.headers.get("authorization")
+        if header is not None and header.lower().startswith("bearer "):
+            who = table.lookup(header[7:].strip())
+            if who is not None:
+                return who.user
+        _, who = session_of(conn)
+        return who.user if who is not None else None
+
+    app.add_middleware(ReadGate, turns=app.state.read_turns, identify=identify)
     app.add_middleware(AccessLog)
     job_ref, job_components = job_schema()
 
@@ -481,7 +497,7 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         return await service.reload()
 
     # ------------------------------------------------------------------ the /scheduler page
-    def session_of(request: Request) -> tuple[bytes | None, Principal | None]:
+    def session_of(request: HTTPConnection) -> tuple[bytes | None, Principal | None]:
         """The page's session (its key) and user, from the session cookie."""
         sid = request.cookies.get(COOKIE)
         if not sid:

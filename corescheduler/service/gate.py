@@ -18,9 +18,9 @@ Waiting reads are admitted cheapest caller first, as Hadoop's RPC ``FairCallQueu
 ``DecayRpcScheduler`` and its ``WeightedTimeCostProvider`` does for the NameNode
 (``org.apache.hadoop.ipc.DecayRpcScheduler#getPriorityLevel``: a caller's priority from its
 share of the recent processing cost; the costs decay by half every 5 s, ``decayCurrentCosts``).
-The caller here is the connection (the client's address and port): a client that reads
-now and then (a job's status polled while it runs) goes before readers that never stop,
-so it waits for the read in progress only.
+The caller here is the user a known credential names, else the client's host
+(:func:`caller`): a client that reads now and then (a job's status polled while it runs)
+goes before readers that never stop, so it waits for the read in progress only.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import hashlib
 import heapq
 import itertools
 import time
@@ -157,17 +156,19 @@ async def off_turn() -> AsyncIterator[None]:
         await turn.take()
 
 
-def caller(scope: dict[str, Any]) -> Key:
-    """Whose read cost a request adds to: the credential it presents (a digest of its
-    ``Authorization`` header or its cookies, never the secret itself), so that a tenant's reads
-    share one cost however many connections it opens; without one, its connection (client
-    host and port).  The credential is not checked here (the handler does): a forged one
-    only buys a read that is refused at once."""
-    for name, value in scope.get("headers") or ():
-        if name in (b"authorization", b"cookie"):
-            return ("credential", hashlib.sha256(name + b"\0" + value).hexdigest()[:32])
+def caller(scope: dict[str, Any], identify: Callable[[dict[str, Any]], str | None] | None = None) -> Key:
+    """Whose read cost a request adds to: the user a credential the service knows names
+    (``identify(scope)``: a valid token or a live page session), so that a tenant's reads share
+    one cost however many connections it opens; else the client's host.  Never the connection,
+    nor a credential the service does not know: a reader that opens a fresh connection for
+    every read, or sends a made-up token or cookie with each, would otherwise start at cost 0
+    each time and go first among waiting reads for ever."""
+    if identify is not None:
+        user = identify(scope)
+        if user is not None:
+            return ("user", user)
     client = scope.get("client")
-    return tuple(client) if client else ("-",)
+    return ("host", client[0] if client else "-")
 
 
 class ReadGate:
@@ -175,16 +176,19 @@ class ReadGate:
     ``turns``; every other request passes untouched.  A read holds its turn until its
     response starts (or it fails), except while it waits in :func:`off_turn`."""
 
-    def __init__(self, app: Any, turns: ReadTurns, reads: Callable[[dict[str, Any]], bool] = is_read) -> None:
+    def __init__(self, app: Any, turns: ReadTurns, reads: Callable[[dict[str, Any]], bool] = is_read,
+                 identify: Callable[[dict[str, Any]], str | None] | None = None) -> None:
         self.app = app
         self.turns = turns
         self.reads = reads
+        #: the user a request's credential names, if the service knows it (see :func:`caller`)
+        self.identify = identify
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http" or not self.reads(scope):
             await self.app(scope, receive, send)
             return
-        turn = Turn(self.turns, caller(scope))
+        turn = Turn(self.turns, caller(scope, self.identify))
         await turn.take()
         token = _TURN.set(turn)
 

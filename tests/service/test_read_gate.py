@@ -48,8 +48,10 @@ class App:
         self.done.append(path)
 
 
-def _scope(path: str, port: int, method: str = "GET") -> dict[str, Any]:
-    return {"type": "http", "method": method, "path": path, "client": ("127.0.0.1", port)}
+def _scope(path: str, port: int, method: str = "GET", host: str | None = None) -> dict[str, Any]:
+    """A request from ``host`` (by default one host per ``port``: callers count by host)."""
+    return {"type": "http", "method": method, "path": path,
+            "client": (host or f"10.0.{port // 256 % 256}.{port % 256}", port)}
 
 
 async def _noop_receive() -> dict[str, Any]:
@@ -113,7 +115,7 @@ def test_the_caller_that_read_least_goes_first() -> None:
         clock.now += 2.0
         app.release[hold].set()
         await asyncio.wait_for(first, 10)
-        assert gate.turns.costs[("127.0.0.1", 5000)] == pytest.approx(2.0)
+        assert gate.turns.costs[caller(_scope(hold, 5000))] == pytest.approx(2.0)
         app.release = {hold: asyncio.Event()}
         blocker = _call(gate, hold, 5001)  # another reader holds the turn now
         await _settle()
@@ -249,15 +251,58 @@ def test_costs_decay_and_stay_bounded() -> None:
 
 
 def test_a_tenants_connections_share_one_cost() -> None:
-    """Costs count by the credential a request presents, not by its connection: a tenant
-    that opens a fresh connection for every read does not start at cost 0 each time (and so
-    cannot go first among waiting reads for ever); a request without one counts by its
-    connection."""
-    token = [(b"authorization", b"Bearer alice-token")]
-    one = {**_scope("/api/v1/jobs/1", 5000), "headers": token}
-    two = {**_scope("/api/v1/jobs/2", 5001), "headers": token}
-    other = {**_scope("/api/v1/jobs/3", 5002), "headers": [(b"authorization", b"Bearer bob-token")]}
-    assert caller(one) == caller(two) != caller(other)
-    assert b"alice-token" not in repr(caller(one)).encode()
-    assert caller(_scope("/api/v1/jobs/1", 5000)) == ("127.0.0.1", 5000)
-    assert caller(_scope("/api/v1/jobs/1", 5000)) != caller(_scope("/api/v1/jobs/1", 5001))
+    """Costs count by the user a known credential names (``identify``), else by the client's
+    host: a tenant or an anonymous reader that opens a fresh connection for every read does
+    not start at cost 0 each time (and so cannot go first among waiting reads for ever)."""
+    known = {b"Bearer alice-token": "alice", b"Bearer alice-second-token": "alice", b"Bearer bob-token": "bob"}
+
+    def identify(scope: dict[str, Any]) -> str | None:
+        return next((known.get(v) for n, v in scope.get("headers", ()) if n == b"authorization"), None)
+
+    def with_header(port: int, value: bytes, host: str = "127.0.0.1") -> dict[str, Any]:
+        return {**_scope("/api/v1/jobs/1", port, host=host), "headers": [(b"authorization", value)]}
+
+    one, two = with_header(5000, b"Bearer alice-token"), with_header(5001, b"Bearer alice-second-token", "10.0.0.9")
+    assert caller(one, identify) == caller(two, identify) == ("user", "alice")
+    assert caller(with_header(5002, b"Bearer bob-token"), identify) == ("user", "bob")
+    assert b"alice-token" not in repr(caller(one, identify)).encode()
+    # anonymous, or a credential the service does not know: the host, whatever the connection
+    for scope in (_scope("/api/v1/jobs/1", 5000, host="127.0.0.1"), _scope("/api/v1/jobs/1", 5003, host="127.0.0.1"),
+                  with_header(5004, b"Bearer made-up"), with_header(5005, b"Bearer other-made-up")):
+        assert caller(scope, identify) == ("host", "127.0.0.1")
+    assert caller(with_header(5000, b"Bearer made-up", "10.0.0.7"), identify) == ("host", "10.0.0.7")
+    assert caller(one) == ("host", "127.0.0.1")  # no identify: no credential is known
+
+
+def test_a_hostile_anonymous_reader_cannot_start_afresh() -> None:
+    """Through the service's own app (a tokens file): an anonymous reader that opens a new
+    connection for each read and sends a made-up token or session cookie with it adds every
+    read's cost to its host's; a valid token's reads count for its user from any host."""
+    import types
+
+    import httpx
+
+    from corescheduler.service.api import Principal, create_app
+
+    app = create_app(types.SimpleNamespace(), {"alice-token": Principal("alice")}, manage=False)
+    turns: ReadTurns = app.state.read_turns
+
+    async def main() -> None:
+        attempts = [({}, 4000), ({"authorization": "Bearer made-up-1"}, 4001),
+                    ({"authorization": "Bearer made-up-2"}, 4002), ({"cookie": "corescheduler_session=forged"}, 4003),
+                    ({"cookie": "anything=else"}, 4004), ({"authorization": "Basic eDp5"}, 4005)]
+        for headers, port in attempts:  # each its own connection (client port), as a hostile reader would
+            transport = httpx.ASGITransport(app=app, client=("10.1.2.3", port))
+            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+                # limit=0 is refused before any ledger read: the read still took its turn
+                r = await c.get("/api/v1/jobs/job_0001/tasks?limit=0", headers=headers)
+                assert r.status_code in (400, 401)
+        for host, port in (("10.1.2.3", 4010), ("10.9.9.9", 4011)):
+            transport = httpx.ASGITransport(app=app, client=(host, port))
+            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+                r = await c.get("/api/v1/jobs/job_0001/tasks?limit=0", headers={"authorization": "Bearer alice-token"})
+                assert r.status_code == 400
+
+    asyncio.run(main())
+    assert set(turns.costs) == {("host", "10.1.2.3"), ("user", "alice")}
+    assert turns.admitted == 8
