@@ -18,6 +18,7 @@ forms carries a CSRF token.  No token is taken from a URL, and the access log ho
 client-controlled text (:mod:`corescheduler.service.accesslog`).
 """
 
+import asyncio
 import functools
 import hashlib
 import hmac
@@ -50,6 +51,8 @@ API = "/api/v1"
 COOKIE = "corescheduler_session"
 #: the largest request body accepted (a job document)
 MAX_BODY = 4 << 20
+#: a body larger than this is decoded in a thread (the loop keeps answering meanwhile)
+LARGE_BODY = 256 << 10
 #: a page session's life, and the most sessions kept (the oldest go first)
 SESSION_TTL = 12 * 3600.0
 MAX_SESSIONS = 10_000
@@ -284,6 +287,8 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
     async def body_json(request: Request) -> Any:
         raw = await read_body(request)
         try:
+            if len(raw) > LARGE_BODY:  # a large job's document is decoded off the event loop
+                return await asyncio.to_thread(json.loads, raw)
             return json.loads(raw)
         except RecursionError:
             raise ServiceError("the body nests too deep", 400, "body") from None
