@@ -55,6 +55,8 @@ SECONDS = 0.05
 SETTINGS = [("thread", 1.0), ("process", 1.0), ("thread", 1.5), ("process", 1.5)]
 #: the readers benchmark's rounds: each measures both sides, quiet and with readers
 ROUNDS = 5
+#: the readers' source address (the measuring client's is 127.0.0.1): another host to the service
+READERS_ADDRESS = "127.0.0.2"
 
 
 def _pct(values: list[float], p: float) -> float:
@@ -185,7 +187,10 @@ def _reader(url: str, job_id: str, readers: int, stop: Any, go: Any, served: Any
 
     async def one(k: int) -> None:
         paths = [f"/api/v1/jobs/{job_id}", f"/api/v1/jobs/{job_id}/tasks?limit=100", "/api/v1/jobs"]
-        async with httpx.AsyncClient(base_url=url, timeout=120) as c:
+        # from another loopback address than the measuring client's: readers are other hosts
+        # (the service counts anonymous readers' costs by host)
+        transport = httpx.AsyncHTTPTransport(local_address=READERS_ADDRESS)
+        async with httpx.AsyncClient(base_url=url, timeout=120, transport=transport) as c:
             for i in range(10_000_000):
                 if stop.is_set():
                     return
@@ -265,14 +270,17 @@ def bench_readers(tasks: int = 100_000, readers: int = 8) -> None:
         finally:
             server.terminate()
             server.wait(60)
-    print(f"readers: {readers} readers of a {tasks}-task job")
+    print(f"readers: {readers} readers of a {tasks}-task job (load average {os.getloadavg()[0]:.1f} at the end)")
     for k, label in enumerate(("/healthz", "1-task job")):
         quiet, busy = sides[k], sides[k + 2]
         q, b = statistics.median(quiet), statistics.median(busy)
         print(f"  {label:10s}: p50 {q * 1000:7.1f} ms quiet, {b * 1000:7.1f} ms with readers ({b / q:4.2f}×); "
               f"p99 {_pct(quiet, 99) * 1000:7.1f} → {_pct(busy, 99) * 1000:7.1f} ms")
-    print(f"  server: {reads / wall:.0f} reads/s, {cpu_busy / max(reads, 1) * 1000:.2f} ms CPU per read "
-          "(its CPU over the reads, the 1-task jobs' share included)")
+    server_cpu, client_cpu = cpu_busy
+    print(f"  server: {reads / wall:.0f} reads/s, {server_cpu / max(reads, 1) * 1000:.2f} ms CPU per read "
+          f"(its CPU over the reads, the 1-task jobs' share included: {server_cpu / wall * 100:.0f} % of a core); "
+          f"the readers' client: {client_cpu / max(reads, 1) * 1000:.2f} ms CPU per read "
+          f"({client_cpu / wall * 100:.0f} % of a core)")
     ratios = [statistics.median(control[k + 2]) / statistics.median(control[k]) for k in (0, 1)]
     print(f"  control, one process burning a core and no reader: /healthz {ratios[0]:4.2f}×, 1-task job "
           f"{ratios[1]:4.2f}× (the machine's share of the ratios: the readers' own client runs on it too)")
@@ -288,11 +296,12 @@ def _burn(stop: Any, go: Any, served: Any) -> None:
             pass
 
 
-def _rounds(c: Any, pid: int, target: Any, args: tuple[Any, ...]) -> tuple[list[list[float]], int, float, float]:
+def _rounds(c: Any, pid: int, target: Any, args: tuple[Any, ...],
+            ) -> tuple[list[list[float]], int, tuple[float, float], float]:
     """``target(*args, stop, go, served)`` in another process, and ROUNDS rounds of a quiet side
     (``go`` clear) and a busy side (set), the order swapped every round: the /healthz and job
     latencies of each side (quiet health, quiet jobs, busy health, busy jobs), the answers
-    counted and the server's CPU seconds over the busy sides, their wall time."""
+    counted, the server's and the other process's CPU seconds over the busy sides, their wall time."""
     import multiprocessing
 
     stop, go = multiprocessing.Event(), multiprocessing.Event()
@@ -300,7 +309,7 @@ def _rounds(c: Any, pid: int, target: Any, args: tuple[Any, ...]) -> tuple[list[
     other = multiprocessing.Process(target=target, args=(*args, stop, go, served))
     other.start()
     sides: list[list[float]] = [[], [], [], []]
-    cpu_busy, reads, wall = 0.0, 0, 0.0
+    cpu_busy, reads, wall, cpu_other = 0.0, 0, 0.0, 0.0
     try:
         go.set()
         time.sleep(2.0)  # the readers connected and reading
@@ -310,6 +319,7 @@ def _rounds(c: Any, pid: int, target: Any, args: tuple[Any, ...]) -> tuple[list[
                     go.set()
                     time.sleep(0.5)
                     cpu0, served0, t0 = _cpu(pid), served.value, time.perf_counter()
+                    other0 = _cpu(other.pid)
                 else:
                     go.clear()
                     time.sleep(0.5)  # the reads in flight end
@@ -318,6 +328,7 @@ def _rounds(c: Any, pid: int, target: Any, args: tuple[Any, ...]) -> tuple[list[
                 sides[2 * busy + 1] += j
                 if busy:
                     cpu_busy += _cpu(pid) - cpu0
+                    cpu_other += _cpu(other.pid) - other0
                     reads += served.value - served0
                     wall += time.perf_counter() - t0
     finally:
@@ -325,7 +336,7 @@ def _rounds(c: Any, pid: int, target: Any, args: tuple[Any, ...]) -> tuple[list[
         other.join(120)
         if other.is_alive():
             other.terminate()
-    return sides, reads, cpu_busy, wall
+    return sides, reads, (cpu_busy, cpu_other), wall
 
 
 def _cpu(pid: int) -> float:

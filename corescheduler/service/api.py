@@ -142,6 +142,7 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
                 if manage:
                     await service.stop()
         finally:
+            app.state.read_turns.close()
             for lg in loggers:
                 lg.removeFilter(redact)
             loggers[0].removeFilter(drop_uvicorn_access)
@@ -702,7 +703,7 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
     async def metrics() -> PlainTextResponse:
         from corescheduler.service.metrics import render
 
-        return PlainTextResponse(render(service), media_type="text/plain; version=0.0.4")
+        return PlainTextResponse(render(service, app.state.read_turns), media_type="text/plain; version=0.0.4")
 
     return app
 

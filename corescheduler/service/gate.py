@@ -30,11 +30,12 @@ import contextlib
 import contextvars
 import heapq
 import itertools
+import math
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-__all__ = ["DECAY", "MAX_CALLERS", "PERIOD", "ReadGate", "ReadTurns", "Turn", "caller", "is_read", "off_turn"]
+__all__ = ["DECAY", "LIGHT", "MAX_CALLERS", "PERIOD", "ReadGate", "ReadTurns", "Turn", "caller", "is_read", "off_turn"]
 
 #: the costs decay by this factor every PERIOD seconds (Hadoop's decay-scheduler.decay-factor
 #: and period-ms defaults: 0.5 and 5,000 ms)
@@ -43,6 +44,19 @@ PERIOD = 5.0
 #: callers whose costs are kept at most (the cheapest are forgotten first: they start again at 0)
 MAX_CALLERS = 10_000
 _FORGET = 1e-6  # a cost this small is forgotten
+#: a caller whose recent read time (decayed) is at most this is light: its reads never wait
+#: for the gap (a job's status polled now and then)
+LIGHT = 0.05
+#: the loop's smoothed lateness above which heavy callers' reads are spaced out (seconds)
+LAG_TARGET = 0.002
+#: the gap's floor once on, and its ceiling (seconds)
+MIN_GAP = 0.002
+MAX_GAP = 0.25
+#: how often the probe measures the loop's lateness while reads come, its smoothing, and how
+#: long without a read before it stops (seconds)
+PROBE = 0.01
+LAG_SMOOTHING = 0.25
+IDLE = 1.0
 
 Key = tuple[Any, ...]
 
@@ -56,36 +70,57 @@ def is_read(scope: dict[str, Any]) -> bool:
 
 
 class ReadTurns:
-    """Who reads next: one read at a time, the caller with the least recent read time first."""
+    """Who reads next: one read at a time, the caller with the least recent read time first;
+    heavy callers' reads spaced out while the loop runs late (:meth:`note_lag`)."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic, *, lag_target: float = LAG_TARGET,
+                 max_gap: float = MAX_GAP) -> None:
         self.clock = clock
         #: a read holds the turn
         self.busy = False
-        #: (caller's cost when it asked, order of asking, its wake-up) for reads waiting
-        self._waiting: list[tuple[float, int, asyncio.Future[None]]] = []
+        #: (caller's cost when it asked, order of asking, its caller, its wake-up) for reads waiting
+        self._waiting: list[tuple[float, int, Key, asyncio.Future[None]]] = []
         self._order = itertools.count()
         #: each caller's recent read time (seconds, decayed)
         self.costs: dict[Key, float] = {}
         self._decayed = clock()
-        #: reads admitted so far, and how many of them waited for a turn
+        #: reads admitted so far, how many of them waited for a turn, and how many waited for the gap
         self.admitted = 0
         self.waited = 0
+        self.spaced = 0
+        #: the loop's lateness (seconds, smoothed) the gap follows, and the gap's ceiling
+        self.lag_target = lag_target
+        self.max_gap = max_gap
+        #: the loop's smoothed lateness (seconds), as the last probe saw it
+        self.lag = 0.0
+        #: seconds a heavy caller's read waits after the last heavy read (0: none)
+        self.gap = 0.0
+        #: when the next heavy read may start (the clock's seconds)
+        self._heavy_after = -math.inf
+        self._timer: asyncio.TimerHandle | None = None
+        self._probe: asyncio.TimerHandle | None = None
+        self._last_read = -math.inf
 
     @property
     def waiting(self) -> int:
         """Reads waiting for their turn now."""
-        return sum(1 for _, _, f in self._waiting if not f.done())
+        return sum(1 for _, _, _, f in self._waiting if not f.done())
+
+    def heavy(self, key: Key) -> bool:
+        """A caller whose recent read time is over :data:`LIGHT`: its reads wait for the gap."""
+        return self.costs.get(key, 0.0) > LIGHT
 
     async def enter(self, key: Key) -> None:
         """Returns when ``key``'s read has the turn; :meth:`leave` gives it back."""
         self.admitted += 1
-        if not self.busy and not self._waiting:
-            self.busy = True
+        self._watch()
+        if not self.busy and not self._waiting and self._may_start(key):
+            self._start(key)
             return
         self.waited += 1
         wake: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._waiting, (self.costs.get(key, 0.0), next(self._order), wake))
+        heapq.heappush(self._waiting, (self.costs.get(key, 0.0), next(self._order), key, wake))
+        self._admit()
         try:
             await wake
         except asyncio.CancelledError:
@@ -97,12 +132,84 @@ class ReadTurns:
         """``key``'s read, which held the turn ``seconds``, gives it back."""
         self._charge(key, seconds)
         self.busy = False
+        if self.heavy(key) or self._heavy_after == math.inf:
+            self._heavy_after = self.clock() + self.gap
+        self._admit()
+
+    def _may_start(self, key: Key) -> bool:
+        return not self.heavy(key) or self.gap <= 0.0 or self.clock() >= self._heavy_after
+
+    def _start(self, key: Key) -> None:
+        self.busy = True
+        self._last_read = self.clock()
+        if self.heavy(key) and self.gap > 0.0:
+            self._heavy_after = math.inf  # until this read gives the turn back (leave)
+
+    def _admit(self) -> None:
+        """The turn is free: the cheapest waiting read takes it, unless it is a heavy caller's
+        and the gap since the last heavy read has not passed (then a timer admits it)."""
+        if self.busy:
+            return
         while self._waiting:
-            _, _, wake = heapq.heappop(self._waiting)
-            if not wake.done():  # a read whose client went away while it waited is skipped
-                self.busy = True
-                wake.set_result(None)
+            _, _, key, wake = self._waiting[0]
+            if wake.done():  # a read whose client went away while it waited is skipped
+                heapq.heappop(self._waiting)
+                continue
+            if not self._may_start(key):
+                self.spaced += 1
+                self._wake_at(self._heavy_after)
                 return
+            heapq.heappop(self._waiting)
+            self._start(key)
+            wake.set_result(None)
+            return
+
+    def _wake_at(self, when: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        delay = max(0.0, when - self.clock()) if when != math.inf else self.max_gap
+        self._timer = asyncio.get_running_loop().call_later(delay, self._timed)
+
+    def _timed(self) -> None:
+        self._timer = None
+        self._admit()
+
+    # ------------------------------------------------------------------ backing off
+    def note_lag(self, lag: float) -> None:
+        """A probe found the loop ``lag`` seconds late: the gap follows the smoothed lateness
+        (doubled while it is over the target, halved while it is under half of it), as Hadoop's
+        ``DecayRpcScheduler`` backs heavy callers off while response times are over its thresholds."""
+        self.lag += LAG_SMOOTHING * (max(0.0, lag) - self.lag)
+        if self.lag > self.lag_target:
+            self.gap = min(self.max_gap, max(MIN_GAP, 2.0 * self.gap))
+        elif self.lag < self.lag_target / 2:
+            self.gap = self.gap / 2.0 if self.gap >= 2 * MIN_GAP else 0.0
+
+    def _watch(self) -> None:
+        """While reads come, a probe every :data:`PROBE` seconds measures how
+        late the loop runs its timers (a loop busy, or a process waiting for a core)."""
+        if self._probe is not None:
+            return
+        loop = asyncio.get_running_loop()
+        due = loop.time() + PROBE
+
+        def probe() -> None:
+            nonlocal due
+            self.note_lag(loop.time() - due)
+            if self.clock() - self._last_read > IDLE:
+                self._probe = None  # no reads lately: the next read starts the probe again
+                return
+            due = loop.time() + PROBE
+            self._probe = loop.call_at(due, probe)
+
+        self._probe = loop.call_at(due, probe)
+
+    def close(self) -> None:
+        """Stop the probe and the timer (the loop is closing)."""
+        for handle in (self._probe, self._timer):
+            if handle is not None:
+                handle.cancel()
+        self._probe = self._timer = None
 
     def _charge(self, key: Key, seconds: float) -> None:
         now = self.clock()
