@@ -74,8 +74,10 @@ class ReadTurns:
     heavy callers' reads spaced out while the loop runs late (:meth:`note_lag`)."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic, *, lag_target: float = LAG_TARGET,
-                 max_gap: float = MAX_GAP) -> None:
+                 max_gap: float = MAX_GAP, probe: bool = True) -> None:
         self.clock = clock
+        #: measure the loop's lateness while reads come (False: only :meth:`note_lag` moves the gap)
+        self.probing = probe
         #: a read holds the turn
         self.busy = False
         #: (caller's cost when it asked, order of asking, its caller, its wake-up) for reads waiting
@@ -176,19 +178,21 @@ class ReadTurns:
 
     # ------------------------------------------------------------------ backing off
     def note_lag(self, lag: float) -> None:
-        """A probe found the loop ``lag`` seconds late: the gap follows the smoothed lateness
-        (doubled while it is over the target, halved while it is under half of it), as Hadoop's
-        ``DecayRpcScheduler`` backs heavy callers off while response times are over its thresholds."""
+        """A probe found the loop ``lag`` seconds late: the gap follows the smoothed lateness —
+        doubled while it is over the target, shortened by :data:`MIN_GAP` while it is under half
+        of it (heavy readers' rate cut by half at once, raised step by step: TCP's AIMD) — as
+        Hadoop's ``DecayRpcScheduler`` backs heavy callers off while response times are over
+        its thresholds (``shouldBackOff``)."""
         self.lag += LAG_SMOOTHING * (max(0.0, lag) - self.lag)
         if self.lag > self.lag_target:
             self.gap = min(self.max_gap, max(MIN_GAP, 2.0 * self.gap))
         elif self.lag < self.lag_target / 2:
-            self.gap = self.gap / 2.0 if self.gap >= 2 * MIN_GAP else 0.0
+            self.gap = max(0.0, self.gap - MIN_GAP)
 
     def _watch(self) -> None:
         """While reads come, a probe every :data:`PROBE` seconds measures how
         late the loop runs its timers (a loop busy, or a process waiting for a core)."""
-        if self._probe is not None:
+        if self._probe is not None or not self.probing:
             return
         loop = asyncio.get_running_loop()
         due = loop.time() + PROBE

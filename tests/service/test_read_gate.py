@@ -9,7 +9,17 @@ from typing import Any
 
 import pytest
 
-from corescheduler.service.gate import DECAY, MAX_CALLERS, PERIOD, ReadGate, ReadTurns, caller, is_read, off_turn
+from corescheduler.service.gate import (
+    DECAY,
+    LIGHT,
+    MAX_CALLERS,
+    PERIOD,
+    ReadGate,
+    ReadTurns,
+    caller,
+    is_read,
+    off_turn,
+)
 
 
 class Clock:
@@ -306,3 +316,77 @@ def test_a_hostile_anonymous_reader_cannot_start_afresh() -> None:
     asyncio.run(main())
     assert set(turns.costs) == {("host", "10.1.2.3"), ("user", "alice")}
     assert turns.admitted == 8
+
+
+def test_the_gap_follows_the_loops_lateness() -> None:
+    """Over the target the gap doubles (from its floor, up to its ceiling); under half of it
+    the gap shortens step by step, down to none; in between it stays."""
+    turns = ReadTurns(lag_target=0.002, max_gap=0.1, probe=False)
+    assert turns.gap == 0.0
+    for _ in range(40):
+        turns.note_lag(0.02)
+    assert turns.gap == 0.1 and turns.lag > 0.002
+    gaps = []
+    for _ in range(1000):
+        turns.note_lag(0.0)
+        gaps.append(turns.gap)
+        if turns.gap == 0.0:
+            break
+    assert gaps[-1] == 0.0 and gaps == sorted(gaps, reverse=True)
+    turns.gap, turns.lag = 0.05, 0.0015
+    turns.note_lag(0.0015)  # between half the target and the target: kept
+    assert turns.gap == 0.05
+
+
+def test_a_heavy_callers_reads_wait_for_the_gap_a_light_callers_do_not() -> None:
+    """While the gap is on, a heavy caller's next read starts no earlier than the gap after its
+    last one; a light caller's read (a job's status polled now and then) starts at once."""
+    heavy, light = ("host", "10.0.0.1"), ("host", "10.0.0.2")
+
+    async def run() -> None:
+        clock = Clock()
+        turns = ReadTurns(clock=clock, probe=False)
+        turns.costs[heavy] = 10 * LIGHT
+        turns.gap = 0.05
+        await asyncio.wait_for(turns.enter(heavy), 10)  # no heavy read before: at once
+        clock.now += 0.001
+        turns.leave(heavy, 0.001)
+        second = asyncio.ensure_future(turns.enter(heavy))
+        await _settle()
+        assert not second.done() and turns.spaced == 1  # waits for the gap
+        await asyncio.wait_for(turns.enter(light), 10)  # the light caller goes at once
+        assert not second.done()
+        clock.now += 0.001
+        turns.leave(light, 0.001)
+        await _settle()
+        assert not second.done()  # the gap has not passed on the service's clock
+        clock.now += 0.05
+        await asyncio.wait_for(second, 10)  # the timer admits it once the gap has passed
+        assert turns.busy
+        turns.leave(heavy, 0.001)
+        turns.gap = 0.0
+        await asyncio.wait_for(turns.enter(heavy), 10)  # no gap: at once
+        turns.close()
+
+    asyncio.run(run())
+
+
+def test_a_loop_running_late_opens_the_gap() -> None:
+    """The probe runs while reads come and sees the loop late (here: blocked for 60 ms by a
+    callback), and the gap opens."""
+    import time
+
+    async def run() -> None:
+        turns = ReadTurns(max_gap=0.1)
+        await turns.enter(("host", "10.0.0.1"))
+        turns.leave(("host", "10.0.0.1"), 0.001)
+        assert turns.gap == 0.0
+        time.sleep(0.06)  # the loop blocked: the probe's timer fires late
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if turns.gap > 0.0:
+                break
+        assert turns.gap > 0.0 and turns.lag > 0.0
+        turns.close()
+
+    asyncio.run(run())
