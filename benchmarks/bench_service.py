@@ -36,8 +36,12 @@ its end seen, 10 jobs each way, one after another), p50.  Goal: less than 2×.  
 are measured in turns, five rounds of 20 ``/healthz`` and 2 jobs each way (the readers
 paused, then reading; the order swapped every round), after one job that warms the
 workers: on a shared machine the other load then weighs on both sides alike.  The readers'
-own client (receiving 2.3 MB documents) shares the machine's cores with the service, so a
-control follows: the same rounds with one process that only burns a core (no request).
+own client (receiving 2.3 MB documents) shares the machine's cores with the service: the
+rounds run twice, the readers' client at the service's priority (as sessions 11-13 measured),
+then at nice 19 (readers are on other machines in production: their client's CPU is not the
+service's to share); a control follows: the same rounds with one process that only burns a
+core (no request).  The readers read from 127.0.0.2, another host to the service (it counts
+anonymous readers' costs by host), the measuring client from 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -180,10 +184,12 @@ def bench_load(clients: int = 20, jobs: int = 500) -> None:
           f"max {max(latencies) * 1000:.1f} ms")
 
 
-def _reader(url: str, job_id: str, readers: int, stop: Any, go: Any, served: Any) -> None:
-    """``readers`` concurrent readers of the big job until ``stop`` is set (another process),
-    reading while ``go`` is set; ``served`` counts their answers."""
+def _reader(url: str, job_id: str, readers: int, nice: int, stop: Any, go: Any, served: Any) -> None:
+    """``readers`` concurrent readers of the big job until ``stop`` is set (another process at
+    ``nice``), reading while ``go`` is set; ``served`` counts their answers."""
     import httpx
+
+    os.nice(nice)
 
     async def one(k: int) -> None:
         paths = [f"/api/v1/jobs/{job_id}", f"/api/v1/jobs/{job_id}/tasks?limit=100", "/api/v1/jobs"]
@@ -265,25 +271,29 @@ def bench_readers(tasks: int = 100_000, readers: int = 8) -> None:
                 big.raise_for_status()
                 _measure(c, 0, 1)  # the workers' first task (their launcher starts): in neither side
                 job_id = big.json()["id"]
-                sides, reads, cpu_busy, wall = _rounds(c, server.pid, _reader, (url, job_id, readers))
+                plain = _rounds(c, server.pid, _reader, (url, job_id, readers, 0))
+                niced = _rounds(c, server.pid, _reader, (url, job_id, readers, 19))
                 control, _, _, _ = _rounds(c, server.pid, _burn, ())
         finally:
             server.terminate()
             server.wait(60)
     print(f"readers: {readers} readers of a {tasks}-task job (load average {os.getloadavg()[0]:.1f} at the end)")
-    for k, label in enumerate(("/healthz", "1-task job")):
-        quiet, busy = sides[k], sides[k + 2]
-        q, b = statistics.median(quiet), statistics.median(busy)
-        print(f"  {label:10s}: p50 {q * 1000:7.1f} ms quiet, {b * 1000:7.1f} ms with readers ({b / q:4.2f}×); "
-              f"p99 {_pct(quiet, 99) * 1000:7.1f} → {_pct(busy, 99) * 1000:7.1f} ms")
-    server_cpu, client_cpu = cpu_busy
-    print(f"  server: {reads / wall:.0f} reads/s, {server_cpu / max(reads, 1) * 1000:.2f} ms CPU per read "
-          f"(its CPU over the reads, the 1-task jobs' share included: {server_cpu / wall * 100:.0f} % of a core); "
-          f"the readers' client: {client_cpu / max(reads, 1) * 1000:.2f} ms CPU per read "
-          f"({client_cpu / wall * 100:.0f} % of a core)")
+    for title, (sides, reads, cpu_busy, wall) in (
+            ("the readers' client at the service's priority (the method of sessions 11-13)", plain),
+            ("the readers' client at nice 19 (readers on other machines: their CPU not the service's)", niced)):
+        print(f"  {title}:")
+        for k, label in enumerate(("/healthz", "1-task job")):
+            quiet, busy = sides[k], sides[k + 2]
+            q, b = statistics.median(quiet), statistics.median(busy)
+            print(f"    {label:10s}: p50 {q * 1000:7.1f} ms quiet, {b * 1000:7.1f} ms with readers ({b / q:4.2f}×); "
+                  f"p99 {_pct(quiet, 99) * 1000:7.1f} → {_pct(busy, 99) * 1000:7.1f} ms")
+        server_cpu, client_cpu = cpu_busy
+        print(f"    server: {reads / wall:.0f} reads/s, {server_cpu / max(reads, 1) * 1000:.2f} ms CPU per read "
+              f"(the 1-task jobs' share included; {server_cpu / wall * 100:.0f} % of a core); the readers' client: "
+              f"{client_cpu / max(reads, 1) * 1000:.2f} ms CPU per read ({client_cpu / wall * 100:.0f} % of a core)")
     ratios = [statistics.median(control[k + 2]) / statistics.median(control[k]) for k in (0, 1)]
     print(f"  control, one process burning a core and no reader: /healthz {ratios[0]:4.2f}×, 1-task job "
-          f"{ratios[1]:4.2f}× (the machine's share of the ratios: the readers' own client runs on it too)")
+          f"{ratios[1]:4.2f}× (the machine's share of the ratios)")
 
 
 def _burn(stop: Any, go: Any, served: Any) -> None:

@@ -51,7 +51,7 @@ LIGHT = 0.05
 LAG_TARGET = 0.002
 #: the gap's floor once on, and its ceiling (seconds)
 MIN_GAP = 0.002
-MAX_GAP = 0.25
+MAX_GAP = 0.1
 #: how often the probe measures the loop's lateness while reads come, its smoothing, and how
 #: long without a read before it stops (seconds)
 PROBE = 0.01
