@@ -115,6 +115,7 @@ class ReadTurns:
     async def enter(self, key: Key) -> None:
         """Returns when ``key``'s read has the turn; :meth:`leave` gives it back."""
         self.admitted += 1
+        self._decay()  # whether the caller is heavy: by its cost now
         self._watch()
         if not self.busy and not self._waiting and self._may_start(key):
             self._start(key)
@@ -215,13 +216,16 @@ class ReadTurns:
                 handle.cancel()
         self._probe = self._timer = None
 
-    def _charge(self, key: Key, seconds: float) -> None:
-        now = self.clock()
-        periods = int((now - self._decayed) / PERIOD)
+    def _decay(self) -> None:
+        """The costs decayed by :data:`DECAY` for each :data:`PERIOD` passed since the last time."""
+        periods = int((self.clock() - self._decayed) / PERIOD)
         if periods:
             self._decayed += periods * PERIOD
             factor = DECAY ** periods
             self.costs = {k: c * factor for k, c in self.costs.items() if c * factor > _FORGET}
+
+    def _charge(self, key: Key, seconds: float) -> None:
+        self._decay()
         self.costs[key] = self.costs.get(key, 0.0) + seconds
         if len(self.costs) > MAX_CALLERS:
             kept = heapq.nlargest(MAX_CALLERS // 2, self.costs.items(), key=lambda kv: kv[1])

@@ -117,7 +117,7 @@ def test_the_caller_that_read_least_goes_first() -> None:
     async def run() -> None:
         clock = Clock()
         app = App()
-        gate = ReadGate(app, ReadTurns(clock=clock))
+        gate = ReadGate(app, ReadTurns(clock=clock, probe=False))
         hold = "/api/v1/jobs/big"
         app.release = {hold: asyncio.Event()}
         first = _call(gate, hold, 5000)  # the heavy reader holds the turn for 2 s
@@ -247,7 +247,7 @@ def test_a_read_waiting_for_a_reading_thread_gives_its_turn_back_meanwhile() -> 
 
 def test_costs_decay_and_stay_bounded() -> None:
     clock = Clock()
-    turns = ReadTurns(clock=clock)
+    turns = ReadTurns(clock=clock, probe=False)
     turns._charge(("a",), 1.0)
     clock.now += PERIOD
     turns._charge(("b",), 1.0)
