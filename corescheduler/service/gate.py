@@ -47,7 +47,8 @@ _FORGET = 1e-6  # a cost this small is forgotten
 #: a caller whose recent read time (decayed) is at most this is light: its reads never wait
 #: for the gap (a job's status polled now and then)
 LIGHT = 0.05
-#: the loop's smoothed lateness above which heavy callers' reads are spaced out (seconds)
+#: how much later than without reads (smoothed) the loop may run before heavy callers' reads
+#: are spaced out (seconds)
 LAG_TARGET = 0.002
 #: the gap's floor once on, and its ceiling (seconds)
 MIN_GAP = 0.002
@@ -56,6 +57,8 @@ MAX_GAP = 0.1
 #: long without a read before it stops (seconds)
 PROBE = 0.01
 LAG_SMOOTHING = 0.25
+#: the smoothing of the lateness measured with no read on the loop (fewer samples, slower)
+BASE_SMOOTHING = 0.1
 IDLE = 1.0
 
 Key = tuple[Any, ...]
@@ -95,6 +98,10 @@ class ReadTurns:
         self.max_gap = max_gap
         #: the loop's smoothed lateness (seconds), as the last probe saw it
         self.lag = 0.0
+        #: the loop's smoothed lateness when no read was on it since the last probe (the
+        #: machine's and the service's own); the target is over it
+        self.base_lag = 0.0
+        self._read_since_probe = False
         #: seconds a heavy caller's read waits after the last heavy read (0: none)
         self.gap = 0.0
         #: when the next heavy read may start (the clock's seconds)
@@ -144,6 +151,7 @@ class ReadTurns:
 
     def _start(self, key: Key) -> None:
         self.busy = True
+        self._read_since_probe = True
         self._last_read = self.clock()
         if self.heavy(key) and self.gap > 0.0:
             self._heavy_after = math.inf  # until this read gives the turn back (leave)
@@ -178,16 +186,23 @@ class ReadTurns:
         self._admit()
 
     # ------------------------------------------------------------------ backing off
-    def note_lag(self, lag: float) -> None:
-        """A probe found the loop ``lag`` seconds late: the gap follows the smoothed lateness —
-        doubled while it is over the target, shortened by :data:`MIN_GAP` while it is under half
-        of it (heavy readers' rate cut by half at once, raised step by step: TCP's AIMD) — as
-        Hadoop's ``DecayRpcScheduler`` backs heavy callers off while response times are over
-        its thresholds (``shouldBackOff``)."""
-        self.lag += LAG_SMOOTHING * (max(0.0, lag) - self.lag)
-        if self.lag > self.lag_target:
+    def note_lag(self, lag: float, reading: bool = True) -> None:
+        """A probe found the loop ``lag`` seconds late, with a read on it since the last probe
+        (``reading``) or none.  Without: the lateness the machine and the service cause
+        themselves (smoothed: :attr:`base_lag`).  With: the gap follows how much later reads
+        make the loop — doubled while the smoothed lateness is over :attr:`base_lag` plus the
+        target, shortened by :data:`MIN_GAP` while it is under half of that (heavy readers'
+        rate cut by half at once, raised step by step: TCP's AIMD) — as Hadoop's
+        ``DecayRpcScheduler`` backs heavy callers off while response times are over its
+        thresholds (``shouldBackOff``)."""
+        lag = max(0.0, lag)
+        if not reading:
+            self.base_lag += BASE_SMOOTHING * (lag - self.base_lag)
+            return
+        self.lag += LAG_SMOOTHING * (lag - self.lag)
+        if self.lag > self.base_lag + self.lag_target:
             self.gap = min(self.max_gap, max(MIN_GAP, 2.0 * self.gap))
-        elif self.lag < self.lag_target / 2:
+        elif self.lag < self.base_lag + self.lag_target / 2:
             self.gap = max(0.0, self.gap - MIN_GAP)
 
     def _watch(self) -> None:
@@ -200,7 +215,8 @@ class ReadTurns:
 
         def probe() -> None:
             nonlocal due
-            self.note_lag(loop.time() - due)
+            self.note_lag(loop.time() - due, self.busy or self._read_since_probe)
+            self._read_since_probe = False
             if self.clock() - self._last_read > IDLE:
                 self._probe = None  # no reads lately: the next read starts the probe again
                 return

@@ -51,6 +51,8 @@ def render(service: Service, turns: ReadTurns | None = None) -> str:
               registry=registry).set(turns.spaced)
         Gauge("corescheduler_read_gap_seconds", "Seconds a heavy caller's read waits after the last one now",
               registry=registry).set(turns.gap)
-        Gauge("corescheduler_loop_lag_seconds", "How late the event loop ran its timers lately (smoothed)",
-              registry=registry).set(turns.lag)
+        Gauge("corescheduler_loop_lag_seconds", "How late the event loop ran its timers lately with reads on it "
+              "(smoothed)", registry=registry).set(turns.lag)
+        Gauge("corescheduler_loop_lag_without_reads_seconds", "How late the event loop ran its timers lately "
+              "with no read on it (smoothed)", registry=registry).set(turns.base_lag)
     return generate_latest(registry).decode()

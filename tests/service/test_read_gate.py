@@ -338,6 +338,21 @@ def test_the_gap_follows_the_loops_lateness() -> None:
     assert turns.gap == 0.05
 
 
+def test_the_target_is_over_the_loops_lateness_without_reads() -> None:
+    """A loop late by itself (a busy machine: 10 ms without any read) does not close the
+    readers out: the gap opens only when reads make it later than that by the target."""
+    turns = ReadTurns(lag_target=0.002, max_gap=0.1, probe=False)
+    for _ in range(200):
+        turns.note_lag(0.010, reading=False)
+    assert abs(turns.base_lag - 0.010) < 0.0005 and turns.gap == 0.0
+    for _ in range(50):
+        turns.note_lag(0.011)  # reads add 1 ms: under the target
+    assert turns.gap == 0.0
+    for _ in range(50):
+        turns.note_lag(0.020)  # reads add 10 ms: over it
+    assert turns.gap == 0.1
+
+
 def test_a_heavy_callers_reads_wait_for_the_gap_a_light_callers_do_not() -> None:
     """While the gap is on, a heavy caller's next read starts no earlier than the gap after its
     last one; a light caller's read (a job's status polled now and then) starts at once."""
