@@ -21,6 +21,13 @@ share of the recent processing cost; the costs decay by half every 5 s, ``decayC
 The caller here is the user a known credential names, else the client's host
 (:func:`caller`): a client that reads now and then (a job's status polled while it runs)
 goes before readers that never stop, so it waits for the read in progress only.
+
+Heavy callers back off while reads make the loop late (:meth:`ReadTurns.note_lag`), as
+``DecayRpcScheduler`` backs heavy callers off while response times are over its thresholds
+(``DecayRpcScheduler#shouldBackOff``, with ``backOffByResponseTimeEnabled``; Hadoop
+refuses such a call for the client to retry, here the read waits): readers that never
+pause, whose clients share the service's cores, would otherwise take whatever CPU the
+service frees.
 """
 
 from __future__ import annotations
@@ -93,10 +100,10 @@ class ReadTurns:
         self.admitted = 0
         self.waited = 0
         self.spaced = 0
-        #: the loop's lateness (seconds, smoothed) the gap follows, and the gap's ceiling
+        #: how much later than without reads the loop may run (seconds), and the gap's ceiling
         self.lag_target = lag_target
         self.max_gap = max_gap
-        #: the loop's smoothed lateness (seconds), as the last probe saw it
+        #: the loop's smoothed lateness with reads on it (seconds), as the probes saw it
         self.lag = 0.0
         #: the loop's smoothed lateness when no read was on it since the last probe (the
         #: machine's and the service's own); the target is over it
