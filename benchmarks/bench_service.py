@@ -36,8 +36,14 @@ its end seen, 10 jobs each way, one after another), p50.  Goal: less than 2×.  
 are measured in turns, five rounds of 20 ``/healthz`` and 2 jobs each way (the readers
 paused, then reading; the order swapped every round), after one job that warms the
 workers: on a shared machine the other load then weighs on both sides alike.  The readers'
-own client (receiving 2.3 MB documents) shares the machine's cores with the service, so a
-control follows: the same rounds with one process that only burns a core (no request).
+own client (receiving 2.3 MB documents) shares the machine's cores with the service: the
+rounds run twice, the readers' client at the service's priority (as sessions 11-13 measured),
+then at nice 19 (readers are on other machines in production: their client's CPU is not the
+service's to share); a control follows: the same rounds with one process that only burns a
+core (no request).  The readers read from 127.0.0.2, another host to the service (it counts
+anonymous readers' costs by host), the measuring client from 127.0.0.1.  The big job's own
+submit is timed too, with ``/healthz`` asked every 10 ms meanwhile (a large submit is
+prepared off the service's event loop: those answers stay fast).
 """
 
 from __future__ import annotations
@@ -55,6 +61,8 @@ SECONDS = 0.05
 SETTINGS = [("thread", 1.0), ("process", 1.0), ("thread", 1.5), ("process", 1.5)]
 #: the readers benchmark's rounds: each measures both sides, quiet and with readers
 ROUNDS = 5
+#: the readers' source address (the measuring client's is 127.0.0.1): another host to the service
+READERS_ADDRESS = "127.0.0.2"
 
 
 def _pct(values: list[float], p: float) -> float:
@@ -178,14 +186,19 @@ def bench_load(clients: int = 20, jobs: int = 500) -> None:
           f"max {max(latencies) * 1000:.1f} ms")
 
 
-def _reader(url: str, job_id: str, readers: int, stop: Any, go: Any, served: Any) -> None:
-    """``readers`` concurrent readers of the big job until ``stop`` is set (another process),
-    reading while ``go`` is set; ``served`` counts their answers."""
+def _reader(url: str, job_id: str, readers: int, nice: int, stop: Any, go: Any, served: Any) -> None:
+    """``readers`` concurrent readers of the big job until ``stop`` is set (another process at
+    ``nice``), reading while ``go`` is set; ``served`` counts their answers."""
     import httpx
+
+    os.nice(nice)
 
     async def one(k: int) -> None:
         paths = [f"/api/v1/jobs/{job_id}", f"/api/v1/jobs/{job_id}/tasks?limit=100", "/api/v1/jobs"]
-        async with httpx.AsyncClient(base_url=url, timeout=120) as c:
+        # from another loopback address than the measuring client's: readers are other hosts
+        # (the service counts anonymous readers' costs by host)
+        transport = httpx.AsyncHTTPTransport(local_address=READERS_ADDRESS)
+        async with httpx.AsyncClient(base_url=url, timeout=120, transport=transport) as c:
             for i in range(10_000_000):
                 if stop.is_set():
                     return
@@ -255,27 +268,68 @@ def bench_readers(tasks: int = 100_000, readers: int = 8) -> None:
                     except httpx.TransportError:
                         pass
                     time.sleep(0.1)
-                big = c.post("/api/v1/jobs", json={"pool": "big", "name": "big",
-                                                   "maps": [{"command": ["true"]}] * tasks})
+                big, submit_wall, during = _submit_watched(c, url, {"pool": "big", "name": "big",
+                                                                    "maps": [{"command": ["true"]}] * tasks})
                 big.raise_for_status()
                 _measure(c, 0, 1)  # the workers' first task (their launcher starts): in neither side
                 job_id = big.json()["id"]
-                sides, reads, cpu_busy, wall = _rounds(c, server.pid, _reader, (url, job_id, readers))
+                plain = _rounds(c, server.pid, _reader, (url, job_id, readers, 0))
+                niced = _rounds(c, server.pid, _reader, (url, job_id, readers, 19))
                 control, _, _, _ = _rounds(c, server.pid, _burn, ())
         finally:
             server.terminate()
             server.wait(60)
-    print(f"readers: {readers} readers of a {tasks}-task job")
-    for k, label in enumerate(("/healthz", "1-task job")):
-        quiet, busy = sides[k], sides[k + 2]
-        q, b = statistics.median(quiet), statistics.median(busy)
-        print(f"  {label:10s}: p50 {q * 1000:7.1f} ms quiet, {b * 1000:7.1f} ms with readers ({b / q:4.2f}×); "
-              f"p99 {_pct(quiet, 99) * 1000:7.1f} → {_pct(busy, 99) * 1000:7.1f} ms")
-    print(f"  server: {reads / wall:.0f} reads/s, {cpu_busy / max(reads, 1) * 1000:.2f} ms CPU per read "
-          "(its CPU over the reads, the 1-task jobs' share included)")
+    print(f"readers: {readers} readers of a {tasks}-task job (load average {os.getloadavg()[0]:.1f} at the end)")
+    print(f"  its submit: {submit_wall:.2f} s; /healthz meanwhile (another connection, every 10 ms): "
+          f"{len(during)} asked, p50 {statistics.median(during or [0]) * 1000:.1f} ms, "
+          f"max {max(during or [0]) * 1000:.1f} ms")
+    for title, (sides, reads, cpu_busy, wall) in (
+            ("the readers' client at the service's priority (the method of sessions 11-13)", plain),
+            ("the readers' client at nice 19 (readers on other machines: their CPU not the service's)", niced)):
+        print(f"  {title}:")
+        for k, label in enumerate(("/healthz", "1-task job")):
+            quiet, busy = sides[k], sides[k + 2]
+            q, b = statistics.median(quiet), statistics.median(busy)
+            print(f"    {label:10s}: p50 {q * 1000:7.1f} ms quiet, {b * 1000:7.1f} ms with readers ({b / q:4.2f}×); "
+                  f"p99 {_pct(quiet, 99) * 1000:7.1f} → {_pct(busy, 99) * 1000:7.1f} ms")
+        server_cpu, client_cpu = cpu_busy
+        print(f"    server: {reads / wall:.0f} reads/s, {server_cpu / max(reads, 1) * 1000:.2f} ms CPU per read "
+              f"(the 1-task jobs' share included; {server_cpu / wall * 100:.0f} % of a core); the readers' client: "
+              f"{client_cpu / max(reads, 1) * 1000:.2f} ms CPU per read ({client_cpu / wall * 100:.0f} % of a core)")
     ratios = [statistics.median(control[k + 2]) / statistics.median(control[k]) for k in (0, 1)]
     print(f"  control, one process burning a core and no reader: /healthz {ratios[0]:4.2f}×, 1-task job "
-          f"{ratios[1]:4.2f}× (the machine's share of the ratios: the readers' own client runs on it too)")
+          f"{ratios[1]:4.2f}× (the machine's share of the ratios)")
+
+
+def _submit_watched(c: Any, url: str, job: dict[str, Any]) -> tuple[Any, float, list[float]]:
+    """``job`` submitted through ``c`` while another thread asks ``/healthz`` every 10 ms: the
+    response, the submit's wall time and the latencies of the ``/healthz`` asked meanwhile."""
+    import threading
+
+    import httpx
+
+    done, during = threading.Event(), []
+
+    def watch() -> None:
+        with httpx.Client(base_url=url, timeout=300) as h:
+            for _ in range(100_000):
+                if done.is_set():
+                    return
+                t = time.perf_counter()
+                h.get("/healthz")
+                during.append(time.perf_counter() - t)  # the one in flight when the submit ends too
+                time.sleep(0.01)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    t = time.perf_counter()
+    try:
+        response = c.post("/api/v1/jobs", json=job)
+    finally:
+        done.set()
+    wall = time.perf_counter() - t
+    watcher.join(300)
+    return response, wall, during
 
 
 def _burn(stop: Any, go: Any, served: Any) -> None:
@@ -288,11 +342,12 @@ def _burn(stop: Any, go: Any, served: Any) -> None:
             pass
 
 
-def _rounds(c: Any, pid: int, target: Any, args: tuple[Any, ...]) -> tuple[list[list[float]], int, float, float]:
+def _rounds(c: Any, pid: int, target: Any, args: tuple[Any, ...],
+            ) -> tuple[list[list[float]], int, tuple[float, float], float]:
     """``target(*args, stop, go, served)`` in another process, and ROUNDS rounds of a quiet side
     (``go`` clear) and a busy side (set), the order swapped every round: the /healthz and job
     latencies of each side (quiet health, quiet jobs, busy health, busy jobs), the answers
-    counted and the server's CPU seconds over the busy sides, their wall time."""
+    counted, the server's and the other process's CPU seconds over the busy sides, their wall time."""
     import multiprocessing
 
     stop, go = multiprocessing.Event(), multiprocessing.Event()
@@ -300,7 +355,7 @@ def _rounds(c: Any, pid: int, target: Any, args: tuple[Any, ...]) -> tuple[list[
     other = multiprocessing.Process(target=target, args=(*args, stop, go, served))
     other.start()
     sides: list[list[float]] = [[], [], [], []]
-    cpu_busy, reads, wall = 0.0, 0, 0.0
+    cpu_busy, reads, wall, cpu_other = 0.0, 0, 0.0, 0.0
     try:
         go.set()
         time.sleep(2.0)  # the readers connected and reading
@@ -310,6 +365,7 @@ def _rounds(c: Any, pid: int, target: Any, args: tuple[Any, ...]) -> tuple[list[
                     go.set()
                     time.sleep(0.5)
                     cpu0, served0, t0 = _cpu(pid), served.value, time.perf_counter()
+                    other0 = _cpu(other.pid)
                 else:
                     go.clear()
                     time.sleep(0.5)  # the reads in flight end
@@ -318,6 +374,7 @@ def _rounds(c: Any, pid: int, target: Any, args: tuple[Any, ...]) -> tuple[list[
                 sides[2 * busy + 1] += j
                 if busy:
                     cpu_busy += _cpu(pid) - cpu0
+                    cpu_other += _cpu(other.pid) - other0
                     reads += served.value - served0
                     wall += time.perf_counter() - t0
     finally:
@@ -325,7 +382,7 @@ def _rounds(c: Any, pid: int, target: Any, args: tuple[Any, ...]) -> tuple[list[
         other.join(120)
         if other.is_alive():
             other.terminate()
-    return sides, reads, cpu_busy, wall
+    return sides, reads, (cpu_busy, cpu_other), wall
 
 
 def _cpu(pid: int) -> float:

@@ -18,6 +18,7 @@ forms carries a CSRF token.  No token is taken from a URL, and the access log ho
 client-controlled text (:mod:`corescheduler.service.accesslog`).
 """
 
+import asyncio
 import functools
 import hashlib
 import hmac
@@ -35,6 +36,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import HTTPConnection
 
 from corescheduler.core.queues import full_queue_name
 from corescheduler.service.accesslog import AccessLog, DropUvicornAccess
@@ -49,6 +51,8 @@ API = "/api/v1"
 COOKIE = "corescheduler_session"
 #: the largest request body accepted (a job document)
 MAX_BODY = 4 << 20
+#: a body larger than this is decoded in a thread (the loop keeps answering meanwhile)
+LARGE_BODY = 256 << 10
 #: a page session's life, and the most sessions kept (the oldest go first)
 SESSION_TTL = 12 * 3600.0
 MAX_SESSIONS = 10_000
@@ -138,6 +142,7 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
                 if manage:
                     await service.stop()
         finally:
+            app.state.read_turns.close()
             for lg in loggers:
                 lg.removeFilter(redact)
             loggers[0].removeFilter(drop_uvicorn_access)
@@ -147,7 +152,22 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
     app.state.service = service
     # reads take turns (inside the access log: a line's latency has the wait for a turn)
     app.state.read_turns = ReadTurns()
-    app.add_middleware(ReadGate, turns=app.state.read_turns)
+
+    def identify(scope: dict[str, Any]) -> str | None:
+        """The user a read's credential names, if it is one this service knows (a valid token,
+        a live page session): the read gate counts costs by it; by the client's host otherwise."""
+        if table is None:  # no credentials: X-User is anyone's to set
+            return None
+        conn = HTTPConnection(scope)
+        header = conn.headers.get("authorization")
+        if header is not None and header.lower().startswith("bearer "):
+            who = table.lookup(header[7:].strip())
+            if who is not None:
+                return who.user
+        _, who = session_of(conn)
+        return who.user if who is not None else None
+
+    app.add_middleware(ReadGate, turns=app.state.read_turns, identify=identify)
     app.add_middleware(AccessLog)
     job_ref, job_components = job_schema()
 
@@ -268,6 +288,8 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
     async def body_json(request: Request) -> Any:
         raw = await read_body(request)
         try:
+            if len(raw) > LARGE_BODY:  # a large job's document is decoded off the event loop
+                return await asyncio.to_thread(json.loads, raw)
             return json.loads(raw)
         except RecursionError:
             raise ServiceError("the body nests too deep", 400, "body") from None
@@ -481,7 +503,7 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         return await service.reload()
 
     # ------------------------------------------------------------------ the /scheduler page
-    def session_of(request: Request) -> tuple[bytes | None, Principal | None]:
+    def session_of(request: HTTPConnection) -> tuple[bytes | None, Principal | None]:
         """The page's session (its key) and user, from the session cookie."""
         sid = request.cookies.get(COOKIE)
         if not sid:
@@ -681,7 +703,7 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
     async def metrics() -> PlainTextResponse:
         from corescheduler.service.metrics import render
 
-        return PlainTextResponse(render(service), media_type="text/plain; version=0.0.4")
+        return PlainTextResponse(render(service, app.state.read_turns), media_type="text/plain; version=0.0.4")
 
     return app
 

@@ -13,10 +13,12 @@ from prometheus_client import CollectorRegistry, Gauge, generate_latest
 from corescheduler.core.model import KINDS
 
 if TYPE_CHECKING:
+    from corescheduler.service.gate import ReadTurns
     from corescheduler.service.views import ServiceView as Service
 
 
-def render(service: Service) -> str:
+def render(service: Service, turns: ReadTurns | None = None) -> str:
+    """The metrics of ``service``, and of its read gate's ``turns`` if given."""
     registry = CollectorRegistry()
     running = Gauge("corescheduler_pool_running_tasks", "Tasks running in the pool", ["pool", "kind"],
                     registry=registry)
@@ -42,4 +44,15 @@ def render(service: Service) -> str:
     Gauge("corescheduler_workers", "Live Dask workers", registry=registry).set(len(service.workers))
     Gauge("corescheduler_preemptions", "Tasks preempted since the service started",
           registry=registry).set(service.preemptions)
+    if turns is not None:
+        Gauge("corescheduler_reads_admitted", "API reads of the ledger admitted since the service started",
+              registry=registry).set(turns.admitted)
+        Gauge("corescheduler_reads_spaced", "Times a heavy caller's read waited for the gap",
+              registry=registry).set(turns.spaced)
+        Gauge("corescheduler_read_gap_seconds", "Seconds a heavy caller's read waits after the last one now",
+              registry=registry).set(turns.gap)
+        Gauge("corescheduler_loop_lag_seconds", "How late the event loop ran its timers lately with reads on it "
+              "(smoothed)", registry=registry).set(turns.lag)
+        Gauge("corescheduler_loop_lag_without_reads_seconds", "How late the event loop ran its timers lately "
+              "with no read on it (smoothed)", registry=registry).set(turns.base_lag)
     return generate_latest(registry).decode()

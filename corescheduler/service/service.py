@@ -42,6 +42,7 @@ from corescheduler.core.model import (
     Assignment,
     Cluster,
     Job,
+    JobSpec,
 )
 from corescheduler.core.scheduler import AccessDeniedError, JobRejectedError, Scheduler
 from corescheduler.errors import CoreSchedulerError, PluginError, SchedulerStateError
@@ -61,6 +62,17 @@ __all__ = ["READERS", "Grant", "LiveJob", "Service", "ServiceError", "ServiceSet
 #: threads reading the ledger for the API: more readers queue (SQLite runs without the GIL, but
 #: each thread's Python share of a read competes with the loop)
 READERS = 4
+#: a job with more tasks than this is checked and prepared off the event loop (:meth:`Service.submit`)
+LARGE_JOB = 1000
+#: the ledger's row of a new task (``kind``: map or reduce); its arguments are (job, index)
+TASK_ROW = "INSERT INTO tasks (job, kind, idx, state) VALUES (?, '{kind}', ?, 'pending')"
+
+
+def _tasks_in(document: Any) -> int:
+    """How many tasks a submitted document lists (0 for one that is not a job: checked later)."""
+    if not isinstance(document, dict):
+        return 0
+    return sum(len(v) for k in ("maps", "reduces") if isinstance(v := document.get(k), list))
 
 log = logging.getLogger("corescheduler.service")
 
@@ -112,6 +124,8 @@ class Service(Workers, Attempts, Views):
         self.store = Store(state)
         #: the threads that read the ledger for the API (each with its own connection)
         self._read_pool = ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="corescheduler-read")
+        #: the thread that checks and prepares large submitted jobs off the loop
+        self._work_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="corescheduler-prepare")
         self.jobs: dict[str, LiveJob] = {}
         self.grants: dict[str, Grant] = {}  # the scheduler's task id -> its attempt on the engine
         self.workers: dict[str, WorkerInfo] = {}
@@ -180,6 +194,7 @@ class Service(Workers, Attempts, Views):
             task.cancel()
         await self.backend.close()
         self._read_pool.shutdown(wait=True)
+        self._work_pool.shutdown(wait=True)
         self.store.close()
         log.info("stopped")
 
@@ -303,32 +318,31 @@ class Service(Workers, Attempts, Views):
 
     # ------------------------------------------------------------------ jobs
     async def submit(self, document: Any, user: str | None, groups: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
-        """Accept a job: checked, placed by the scheduler, written to the ledger — then answered."""
-        try:
-            request = parse_job(document)
-        except JobFormatError as exc:
-            raise ServiceError(exc.message, 400, exc.field) from None
-        except RecursionError:
-            raise ServiceError("the job nests too deep", 400, None) from None
-        if not self.resource_mode:
-            sized = [f"{kind}[{i}].resources" for kind, tasks in (("maps", request.maps), ("reduces", request.reduces))
-                     for i, t in enumerate(tasks) if t.resources is not None]
-            if request.task_resources is not None:
-                sized.insert(0, "task_resources")
-            if sized:
-                raise ServiceError("task sizes need [scheduler] mode = \"resources\"; this service schedules slots",
-                                   400, sized[0])
+        """Accept a job: checked, placed by the scheduler, written to the ledger — then answered.
+
+        A large job (over :data:`LARGE_JOB` tasks) is checked, and its scheduler spec and ledger
+        rows built, in a thread: the event loop keeps answering (``/healthz``, reads, the
+        scheduler's turns) meanwhile.  Only its placement and its ledger write (one transaction,
+        the task rows in one ``executemany``) run on the loop, under the service's lock."""
+        nodes = self.node_names()
+        if _tasks_in(document) > LARGE_JOB:
+            request, spec, rows = await asyncio.get_running_loop().run_in_executor(
+                self._work_pool, self._prepare, document, user, list(groups), nodes)
+        else:
+            request, spec, rows = self._prepare(document, user, list(groups), nodes)
         async with self._lock:
             seq = self.store.next_seq()
             job_id = f"job_{seq:04d}"
-            spec = request.spec(user, list(groups), job_id, self.node_names())
+            spec = attrs.evolve(spec, id=job_id)
             now = self.now()
 
             def write(w: Any) -> None:  # the job and its tasks first: nothing is placed if they cannot be stored
                 for sql, args in self.store.job_statements(
                         job_id, seq, user, list(groups), dict(request.document), request.name, request.pool,
-                        request.priority, len(request.maps), len(request.reduces)):
+                        request.priority, 0, 0):
                     w(sql, args)
+                for sql, idx in rows:
+                    w(sql, [(job_id, i) for i in idx])
 
             def place() -> Job:  # placed now (a rejection is answered now); the loop's next turn runs the update
                 try:
@@ -351,7 +365,35 @@ class Service(Workers, Attempts, Views):
                                                   REDUCE: list(range(len(request.reduces)))})
             self._job_started(self.scheduler.jobs[job_id])
             self.kick()
-            return self.describe(job_id)
+            if len(request.maps) + len(request.reduces) <= LARGE_JOB:
+                return self.describe(job_id)
+        # a large job's counts are read (a scan of its tasks) in a reading thread, after the lock
+        return (await self.describe_many([await self.read(self.store.job_summary, job_id)]))[0]
+
+    def _prepare(self, document: Any, user: str | None, groups: list[str], nodes: dict[str, str],
+                 ) -> tuple[Any, JobSpec, list[tuple[str, range]]]:
+        """A submitted document checked (:class:`ServiceError` 400 naming the field), its
+        scheduler spec (without its id) and its task rows to store (each kind's statement and
+        indexes).  Touches no state of the service: it may run in a thread."""
+        try:
+            request = parse_job(document)
+        except JobFormatError as exc:
+            raise ServiceError(exc.message, 400, exc.field) from None
+        except RecursionError:
+            raise ServiceError("the job nests too deep", 400, None) from None
+        if not self.resource_mode:
+            sized = [f"{kind}[{i}].resources" for kind, tasks in (("maps", request.maps), ("reduces", request.reduces))
+                     for i, t in enumerate(tasks) if t.resources is not None]
+            if request.task_resources is not None:
+                sized.insert(0, "task_resources")
+            if sized:
+                raise ServiceError("task sizes need [scheduler] mode = \"resources\"; this service schedules slots",
+                                   400, sized[0])
+        spec = request.spec(user, groups, None, nodes)
+        rows = [(sql, range(n)) for sql, n in (
+            (TASK_ROW.format(kind="map"), len(request.maps)), (TASK_ROW.format(kind="reduce"), len(request.reduces)))
+            if n]
+        return request, spec, rows
 
     def _write(self, write: Any, apply: Any, undo: Any, after: Any = None, jobs: Any = None) -> Any:
         """A request's change, ledger first (:meth:`Store.change`; ``jobs``: those whose tasks it

@@ -179,8 +179,12 @@ class Store:
         if pending:
             self._tx(pending, jobs)
 
-    def _execute(self, sql: str, args: tuple[Any, ...] = ()) -> sqlite3.Cursor:
-        """Every statement goes through here (one place to watch, or to make fail in a test)."""
+    def _execute(self, sql: str, args: tuple[Any, ...] | list[tuple[Any, ...]] = ()) -> sqlite3.Cursor:
+        """Every statement goes through here (one place to watch, or to make fail in a test);
+        ``args`` a list: the statement once for each of its tuples (``executemany``: a job's
+        100,000 task rows in one call, the loop in SQLite's C, not in Python)."""
+        if isinstance(args, list):
+            return self._db.executemany(sql, args)
         return self._db.execute(sql, args)
 
     def _tx(self, statements: list[tuple[str, tuple[Any, ...]]], jobs: Iterable[str] | None = None) -> None:
@@ -231,7 +235,7 @@ class Store:
         whose tasks the statements change (None: any; the readers' kept stats of others stay)."""
         self.flush()
 
-        def w(sql: str, args: tuple[Any, ...] = ()) -> None:
+        def w(sql: str, args: tuple[Any, ...] | list[tuple[Any, ...]] = ()) -> None:
             try:
                 self._execute(sql, args)
             except (sqlite3.Error, UnicodeError, OverflowError, ValueError) as exc:
@@ -278,18 +282,19 @@ class Store:
     @staticmethod
     def job_statements(job_id: str, seq: int, user: str | None, groups: list[str], document: dict[str, Any],
                        name: str, pool: str | None, priority: str, maps: int, reduces: int,
-                       submitted: float | None = None) -> list[tuple[str, tuple[Any, ...]]]:
-        """The statements that store a new job and its tasks."""
-        statements: list[tuple[str, tuple[Any, ...]]] = [(
+                       submitted: float | None = None) -> list[tuple[str, Any]]:
+        """The statements that store a new job and its tasks (a statement whose arguments are a
+        list of tuples runs once for each: :meth:`_execute`)."""
+        statements: list[tuple[str, Any]] = [(
             "INSERT INTO jobs (id, seq, user, groups, document, name, pool, priority, state, submitted) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'accepted', ?)",
             (job_id, seq, user, json.dumps(groups), json.dumps(document), name, pool, priority,
              submitted if submitted is not None else time.time()),
         )]
-        statements += [("INSERT INTO tasks (job, kind, idx, state) VALUES (?, 'map', ?, 'pending')", (job_id, i))
-                       for i in range(maps)]
-        statements += [("INSERT INTO tasks (job, kind, idx, state) VALUES (?, 'reduce', ?, 'pending')", (job_id, i))
-                       for i in range(reduces)]
+        for kind, n in (("map", maps), ("reduce", reduces)):
+            if n:  # one statement for all of a kind's rows (a list of arguments: executemany)
+                statements.append((f"INSERT INTO tasks (job, kind, idx, state) VALUES (?, '{kind}', ?, 'pending')",
+                                   [(job_id, i) for i in range(n)]))
         return statements
 
     def job_started(self, job_id: str, pool: str) -> None:

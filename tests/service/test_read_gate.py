@@ -9,7 +9,17 @@ from typing import Any
 
 import pytest
 
-from corescheduler.service.gate import DECAY, MAX_CALLERS, PERIOD, ReadGate, ReadTurns, caller, is_read, off_turn
+from corescheduler.service.gate import (
+    DECAY,
+    LIGHT,
+    MAX_CALLERS,
+    PERIOD,
+    ReadGate,
+    ReadTurns,
+    caller,
+    is_read,
+    off_turn,
+)
 
 
 class Clock:
@@ -48,8 +58,10 @@ class App:
         self.done.append(path)
 
 
-def _scope(path: str, port: int, method: str = "GET") -> dict[str, Any]:
-    return {"type": "http", "method": method, "path": path, "client": ("127.0.0.1", port)}
+def _scope(path: str, port: int, method: str = "GET", host: str | None = None) -> dict[str, Any]:
+    """A request from ``host`` (by default one host per ``port``: callers count by host)."""
+    return {"type": "http", "method": method, "path": path,
+            "client": (host or f"10.0.{port // 256 % 256}.{port % 256}", port)}
 
 
 async def _noop_receive() -> dict[str, Any]:
@@ -105,7 +117,7 @@ def test_the_caller_that_read_least_goes_first() -> None:
     async def run() -> None:
         clock = Clock()
         app = App()
-        gate = ReadGate(app, ReadTurns(clock=clock))
+        gate = ReadGate(app, ReadTurns(clock=clock, probe=False))
         hold = "/api/v1/jobs/big"
         app.release = {hold: asyncio.Event()}
         first = _call(gate, hold, 5000)  # the heavy reader holds the turn for 2 s
@@ -113,7 +125,7 @@ def test_the_caller_that_read_least_goes_first() -> None:
         clock.now += 2.0
         app.release[hold].set()
         await asyncio.wait_for(first, 10)
-        assert gate.turns.costs[("127.0.0.1", 5000)] == pytest.approx(2.0)
+        assert gate.turns.costs[caller(_scope(hold, 5000))] == pytest.approx(2.0)
         app.release = {hold: asyncio.Event()}
         blocker = _call(gate, hold, 5001)  # another reader holds the turn now
         await _settle()
@@ -235,7 +247,7 @@ def test_a_read_waiting_for_a_reading_thread_gives_its_turn_back_meanwhile() -> 
 
 def test_costs_decay_and_stay_bounded() -> None:
     clock = Clock()
-    turns = ReadTurns(clock=clock)
+    turns = ReadTurns(clock=clock, probe=False)
     turns._charge(("a",), 1.0)
     clock.now += PERIOD
     turns._charge(("b",), 1.0)
@@ -249,15 +261,147 @@ def test_costs_decay_and_stay_bounded() -> None:
 
 
 def test_a_tenants_connections_share_one_cost() -> None:
-    """Costs count by the credential a request presents, not by its connection: a tenant
-    that opens a fresh connection for every read does not start at cost 0 each time (and so
-    cannot go first among waiting reads for ever); a request without one counts by its
-    connection."""
-    token = [(b"authorization", b"Bearer alice-token")]
-    one = {**_scope("/api/v1/jobs/1", 5000), "headers": token}
-    two = {**_scope("/api/v1/jobs/2", 5001), "headers": token}
-    other = {**_scope("/api/v1/jobs/3", 5002), "headers": [(b"authorization", b"Bearer bob-token")]}
-    assert caller(one) == caller(two) != caller(other)
-    assert b"alice-token" not in repr(caller(one)).encode()
-    assert caller(_scope("/api/v1/jobs/1", 5000)) == ("127.0.0.1", 5000)
-    assert caller(_scope("/api/v1/jobs/1", 5000)) != caller(_scope("/api/v1/jobs/1", 5001))
+    """Costs count by the user a known credential names (``identify``), else by the client's
+    host: a tenant or an anonymous reader that opens a fresh connection for every read does
+    not start at cost 0 each time (and so cannot go first among waiting reads for ever)."""
+    known = {b"Bearer alice-token": "alice", b"Bearer alice-second-token": "alice", b"Bearer bob-token": "bob"}
+
+    def identify(scope: dict[str, Any]) -> str | None:
+        return next((known.get(v) for n, v in scope.get("headers", ()) if n == b"authorization"), None)
+
+    def with_header(port: int, value: bytes, host: str = "127.0.0.1") -> dict[str, Any]:
+        return {**_scope("/api/v1/jobs/1", port, host=host), "headers": [(b"authorization", value)]}
+
+    one, two = with_header(5000, b"Bearer alice-token"), with_header(5001, b"Bearer alice-second-token", "10.0.0.9")
+    assert caller(one, identify) == caller(two, identify) == ("user", "alice")
+    assert caller(with_header(5002, b"Bearer bob-token"), identify) == ("user", "bob")
+    assert b"alice-token" not in repr(caller(one, identify)).encode()
+    # anonymous, or a credential the service does not know: the host, whatever the connection
+    for scope in (_scope("/api/v1/jobs/1", 5000, host="127.0.0.1"), _scope("/api/v1/jobs/1", 5003, host="127.0.0.1"),
+                  with_header(5004, b"Bearer made-up"), with_header(5005, b"Bearer other-made-up")):
+        assert caller(scope, identify) == ("host", "127.0.0.1")
+    assert caller(with_header(5000, b"Bearer made-up", "10.0.0.7"), identify) == ("host", "10.0.0.7")
+    assert caller(one) == ("host", "127.0.0.1")  # no identify: no credential is known
+
+
+def test_a_hostile_anonymous_reader_cannot_start_afresh() -> None:
+    """Through the service's own app (a tokens file): an anonymous reader that opens a new
+    connection for each read and sends a made-up token or session cookie with it adds every
+    read's cost to its host's; a valid token's reads count for its user from any host."""
+    import types
+
+    import httpx
+
+    from corescheduler.service.api import Principal, create_app
+
+    app = create_app(types.SimpleNamespace(), {"alice-token": Principal("alice")}, manage=False)
+    turns: ReadTurns = app.state.read_turns
+
+    async def main() -> None:
+        attempts = [({}, 4000), ({"authorization": "Bearer made-up-1"}, 4001),
+                    ({"authorization": "Bearer made-up-2"}, 4002), ({"cookie": "corescheduler_session=forged"}, 4003),
+                    ({"cookie": "anything=else"}, 4004), ({"authorization": "Basic eDp5"}, 4005)]
+        for headers, port in attempts:  # each its own connection (client port), as a hostile reader would
+            transport = httpx.ASGITransport(app=app, client=("10.1.2.3", port))
+            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+                # limit=0 is refused before any ledger read: the read still took its turn
+                r = await c.get("/api/v1/jobs/job_0001/tasks?limit=0", headers=headers)
+                assert r.status_code in (400, 401)
+        for host, port in (("10.1.2.3", 4010), ("10.9.9.9", 4011)):
+            transport = httpx.ASGITransport(app=app, client=(host, port))
+            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+                r = await c.get("/api/v1/jobs/job_0001/tasks?limit=0", headers={"authorization": "Bearer alice-token"})
+                assert r.status_code == 400
+
+    asyncio.run(main())
+    assert set(turns.costs) == {("host", "10.1.2.3"), ("user", "alice")}
+    assert turns.admitted == 8
+
+
+def test_the_gap_follows_the_loops_lateness() -> None:
+    """Over the target the gap doubles (from its floor, up to its ceiling); under half of it
+    the gap shortens step by step, down to none; in between it stays."""
+    turns = ReadTurns(lag_target=0.002, max_gap=0.1, probe=False)
+    assert turns.gap == 0.0
+    for _ in range(40):
+        turns.note_lag(0.02)
+    assert turns.gap == 0.1 and turns.lag > 0.002
+    gaps = []
+    for _ in range(1000):
+        turns.note_lag(0.0)
+        gaps.append(turns.gap)
+        if turns.gap == 0.0:
+            break
+    assert gaps[-1] == 0.0 and gaps == sorted(gaps, reverse=True)
+    turns.gap, turns.lag = 0.05, 0.0015
+    turns.note_lag(0.0015)  # between half the target and the target: kept
+    assert turns.gap == 0.05
+
+
+def test_the_target_is_over_the_loops_lateness_without_reads() -> None:
+    """A loop late by itself (a busy machine: 10 ms without any read) does not close the
+    readers out: the gap opens only when reads make it later than that by the target."""
+    turns = ReadTurns(lag_target=0.002, max_gap=0.1, probe=False)
+    for _ in range(200):
+        turns.note_lag(0.010, reading=False)
+    assert abs(turns.base_lag - 0.010) < 0.0005 and turns.gap == 0.0
+    for _ in range(50):
+        turns.note_lag(0.011)  # reads add 1 ms: under the target
+    assert turns.gap == 0.0
+    for _ in range(50):
+        turns.note_lag(0.020)  # reads add 10 ms: over it
+    assert turns.gap == 0.1
+
+
+def test_a_heavy_callers_reads_wait_for_the_gap_a_light_callers_do_not() -> None:
+    """While the gap is on, a heavy caller's next read starts no earlier than the gap after its
+    last one; a light caller's read (a job's status polled now and then) starts at once."""
+    heavy, light = ("host", "10.0.0.1"), ("host", "10.0.0.2")
+
+    async def run() -> None:
+        clock = Clock()
+        turns = ReadTurns(clock=clock, probe=False)
+        turns.costs[heavy] = 10 * LIGHT
+        turns.gap = 0.05
+        await asyncio.wait_for(turns.enter(heavy), 10)  # no heavy read before: at once
+        clock.now += 0.001
+        turns.leave(heavy, 0.001)
+        second = asyncio.ensure_future(turns.enter(heavy))
+        await _settle()
+        assert not second.done() and turns.spaced == 1  # waits for the gap
+        await asyncio.wait_for(turns.enter(light), 10)  # the light caller goes at once
+        assert not second.done()
+        clock.now += 0.001
+        turns.leave(light, 0.001)
+        await _settle()
+        assert not second.done()  # the gap has not passed on the service's clock
+        clock.now += 0.05
+        await asyncio.wait_for(second, 10)  # the timer admits it once the gap has passed
+        assert turns.busy
+        turns.leave(heavy, 0.001)
+        turns.gap = 0.0
+        await asyncio.wait_for(turns.enter(heavy), 10)  # no gap: at once
+        turns.close()
+
+    asyncio.run(run())
+
+
+def test_a_loop_running_late_opens_the_gap() -> None:
+    """The probe runs while reads come and sees the loop late (here: blocked for 60 ms by a
+    callback), and the gap opens."""
+    import time
+
+    async def run() -> None:
+        turns = ReadTurns(max_gap=0.1)
+        await turns.enter(("host", "10.0.0.1"))
+        turns.leave(("host", "10.0.0.1"), 0.001)
+        assert turns.gap == 0.0
+        time.sleep(0.06)  # the loop blocked: the probe's timer fires late
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if turns.gap > 0.0:
+                break
+        assert turns.gap > 0.0 and turns.lag > 0.0
+        turns.close()
+
+    asyncio.run(run())
