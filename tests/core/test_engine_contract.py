@@ -229,16 +229,23 @@ def test_ledger_kill_requeues_keeps_history_and_a_failure_is_no_preemption():
     assert ledger.killed == [] and task.failures == 1
 
 
-def test_ledger_end_kills_with_the_job_and_tells_no_plugin():
+def test_ledger_end_kills_with_the_job_and_tells_its_container_left():
+    """A container ending with its job is told as finished (no preemption: it never runs
+    again), so that plugins counting use by cs_task_started see it go; not once its node left."""
     cluster, ledger, job, events, heard = _job_and_ledger()
     node = cluster.nodes["n0001"]
     task = job.tasks[MAP][0]
     ledger.launch(task, node, 0.0, "off")
     ledger.release(task)
     ledger.end(task, "n0001", 3.0, "job killed")
-    assert task.state == KILLED and heard == []
+    assert task.state == KILLED and heard == [("cs_task_finished", task.id)]
     assert events[-1] == {"time": 3.0, "type": "task_preempt", "job": "j", "task": task.id, "kind": MAP,
                           "node": "n0001", "reason": "job killed"}
+    other = job.tasks[MAP][1]
+    ledger.launch(other, node, 0.0, "off")
+    ledger.release(other)
+    ledger.end(other, "gone", 3.0, "job killed")
+    assert other.state == KILLED and heard == [("cs_task_finished", task.id)]
 
 
 # ---------------------------------------------------------------------- through the scheduler
