@@ -57,7 +57,7 @@ from corescheduler_plugins._yarn_capacity_placement import CapacityPlacement, ca
 
 from corescheduler.core.model import RESOURCES, Job, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
-from corescheduler.core.resources import MEMORY, VCORES, normalize
+from corescheduler.core.resources import MEMORY, UNBOUNDED, VCORES, normalize
 from corescheduler.errors import AllocationError
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
@@ -483,8 +483,8 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
             if not (every or self._dominant) and n != MEMORY:
                 continue
             unit = step.get(n) if step is not None and n in step.names else 0
-            amount = math.ceil(v * by)
-            values[n] = math.ceil(amount / unit) * unit if unit > 0 else amount
+            amount = min(math.ceil(v * by), UNBOUNDED)  # Java's (long) Math.ceil saturates (user-limit-factor 1e30)
+            values[n] = min(math.ceil(amount / unit) * unit, UNBOUNDED) if unit > 0 else amount
         if not (every or self._dominant):
             values[VCORES] = 1 if values.get(MEMORY, 0) > 0 else 0
         return Resources.of(values)

@@ -253,6 +253,7 @@ def is_yarn_capacity(props: Mapping[str, HadoopProperty]) -> bool:
 
 
 _ABSOLUTE = re.compile(r"^\[(.*)\]$")
+_LONG_MAX = 2**63 - 1  # a resource amount is a Java long
 
 
 class _Reader:
@@ -284,7 +285,7 @@ class _Reader:
         except ValueError:
             self.problem(p, key, what)
             return default
-        if not lo <= value <= hi or (not integer and math.isnan(value)):
+        if not lo <= value <= hi or (not integer and not math.isfinite(value)):  # (1e400, inf: no number)
             self.problem(p, key, what)
             return default
         return value
@@ -313,7 +314,7 @@ class _Reader:
                 except (ValueError, IndexError):
                     ok = False
                     break
-                if not eq or number < 0:
+                if not eq or not 0 <= number <= _LONG_MAX:  # Long.parseLong's range
                     ok = False
                     break
                 values[name] = number
@@ -339,7 +340,7 @@ def _capacity(r: _Reader, path: str) -> tuple[str, float | Resources | None, Had
             weight = float(text[:-1])
         except ValueError:
             weight = -1.0
-        if not weight >= 0:
+        if not (weight >= 0 and math.isfinite(weight)):
             r.problem(p, key, "a weight ≥ 0 such as 2w")
             return "weight", None, p
         return "weight", weight, p
@@ -506,8 +507,13 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
                                          f"{total:g} (Hadoop ParentQueue.setChildQueues)"))
         elif mode == "weight":
             ws = {k: float(modes[k][1] or 0.0) for k in kids}  # type: ignore[arg-type]
+            scaled = ws
             total = sum(ws.values())
-            share = {k: (100.0 * w / total if total > 0 else 0.0) for k, w in ws.items()}
+            if not math.isfinite(total):  # weights near the float maximum: scaled, else inf / inf
+                top = max(ws.values())
+                scaled = {k: w / top for k, w in ws.items()}
+                total = sum(scaled.values())
+            share = {k: (100.0 * w / total if total > 0 else 0.0) for k, w in scaled.items()}
             weights.update(ws)
         else:  # absolute: a fraction of the parent is known only against a cluster; kept as vectors
             share = {}
