@@ -288,8 +288,16 @@ class Scheduler:
         engine = self._engine
         engine.check_allocations(self.plugins, self.settings, allocations)
         known = self._known_pools(allocations)  # before anything changes: a bad answer keeps the old state
+        previous = self.allocations
         self.allocations = allocations
-        engine.reconfigure(known)
+        try:
+            engine.reconfigure(known)
+        except Exception:
+            # a policy refused the file (SharePolicy.configure raised): the previous allocations
+            # go back in force, every policy configured with them again (the last good file stays)
+            self.allocations = previous
+            engine.reconfigure(self._known_pools(previous))
+            raise
         if update:
             self.update(self.now)
 
