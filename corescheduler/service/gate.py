@@ -44,6 +44,8 @@ PERIOD = 5.0
 #: callers whose costs are kept at most (the cheapest are forgotten first: they start again at 0)
 MAX_CALLERS = 10_000
 _FORGET = 1e-6  # a cost this small is forgotten
+#: the page's session cookie (``corescheduler.service.api.COOKIE``; named here, not imported: the API imports this)
+SESSION_COOKIE = b"corescheduler_session"
 
 Key = tuple[Any, ...]
 
@@ -163,9 +165,19 @@ def caller(scope: dict[str, Any]) -> Key:
     share one cost however many connections it opens; without one, its connection (client
     host and port).  The credential is not checked here (the handler does): a forged one
     only buys a read that is refused at once."""
-    for name, value in scope.get("headers") or ():
-        if name in (b"authorization", b"cookie"):
+    headers = scope.get("headers") or ()
+    for name, value in headers:  # the credential the API reads, whatever comes before it
+        if name == b"authorization":
+            scheme, _, token = value.strip().partition(b" ")
+            if scheme.lower() == b"bearer":  # as the API reads it: "bearer  T " is T's too
+                value = b"Bearer " + token.strip()
             return ("credential", hashlib.sha256(name + b"\0" + value).hexdigest()[:32])
+    for name, value in headers:  # the page's: its session cookie alone, not the other cookies sent
+        if name == b"cookie":
+            for part in value.split(b";"):
+                key, _, sid = part.strip().partition(b"=")
+                if key == SESSION_COOKIE and sid:
+                    return ("credential", hashlib.sha256(b"cookie\0" + sid).hexdigest()[:32])
     client = scope.get("client")
     return tuple(client) if client else ("-",)
 
