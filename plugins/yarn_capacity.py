@@ -133,11 +133,15 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
             parent = self.conf.queues.get(path.rpartition(".")[0])
             respect = parent is not None and parent.ordering_policy == "priority-utilization"
             configured = q.capacity_resources
+            absolute = q.absolute_capacity
             if configured is not None and configured.any_positive():
                 tie = tuple(-float(v) for _, v in sorted(configured.items(), key=lambda nv: _type_order(nv[0])))
+                # positive once the cluster is known (ParentQueue.deriveCapacityFromAbsoluteConfigurations):
+                # ordered by used capacity, not last with the zero-capacity queues
+                absolute = 1.0
             else:
                 tie = (-q.absolute_capacity,)
-            out[path] = (q.absolute_capacity, q.priority if respect else 0, tie)
+            out[path] = (absolute, q.priority if respect else 0, tie)
         return out
 
     def guaranteed(self, path: str, total: Resources) -> Resources:
@@ -725,7 +729,7 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
 
 def _type_order(name: str) -> tuple[int, str]:
     """``Resource.compareTo``'s order of resource types: memory, vcores, then the others."""
-    return ({"memory": 0, "vcores": 1}.get(name, 2), name)
+    return ({MEMORY: 0, VCORES: 1}.get(name, 2), name)
 
 
 def queue_order_key(used: float, absolute: float, priority: int, tie: tuple[float, ...], name: str) -> tuple[Any, ...]:
