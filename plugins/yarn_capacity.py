@@ -338,16 +338,18 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         return self._user_used.get(_path(job), {}).get(job.user, Resources())
 
     def headroom(self, job: Job) -> Resources | None:
-        """``LeafQueue.getHeadroom``: min(user limit − user's use, queue maximum − queue's use),
-        rounded down to the minimum allocation, at most what the cluster has free."""
+        """``LeafQueue.getHeadroom``: min(user limit − user's use, the queue's current limit −
+        queue's use), rounded down to the minimum allocation, at most what the cluster has
+        free.  The current limit (:meth:`current_limit`, ``queueCurrentLimit``: what its parent
+        leaves it, at most its maximum) — not the maximum alone: a sibling's use under the same
+        parent lowers it."""
         limit = self.user_limit(job)
         queue = self._live.get(_path(job))
         if limit is None or queue is None:
             return None
         cluster = self._cluster
-        maximum = queue.sched.max_share.componentwise_min(cluster) if cluster.names else queue.sched.max_share
         mine = limit - self.user_used(job)
-        room = maximum - queue.sched.running
+        room = self.current_limit(queue) - queue.sched.running
         values = {n: max(0, min(v, room.get(n))) for n, v in mine.items()}
         step = self._minimum
         if step is not None:
