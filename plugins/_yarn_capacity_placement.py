@@ -38,6 +38,30 @@ class CapacityPlacement:
     conf: Any
     _apps: Counter[str]
     _users: dict[str, Counter[Any]]
+    _live: dict[str, Any]
+    _cluster: Any
+
+    def max_applications(self, conf: Any, path: str) -> int:
+        """The leaf's ``maxApplications``: its own ``maximum-applications``, else the global one ×
+        its absolute capacity.  A queue of absolute capacity (``[memory=…]``) has one only
+        against the cluster: its effective guarantee's share of it, as
+        ``ParentQueue.deriveCapacityFromAbsoluteConfigurations`` sets it (the memory share
+        under ``DefaultResourceCalculator``, the dominant share under the dominant one).  Before
+        the engine first computed the shares (an app submitted at start-up) that share is not
+        known yet: the system-wide maximum alone applies."""
+        q = conf.queues[path]
+        if q.capacity_resources is None or q.maximum_applications is not None:
+            return int(conf.max_applications(path))
+        queue = self._live.get(path)
+        guaranteed = queue.sched.fair_share if queue is not None else None
+        cluster = self._cluster
+        if guaranteed is None or not cluster.any_positive():
+            return int(conf.maximum_applications)
+        if conf.dominant:
+            share = guaranteed.dominant_share(cluster)
+        else:
+            share = guaranteed.memory / cluster.memory if cluster.memory > 0 else 0.0
+        return int(conf.maximum_applications * share)
 
     # ------------------------------------------------------------------ refreshQueues
     @hookimpl
@@ -106,14 +130,14 @@ class CapacityPlacement:
         stopped = [p for p in (path, *_ancestors(path)) if conf.queues[p].state == "STOPPED"]
         if stopped:
             return Rejection(f"Queue {path} is STOPPED. Cannot accept submission of application")
-        limit = conf.max_applications(path)
+        limit = self.max_applications(conf, path)
         if self._apps[path] >= limit:  # LeafQueue.validateSubmitApplication
             return Rejection(f"Queue {path} already has {self._apps[path]} applications, cannot accept "
                              f"submission of application (maximum-applications {limit})")
         # LeafQueue.validateSubmitApplication: "Check submission limits for the user on this queue"
         # (User.getTotalApplications, pending and active, against getMaxApplicationsPerUser)
         mine = self._users.get(path, {}).get(job.user, 0)
-        per_user = conf.max_applications_per_user(path)
+        per_user = conf.max_applications_per_user(path, limit)
         if mine >= per_user:
             return Rejection(f"Queue {path} already has {mine} applications from user {job.user} cannot accept "
                              f"submission of application: {job.id} (maximum applications per user {per_user}: "

@@ -61,7 +61,7 @@ from corescheduler_plugins._yarn_capacity_placement import CapacityPlacement, ca
 from corescheduler.core.javamath import java_float, java_long
 from corescheduler.core.model import RESOURCES, Job, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
-from corescheduler.core.resources import MEMORY, VCORES, normalize
+from corescheduler.core.resources import MEMORY, UNBOUNDED, VCORES, normalize
 from corescheduler.errors import AllocationError, ConfigError
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
@@ -149,11 +149,15 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
             parent = self.conf.queues.get(path.rpartition(".")[0])
             respect = parent is not None and parent.ordering_policy == "priority-utilization"
             configured = q.capacity_resources
+            absolute = q.absolute_capacity
             if configured is not None and configured.any_positive():
                 tie = tuple(-float(v) for _, v in sorted(configured.items(), key=lambda nv: _type_order(nv[0])))
+                # positive once the cluster is known (ParentQueue.deriveCapacityFromAbsoluteConfigurations):
+                # ordered by used capacity, not last with the zero-capacity queues
+                absolute = 1.0
             else:
                 tie = (-q.absolute_capacity,)
-            out[path] = (q.absolute_capacity, q.priority if respect else 0, tie)
+            out[path] = (absolute, q.priority if respect else 0, tie)
         return out
 
     def guaranteed(self, path: str, total: Resources) -> Resources:
@@ -452,16 +456,18 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
         return self._user_used.get(_path(job), {}).get(job.user, Resources())
 
     def headroom(self, job: Job) -> Resources | None:
-        """``LeafQueue.getHeadroom``: min(user limit − user's use, queue maximum − queue's use),
-        rounded down to the minimum allocation, at most what the cluster has free."""
+        """``LeafQueue.getHeadroom``: min(user limit − user's use, the queue's current limit −
+        queue's use), rounded down to the minimum allocation, at most what the cluster has
+        free.  The current limit (:meth:`current_limit`, ``queueCurrentLimit``: what its parent
+        leaves it, at most its maximum) — not the maximum alone: a sibling's use under the same
+        parent lowers it."""
         limit = self.user_limit(job)
         queue = self._live.get(_path(job))
         if limit is None or queue is None:
             return None
         cluster = self._cluster
-        maximum = queue.sched.max_share.componentwise_min(cluster) if cluster.names else queue.sched.max_share
         mine = limit - self.user_used(job)
-        room = maximum - queue.sched.running
+        room = self.current_limit(queue) - queue.sched.running
         values = {n: max(0, min(v, room.get(n))) for n, v in mine.items()}
         step = self._minimum
         if step is not None:
@@ -608,8 +614,8 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
             if not (every or self._dominant) and n != MEMORY:
                 continue
             unit = step.get(n) if step is not None and n in step.names else 0
-            amount = math.ceil(v * by)
-            values[n] = math.ceil(amount / unit) * unit if unit > 0 else amount
+            amount = min(math.ceil(v * by), UNBOUNDED)  # Java's (long) Math.ceil saturates (user-limit-factor 1e30)
+            values[n] = min(math.ceil(amount / unit) * unit, UNBOUNDED) if unit > 0 else amount
         if not (every or self._dominant):
             values[VCORES] = 1 if values.get(MEMORY, 0) > 0 else 0
         return Resources.of(values)
@@ -907,7 +913,7 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
 
 def _type_order(name: str) -> tuple[int, str]:
     """``Resource.compareTo``'s order of resource types: memory, vcores, then the others."""
-    return ({"memory": 0, "vcores": 1}.get(name, 2), name)
+    return ({MEMORY: 0, VCORES: 1}.get(name, 2), name)
 
 
 def queue_order_key(used: float, absolute: float, priority: int, tie: tuple[float, ...], name: str) -> tuple[Any, ...]:

@@ -156,6 +156,7 @@ class Plugins(Protocol):
     node_capacity: Callable[..., Any] | None
     select_task: Callable[..., Any]
     select_hint: Callable[..., Any] | None
+    select_ask: Callable[..., Any] | None
     select_victims: Callable[..., Any]
     root_policy: SharePolicyCallers
 

@@ -288,8 +288,16 @@ class Scheduler:
         engine = self._engine
         engine.check_allocations(self.plugins, self.settings, allocations)
         known = self._known_pools(allocations)  # before anything changes: a bad answer keeps the old state
+        previous = self.allocations
         self.allocations = allocations
-        engine.reconfigure(known)
+        try:
+            engine.reconfigure(known)
+        except Exception:
+            # a policy refused the file (SharePolicy.configure raised): the previous allocations
+            # go back in force, every policy configured with them again (the last good file stays)
+            self.allocations = previous
+            engine.reconfigure(self._known_pools(previous))
+            raise
         if update:
             self.update(self.now)
 
@@ -683,12 +691,16 @@ class Scheduler:
         ledger = self.ledger
         running = ledger.running_of(job)
         running.sort(key=lambda t: t.is_am)  # an AM last: its end takes the app with it
+        ended = []
         for task in running:
             if task.is_am:
                 continue  # released with the app (the engine's job_removed)
             node_name = task.node
             self._engine.give_back(task, ledger.release(task))
             ledger.end(task, node_name, now, f"job {state}")
+            ended.append((task, node_name))
+        for task, node_name in ended:  # the plugins hear of them once all are released
+            ledger.left(task, node_name, now)
         self._finish_job(job, now, state=state, reason=reason)
         return running
 

@@ -203,11 +203,21 @@ class TaskLedger:
         self.requeue(task)
 
     def end(self, task: Task, node_name: str | None, now: float, reason: str) -> None:
-        """A released ``task`` ends with its job (killed or failed: ``reason``); ``task_preempt``."""
+        """A released ``task`` ends with its job (killed or failed: ``reason``); ``task_preempt``.
+        The engine tells the plugins once every task of the job has ended (:meth:`left`)."""
         task._state = KILLED
         if self.on_event is not None:
             self.on_event({"time": now, "type": "task_preempt", "job": task.job.id, "task": task.id,
                            "kind": task.kind, "node": node_name, "reason": reason})
+
+    def left(self, task: Task, node_name: str | None, now: float) -> None:
+        """``cs_task_finished`` for a task that ended with its job (:meth:`end`), while its node
+        exists: its container left, as an AM ending with its app is told (a plugin counting use
+        by ``cs_task_started`` sees it go; it never runs again: no ``cs_task_preempted``)."""
+        node = self.nodes.get(node_name or "")
+        if node is not None:
+            for fn in self.listeners("cs_task_finished"):
+                fn(task, node, now)
 
     def withdraw(self, task: Task) -> None:
         """A pending ``task`` that never runs: its app cancelled the ask it belonged to (YARN's

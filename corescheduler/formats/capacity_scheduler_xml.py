@@ -222,13 +222,16 @@ class CapacitySchedulerConf:
             return q.maximum_applications
         return int(self.maximum_applications * q.absolute_capacity)
 
-    def max_applications_per_user(self, path: str) -> int:
+    def max_applications_per_user(self, path: str, apps: int | None = None) -> int:
         """``LeafQueue``'s ``maxApplicationsPerUser`` (``LeafQueue.setupQueueConfigs``):
         min(maxApplications, ``(int) (maxApplications * (userLimit / 100.0f) * userLimitFactor)``)
         in Java floats; with ``user-limit-factor`` −1, maxApplications (as later Hadoop versions
-        set it, ``AbstractLeafQueue.setupQueueConfigs``)."""
+        set it, ``AbstractLeafQueue.setupQueueConfigs``).  ``apps``: the leaf's maxApplications
+        when known better than from the file alone (a queue of absolute capacity's, derived
+        from its effective guarantee)."""
         q = self.queues[path]
-        apps = self.max_applications(path)
+        if apps is None:
+            apps = self.max_applications(path)
         if q.user_limit_factor == -1:
             return apps
         product = _f32(_f32(float(apps)) * _f32(_f32(q.minimum_user_limit_percent) / _f32(100.0)))
@@ -312,6 +315,7 @@ def is_yarn_capacity(props: Mapping[str, HadoopProperty]) -> bool:
 
 
 _ABSOLUTE = re.compile(r"^\[(.*)\]$")
+_LONG_MAX = 2**63 - 1  # a resource amount is a Java long
 
 
 class _Reader:
@@ -343,7 +347,7 @@ class _Reader:
         except ValueError:
             self.problem(p, key, what)
             return default
-        if not lo <= value <= hi or (not integer and math.isnan(value)):
+        if not lo <= value <= hi or (not integer and not math.isfinite(value)):  # (1e400, inf: no number)
             self.problem(p, key, what)
             return default
         return value
@@ -372,7 +376,7 @@ class _Reader:
                 except (ValueError, IndexError):
                     ok = False
                     break
-                if not eq or number < 0:
+                if not eq or not 0 <= number <= _LONG_MAX:  # Long.parseLong's range
                     ok = False
                     break
                 values[name] = number
@@ -398,7 +402,7 @@ def _capacity(r: _Reader, path: str) -> tuple[str, float | Resources | None, Had
             weight = float(text[:-1])
         except ValueError:
             weight = -1.0
-        if not weight >= 0:
+        if not (weight >= 0 and math.isfinite(weight)):
             r.problem(p, key, "a weight ≥ 0 such as 2w")
             return "weight", None, p
         return "weight", weight, p
@@ -566,8 +570,13 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
                                          f"{total:g} (Hadoop ParentQueue.setChildQueues)"))
         elif mode == "weight":
             ws = {k: float(modes[k][1] or 0.0) for k in kids}  # type: ignore[arg-type]
+            scaled = ws
             total = sum(ws.values())
-            share = {k: (100.0 * w / total if total > 0 else 0.0) for k, w in ws.items()}
+            if not math.isfinite(total):  # weights near the float maximum: scaled, else inf / inf
+                top = max(ws.values())
+                scaled = {k: w / top for k, w in ws.items()}
+                total = sum(scaled.values())
+            share = {k: (100.0 * w / total if total > 0 else 0.0) for k, w in scaled.items()}
             weights.update(ws)
         else:  # absolute: a fraction of the parent is known only against a cluster; kept as vectors
             share = {}

@@ -45,7 +45,7 @@ from corescheduler.core.model import (
     JobSpec,
 )
 from corescheduler.core.scheduler import AccessDeniedError, JobRejectedError, Scheduler
-from corescheduler.errors import CoreSchedulerError, PluginError, SchedulerStateError
+from corescheduler.errors import AllocationError, CoreSchedulerError, PluginError, SchedulerStateError
 from corescheduler.formats.allocation_file import AllocationFileLoader
 from corescheduler.service.attempts import Attempts, Grant, LiveJob, jsonable
 from corescheduler.service.backend import DaskBackend, WorkerInfo
@@ -288,8 +288,15 @@ class Service(Workers, Attempts, Views):
 
     async def _turn(self, now: float) -> None:
         sched = self.scheduler
-        if self._loader is not None and self._loader.reload_if_necessary(time.time()):
-            sched.set_allocations(self._with_overrides(self._loader.current), update=False)
+        loader = self._loader
+        if loader is not None:
+            previous = loader.current
+            if loader.reload_if_necessary(time.time()):
+                try:
+                    self._put_in_force(loader.current, previous, update=False)
+                except CoreSchedulerError as exc:  # logged; the turn goes on under the last good file
+                    log.error("the scheduler refused the changed allocation file, keeping the last good "
+                              "allocations: %s", exc)
         sched.update(now)
         for task in sched.preempt(now):
             self.preemptions += 1
@@ -564,13 +571,27 @@ class Service(Workers, Attempts, Views):
         if self._loader is None:
             raise ServiceError("the config names no allocation file", 400, "allocation_file")
         async with self._lock:
+            previous = self._loader.current
             try:
                 allocations = self._loader.force_reload()
+                self._put_in_force(allocations, previous, update=True)
             except CoreSchedulerError as exc:
                 raise ServiceError(str(exc), 400, "allocation_file") from None
-            self.scheduler.set_allocations(self._with_overrides(allocations), update=True)
             self.kick()
             return {"reloaded": self._loader.path}
+
+    def _put_in_force(self, allocations: Allocations, previous: Allocations, update: bool) -> None:
+        """A file the loader read is put in force; one the scheduler refuses (a share policy's
+        or ``refreshQueues``' check, raised as the plugin's error) leaves the loader's last good
+        file ``previous`` current, as the scheduler keeps it, and is raised."""
+        assert self._loader is not None
+        try:
+            self.scheduler.set_allocations(self._with_overrides(allocations), update=update)
+        except CoreSchedulerError as exc:
+            self._loader.current = previous
+            self._loader.last_error = exc if isinstance(exc, AllocationError) else AllocationError(
+                str(exc), self._loader.path)
+            raise
 
     def _live(self, job_id: str) -> Job:
         job = self.scheduler.jobs.get(job_id)

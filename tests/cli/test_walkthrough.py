@@ -37,7 +37,7 @@ def test_the_readmes_commands_name_files_of_the_checkout() -> None:
 @pytest.mark.parametrize("command", ["check", "shares", "queues"])
 def test_the_readmes_check_shares_and_queues_run_from_the_checkout(command, monkeypatch) -> None:
     lines = [c for c in _using_it() if c[1] == command]
-    assert lines
+    assert lines and (len(lines) == 1 or command == "queues")  # queues: the fair and the capacity scheduler's
     monkeypatch.chdir(REPO)
     for line in lines:
         result = run(*line[1:])

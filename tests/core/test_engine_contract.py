@@ -352,3 +352,20 @@ def test_resource_mode_answers_the_walks_questions_so_that_every_heartbeat_runs(
     assert dict(sched.pools) == {} and dict(sched.pending_tasks) == {MAP: 0, REDUCE: 0}
     assert sched.pending_work(MAP) == 0 and sched.preemption_hint(0.0) == float("-inf")
     assert sched.tasks_to_preempt("root.default") == {MAP: 0, REDUCE: 0}
+
+
+def test_ledger_left_tells_a_container_that_ended_with_its_job_while_its_node_exists():
+    """Review: a container ending with its killed or failed job is told as finished (no
+    preemption: it never runs again), so that plugins counting use by cs_task_started see it
+    go; not once its node has left."""
+    cluster, ledger, job, _events, heard = _job_and_ledger()
+    node = cluster.nodes["n0001"]
+    task, other = job.tasks[MAP][0], job.tasks[MAP][1]
+    for t in (task, other):
+        ledger.launch(t, node, 0.0, "off")
+        ledger.release(t)
+        ledger.end(t, "n0001", 3.0, "job killed")
+    assert heard == []
+    ledger.left(task, "n0001", 3.0)
+    ledger.left(other, "gone", 3.0)
+    assert heard == [("cs_task_finished", task.id)]

@@ -405,3 +405,38 @@ def test_a_loop_running_late_opens_the_gap() -> None:
         turns.close()
 
     asyncio.run(run())
+
+
+def test_a_tenant_cannot_mint_fresh_costs_with_what_the_api_ignores() -> None:
+    """Review: what the API does not read (another cookie sent before the token, the case and
+    spacing of "Bearer") does not make a new caller: through the service's own app, each
+    such read counts for the token's user — else a tenant with one token sends a new junk
+    cookie with every read and goes first among waiting reads for ever."""
+    import types
+
+    import httpx
+
+    from corescheduler.service.api import Principal, create_app
+
+    app = create_app(types.SimpleNamespace(), {"alice-token": Principal("alice")}, manage=False)
+    turns: ReadTurns = app.state.read_turns
+
+    async def main() -> None:
+        for port, headers in enumerate(({"cookie": "junk=1", "authorization": "Bearer alice-token"},
+                                        {"cookie": "junk=2", "authorization": "Bearer alice-token"},
+                                        {"authorization": "bearer   alice-token"},
+                                        {"authorization": "BEARER alice-token "}), start=6000):
+            transport = httpx.ASGITransport(app=app, client=("10.3.3.3", port))
+            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+                r = await c.get("/api/v1/jobs/job_0001/tasks?limit=0", headers=headers)
+                assert r.status_code in (400, 401)
+
+    asyncio.run(main())
+    assert set(turns.costs) <= {("user", "alice"), ("host", "10.3.3.3")}
+    assert ("user", "alice") in turns.costs
+
+
+def test_an_anonymous_readers_connections_share_one_cost() -> None:
+    """Review (was a strict xfail): an anonymous read counts by its client's host, not its
+    connection, so a fresh connection per read does not start at cost 0."""
+    assert caller(_scope("/api/v1/jobs/1", 5000, host="10.2.2.2")) == caller(_scope("/api/v1/jobs/1", 5001, host="10.2.2.2"))
