@@ -439,4 +439,5 @@ def test_a_tenant_cannot_mint_fresh_costs_with_what_the_api_ignores() -> None:
 def test_an_anonymous_readers_connections_share_one_cost() -> None:
     """Review (was a strict xfail): an anonymous read counts by its client's host, not its
     connection, so a fresh connection per read does not start at cost 0."""
-    assert caller(_scope("/api/v1/jobs/1", 5000, host="10.2.2.2")) == caller(_scope("/api/v1/jobs/1", 5001, host="10.2.2.2"))
+    one, two = _scope("/api/v1/jobs/1", 5000, host="10.2.2.2"), _scope("/api/v1/jobs/1", 5001, host="10.2.2.2")
+    assert caller(one) == caller(two)
