@@ -110,8 +110,10 @@ class UpdateSkipping(HeartbeatPlanner):
             return not (sched.engine.has_requests()
                         and any(ns.node.available.any_positive() for ns in self._resting))
         idle = self._idle
-        pending = self._engine.pending_work
-        return not (idle[MAP] and pending(MAP) > 0) and not (idle[REDUCE] and pending(REDUCE) > 0)
+        slot = self._slot
+        if slot is None:  # (slot mode and resource mode are the two engines)
+            return False
+        return not (idle[MAP] and slot.pending_work(MAP) > 0) and not (idle[REDUCE] and slot.pending_work(REDUCE) > 0)
 
     def _starves_at(self) -> float:
         """Preemption on, tasks pending and none can launch before the next event (slot mode):
