@@ -6,7 +6,10 @@ heartbeats can be known without running them; this module decides which ones the
 (:class:`~corescheduler.sim.simulator.Simulation`, which runs the heartbeats it plans:
 ``_beat``) puts on its heap, through the scheduler's public API only (what it reads per
 tick or heartbeat it asks of the scheduler's engine, ``Scheduler.engine``, directly: the
-same calls of the :class:`~corescheduler.core.engine.Engine` protocol, one call each):
+same calls of the :class:`~corescheduler.core.engine.Engine` protocol, one call each; the
+regimes below that skip or park heartbeats are slot mode's, and call the engine through a
+reference typed as the :class:`~corescheduler.core.slot_engine.SlotEngine` it then is,
+``_slot``, which compiled code calls natively):
 
 * **idle nodes** — a node with no free slot of a kind with pending work
   (``Scheduler.pending_work``) stops beating and waits in an idle set per kind; a *wheel*
