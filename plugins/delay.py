@@ -93,13 +93,15 @@ class LocalityState:
     is in a run, the time of the run's first skip (``since``): ``waited`` is then
     ``base + (last heartbeat - since)``, exact."""
 
-    __slots__ = ("_owner", "base", "last_level", "since")
+    __slots__ = ("_owner", "base", "hint", "last_level", "since")
 
     def __init__(self, owner: DelayScheduling) -> None:
         self._owner = owner
         self.last_level = NODE_LOCAL
         self.base = 0.0
         self.since: float | None = None
+        #: the last hint made for the job (a hint is immutable: the same answer again is it)
+        self.hint: Hint | None = None
 
     @property
     def waited(self) -> float:
@@ -328,7 +330,12 @@ class DelayScheduling:
             c = at_half + fair_timeout
             if now < c < until:
                 until = c
-        return Hint(level, until, _PASSED[passed])
+        events = _PASSED[passed]
+        held = st.hint
+        if held is not None and held.until == until and held.level == level and held.events is events:
+            return held  # asked after every heartbeat, mostly the same answer: not made again
+        hint = st.hint = Hint(level, until, events)
+        return hint
 
     def _hint_of(self, job: Job, level: str, now: float, passed: bool) -> Hint:
         """The hint of ``job`` whose level at ``now`` is ``level``: until its wait or its pool's

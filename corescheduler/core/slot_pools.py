@@ -508,10 +508,12 @@ class SlotPools:
         ends delay scheduling for it in Hadoop (``getAllowedLocalityLevel``);
         the ``delay`` plugin's ``starvation`` setting offers measured times
         instead."""
-        for ps in pool_scheds:
-            if ps.running >= min(ps.min_share, ps.demand):
+        for ps in pool_scheds:  # min(a, b) as `b if b < a else a`, its exact result, inline
+            running, demand, least = ps.running, ps.demand, ps.min_share
+            if running >= (demand if demand < least else least):
                 ps.last_time_at_min_share = now
-            if ps.running >= math.floor(min((ps.fair_share or 0.0) / 2.0, ps.demand)):
+            half = (ps.fair_share or 0.0) / 2.0
+            if running >= math.floor(demand if demand < half else half):
                 ps.last_time_at_half_fair_share = now
 
     # ================================================================== reports

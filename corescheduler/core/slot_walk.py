@@ -82,9 +82,14 @@ class SlotWalk(SlotPools):
             held = hints.get(job_id)
             if held is not None and now < held[1]:
                 return held[0]  # type: ignore[no-any-return]
-        hint = self.owner._select_hint(job, MAP, now)
+        ask = self._any_hint  # the owner's _select_hint, inlined: asked after every heartbeat
+        if ask is None:
+            return None
+        hint = ask(job, MAP, now)
         if hint is None:
             return None
+        if type(hint) is not Hint:
+            hint = answers.hint(self.owner._who("TaskSelector"), "cs_select_hint", hint)
         until = hint.until
         # it holds before until, give or take the rounding of a float computation
         hints[job_id] = (hint, until - 4097.0 * math.ulp(until) if until < math.inf else math.inf)

@@ -6,7 +6,10 @@ heartbeats can be known without running them; this module decides which ones the
 (:class:`~corescheduler.sim.simulator.Simulation`, which runs the heartbeats it plans:
 ``_beat``) puts on its heap, through the scheduler's public API only (what it reads per
 tick or heartbeat it asks of the scheduler's engine, ``Scheduler.engine``, directly: the
-same calls of the :class:`~corescheduler.core.engine.Engine` protocol, one call each):
+same calls of the :class:`~corescheduler.core.engine.Engine` protocol, one call each; the
+regimes below that skip or park heartbeats are slot mode's, and call the engine through a
+reference typed as the :class:`~corescheduler.core.slot_engine.SlotEngine` it then is,
+``_slot``, which compiled code calls natively):
 
 * **idle nodes** — a node with no free slot of a kind with pending work
   (``Scheduler.pending_work``) stops beating and waits in an idle set per kind; a *wheel*
@@ -40,6 +43,7 @@ from mypy_extensions import mypyc_attr
 from corescheduler.core.engine import Engine
 from corescheduler.core.model import KINDS, LOCALITY_RANK, MAP, OFF_RACK, REDUCE, Node
 from corescheduler.core.scheduler import Scheduler
+from corescheduler.core.slot_engine import SlotEngine
 
 # event kinds on the heap, most frequent first
 HEARTBEAT = 0  # payload: the node's state
@@ -123,6 +127,10 @@ class HeartbeatPlanner:
     #: the scheduler's engine (``scheduler.engine``): what is read per tick or heartbeat is
     #: asked of it directly, one call, not through the scheduler
     _engine: Engine
+    #: the same engine when it is the slot engine, else None (resource mode): every regime
+    #: that skips or parks heartbeats is slot mode's, and reads it through this reference,
+    #: typed, so that compiled code calls it natively (through the protocol it could not)
+    _slot: SlotEngine | None
     heartbeat_interval: float
     _heap: list[tuple[float, int, int, Any]]
     _seq: int
@@ -203,9 +211,10 @@ class HeartbeatPlanner:
             return (running[MAP] < slots[MAP] or running[REDUCE] < slots[REDUCE]) and (
                 bool(self.scheduler.jobs) or self._next_job < len(self._jobs)
             )
-        pending = self._engine.pending_work
-        return (running[MAP] < slots[MAP] and pending(MAP) > 0) or (
-            running[REDUCE] < slots[REDUCE] and pending(REDUCE) > 0
+        slot = self._slot
+        assert slot is not None  # skipping idle heartbeats is slot mode's
+        return (running[MAP] < slots[MAP] and slot.pending_work(MAP) > 0) or (
+            running[REDUCE] < slots[REDUCE] and slot.pending_work(REDUCE) > 0
         )
 
     def _idle_add(self, kind: str, rank: int, t: float) -> None:
@@ -247,7 +256,9 @@ class HeartbeatPlanner:
         if self._park:
             self._plan_later = True  # planned once at the end of the event (_park_update)
             return
-        if not self._engine.wants_idle_heartbeat():
+        slot = self._slot
+        assert slot is not None  # idle heartbeats are planned in slot mode only
+        if not slot.wants_idle_heartbeat():
             self._idle_beat = None
             return
         due = self._idle_beat
@@ -269,7 +280,9 @@ class HeartbeatPlanner:
         parked node, whose heartbeat would walk them all.  ``maps_pending`` and ``settled``:
         the scheduler's ``pending_work(MAP) > 0`` and ``walk_settled``, as :meth:`_park_update`
         read them (its looks change neither)."""
-        want_v0 = self._engine.wants_idle_heartbeat()
+        slot = self._slot
+        assert slot is not None  # parking is slot mode's
+        want_v0 = slot.wants_idle_heartbeat()
         want_walk = maps_pending and not settled and bool(self._idle[MAP])
         if not (want_v0 or want_walk):
             self._idle_beat = None
@@ -373,7 +386,7 @@ class HeartbeatPlanner:
             self._idle_remove(MAP, ns.rank)
             self._idle_remove(REDUCE, ns.rank)
             self._tick(ns, t)
-        elif self._engine.wants_idle_heartbeat():
+        elif self._slot is not None and self._slot.wants_idle_heartbeat():
             self._idle_heartbeat(ns, t)
 
     def _idle_remove(self, kind: str, rank: int) -> None:
@@ -426,18 +439,19 @@ class HeartbeatPlanner:
         # _useful and has_free_slot inlined: this runs for every tick of the run
         running = ns.node.running
         slots = ns.capacity
-        pending = self._engine.pending_work
+        slot = self._slot
+        assert slot is not None  # skipping idle heartbeats is slot mode's
         map_free = running[MAP] < slots[MAP]
         reduce_free = running[REDUCE] < slots[REDUCE]
-        useful = (map_free and pending(MAP) > 0) or (reduce_free and pending(REDUCE) > 0)
+        useful = (map_free and slot.pending_work(MAP) > 0) or (reduce_free and slot.pending_work(REDUCE) > 0)
         if ns.last_beat != t:
             if useful:
                 self._beat(ns, t)
-                useful = (running[MAP] < slots[MAP] and pending(MAP) > 0) or (
-                    running[REDUCE] < slots[REDUCE] and pending(REDUCE) > 0
+                useful = (running[MAP] < slots[MAP] and slot.pending_work(MAP) > 0) or (
+                    running[REDUCE] < slots[REDUCE] and slot.pending_work(REDUCE) > 0
                 )
             elif self._idle_beat is not None and (map_free or reduce_free):
-                if self._engine.wants_idle_heartbeat():
+                if slot.wants_idle_heartbeat():
                     self._idle_heartbeat(ns, t)  # changes no slot and no pending work
         if useful and ns.refused == t and self._park and self._parkable(ns):
             useful = False  # parked: no job wants it, it rests until one does
@@ -491,9 +505,9 @@ class HeartbeatPlanner:
         no map (so it can take one while maps are pending: ``empty_nodes_take_tasks``) and can take
         no reduce (none free, or none pending): only a job's reach can make it useful again."""
         running = ns.node.running
-        return running[MAP] == 0 and (
-            running[REDUCE] >= ns.capacity[REDUCE] or self._engine.pending_work(REDUCE) <= 0
-        )
+        slot = self._slot
+        assert slot is not None  # parking is slot mode's
+        return running[MAP] == 0 and (running[REDUCE] >= ns.capacity[REDUCE] or slot.pending_work(REDUCE) <= 0)
 
     def _wake(self, t: float) -> None:
         """Start the idle-node wheel of each kind that has pending work (resource mode: arm the
@@ -507,8 +521,10 @@ class HeartbeatPlanner:
             return
         if self._park:
             self._park_update(t)
+        slot = self._slot
         for kind in KINDS:
-            if not self._wheel[kind] and self._idle[kind] and self._engine.pending_work(kind) > 0:
+            # (nodes are idle per kind only while idle heartbeats are skipped: slot mode)
+            if not self._wheel[kind] and self._idle[kind] and slot is not None and slot.pending_work(kind) > 0:
                 if kind == MAP and self._park and not self._any_reach:
                     continue  # the nodes idle in maps are parked: jobs wake those they want
                 self._start_wheel(kind, t)
@@ -526,9 +542,10 @@ class HeartbeatPlanner:
         reach now includes (``cs_map_reach``), beat the nodes idle in maps that run a map
         (they are never parked), and plan the heartbeat of a parked node that must walk the
         jobs again (:meth:`_plan_idle`)."""
-        sched = self._engine
         if not self._park:
             return
+        sched = self._slot
+        assert sched is not None  # parking is slot mode's
         if not sched.can_park:  # a pool whose policy admits jobs appeared: beat as without parking
             self._park = sched.track_reach = False
             self._idle_beat = None
@@ -566,7 +583,8 @@ class HeartbeatPlanner:
 
     def _look(self, job: Any, old: int, t: float, maps_pending: bool) -> None:
         """Look at one walked job's reach: wake the parked nodes it widened to."""
-        sched = self._engine
+        sched = self._slot
+        assert sched is not None  # parking is slot mode's
         rank, until = self._reach_of(job, t)
         self._reach[job.id] = rank
         if not sched.walk_settled:
@@ -597,7 +615,8 @@ class HeartbeatPlanner:
             self._push(max(due, t), REACH, self._reach_gen)
 
     def _refresh_reach(self, t: float, maps_pending: bool, key: tuple[int, bool, bool]) -> None:
-        sched = self._engine
+        sched = self._slot
+        assert sched is not None  # parking is slot mode's
         woke_before = self._reach_seen is not None and self._reach_seen[2]
         self._reach_seen = key
         old = self._reach if woke_before else {}
@@ -639,7 +658,13 @@ class HeartbeatPlanner:
     def _turn_wheel(self, kind: str, position: int, t: float) -> None:
         """Arm the first idle node of ``kind`` at phase rank ≥ ``position`` (cyclically)."""
         idle = self._idle[kind]
-        if not idle or self._engine.pending_work(kind) <= 0 or (kind == MAP and self._park and not self._any_reach):
+        slot = self._slot
+        if (
+            not idle
+            or slot is None
+            or slot.pending_work(kind) <= 0
+            or (kind == MAP and self._park and not self._any_reach)
+        ):
             self._wheel[kind] = False
             self._candidates += 1
             due = self._idle_beat

@@ -104,6 +104,7 @@ from corescheduler.core.model import (
 )
 from corescheduler.core.resource_scheduler import AM
 from corescheduler.core.scheduler import JobRejectedError, Scheduler
+from corescheduler.core.slot_engine import SlotEngine
 from corescheduler.errors import ConfigError, WorkloadError
 from corescheduler.formats import allocation_file
 from corescheduler.settings import Settings
@@ -320,6 +321,7 @@ class Simulation(UpdateSkipping):
             reuse_quiet_updates=self.options.reuse_quiet_updates,
         )
         self._engine = self.scheduler.engine
+        self._slot = self._engine if isinstance(self._engine, SlotEngine) else None
         self.heartbeat_interval = self.options.heartbeat_interval(config, len(self.cluster.nodes))
         self.replication = config.cluster.replication
         slowdown = {RACK_LOCAL: self.options.rack_local_map_slowdown, OFF_RACK: self.options.off_rack_map_slowdown}
@@ -371,7 +373,6 @@ class Simulation(UpdateSkipping):
         #: the pending IDLE_BEAT: (time, generation); a newer generation voids older events
         self._idle_beat = None  # (time, generation[, node rank])
         #: can the TaskSelector want an idle heartbeat at all (its cs_select_hint)?
-        self._wants_idle = self._engine.wants_idle_heartbeat
         self._may_want_idle = self.scheduler.plugins.select_hint is not None
         #: heartbeats whose outcome is known are counted, not run (Scheduler.skip_quiet_heartbeat)
         self._quiet = (
@@ -513,18 +514,20 @@ class Simulation(UpdateSkipping):
                 self._plan_later = True
             elif self._may_want_idle:
                 due = self._idle_beat
-                if due is None or t >= due[0] or not self._wants_idle():  # type: ignore[misc]
+                if due is None or t >= due[0] or not self._wants_idle():
                     self._after_beat(t)
             return
         sched = self.scheduler
         assignments = sched.heartbeat(ns.name, t)
         if self._park:
-            if not assignments and self._engine.walk_settled:
+            slot = self._slot
+            assert slot is not None  # parking is slot mode's
+            if not assignments and slot.walk_settled:
                 ns.refused = t  # it walked every job and none took it
             self._plan_later = True
         elif self._skip_idle and self._may_want_idle:
             due = self._idle_beat
-            if due is None or t >= due[0] or not self._wants_idle():  # type: ignore[misc]
+            if due is None or t >= due[0] or not self._wants_idle():
                 self._after_beat(t)  # else: still wanted and still planned after t
         if not assignments:
             return
@@ -552,6 +555,12 @@ class Simulation(UpdateSkipping):
                     copy = duration * self.options.copy_fraction
                 copy = min(max(copy, 0.0), duration)
                 push(t + copy, COPY_END, (task, task.attempts, duration - copy))
+
+    def _wants_idle(self) -> bool:
+        """The slot engine's ``wants_idle_heartbeat`` (asked only where idle heartbeats are
+        skipped: slot mode)."""
+        slot = self._slot
+        return slot is not None and slot.wants_idle_heartbeat()
 
     def _copy_end(self, task: Task, attempt: int, compute: float, t: float) -> None:
         """A reduce's own copy time is over: compute now if the job's maps are done, else wait for the last."""
@@ -620,7 +629,7 @@ class Simulation(UpdateSkipping):
         # Hadoop's out-of-band heartbeat on task completion
         if self._useful(ns):
             self._beat(ns, t)
-        elif self._idle_beat is not None and self._engine.wants_idle_heartbeat():
+        elif self._idle_beat is not None and self._wants_idle():
             self._idle_heartbeat(ns, t)
         self._settle(ns, t)
 

@@ -62,16 +62,17 @@ class UpdateSkipping(HeartbeatPlanner):
         ``at`` is tick ``k``'s time, or the next float where the ticks are no longer distinct
         floats (recomputing ``k * interval`` there gave the current time again: a clock stuck
         from about 10**16 s)."""
+        slot = self._slot
+        # some task pending (slot mode: the engine's pending_tasks, one call)
+        pending = slot is not None and slot.has_requests()
         if self._resource_mode:
             if not self._blocked():
                 return at
-        else:
-            pending = self.scheduler.pending_tasks
-            if (pending[MAP] or pending[REDUCE]) and not self._blocked():
-                return at
+        elif pending and not self._blocked():
+            return at
         nxt = self._heap[0][0]
         sched = self.scheduler
-        if sched.settings.preemption and (sched.pending_tasks[MAP] or sched.pending_tasks[REDUCE]):
+        if sched.settings.preemption and pending:
             if self._heap[0][2] == REACH and not self._idle[MAP]:
                 # a REACH only wakes parked nodes, and none is: the starvation times it was
                 # planned from move with every update (at its share, a pool's timer runs on),
@@ -110,8 +111,10 @@ class UpdateSkipping(HeartbeatPlanner):
             return not (sched.engine.has_requests()
                         and any(ns.node.available.any_positive() for ns in self._resting))
         idle = self._idle
-        pending = self._engine.pending_work
-        return not (idle[MAP] and pending(MAP) > 0) and not (idle[REDUCE] and pending(REDUCE) > 0)
+        slot = self._slot
+        if slot is None:  # (slot mode and resource mode are the two engines)
+            return False
+        return not (idle[MAP] and slot.pending_work(MAP) > 0) and not (idle[REDUCE] and slot.pending_work(REDUCE) > 0)
 
     def _starves_at(self) -> float:
         """Preemption on, tasks pending and none can launch before the next event (slot mode):

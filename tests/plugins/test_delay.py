@@ -182,3 +182,27 @@ starvation = "{starvation}"
     Simulation(config, wl, 3, extra_plugins={"twopaths": _two_paths(seen)}).run()
     assert seen["asked"] > 100
     assert {"node until", "rack until"} <= seen["levels"], seen["levels"]
+
+
+def test_the_same_hint_again_until_the_answer_changes():
+    """``cs_select_hint`` gives a job's last hint again while its answer is the same (it is
+    asked after every heartbeat; a hint is immutable), and a new one once the level or its
+    ``until`` moves: a stale hint is never given."""
+    h = harness()
+    j1 = h.submit(2, 0, pool="pool1", map_locations=[["n0003"]] * 2)
+    h.advance(0.1)
+    h.submit(20, 0)
+    delay = h.scheduler.plugins.instances["delay"]
+    h.heartbeat("n0000")  # j1 skipped: its wait for a node-local map runs from now
+    now = h.scheduler.now
+    first = delay.cs_select_hint(j1, "map", now)
+    assert (first.level, first.until) == ("node", pytest.approx(now + 5.0))
+    again = delay.cs_select_hint(j1, "map", now + 1.0)
+    assert again is first  # same level, same until: the same hint
+    later = delay.cs_select_hint(j1, "map", now + 6.0)  # past the node delay: rack-local now
+    assert (later.level, later.until) == ("rack", pytest.approx(now + 15.0))
+    assert later is not first
+    got = h.heartbeat("n0003")  # a node-local launch: its wait starts afresh
+    assert got[0].job == j1.id and got[0].locality == "node"
+    fresh = delay.cs_select_hint(j1, "map", h.scheduler.now)
+    assert fresh.level == "node" and fresh is not later
