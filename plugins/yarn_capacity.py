@@ -44,6 +44,10 @@ by ``[scheduler] allocation_file`` (read and validated by
   scheduling opportunities) and ``heartbeat_limits`` (``per-node-heartbeat.*``) come from
   :mod:`corescheduler_plugins._yarn_capacity_locality`.
 
+* **Limits and preemption** — a queue's current limit and its AM limits live in
+  :mod:`corescheduler_plugins._yarn_capacity_limits`, the preemption monitor's round on the
+  live tree in :mod:`corescheduler_plugins._yarn_capacity_victims` (mixins of this class).
+
 What is left out (node labels, reservations' CS rules, the delay for MR maps) is in
 ``docs/yarn-capacity.md``.
 """
@@ -55,14 +59,15 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from corescheduler_plugins._yarn_capacity_limits import CapacityLimits
 from corescheduler_plugins._yarn_capacity_locality import CapacityLocality
 from corescheduler_plugins._yarn_capacity_placement import CapacityPlacement, capacity_conf
+from corescheduler_plugins._yarn_capacity_victims import CapacityVictims
 
-from corescheduler.core.javamath import java_float, java_long
 from corescheduler.core.model import RESOURCES, Job, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
-from corescheduler.core.resources import MEMORY, UNBOUNDED, VCORES, normalize
-from corescheduler.errors import AllocationError, ConfigError
+from corescheduler.core.resources import MEMORY, VCORES, normalize
+from corescheduler.errors import AllocationError
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
 
@@ -72,7 +77,7 @@ DEFAULT_QUEUE = "root.default"
 _ZERO = Resources()
 
 
-class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
+class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, CapacityPlacement, SharePolicy):
     """Hadoop 3.3's ``CapacityScheduler``: guaranteed capacities, least-used-first queues,
     user limits; configured from a ``capacity-scheduler.xml``."""
 
@@ -595,111 +600,6 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
             report["am_used"] = queue.am_usage
         return report
 
-    def _am_capacity(self, queue: Any) -> Resources:
-        """The preemption monitor's AM capacity of a leaf (``FifoCandidatesSelector``'s
-        ``maxAMCapacityForThisQueue = Resources.multiply(getEffectiveCapacity, getMaxAMResourcePerQueuePercent)``):
-        the guarantee × maximum-am-resource-percent, each type truncated (not normalized)."""
-        assert self.conf is not None
-        guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
-        pct = java_float(self.conf.am_resource_percent(queue.name))  # a Java float (getFloat)
-        return Resources.of({n: java_long(v * pct) for n, v in guaranteed.items()})
-
-    def _times_up(self, r: Resources, by: float, every: bool = False) -> Resources:
-        """``Resources.multiplyAndNormalizeUp(rc, r, by, minimumAllocation)``: under
-        ``DefaultResourceCalculator`` memory only (``createResource(memory)``: 1 vcore), under
-        ``DominantResourceCalculator`` (or ``every``) each resource type."""
-        step = self._minimum
-        values = {}
-        for n, v in r.items():
-            if not (every or self._dominant) and n != MEMORY:
-                continue
-            unit = step.get(n) if step is not None and n in step.names else 0
-            amount = min(math.ceil(v * by), UNBOUNDED)  # Java's (long) Math.ceil saturates (user-limit-factor 1e30)
-            values[n] = min(math.ceil(amount / unit) * unit, UNBOUNDED) if unit > 0 else amount
-        if not (every or self._dominant):
-            values[VCORES] = 1 if values.get(MEMORY, 0) > 0 else 0
-        return Resources.of(values)
-
-    def _round_down(self, r: Resources) -> Resources:
-        """``Resources.roundDown(rc, r, minimumAllocation)``."""
-        step = self._minimum
-        if step is None:
-            return r
-        return Resources.of({n: (v // step.get(n)) * step.get(n) if step.get(n) > 0 else v for n, v in r.items()})
-
-    def _fits(self, small: Resources, big: Resources) -> bool:
-        """``ResourceCalculator.fitsIn``: memory under ``DefaultResourceCalculator``, every
-        resource type under ``DominantResourceCalculator``."""
-        return small.fits_in(big) if self._dominant else small.get("memory") <= big.get("memory")
-
-    def _min(self, a: Resources, b: Resources) -> Resources:
-        """``Resources.min(rc, cluster, a, b)``: the lesser of the two, as a whole."""
-        return b if self._less(b, a) else a
-
-    def current_limit(self, queue: Any) -> Resources:
-        """The leaf's current resource limit (``LeafQueue.updateCurrentResourceLimits``, the
-        ``queueCurrentLimit`` of ``QueueResourceLimitsInfo``): from the cluster at root down,
-        each child's limit is its parent's limit (capped by the parent's maximum) − the
-        parent's use + the child's use, rounded down to the minimum allocation
-        (``ParentQueue.getResourceLimitsOfChild``); the leaf's, at most its maximum capacity
-        rounded down (``getEffectiveMaxCapacityDown``)."""
-        chain = []
-        q = queue
-        while q is not None:
-            chain.append(q)
-            q = q.parent
-        cluster = self._cluster
-        limit = cluster
-        for parent, child in zip(reversed(chain), list(reversed(chain))[1:], strict=False):
-            ps = parent.sched
-            limit = self._min(limit, ps.max_share.componentwise_min(cluster) if cluster.names else ps.max_share)
-            limit = self._round_down((limit - ps.running + child.sched.running).componentwise_max(Resources()))
-        s = queue.sched
-        maximum = s.max_share.componentwise_min(cluster) if cluster.names else s.max_share
-        return self._min(self._round_down(maximum), limit)
-
-    def am_limit(self, queue: Any) -> Resources:
-        """``LeafQueue.calculateAndGetAMResourceLimitPerPartition``: maximum-am-resource-percent ×
-        the queue's current limit (:meth:`current_limit`) when its guarantee fits in it, else ×
-        the guarantee ("nothing less than the queue's guarantee"), normalized up to the minimum
-        allocation (``multiplyAndNormalizeUp``)."""
-        assert self.conf is not None
-        guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
-        current = self.current_limit(queue)
-        usable = current if self._fits(guaranteed, current) else guaranteed
-        return self._times_up(usable, self.conf.am_resource_percent(queue.name))
-
-    def user_am_limit(self, queue: Any) -> Resources:
-        """``LeafQueue.getUserAMResourceLimitPerPartition``: the guarantee × maximum-am-resource-percent
-        × max(minimum-user-limit-percent ÷ 100, 1 ÷ active users) × user-limit-factor (−1: not
-        scaled by either), normalized up, at most the queue's AM limit."""
-        assert self.conf is not None
-        leaf = self.conf.queues[queue.name]
-        guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
-        pct = self.conf.am_resource_percent(queue.name)
-        if leaf.user_limit_factor == -1:
-            limit = self._times_up(guaranteed, pct)
-        else:
-            users = self._active(queue)[0]
-            share = max(leaf.minimum_user_limit_percent / 100.0, 1.0 / max(users, 1))
-            limit = self._times_up(guaranteed, pct * share * leaf.user_limit_factor)
-        return self._min(limit, self.am_limit(queue))
-
-    def admit_am(self, leaf: Any, job: Job, am: Resources) -> bool | None:
-        """``LeafQueue.activateApplications``: the AM starts if the leaf's AM use + ``am`` fits in
-        its AM limit and the user's AM use + ``am`` in the user AM limit — or, either way, when
-        the leaf runs no AM yet ("skipping enforcement to allow at least one application to
-        start")."""
-        if self.conf is None or self.conf.queues.get(leaf.name) is None:
-            return None
-        used = leaf.am_usage
-        if not used.any_positive() or not self._less(Resources(), used):
-            return True
-        if not self._fits(used + am, self.am_limit(leaf)):
-            return False
-        mine = self._user_am.get(leaf.name, {}).get(job.user, Resources())
-        return self._fits(mine + am, self.user_am_limit(leaf))
-
     def reservable(self, leaf: Any, job: Job, size: Resources, node: Any, held: int) -> bool | None:
         """``FiCaSchedulerApp.shouldAllocOrReserveNewContainer``: an app reserves a node for a
         container that does not fit it while its outstanding containers outnumber the nodes
@@ -749,85 +649,6 @@ class YarnCapacityScheduler(CapacityLocality, CapacityPlacement, SharePolicy):
 
     def job_report(self, job: Job) -> dict[str, Any] | None:
         return {"headroom": self.headroom(job)}
-
-    # ------------------------------------------------------------------ preemption
-    def choose_victims(self, root: Any, running: Mapping[str, Any], now: float) -> list[Any] | None:
-        """``ProportionalCapacityPreemptionPolicy.editSchedule`` on the live tree: the containers
-        to kill now (``corescheduler_plugins._yarn_capacity_preemption``, which keeps the
-        marked-since times between rounds)."""
-        monitor = self._monitor()
-        if monitor is None:
-            return []
-        from corescheduler_plugins._yarn_capacity_preemption import ContainerView, QueueView
-
-        by_leaf: dict[str, list[Any]] = {}
-        for task in running.values():
-            by_leaf.setdefault(str(task.job.queue), []).append(task)
-        tasks = {t.id: t for t in running.values()}
-
-        def view(q: Any, disabled: bool) -> Any:
-            spec = self.conf.queues.get(q.name) if self.conf is not None else None
-            off = disabled or bool(spec is not None and spec.disable_preemption)
-            s = q.sched
-            used = s.running
-            maximum = s.max_share.componentwise_min(self._cluster) if self._cluster.names else s.max_share
-            pending = self._pending_for_preemption(q) if q.is_leaf else (s.demand - used).componentwise_max(_ZERO)
-            containers = [
-                ContainerView(id=t.id, app_id=t.job.id, app_order=self._order.get(t.job.id, 0),
-                              resources=t.resources or Resources(), is_am=bool(t.is_am))
-                for t in by_leaf.get(q.name, ())
-            ] if q.is_leaf else []
-            return QueueView(path=q.name, guaranteed=s.fair_share or Resources(), maximum=maximum, used=used,
-                             pending=pending, preemption_disabled=off,
-                             children=[view(c, off) for c in q.children.values()], containers=containers,
-                             max_am_capacity=self._am_capacity(q) if q.is_leaf else Resources(),
-                             # relativePriority (ProportionalCapacityPreemptionPolicy.cloneQueues)
-                             priority=self._ordering[q.name][1] if q.name in self._ordering else 0)
-
-        chosen = monitor.select(view(root, False), self._cluster, now)
-        self._marked = list(chosen.marked)
-        return [tasks[i] for i in chosen.kill if i in tasks]
-
-    def _pending_for_preemption(self, leaf: Any) -> Resources:
-        """``LeafQueue.getTotalPendingResourcesConsideringUserLimit``: the pending asks of the
-        leaf's active apps, in its order, each at most what its user may still get (the user
-        limit less the user's use, spent app by app); without a capacity file, the leaf's
-        whole pending."""
-        if self.conf is None or self.conf.queues.get(leaf.name) is None:
-            return (leaf.sched.demand - leaf.sched.running).componentwise_max(_ZERO)
-        headroom: dict[str, Resources | None] = {}
-        total = _ZERO
-        for js in leaf.order:
-            job = js.owner
-            if job.user not in headroom:
-                limit = self.user_limit(job)
-                headroom[job.user] = None if limit is None else (limit - self.user_used(job)).componentwise_max(_ZERO)
-            pending = (js.demand - job.usage).componentwise_max(_ZERO)
-            room = headroom[job.user]
-            if room is not None:
-                pending = pending.componentwise_min(room)
-                headroom[job.user] = room - pending
-            total = total + pending
-        return total
-
-    def _monitor(self) -> Any:
-        """The preemption computation (``ProportionalCapacityPreemption``), made once per file."""
-        if self._preemption is None and self.conf is not None:
-            self._preemption = self._new_monitor(self.conf)
-        return self._preemption
-
-    @staticmethod
-    def _new_monitor(conf: Any) -> Any:
-        """A monitor for the file ``conf``; ``AllocationError`` for a bad preemption value."""
-        from corescheduler_plugins._yarn_capacity_preemption import (
-            PreemptionSettings,
-            ProportionalCapacityPreemption,
-        )
-        try:  # Hadoop reads them as the policy is initialized (updateConfigIfNeeded)
-            settings = PreemptionSettings.from_properties(conf.properties)
-        except ConfigError as err:  # PreemptionConfigError: names the key
-            raise AllocationError(str(err), conf.source) from None
-        return ProportionalCapacityPreemption(settings, dominant=bool(conf.dominant))
 
     def report(self) -> dict[str, Any]:
         return {"preemption": {"marked": list(self._marked)}}

@@ -1,0 +1,101 @@
+"""YARN's Capacity Scheduler (``yarn_capacity``): the preemption monitor on the live queue tree
+(``ProportionalCapacityPreemptionPolicy.editSchedule`` through
+:mod:`corescheduler_plugins._yarn_capacity_preemption`), as a mixin of
+:class:`corescheduler_plugins.yarn_capacity.YarnCapacityScheduler` (moved from that module
+unchanged)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from corescheduler.errors import AllocationError, ConfigError
+from corescheduler.resources import Resources
+
+_ZERO = Resources()
+
+
+class CapacityVictims:
+    """Which containers the Capacity Scheduler's preemption monitor kills now."""
+
+    conf: Any
+    _cluster: Any
+
+    # ------------------------------------------------------------------ preemption
+    def choose_victims(self, root: Any, running: Mapping[str, Any], now: float) -> list[Any] | None:
+        """``ProportionalCapacityPreemptionPolicy.editSchedule`` on the live tree: the containers
+        to kill now (``corescheduler_plugins._yarn_capacity_preemption``, which keeps the
+        marked-since times between rounds)."""
+        monitor = self._monitor()
+        if monitor is None:
+            return []
+        from corescheduler_plugins._yarn_capacity_preemption import ContainerView, QueueView
+
+        by_leaf: dict[str, list[Any]] = {}
+        for task in running.values():
+            by_leaf.setdefault(str(task.job.queue), []).append(task)
+        tasks = {t.id: t for t in running.values()}
+
+        def view(q: Any, disabled: bool) -> Any:
+            spec = self.conf.queues.get(q.name) if self.conf is not None else None
+            off = disabled or bool(spec is not None and spec.disable_preemption)
+            s = q.sched
+            used = s.running
+            maximum = s.max_share.componentwise_min(self._cluster) if self._cluster.names else s.max_share
+            pending = self._pending_for_preemption(q) if q.is_leaf else (s.demand - used).componentwise_max(_ZERO)
+            containers = [
+                ContainerView(id=t.id, app_id=t.job.id, app_order=self._order.get(t.job.id, 0),
+                              resources=t.resources or Resources(), is_am=bool(t.is_am))
+                for t in by_leaf.get(q.name, ())
+            ] if q.is_leaf else []
+            return QueueView(path=q.name, guaranteed=s.fair_share or Resources(), maximum=maximum, used=used,
+                             pending=pending, preemption_disabled=off,
+                             children=[view(c, off) for c in q.children.values()], containers=containers,
+                             max_am_capacity=self._am_capacity(q) if q.is_leaf else Resources(),
+                             # relativePriority (ProportionalCapacityPreemptionPolicy.cloneQueues)
+                             priority=self._ordering[q.name][1] if q.name in self._ordering else 0)
+
+        chosen = monitor.select(view(root, False), self._cluster, now)
+        self._marked = list(chosen.marked)
+        return [tasks[i] for i in chosen.kill if i in tasks]
+
+    def _pending_for_preemption(self, leaf: Any) -> Resources:
+        """``LeafQueue.getTotalPendingResourcesConsideringUserLimit``: the pending asks of the
+        leaf's active apps, in its order, each at most what its user may still get (the user
+        limit less the user's use, spent app by app); without a capacity file, the leaf's
+        whole pending."""
+        if self.conf is None or self.conf.queues.get(leaf.name) is None:
+            return (leaf.sched.demand - leaf.sched.running).componentwise_max(_ZERO)
+        headroom: dict[str, Resources | None] = {}
+        total = _ZERO
+        for js in leaf.order:
+            job = js.owner
+            if job.user not in headroom:
+                limit = self.user_limit(job)
+                headroom[job.user] = None if limit is None else (limit - self.user_used(job)).componentwise_max(_ZERO)
+            pending = (js.demand - job.usage).componentwise_max(_ZERO)
+            room = headroom[job.user]
+            if room is not None:
+                pending = pending.componentwise_min(room)
+                headroom[job.user] = room - pending
+            total = total + pending
+        return total
+
+    def _monitor(self) -> Any:
+        """The preemption computation (``ProportionalCapacityPreemption``), made once per file."""
+        if self._preemption is None and self.conf is not None:
+            self._preemption = self._new_monitor(self.conf)
+        return self._preemption
+
+    @staticmethod
+    def _new_monitor(conf: Any) -> Any:
+        """A monitor for the file ``conf``; ``AllocationError`` for a bad preemption value."""
+        from corescheduler_plugins._yarn_capacity_preemption import (
+            PreemptionSettings,
+            ProportionalCapacityPreemption,
+        )
+        try:  # Hadoop reads them as the policy is initialized (updateConfigIfNeeded)
+            settings = PreemptionSettings.from_properties(conf.properties)
+        except ConfigError as err:  # PreemptionConfigError: names the key
+            raise AllocationError(str(err), conf.source) from None
+        return ProportionalCapacityPreemption(settings, dominant=bool(conf.dominant))
