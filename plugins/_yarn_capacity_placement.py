@@ -172,20 +172,12 @@ def mapped_queue(conf: Any, user: str, groups: tuple[str, ...]) -> str | None:
     for kind, source, queue in conf.queue_mappings:
         parent, dot, leaf = queue.rpartition(".")
         under = parent if dot else None
-        if kind == "u" and source == "%user":
-            if under in ("%primary_group", "%secondary_group") and leaf == "%user":
-                group = _primary(user, groups) if under == "%primary_group" else _secondary(conf, groups)
-                return _group_parent(conf, group, user)
-            if leaf == "%user":
+        if kind == "u" and source in ("%user", user):
+            if source == "%user" and leaf == "%user":
+                if under in ("%primary_group", "%secondary_group"):
+                    group = _primary(user, groups) if under == "%primary_group" else _secondary(conf, groups)
+                    return _group_parent(conf, group, user)
                 return _context(conf, under, user)
-            if leaf == "%primary_group":
-                primary = _primary(user, groups)
-                return _context(conf, under, primary) if primary is not None else None
-            if leaf == "%secondary_group":
-                secondary = _secondary(conf, groups)
-                return _context(conf, under, secondary) if secondary is not None else None
-            return _context(conf, under, leaf)
-        if kind == "u" and source == user:
             if leaf == "%primary_group":
                 primary = _primary(user, groups)
                 return _context(conf, under, primary) if primary is not None else None

@@ -66,7 +66,7 @@ from corescheduler_plugins._yarn_capacity_victims import CapacityVictims
 
 from corescheduler.core.model import RESOURCES, Job, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
-from corescheduler.core.resources import MEMORY, VCORES, normalize
+from corescheduler.core.resources import MEMORY, UNBOUNDED, VCORES, normalize
 from corescheduler.errors import AllocationError
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
@@ -291,22 +291,59 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         heartbeat's case; None when some value has extra resource types): the limit's memory
         and vcores.  Integer division where the general path divides floats: the same results
         for amounts below 2**53."""
-        amounts = self._amounts(queue, leaf)
-        return None if amounts is None else (amounts[0], amounts[1])
+        terms = self._amount_terms(queue)
+        if terms is None or self._dominant:
+            return None
+        gm, gv, rm, rv, am, av, n = terms
+        s = queue.sched
+        running = s.running
+        consumed_m, consumed_v = running.memory, running.vcores
+        if rm > 0:  # _round_up
+            consumed_m = -(-consumed_m // rm) * rm
+        if rv > 0:
+            consumed_v = -(-consumed_v // rv) * rv
+        mulp = leaf.minimum_user_limit_percent
+        ulf = leaf.user_limit_factor
+        # DefaultResourceCalculator: memory decides (_less)
+        qm, qv = (gm if gm >= rm else rm), (gv if gv >= rv else rv)  # componentwise_max
+        if consumed_m < qm:
+            cm, cv = qm, qv
+        else:
+            cm, cv = consumed_m + rm, consumed_v + rv
+        if n:
+            lm, lv = -(-(am + rm) // n), -(-(av + rv) // n)
+        else:
+            lm = lv = 0
+        bm, bv = -(-int(cm * mulp) // 100), -(-int(cv * mulp) // 100)
+        if lm < bm:
+            lm, lv = bm, bv
+        if ulf >= 0:
+            capm, capv = int(qm * ulf), int(qv * ulf)
+        else:
+            cap = s.max_share
+            if cap.extras:
+                return None
+            capm, capv = cap.memory, cap.vcores
+        if capm < lm:
+            lm, lv = capm, capv
+        if rm > 0:
+            lm = -(-lm // rm) * rm
+        if rv > 0:
+            lv = -(-lv // rv) * rv
+        return lm, lv
 
-    def _amounts(self, queue: Any, leaf: Any) -> tuple[int, int, int] | None:
-        """:meth:`_limit_amounts`, and :meth:`_memory_bound` from the same terms: (the limit's
-        memory, its vcores, the bound)."""
+    def _amount_terms(self, queue: Any) -> tuple[int, int, int, int, int, int, int] | None:
+        """The terms :meth:`_limit_amounts` and :meth:`_memory_limit` start from: the queue's
+        guarantee, the minimum allocation, what its active users use (memory and vcores) and
+        how many they are; None when some value has extra resource types."""
         s = queue.sched
         guaranteed = s.fair_share
-        running = s.running
         step = self._minimum
-        if running.extras or (guaranteed is not None and guaranteed.extras) or (step is not None and step.extras):
+        if s.running.extras or (guaranteed is not None and guaranteed.extras) or (step is not None and step.extras):
             return None
         gm, gv = (guaranteed.memory, guaranteed.vcores) if guaranteed is not None else (0, 0)
         rm, rv = (step.memory, step.vcores) if step is not None else (0, 0)
-        # the active users and what they use (_active)
-        users = {js.owner.user for js in queue.order}
+        users = {js.owner.user for js in queue.order}  # the active users (_active)
         by_user = self._user_used.get(queue.name)
         am = av = 0
         if by_user:
@@ -317,72 +354,18 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
                         return None
                     am += r.memory
                     av += r.vcores
-        n = len(users)
-        consumed_m, consumed_v = running.memory, running.vcores
-        if step is not None:  # _round_up
-            if rm > 0:
-                consumed_m = -(-consumed_m // rm) * rm
-            if rv > 0:
-                consumed_v = -(-consumed_v // rv) * rv
-        mulp = leaf.minimum_user_limit_percent
-        ulf = leaf.user_limit_factor
-        if not self._dominant:  # DefaultResourceCalculator: memory decides (_less)
-            qm, qv = (gm if gm >= rm else rm), (gv if gv >= rv else rv)  # componentwise_max
-            if consumed_m < qm:
-                cm, cv = qm, qv
-            else:
-                cm, cv = consumed_m + rm, consumed_v + rv
-            if n:
-                lm, lv = -(-(am + rm) // n), -(-(av + rv) // n)
-            else:
-                lm = lv = 0
-            bm, bv = -(-int(cm * mulp) // 100), -(-int(cv * mulp) // 100)
-            if lm < bm:
-                lm, lv = bm, bv
-            if ulf >= 0:
-                capm, capv = int(qm * ulf), int(qv * ulf)
-            else:
-                cap = s.max_share
-                if cap.extras:
-                    return None
-                capm, capv = cap.memory, cap.vcores
-            if capm < lm:
-                lm, lv = capm, capv
-            least = capm if capm < bm else bm  # _memory_bound
-        else:
-            return None
-        if step is not None:
-            if rm > 0:
-                lm = -(-lm // rm) * rm
-                least = -(-least // rm) * rm
-            if rv > 0:
-                lv = -(-lv // rv) * rv
-        return lm, lv, least
+        return gm, gv, rm, rv, am, av, len(users)
 
     def _memory_limit(self, queue: Any, leaf: Any) -> tuple[int, int] | None:
-        """:meth:`_amounts`' memory terms alone, under ``DefaultResourceCalculator`` (where memory
-        decides the admission): (the limit's memory, :meth:`_memory_bound`), or None where
-        :meth:`_amounts` is None."""
-        s = queue.sched
-        guaranteed = s.fair_share
-        running = s.running
-        step = self._minimum
-        if running.extras or (guaranteed is not None and guaranteed.extras) or (step is not None and step.extras):
+        """:meth:`_limit_amounts`' memory terms alone, under ``DefaultResourceCalculator`` (where
+        memory decides the admission): (the limit's memory, :meth:`_memory_bound`), or None
+        where :meth:`_limit_amounts` is None."""
+        terms = self._amount_terms(queue)
+        if terms is None:
             return None
-        gm = guaranteed.memory if guaranteed is not None else 0
-        rm = step.memory if step is not None else 0
-        users = {js.owner.user for js in queue.order}
-        by_user = self._user_used.get(queue.name)
-        am = 0
-        if by_user:
-            for u in users:
-                r = by_user.get(u)
-                if r is not None:
-                    if r.extras:
-                        return None
-                    am += r.memory
-        n = len(users)
-        consumed_m = running.memory
+        gm, _, rm, _, am, _, n = terms
+        s = queue.sched
+        consumed_m = s.running.memory
         if rm > 0:
             consumed_m = -(-consumed_m // rm) * rm
         qm = gm if gm >= rm else rm
@@ -633,19 +616,9 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         1 vcore), so that ``serve`` enforces what a task asks of a worker."""
         if self._dominant:  # every type: the engine's rule with the minimum as the increment
             return normalize(ask, minimum, maximum, minimum)
-        values: dict[str, int] = dict(ask.items())
-        for name in minimum.names:
-            if minimum.get(name) > values.get(name, 0):
-                values[name] = minimum.get(name)
-        for name in (MEMORY,):
-            value = max(values.get(name, 0), minimum.get(name))
-            step = minimum.get(name)
-            if step > 0:
-                value = -(-value // step) * step
-            if name in maximum.names:
-                value = min(value, maximum.get(name))
-            values[name] = value
-        return Resources.of(values)
+        # memory as the engine's rule (the minimum as the increment, capped at the maximum);
+        # every other type at least its minimum, neither rounded nor capped
+        return normalize(ask, minimum, Resources(maximum.memory, UNBOUNDED), Resources(minimum.memory))
 
     def job_report(self, job: Job) -> dict[str, Any] | None:
         return {"headroom": self.headroom(job)}
