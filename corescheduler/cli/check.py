@@ -310,6 +310,16 @@ def _config_allocations(config: Any, alloc_path: Path, name: str, plugin_set: An
             reason = one_line(str(exc)).removeprefix(f"{name}: ")
             click.echo(f"{where}: {what} {mode!r} cannot be used with {name}: {reason}")
             bad = True
+    if not bad and config.scheduler.mode == "resources":
+        # each policy takes the file as a run's start does (SharePolicy.configure): what only a
+        # policy reads (yarn_capacity's preemption settings, its need of a capacity file) is
+        # refused here, not when the run starts
+        for mode in dict.fromkeys([config.scheduler.share_policy, *_scheduling_modes(allocations)]):
+            try:
+                plugin_set.share_policy(mode).policy.configure(allocations)
+            except CoreSchedulerError as exc:
+                _report(alloc_name, exc, named_by)
+                bad = True
     if bad:
         return None
     if first:

@@ -98,7 +98,10 @@ def serve(
 
     # (a stop cancels their running attempts: the state machine's warning about it is noise)
     os.environ.setdefault("DASK_LOGGING", repr({"distributed": "warning", "distributed.worker.state_machine": "error"}))
-    uvicorn.run(app, host=host, port=port, lifespan="on", log_config=configure(log_json))
+    # proxy_headers off: uvicorn's default believes X-Forwarded-For from 127.0.0.1 and makes it the
+    # client, which a local reader could set afresh on every read (a new caller for the read gate
+    # each time, and its own text in the access log); the client is the connection's peer
+    uvicorn.run(app, host=host, port=port, lifespan="on", log_config=configure(log_json), proxy_headers=False)
 
 
 def _check_identity(cfg: Any) -> None:

@@ -276,6 +276,8 @@ def _java_int(x: float) -> int:
     """Java's ``(int)`` cast of a float: toward zero, saturating at the int range."""
     if math.isnan(x):
         return 0
+    if math.isinf(x):  # JLS 5.1.3: ±∞ narrows to Integer.MAX_VALUE / MIN_VALUE
+        return 2**31 - 1 if x > 0 else -(2**31)
     return max(-(2**31), min(2**31 - 1, int(x)))
 
 
@@ -316,6 +318,7 @@ def is_yarn_capacity(props: Mapping[str, HadoopProperty]) -> bool:
 
 _ABSOLUTE = re.compile(r"^\[(.*)\]$")
 _LONG_MAX = 2**63 - 1  # a resource amount is a Java long
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1  # the integer keys are Java ints (Configuration.getInt)
 
 
 class _Reader:
@@ -346,6 +349,9 @@ class _Reader:
             value = int(p.value) if integer else float(p.value)
         except ValueError:
             self.problem(p, key, what)
+            return default
+        if integer and not _INT_MIN <= value <= _INT_MAX:  # Configuration.getInt: Integer.parseInt refuses it
+            self.problem(p, key, f"{what}, at most {_INT_MAX} in size (a Java int)")
             return default
         if not lo <= value <= hi or (not integer and not math.isfinite(value)):  # (1e400, inf: no number)
             self.problem(p, key, what)
@@ -543,6 +549,9 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
         kids = children[path]
         if not kids:
             continue
+        # a parent whose own level was refused (mixed modes, a bad capacity): its children are
+        # still checked, against a placeholder guarantee (the file is refused anyway)
+        absolute.setdefault(path, (0.0, 1.0))
         kmodes = {modes[k][0] for k in kids} - {"unset"}
         if len(kmodes) > 1:
             first = next(k for k in kids if modes[k][0] != "unset")

@@ -90,7 +90,8 @@ class ReadTurns:
         self.probing = probe
         #: a read holds the turn
         self.busy = False
-        #: (caller's cost when it asked, order of asking, its caller, its wake-up) for reads waiting
+        #: (caller's cost when it asked — raised to its cost now when it reaches the head —, order of
+        #: asking, its caller, its wake-up) for reads waiting
         self._waiting: list[tuple[float, int, Key, asyncio.Future[None]]] = []
         self._order = itertools.count()
         #: each caller's recent read time (seconds, decayed)
@@ -172,6 +173,12 @@ class ReadTurns:
             _, _, key, wake = self._waiting[0]
             if wake.done():  # a read whose client went away while it waited is skipped
                 heapq.heappop(self._waiting)
+                continue
+            cost = self.costs.get(key, 0.0)
+            if cost > self._waiting[0][0]:
+                # its caller read since it asked (a burst asked at cost 0 has run up a cost since):
+                # its place by the cost now, or a burst would go before every later reader
+                heapq.heapreplace(self._waiting, (cost, *self._waiting[0][1:]))
                 continue
             if not self._may_start(key):
                 self.spaced += 1
