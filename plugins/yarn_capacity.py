@@ -44,6 +44,10 @@ by ``[scheduler] allocation_file`` (read and validated by
   scheduling opportunities) and ``heartbeat_limits`` (``per-node-heartbeat.*``) come from
   :mod:`corescheduler_plugins._yarn_capacity_locality`.
 
+* **User weights** — ``user-settings.<user>.weight`` in the user limit and the user AM limit
+  (:mod:`corescheduler_plugins._yarn_capacity_weights`, used only by a leaf with weights);
+  ``max-parallel-apps`` are the engine's running-app limits (the reader sets them).
+
 * **Limits and preemption** — a queue's current limit and its AM limits live in
   :mod:`corescheduler_plugins._yarn_capacity_limits`, the preemption monitor's round on the
   live tree in :mod:`corescheduler_plugins._yarn_capacity_victims` (mixins of this class).

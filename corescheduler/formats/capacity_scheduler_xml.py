@@ -26,6 +26,9 @@ validates it as Hadoop 3.3 does when the scheduler (re)initializes its queues:
   ``utilization`` (the default) or ``priority-utilization``, inherited by the parents under
   it (``CapacitySchedulerConfiguration.getQueueOrderingPolicy``).
 
+The running-app limits (``max-parallel-apps``) and user weights
+(``user-settings.<user>.weight``) are read by :mod:`corescheduler.formats.capacity_scheduler_apps`.
+
 Every problem is reported at once as ``FILE:LINE: <key>: expected …`` in one
 :class:`~corescheduler.errors.AllocationError`; keys under ``yarn.scheduler.capacity.``
 that Hadoop defines but this reader does not use, and unknown ones, are warnings.
