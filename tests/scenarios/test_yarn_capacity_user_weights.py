@@ -153,3 +153,36 @@ def test_a_user_name_hadoop_does_not_match_is_warned_and_ignored() -> None:
     assert h.shares()["queues"]["root.newroot.a"]["user_weights"] == {}
     warnings = h.scheduler.allocations.warnings
     assert any("user-settings.first.last.weight: not read by Hadoop 3.3" in w for w in warnings)
+
+
+PREEMPTION_XML = (
+    "<configuration>"
+    + "".join(f"<property><name>{k}</name><value>{v}</value></property>" for k, v in (
+        ("yarn.scheduler.capacity.root.queues", "a,b"), ("yarn.scheduler.capacity.root.a.capacity", "50"),
+        ("yarn.scheduler.capacity.root.b.capacity", "50"), ("yarn.scheduler.capacity.root.a.maximum-capacity", "100"),
+        ("yarn.scheduler.capacity.root.a.user-limit-factor", "2"),
+        ("yarn.resourcemanager.monitor.capacity.preemption.natural_termination_factor", "1"),
+        ("yarn.resourcemanager.monitor.capacity.preemption.total_preemption_per_round", "1"),
+        ("yarn.scheduler.capacity.root.b.user-settings.v.weight", "0.5")))
+    + "</configuration>")
+
+
+def test_preemption_asks_only_for_what_the_weighted_user_may_get() -> None:
+    """``LeafQueue.getTotalPendingResourcesConsideringUserLimit`` takes each user's own limit
+    (``getResourceLimitForActiveUsers``, weighted): a (50 %) holds the whole 8 GB node, b's
+    user v (weight 0.5) asks for 4 × 1 GB.  v's limit is b's 4 GB guarantee × 0.5 = 2 GB, so b
+    is owed 2 GB, not 4 (tests/scenarios/test_yarn_capacity_preemption_seam.py: 4 without the
+    weight): the monitor marks 2 of a's containers."""
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="8192 mb, 8 vcores",
+                       config={"scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "preemption": True}},
+                       allocations=PREEMPTION_XML)
+    early = h.submit(queue="a", user="u", tasks=4, resources="1024 mb, 1 vcores")
+    late = h.submit(queue="a", user="u", tasks=4, resources="1024 mb, 1 vcores")
+    for _ in range(8):
+        h.heartbeat("n0000")
+    assert h.running(early) + h.running(late) == 8
+    h.submit(queue="b", user="v", tasks=4, resources="1024 mb, 1 vcores")
+    h.update()
+    assert h.preempt() == []
+    marked = h.shares()["preemption"]["marked"]
+    assert len(marked) == 2 and {h.task(t).job.id for t in marked} == {late.id}
