@@ -68,26 +68,37 @@ def read_app_limits(r: Any, order: list[str], children: Mapping[str, tuple[str, 
             if value is not None:
                 users[m.group(1)] = value
     own: dict[str, int] = {}
-    declared: dict[str, dict[str, tuple[float, Any, str]]] = {}
     for path in order:
         value = _count(r, f"{path}.max-parallel-apps")
         if value is not None:
             own[path] = value
-        head = f"{prefix}{path}.user-settings."
-        for name in [n for n in r.props if n.startswith(head)]:
-            rest = name[len(head):]
-            if any(name.startswith(f"{prefix}{child}.") for child in children.get(path, ())):
-                continue  # a key of a child queue named user-settings
-            key = f"{path}.user-settings.{rest}"
-            m = _USER_WEIGHT.fullmatch(rest)
-            if m is None:
-                p = r.get(key)
-                r.warnings.append(f"{r.source}:{p.line}: {name}: not read by Hadoop 3.3 (user-settings.<user>.weight, "
-                                  "the user's name of letters, digits and _ only); ignored")
-                continue
-            weight = r.number(key, None, what="a number (a user's weight, 0 to 100 ÷ minimum-user-limit-percent)")
-            if weight is not None:
-                declared.setdefault(path, {})[m.group(1)] = (java_float(weight), r.get(key), key)
+    # <queue-path>.user-settings.<rest>, found in one pass over the keys (a file may have
+    # thousands of queues): the path is the longest known queue before ".user-settings."
+    paths = set(order)
+    declared: dict[str, dict[str, tuple[float, Any, str]]] = {}
+    for name in list(r.props):
+        if not name.startswith(prefix) or ".user-settings." not in name:
+            continue
+        rest = name[len(prefix):]
+        path = None
+        at = rest.find(".user-settings.")
+        while at >= 0:
+            if rest[:at] in paths and f"{rest[:at]}.user-settings" not in paths:  # (not a child so named)
+                path = rest[:at]
+            at = rest.find(".user-settings.", at + 1)
+        if path is None:
+            continue  # no such queue: warned as the other keys of unknown queues
+        key = rest
+        setting = rest[len(path) + len(".user-settings."):]
+        m = _USER_WEIGHT.fullmatch(setting)
+        if m is None:
+            p = r.get(key)
+            r.warnings.append(f"{r.source}:{p.line}: {name}: not read by Hadoop 3.3 (user-settings.<user>.weight, "
+                              "the user's name of letters, digits and _ only); ignored")
+            continue
+        weight = r.number(key, None, what="a number (a user's weight, 0 to 100 ÷ minimum-user-limit-percent)")
+        if weight is not None:
+            declared.setdefault(path, {})[m.group(1)] = (java_float(weight), r.get(key), key)
     # AbstractCSQueue.getUserWeightsFromHierarchy: the parent's weights, this queue's overriding them
     effective: dict[str, dict[str, tuple[float, Any, str]]] = {}
     for path in order:
