@@ -99,10 +99,11 @@ class CapacityLimits:
         usable = current if self._fits(guaranteed, current) else guaranteed
         return self._times_up(usable, self.conf.am_resource_percent(queue.name))
 
-    def user_am_limit(self, queue: Any) -> Resources:
+    def user_am_limit(self, queue: Any, user: Any = None) -> Resources:
         """``LeafQueue.getUserAMResourceLimitPerPartition``: the guarantee × maximum-am-resource-percent
         × max(minimum-user-limit-percent ÷ 100, 1 ÷ active users) × user-limit-factor (−1: not
-        scaled by either), normalized up, at most the queue's AM limit."""
+        scaled by either), normalized up, at most the queue's AM limit; with user weights, the
+        share × ``user``'s weight, at most 1 (``weighted_am_share``)."""
         assert self.conf is not None
         leaf = self.conf.queues[queue.name]
         guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
@@ -112,6 +113,8 @@ class CapacityLimits:
         else:
             users = self._active(queue)[0]
             share = max(leaf.minimum_user_limit_percent / 100.0, 1.0 / max(users, 1))
+            if leaf.user_weights:
+                share = self.weighted_am_share(leaf, user, share)  # type: ignore[attr-defined]
             limit = self._times_up(guaranteed, pct * share * leaf.user_limit_factor)
         return self._min(limit, self.am_limit(queue))
 
@@ -128,4 +131,4 @@ class CapacityLimits:
         if not self._fits(used + am, self.am_limit(leaf)):
             return False
         mine = self._user_am.get(leaf.name, {}).get(job.user, Resources())
-        return self._fits(mine + am, self.user_am_limit(leaf))
+        return self._fits(mine + am, self.user_am_limit(leaf, job.user))

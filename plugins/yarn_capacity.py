@@ -44,6 +44,10 @@ by ``[scheduler] allocation_file`` (read and validated by
   scheduling opportunities) and ``heartbeat_limits`` (``per-node-heartbeat.*``) come from
   :mod:`corescheduler_plugins._yarn_capacity_locality`.
 
+* **User weights** — ``user-settings.<user>.weight`` in the user limit and the user AM limit
+  (:mod:`corescheduler_plugins._yarn_capacity_weights`, used only by a leaf with weights);
+  ``max-parallel-apps`` are the engine's running-app limits (the reader sets them).
+
 * **Limits and preemption** — a queue's current limit and its AM limits live in
   :mod:`corescheduler_plugins._yarn_capacity_limits`, the preemption monitor's round on the
   live tree in :mod:`corescheduler_plugins._yarn_capacity_victims` (mixins of this class).
@@ -63,6 +67,7 @@ from corescheduler_plugins._yarn_capacity_limits import CapacityLimits
 from corescheduler_plugins._yarn_capacity_locality import CapacityLocality
 from corescheduler_plugins._yarn_capacity_placement import CapacityPlacement, capacity_conf
 from corescheduler_plugins._yarn_capacity_victims import CapacityVictims
+from corescheduler_plugins._yarn_capacity_weights import CapacityUserWeights
 
 from corescheduler.core.model import RESOURCES, Job, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
@@ -77,7 +82,8 @@ DEFAULT_QUEUE = "root.default"
 _ZERO = Resources()
 
 
-class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, CapacityPlacement, SharePolicy):
+class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, CapacityPlacement, CapacityUserWeights,
+                            SharePolicy):
     """Hadoop 3.3's ``CapacityScheduler``: guaranteed capacities, least-used-first queues,
     user limits; configured from a ``capacity-scheduler.xml``."""
 
@@ -281,6 +287,8 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         queue = self._live.get(path)
         if leaf is None or queue is None:
             return None
+        if leaf.user_weights:  # user-settings.<user>.weight (_yarn_capacity_weights)
+            return self._weighted_user_limit(queue, leaf, job.user)
         fast = self._limit_amounts(queue, leaf)
         if fast is not None:
             return Resources._make(fast[0], fast[1])
@@ -500,7 +508,7 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         if by_user is None:
             by_user = self._user_used[path] = {}
         used = by_user.get(job.user) or _ZERO
-        if not self._dominant:
+        if not self._dominant and not leaf.user_weights:  # (weighted: user_limit, below)
             s = queue.sched
             fast = self._memory_limit(queue, leaf)
             least = fast[1] if fast is not None else self._memory_bound(queue, leaf)
@@ -573,6 +581,9 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
             "minimum_user_limit_percent": q.minimum_user_limit_percent,
             "state": q.state,
             "ordering_policy": q.ordering_policy,
+            # CSMaxRunningAppsEnforcer's queue limit (None: none) and the users' weights (leaves)
+            "max_parallel_apps": self.conf.queue_max_parallel_apps(queue.name) if self.conf is not None else None,
+            "user_weights": dict(q.user_weights) if q.is_leaf else {},
             "guaranteed": guaranteed,
             "maximum": maximum,
             "used": used,

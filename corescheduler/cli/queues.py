@@ -56,9 +56,14 @@ CAPACITY_KEYS = (
 )
 
 
-def capacity_rows(config: Any) -> tuple[list[dict[str, Any]], list[str]]:
-    """A YARN capacity file's queues (SPEC §9), each ``path`` and :data:`CAPACITY_KEYS` as the
-    share policy reports them on the configured cluster with nothing running; the warnings."""
+#: shown in ``queues``' table beyond :data:`CAPACITY_KEYS` (not in ``--json``, whose keys SPEC §9 fixes)
+CAPACITY_TABLE_KEYS = ("max_parallel_apps", "user_weights")
+
+
+def capacity_rows(config: Any, extra: tuple[str, ...] = ()) -> tuple[list[dict[str, Any]], list[str]]:
+    """A YARN capacity file's queues (SPEC §9), each ``path`` and :data:`CAPACITY_KEYS` (and
+    ``extra`` of the share policy's queue report) as the share policy reports them on the
+    configured cluster with nothing running; the warnings."""
     from corescheduler.core.model import Cluster
     from corescheduler.core.scheduler import Scheduler
     from corescheduler.formats.allocation_file import load_allocations
@@ -73,9 +78,23 @@ def capacity_rows(config: Any) -> tuple[list[dict[str, Any]], list[str]]:
     for _, spec in allocations.queue_config().walk():
         entry = shares.get(spec.name, {})
         row: dict[str, Any] = {"path": spec.name}
-        row.update({k: entry.get(k) for k in CAPACITY_KEYS})
+        row.update({k: entry.get(k) for k in (*CAPACITY_KEYS, *extra)})
         rows.append(row)
     return rows, list(allocations.warnings)
+
+
+def capacity_user_notes(config: Any) -> list[str]:
+    """The file's per-user settings beyond the tree: ``user.max-parallel-apps`` and
+    ``user.<user>.max-parallel-apps`` (``CSMaxRunningAppsEnforcer``'s user limits)."""
+    from corescheduler.formats.allocation_file import load_allocations
+
+    conf = getattr(load_allocations(config.allocation_path()), "policy_config", None)
+    if conf is None:
+        return []
+    limits = [f"{user} {n}" for user, n in sorted(conf.user_max_parallel_apps.items())]
+    if conf.user_max_parallel_apps_default is not None:
+        limits.insert(0, f"every user {conf.user_max_parallel_apps_default}")
+    return [f"users' max-parallel-apps: {', '.join(limits)}"] if limits else []
 
 
 def queue_rows(config: Any) -> dict[str, Any]:
@@ -276,7 +295,7 @@ def queues(config_path: str | None, as_json: bool) -> None:
 
 def _capacity_queues(config: Any, as_json: bool) -> None:
     """A capacity file's tree: guaranteed, maximum, absolute and used capacity (SPEC §9)."""
-    rows, warnings = capacity_rows(config)
+    rows, warnings = capacity_rows(config, extra=() if as_json else CAPACITY_TABLE_KEYS)
     for warning in warnings:
         click.echo(f"warning: {one_line(warning)}", err=True)
     if as_json:
@@ -294,11 +313,15 @@ def _capacity_queues(config: Any, as_json: bool) -> None:
             pct(r["absolute_capacity"]), pct(r["absolute_maximum_capacity"]), pct(r["used_capacity"]),
             f"{r['user_limit_factor']:g}", f"{r['minimum_user_limit_percent']:g}", str(r["state"]),
             str(r["ordering_policy"]),
+            "∞" if r.get("max_parallel_apps") is None else str(r["max_parallel_apps"]),
+            ", ".join(f"{u}={w:g}" for u, w in sorted((r.get("user_weights") or {}).items())) or "-",
         ])
     print_table(["queue", "capacity", "max capacity", "absolute", "absolute max", "used", "user-limit-factor",
-                 "min user limit %", "state", "ordering"], table,
+                 "min user limit %", "state", "ordering", "max parallel apps", "user weights"], table,
                 title=f"capacity queues of {config.allocation_path()} on "
                       f"{_resources_text(config.cluster.total_resources())}")
+    for note in capacity_user_notes(config):
+        click.echo(note)
 
 
 def _rule_text(rule: dict[str, Any]) -> str:

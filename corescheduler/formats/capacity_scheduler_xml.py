@@ -26,6 +26,9 @@ validates it as Hadoop 3.3 does when the scheduler (re)initializes its queues:
   ``utilization`` (the default) or ``priority-utilization``, inherited by the parents under
   it (``CapacitySchedulerConfiguration.getQueueOrderingPolicy``).
 
+The running-app limits (``max-parallel-apps``) and user weights
+(``user-settings.<user>.weight``) are read by :mod:`corescheduler.formats.capacity_scheduler_apps`.
+
 Every problem is reported at once as ``FILE:LINE: <key>: expected …`` in one
 :class:`~corescheduler.errors.AllocationError`; keys under ``yarn.scheduler.capacity.``
 that Hadoop defines but this reader does not use, and unknown ones, are warnings.
@@ -49,6 +52,7 @@ from attrs import field, frozen
 from lxml import etree
 
 from corescheduler.errors import AllocationError
+from corescheduler.formats.capacity_scheduler_apps import read_app_limits
 from corescheduler.resources import Resources
 
 if TYPE_CHECKING:
@@ -99,7 +103,7 @@ QUEUE_KEYS = frozenset({
     "queues", "capacity", "maximum-capacity", "user-limit-factor", "minimum-user-limit-percent",
     "maximum-applications", "maximum-am-resource-percent", "state", "acl_submit_applications",
     "acl_administer_queue", "ordering-policy", "ordering-policy.fair.enable-size-based-weight", "priority",
-    "maximum-allocation-mb", "maximum-allocation-vcores", "disable_preemption",
+    "maximum-allocation-mb", "maximum-allocation-vcores", "disable_preemption", "max-parallel-apps",
 })
 #: global keys read (after ``yarn.scheduler.capacity.``)
 GLOBAL_KEYS = frozenset({
@@ -107,16 +111,16 @@ GLOBAL_KEYS = frozenset({
     "rack-locality-additional-delay", "resource-calculator", "queue-mappings", "queue-mappings-override.enable",
     "per-node-heartbeat.maximum-offswitch-assignments", "user-limit-factor", "minimum-user-limit-percent",
     "rack-locality-full-reset", "per-node-heartbeat.multiple-assignments-enabled",
-    "per-node-heartbeat.maximum-container-assignments",
+    "per-node-heartbeat.maximum-container-assignments", "max-parallel-apps", "user.max-parallel-apps",
 })
 #: Hadoop keys with no meaning here (node labels, auto-created queues, the async scheduler,
 #: …): accepted with a warning naming them as not simulated
 _IGNORED_QUEUE_KEY = re.compile(
     r"(accessible-node-labels.*|default-node-label-expression|acl_application_max_priority|"
     r"default-application-priority|default-application-lifetime|maximum-application-lifetime|"
-    r"auto-create-child-queue.*|leaf-queue-template.*|auto-queue-creation.*|user-settings\..*|"
+    r"auto-create-child-queue.*|leaf-queue-template.*|auto-queue-creation.*|"
     r"intra-queue-preemption.*|ordering-policy\..*|multi-node-placement.*|reservable|"
-    r"maximum-parallel-apps|max-parallel-apps|user-limit-.*|allow-zero-capacity-sum)"
+    r"user-limit-.*|allow-zero-capacity-sum)"
 )
 
 #: the preemption monitor's keys (``CapacitySchedulerConfiguration.PREEMPTION_*``), read by
@@ -180,6 +184,10 @@ class CSQueueSpec:
     maximum_allocation_mb: int | None = None
     maximum_allocation_vcores: int | None = None
     disable_preemption: bool | None = None
+    #: its own ``max-parallel-apps`` (None: the global one, else no limit)
+    max_parallel_apps: int | None = None
+    #: ``user-settings.<user>.weight``, its parent's overridden by its own (empty: every user 1)
+    user_weights: Mapping[str, float] = field(factory=dict)
     line: int | None = None
 
     @property
@@ -207,6 +215,11 @@ class CapacitySchedulerConf:
     dominant: bool = False
     queue_mappings: tuple[tuple[str, str, str], ...] = ()
     mappings_override: bool = False
+    #: ``max-parallel-apps`` (every queue's without its own), ``user.max-parallel-apps`` and
+    #: ``user.<user>.max-parallel-apps``: None / absent, no limit
+    max_parallel_apps: int | None = None
+    user_max_parallel_apps_default: int | None = None
+    user_max_parallel_apps: Mapping[str, int] = field(factory=dict)
     properties: Mapping[str, str] = field(factory=dict)
     warnings: tuple[str, ...] = ()
     source: str | None = None
@@ -237,6 +250,19 @@ class CapacitySchedulerConf:
         product = _f32(_f32(float(apps)) * _f32(_f32(q.minimum_user_limit_percent) / _f32(100.0)))
         product = _f32(product * _f32(q.user_limit_factor))
         return min(apps, _java_int(product))
+
+    def queue_max_parallel_apps(self, path: str) -> int | None:
+        """``CapacitySchedulerConfiguration.getMaxParallelAppsForQueue``: the queue's own
+        ``max-parallel-apps``, else the global one; None: no limit."""
+        q = self.queues.get(path)
+        own = q.max_parallel_apps if q is not None else None
+        return own if own is not None else self.max_parallel_apps
+
+    def user_max_parallel_apps_for(self, user: str) -> int | None:
+        """``getMaxParallelAppsForUser``: ``user.<user>.max-parallel-apps``, else
+        ``user.max-parallel-apps``; None: no limit."""
+        own = self.user_max_parallel_apps.get(user)
+        return own if own is not None else self.user_max_parallel_apps_default
 
     def am_resource_percent(self, path: str) -> float:
         """A queue's ``maximum-am-resource-percent``: its own, else the global one (also for a
@@ -623,6 +649,11 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
                           f"≥ the capacity {pct:g} (Hadoop CSQueueUtils.checkMaxCapacity)")
             fraction[k] = (pct / 100.0, mx / 100.0)
             absolute[k] = (absolute[path][0] * pct / 100.0, absolute[path][1] * mx / 100.0)
+    apps = read_app_limits(r, order, children, {p: float(settings[p]["minimum_user_limit_percent"] or 100.0)  # type: ignore[arg-type]
+                                                for p in order})
+    glob["max_parallel_apps"] = apps.max_parallel_apps
+    glob["user_max_parallel_apps_default"] = apps.user_max_parallel_apps_default
+    glob["user_max_parallel_apps"] = apps.user_max_parallel_apps
     if r.problems:
         _raise(r)
     for path in order:
@@ -646,6 +677,8 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
             maximum_allocation_mb=s["maximum_allocation_mb"],  # type: ignore[arg-type]
             maximum_allocation_vcores=s["maximum_allocation_vcores"],  # type: ignore[arg-type]
             disable_preemption=s["disable_preemption"],  # type: ignore[arg-type]
+            max_parallel_apps=apps.queue_max_parallel_apps.get(path),
+            user_weights=apps.user_weights.get(path, {}),
             line=prop.line if prop is not None else None,
         )
     _warn_unknown(r, set(order))
@@ -771,7 +804,8 @@ def capacity_allocations(props: Mapping[str, HadoopProperty], source: str) -> Al
     """The :class:`~corescheduler.core.allocations.Allocations` of a YARN capacity file: its
     tree as a :class:`~corescheduler.core.queues.QueueConfig` (maximum capacity as the max
     resources, ``maximum-allocation-*`` as the largest container, ACLs; no running-app
-    limit: the Capacity Scheduler refuses apps past ``maximum-applications`` instead) and
+    limit but ``max-parallel-apps``: the Capacity Scheduler refuses apps past
+    ``maximum-applications``, and holds those past ``max-parallel-apps`` not runnable) and
     the validated file as ``policy_config`` for the ``yarn_capacity`` share policy."""
     from corescheduler.core.allocations import Allocations
     from corescheduler.core.queues import INT_MAX, AccessControlList, QueueConfig, QueueSpec
@@ -789,9 +823,10 @@ def capacity_allocations(props: Mapping[str, HadoopProperty], source: str) -> Al
         if q.maximum_allocation_mb is not None or q.maximum_allocation_vcores is not None:
             largest = Resources.of({"memory": q.maximum_allocation_mb or INT_MAX,
                                     "vcores": q.maximum_allocation_vcores or INT_MAX})
+        parallel = conf.queue_max_parallel_apps(path)  # CSMaxRunningAppsEnforcer's queue limit
         specs[path] = QueueSpec(
             path, is_parent=not q.is_leaf, children=q.children, max_resources=maximum,
-            max_container_allocation=largest, max_running_apps=INT_MAX,
+            max_container_allocation=largest, max_running_apps=INT_MAX if parallel is None else parallel,
             max_am_share=conf.am_resource_percent(path) if q.is_leaf else None,
             allow_preemption_from=None if q.disable_preemption is None else not q.disable_preemption,
             acl_submit_apps=None if q.acl_submit_applications is None
@@ -800,6 +835,9 @@ def capacity_allocations(props: Mapping[str, HadoopProperty], source: str) -> Al
             else AccessControlList.parse(q.acl_administer_queue),
             line=q.line,
         )
-    queues = QueueConfig(queues=specs)
+    # CSMaxRunningAppsEnforcer: the engine's running-app limits (MaxRunningAppsEnforcer's rules)
+    users_default = conf.user_max_parallel_apps_default
+    queues = QueueConfig(queues=specs, user_max_apps=dict(conf.user_max_parallel_apps),
+                         user_max_apps_default=INT_MAX if users_default is None else users_default)
     return Allocations(pools={}, users={}, source=source, warnings=conf.warnings, queues=queues,
                        dialect="yarn_capacity", policy_config=conf)

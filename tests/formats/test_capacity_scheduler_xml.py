@@ -102,6 +102,7 @@ def test_a_near_miss_of_a_key_read_here_names_the_key_meant() -> None:
     likely meant; a real Hadoop key that is not simulated gets no such guess."""
     a = parse_allocations(xml(("root.queues", "a"), ("root.a.capacity", "100"), ("root.a.user-limit-factr", "2"),
                               ("root.a.maximum-capacty", "50"), ("node-locality-dealy", "3"),
+                              ("root.a.default-node-label-expression", "gpu"),
                               ("root.a.maximum-parallel-apps", "4")), "typo.xml")
     assert [w.split(": ", 1)[1] for w in a.warnings] == [
         "yarn.scheduler.capacity.root.a.user-limit-factr: unknown queue key 'user-limit-factr' "
@@ -110,7 +111,10 @@ def test_a_near_miss_of_a_key_read_here_names_the_key_meant() -> None:
         "(did you mean 'maximum-capacity'?); ignored",
         "yarn.scheduler.capacity.node-locality-dealy: unknown key "
         "(did you mean 'yarn.scheduler.capacity.node-locality-delay'?); ignored",
-        "yarn.scheduler.capacity.root.a.maximum-parallel-apps: not simulated; ignored",
+        "yarn.scheduler.capacity.root.a.default-node-label-expression: not simulated; ignored",
+        # (max-parallel-apps is read since the capfeatures work: its misspelling is a near miss)
+        "yarn.scheduler.capacity.root.a.maximum-parallel-apps: unknown queue key 'maximum-parallel-apps' "
+        "(did you mean 'max-parallel-apps'?); ignored",
     ]
 
 
