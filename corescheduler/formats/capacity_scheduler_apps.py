@@ -32,9 +32,9 @@ __all__ = ["AppLimits", "read_app_limits"]
 #: ``CapacitySchedulerConfiguration.getAllUserWeightsForQueue``: ``user-settings\.\w+\.weight``
 _USER_WEIGHT = re.compile(r"(\w+)\.weight")
 _USER_LIMIT = re.compile(r"user\.(.+)\.max-parallel-apps")
-_INT_MAX = 2**31 - 1
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 _PREFIX = "yarn.scheduler.capacity."
-_COUNT = "a whole number ≥ 0 (the most apps that run at once)"
+_COUNT = "a whole number (the most apps that run at once)"
 
 
 @frozen
@@ -126,5 +126,16 @@ def read_app_limits(r: Any, order: list[str], children: Mapping[str, tuple[str, 
 
 def _count(r: Any, key: str) -> int | None:
     """A running-app limit (``Integer.parseInt``), None when the key is not set."""
-    value = r.number(key, None, 0, _INT_MAX, integer=True, what=_COUNT)
-    return None if value is None else int(value)
+    value = r.number(key, None, _INT_MIN, _INT_MAX, integer=True, what=_COUNT)
+    if value is None:
+        return None
+    if value < 0:
+        # Hadoop takes it as it is (CapacitySchedulerConfiguration.getMaxParallelAppsForQueue /
+        # getMaxParallelAppsForUser: Integer.parseInt, no check), and CSMaxRunningAppsEnforcer's
+        # ``runnable >= limit`` then never lets an app run: the same as 0, said once.
+        p = r.get(key)
+        where = f"{r.source}:{p.line}" if p is not None and p.line is not None else r.source
+        r.warnings.append(f"{where}: {_PREFIX}{key}: {int(value)} is below 0; read as 0, as Hadoop does "
+                          "(no app runs there)")
+        return 0
+    return int(value)
