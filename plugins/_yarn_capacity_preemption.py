@@ -441,6 +441,14 @@ class ProportionalCapacityPreemption:
         self.dominant = dominant
         #: container id → time it was first marked (``preemptionCandidates``)
         self._marked_at: dict[str, float] = {}
+        #: the first round's time and the rounds since, for the fixed rate of the rounds
+        self._first: float | None = None
+        self._next = -math.inf
+
+    def next_round(self) -> float:
+        """When the next round falls: ``SchedulingMonitor.serviceStart`` runs the policy at a
+        fixed rate, every ``monitoring_interval`` from the first round (``-inf`` before it)."""
+        return self._next
 
     def select(self, root: QueueView, cluster: Resources, now: float) -> PreemptionRound:
         """One round (``ProportionalCapacityPreemptionPolicy.editSchedule``) at time ``now``
@@ -453,6 +461,15 @@ class ProportionalCapacityPreemption:
         _check(tree)
         cvec = calc.vec(cluster)
         s = self.settings
+        # scheduleAtFixedRate(..., monitorInterval): the next round is the first tick of the
+        # rate after this one (a tick missed while no check ran is not caught up)
+        if self._first is None:
+            self._first = now
+        period = s.monitoring_interval
+        ticks = max(1, math.floor((now - self._first) / period) + 1)
+        while self._first + ticks * period <= now:
+            ticks += 1
+        self._next = self._first + ticks * period
         # containerBasedPreemptOrKill: totalPreemptionAllowed = cluster × per-round share
         allowed = _multiply(cvec, s.total_preemption_per_round)
         _compute_ideal_allocation(calc, tree, cvec, allowed, s)

@@ -6,9 +6,11 @@ unchanged)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from corescheduler.core.hints import Hint
 from corescheduler.errors import AllocationError, ConfigError
 from corescheduler.resources import Resources
 
@@ -58,6 +60,15 @@ class CapacityVictims:
         chosen = monitor.select(view(root, False), self._cluster, now)
         self._marked = list(chosen.marked)
         return [tasks[i] for i in chosen.kill if i in tasks]
+
+    def preemption_hint(self, pools: Sequence[Any], kind: str, now: float) -> Hint:
+        """When the monitor's next round falls: Hadoop's ``SchedulingMonitor`` invokes
+        ``ProportionalCapacityPreemptionPolicy.editSchedule`` every
+        ``yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval`` (3 s by
+        default), at a fixed rate; until then no round can preempt anything.  Without a
+        capacity file there is no monitor: never."""
+        monitor = self._monitor()
+        return Hint(until=math.inf if monitor is None else monitor.next_round())
 
     def _pending_for_preemption(self, leaf: Any) -> Resources:
         """``LeafQueue.getTotalPendingResourcesConsideringUserLimit``: the pending asks of the
