@@ -34,7 +34,7 @@ def _xml(interval_ms: str | None, wait_ms: str = "1000") -> str:
             + _prop(PREFIX + "max_wait_before_kill", wait_ms) + monitor + "</configuration>")
 
 
-def _harness(preemption_interval: float, interval_ms: str | None) -> tuple[ClusterHarness, object]:
+def _harness(preemption_interval: float, interval_ms: str | None) -> ClusterHarness:
     """a fills the node (8 containers); b then asks for 4: a owes b 4 containers."""
     config = {"scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "preemption": True,
                             "preemption_interval": preemption_interval}}
@@ -45,7 +45,7 @@ def _harness(preemption_interval: float, interval_ms: str | None) -> tuple[Clust
         h.heartbeat("n0000")
     assert h.running(a) == 8
     h.submit(queue="b", user="v", tasks=4, resources="1024 mb, 1 vcores")
-    return h, a
+    return h
 
 
 @pytest.mark.parametrize("preemption_interval", [0.0, 1.0, 15.0])
@@ -54,7 +54,7 @@ def test_rounds_follow_the_files_monitoring_interval(preemption_interval: float)
     engine's ``preemption_interval``: the first round marks, the wait (1 s) is over at 2 s,
     but no round runs at 2 or 3 s; the round at 4 s kills.  (Before: a round at every
     ``preemption_interval``, so a kill at 2 s, or none before 16 s.)"""
-    h, a = _harness(preemption_interval, None)
+    h = _harness(preemption_interval, None)
     assert h.advance(1) == []  # t = 1: the first round marks
     marked = h.shares()["preemption"]["marked"]
     assert len(marked) == 4
@@ -67,7 +67,7 @@ def test_rounds_follow_the_files_monitoring_interval(preemption_interval: float)
 def test_a_longer_interval_holds_the_rounds_back() -> None:
     """``monitoring_interval`` 10 s with checks every step: the round at 1 s marks, the next
     runs at 11 s and kills; none between."""
-    h, a = _harness(0.0, "10000")
+    h = _harness(0.0, "10000")
     assert h.advance(1) == []
     marked = h.shares()["preemption"]["marked"]
     assert len(marked) == 4
@@ -79,7 +79,7 @@ def test_a_longer_interval_holds_the_rounds_back() -> None:
 def test_a_forced_check_runs_a_round_off_the_rate() -> None:
     """``ClusterHarness.preempt`` forces a round (as a test's direct ``editSchedule``); the
     rate stays anchored at the first round."""
-    h, a = _harness(0.0, None)
+    h = _harness(0.0, None)
     assert h.advance(1) == []  # t = 1: marks
     marked = h.shares()["preemption"]["marked"]
     h.clock_only(1)
