@@ -322,10 +322,24 @@ class ProportionalCapacityPreemption:
         while self._first + ticks * period <= now:
             ticks += 1
         self._next = self._first + ticks * period
-        # containerBasedPreemptOrKill: totalPreemptionAllowed = cluster × per-round share
-        allowed = _multiply(cvec, s.total_preemption_per_round)
-        _compute_ideal_allocation(calc, tree, cvec, allowed, s)
-        selected = _select_candidates(calc, tree, cvec, [allowed])
+        # containerBasedPreemptOrKill: totalPreemptionAllowed = cluster × per-round share, shared
+        # by the selectors in turn; each container keeps its selector's wait before the kill
+        allowed = [_multiply(cvec, s.total_preemption_per_round)]
+        # FifoCandidatesSelector(this, false, false)
+        _compute_ideal_allocation(calc, tree, cvec, allowed[0], s, balance=False)
+        selected = _select_candidates(calc, tree, cvec, allowed, set(), s.conservative_drf)
+        waits = dict.fromkeys(selected, s.max_wait_before_kill)
+        if s.balance_after_satisfied:
+            # FifoCandidatesSelector(this, false, true) with setMaximumKillWaitTime: the ideal
+            # computed again without the leaf's max(used, guaranteed) cap, less what is selected
+            # (deductPreemptableResourcesBasedSelectedCandidates), then more victims
+            _compute_ideal_allocation(calc, tree, cvec, allowed[0], s, balance=True)
+            _deduct_selected(calc, tree, cvec, selected)
+            more = _select_candidates(calc, tree, cvec, allowed, set(selected), s.conservative_drf)
+            # PreemptionCandidatesSelector.getMaximumKillWaitTimeMs: its own wait when above 0
+            wait = s.balance_max_wait_before_kill or s.max_wait_before_kill
+            waits.update(dict.fromkeys(more, wait))
+            selected = selected + more
         ideal = {q.path: calc.res(q.ideal) for q in tree.walk()}
         to_preempt = {path: calc.res(v) for path, v in _leaf_sums(tree).items()}
         if s.observe_only:  # containerBasedPreemptOrKill returns before any action
@@ -335,7 +349,7 @@ class ProportionalCapacityPreemption:
         # preemptOrkillSelectedContainerAfterWait
         for cid in selected:
             since = self._marked_at.get(cid)
-            if since is not None and since + s.max_wait_before_kill <= now:
+            if since is not None and since + waits[cid] <= now:
                 kill.append(cid)
                 del self._marked_at[cid]
             else:
@@ -390,10 +404,10 @@ def _leaf_sums(root: _TempQueue) -> dict[str, Vec]:
 
 # -- PreemptableResourceCalculator.computeIdealAllocation
 def _compute_ideal_allocation(calc: _Calc, root: _TempQueue, cluster: Vec, allowed: Vec,
-                              s: PreemptionSettings) -> None:
+                              s: PreemptionSettings, balance: bool) -> None:
     _update_preemptable_extras(calc, root, cluster)
     root.ideal = root.guaranteed  # TempQueuePerPartition.initializeRootIdealWithGuarangeed
-    _recursively_compute_ideal(calc, root, allowed)
+    _recursively_compute_ideal(calc, root, allowed, balance)
     # calculateResToObtainByPartitionForLeafQueues
     for q in root.walk():
         if q.children or q.disabled:
@@ -424,22 +438,23 @@ def _update_preemptable_extras(calc: _Calc, q: _TempQueue, cluster: Vec) -> None
     q.preemptable = calc.vmin(cluster, children, extra)
 
 
-def _recursively_compute_ideal(calc: _Calc, q: _TempQueue, allowed: Vec) -> None:
+def _recursively_compute_ideal(calc: _Calc, q: _TempQueue, allowed: Vec, balance: bool) -> None:
     """``PreemptableResourceCalculator.recursivelyComputeIdealAssignment``."""
     if q.children:
-        _compute_ideal_distribution(calc, q.children, allowed, q.ideal)
+        _compute_ideal_distribution(calc, q.children, allowed, q.ideal, balance)
         for child in q.children:
-            _recursively_compute_ideal(calc, child, allowed)
+            _recursively_compute_ideal(calc, child, allowed, balance)
 
 
-def _compute_ideal_distribution(calc: _Calc, queues: list[_TempQueue], allowed: Vec, tot: Vec) -> None:
+def _compute_ideal_distribution(calc: _Calc, queues: list[_TempQueue], allowed: Vec, tot: Vec,
+                                balance: bool) -> None:
     """``PreemptableResourceCalculator.computeIdealResourceDistribution`` of one level."""
     unassigned = [tot]
     nonzero = [q for q in queues if calc.gt(tot, q.guaranteed, calc.zero)]
     zero = [q for q in queues if not calc.gt(tot, q.guaranteed, calc.zero)]
-    _fixpoint(calc, tot, nonzero, unassigned, ignore_guarantee=False)
+    _fixpoint(calc, tot, nonzero, unassigned, False, balance)
     if zero and calc.gt(tot, unassigned[0], calc.zero):
-        _fixpoint(calc, tot, zero, unassigned, ignore_guarantee=True)
+        _fixpoint(calc, tot, zero, unassigned, True, balance)
     needed = calc.zero
     for q in queues:
         if calc.gt(tot, q.used, q.ideal):
@@ -475,7 +490,7 @@ def _pct_of_guaranteed(calc: _Calc, tot: Vec, q: _TempQueue) -> float:
 
 
 def _fixpoint(calc: _Calc, tot: Vec, queues: list[_TempQueue], unassigned: list[Vec],
-              ignore_guarantee: bool) -> None:
+              ignore_guarantee: bool, balance: bool) -> None:
     """``AbstractPreemptableResourceCalculator.computeFixpointAllocation`` (Hadoop 3.3).
 
     ``unassigned`` is a one-element box standing for the caller's mutable ``Resource``.
@@ -511,7 +526,7 @@ def _fixpoint(calc: _Calc, tot: Vec, queues: list[_TempQueue], unassigned: list[
             if not calc.any_above_zero(local):
                 break
             avail = _cwmin(calc.multiply_normalize_up(for_the_round, sub.normalized), local)
-            done = _offer(calc, sub, avail, tot)
+            done = _offer(calc, sub, avail, tot, balance)
             if calc.gt(tot, done, calc.zero):
                 ordered.append(sub)
             local = _sub(local, done)
@@ -539,8 +554,9 @@ def _reset_capacity(queues: list[_TempQueue], ignore_guarantee: bool) -> None:
         ]
 
 
-def _offer(calc: _Calc, q: _TempQueue, avail: Vec, tot: Vec) -> Vec:
-    """``TempQueuePerPartition.offer`` (Hadoop 3.3, no balancing after all are satisfied):
+def _offer(calc: _Calc, q: _TempQueue, avail: Vec, tot: Vec, balance: bool) -> Vec:
+    """``TempQueuePerPartition.offer`` (Hadoop 3.3; ``balance``:
+    ``allowQueueBalanceAfterAllSafisfied``, no leaf cap at max(used, guaranteed)):
     accept what the queue can take of ``avail``; returns what it accepted (Hadoop returns
     the rest; the caller subtracts).  Under ``FifoCandidatesSelector``
     (``considersReservedResource`` false) a queue wants used + pending less what its
@@ -548,12 +564,25 @@ def _offer(calc: _Calc, q: _TempQueue, avail: Vec, tot: Vec) -> Vec:
     headroom = _cwmax0(_sub(q.maximum, q.ideal))
     wants = _sub(_add(q.used, q.pending_deduct_reserved), q.ideal)
     accepted = _cwmin(headroom, calc.vmin(tot, avail, wants))
-    if not q.children:  # filterByMaxDeductAssigned
+    if not q.children and not balance:  # filterByMaxDeductAssigned
         room = calc.vmax(tot, _sub(calc.vmax(tot, q.used, q.guaranteed), q.ideal), calc.zero)
         accepted = calc.vmin(tot, accepted, room)
     accepted = _cwmin(_cwmax0(accepted), avail)  # never below 0 nor more than offered
     q.ideal = _add(q.ideal, accepted)
     return accepted
+
+
+def _deduct_selected(calc: _Calc, root: _TempQueue, cluster: Vec, selected: list[str]) -> None:
+    """``CapacitySchedulerPreemptionUtils.deductPreemptableResourcesBasedSelectedCandidates``:
+    each selected container's size off its leaf's ``actuallyToBePreempted``
+    (``TempQueuePerPartition.deductActuallyToBePreempted``: only while that is greater than
+    the container, then never below 0)."""
+    where = {c.id: (leaf, calc.vec(c.resources)) for leaf in root.walk() for c in leaf.containers}
+    for cid in selected:
+        leaf, size = where[cid]
+        if calc.gt(cluster, leaf.actually, size):
+            leaf.actually = _sub(leaf.actually, size)
+        leaf.actually = calc.vmax(cluster, leaf.actually, calc.zero)
 
 
 # -- FifoCandidatesSelector.selectCandidates
@@ -565,9 +594,12 @@ def _over_capacity_order(calc: _Calc, cluster: Vec, leaves: list[_TempQueue]) ->
     return sorted(leaves, key=key, reverse=True)
 
 
-def _select_candidates(calc: _Calc, root: _TempQueue, cluster: Vec, allowed: list[Vec]) -> list[str]:
+def _select_candidates(calc: _Calc, root: _TempQueue, cluster: Vec, allowed: list[Vec], already: set[str],
+                       conservative: bool) -> list[str]:
     """Victims from every leaf that must give back; ``allowed`` is the round's remaining
-    allowance in a one-element box (``totalPreemptionAllowed``, shared by all leaves)."""
+    allowance in a one-element box (``totalPreemptionAllowed``, shared by all leaves and
+    selectors); containers in ``already`` (earlier selectors') are skipped
+    (``isContainerAlreadySelected``)."""
     selected: list[str] = []
     leaves = [q for q in root.walk() if not q.children and not q.disabled]
     for leaf in _over_capacity_order(calc, cluster, leaves):
@@ -590,24 +622,28 @@ def _select_candidates(calc: _Calc, root: _TempQueue, cluster: Vec, allowed: lis
             for _, c in ranked:
                 if box[0] is None:
                     break
+                if c.id in already:
+                    continue
                 if c.is_am:  # AM containers are saved for later
                     skipped.append(c)
                     skipped_size = _add(skipped_size, calc.vec(c.resources))
                     continue
-                _try_preempt(calc, cluster, box, c, allowed, selected)
+                _try_preempt(calc, cluster, box, c, allowed, selected, conservative)
         # preemptAMContainers: AMs too, while more than the queue's AM allowance remains
         for c in skipped:
             if box[0] is None or calc.compare(cluster, skipped_size, leaf.max_am) <= 0:
                 break
-            if _try_preempt(calc, cluster, box, c, allowed, selected):
+            if _try_preempt(calc, cluster, box, c, allowed, selected, conservative):
                 skipped_size = _sub(skipped_size, calc.vec(c.resources))
     return selected
 
 
 def _try_preempt(calc: _Calc, cluster: Vec, box: list[Any], c: ContainerView, allowed: list[Vec],
-                 selected: list[str]) -> bool:
-    """``CapacitySchedulerPreemptionUtils.tryPreemptContainerAndDeductResToObtain``
-    (not conservative DRF: the container must reduce some positive part still to obtain)."""
+                 selected: list[str], conservative: bool) -> bool:
+    """``CapacitySchedulerPreemptionUtils.tryPreemptContainerAndDeductResToObtain``: the
+    container must reduce some positive part still to obtain; with ``conservative``
+    (``conservative-drf``) no type still to obtain may be 0 or below
+    (``isAnyMajorResourceZeroOrNegative``: memory only by ``DefaultResourceCalculator``)."""
     # a type with nothing to obtain counts as -1, so it never blocks isAnyMajorResourceAboveZero
     to_obtain: Vec = tuple(-1 if x == 0 else x for x in box[0])
     box[0] = to_obtain
@@ -615,7 +651,10 @@ def _try_preempt(calc: _Calc, cluster: Vec, box: list[Any], c: ContainerView, al
     if not (calc.any_above_zero(to_obtain) and calc.fits_in(size, allowed[0])):
         return False
     after = _sub(to_obtain, size)
-    if not calc.lt(cluster, _cwmax0(after), _cwmax0(to_obtain)):
+    if conservative:
+        if any(x <= 0 for x in to_obtain):
+            return False
+    elif not calc.lt(cluster, _cwmax0(after), _cwmax0(to_obtain)):
         return False
     allowed[0] = _sub(allowed[0], size)
     box[0] = None if calc.compare(cluster, after, calc.zero) <= 0 else after

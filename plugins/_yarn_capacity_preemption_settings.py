@@ -133,6 +133,16 @@ class PreemptionSettings:
     monitoring_interval: float = field(default=3.0, validator=_interval)
     #: compute and report, mark and kill nothing
     observe_only: bool = False
+    #: ``conservative-drf`` (``CROSS_QUEUE_PREEMPTION_CONSERVATIVE_DRF``): under DRF a container
+    #: is taken only while what is still owed stays at least 0 after it
+    conservative_drf: bool = False
+    #: ``preemption-to-balance-queue-after-satisfied.enabled``: a second FifoCandidatesSelector
+    #: balances queues above their guarantees too (``PREEMPTION_TO_BALANCE_QUEUES_BEYOND_GUARANTEED``)
+    balance_after_satisfied: bool = False
+    #: ``preemption-to-balance-queue-after-satisfied.max-wait-before-kill`` (seconds): the
+    #: wait of what that selector takes (``MAX_WAIT_BEFORE_KILL_FOR_QUEUE_BALANCE_PREEMPTION``,
+    #: 300 s; 0 means ``max_wait_before_kill``, as ``getMaximumKillWaitTimeMs``)
+    balance_max_wait_before_kill: float = field(default=300.0, validator=_positive_seconds)
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str]) -> PreemptionSettings:
@@ -140,7 +150,9 @@ class PreemptionSettings:
         names; other keys ignored): ``…preemption.total_preemption_per_round`` (float),
         ``natural_termination_factor`` and ``max_ignored_over_capacity`` (doubles),
         ``max_wait_before_kill`` and ``monitoring_interval`` (milliseconds),
-        ``observe_only`` (boolean).  Values parse as Java does (``Float.parseFloat``:
+        ``observe_only`` (boolean), ``conservative-drf``,
+        ``preemption-to-balance-queue-after-satisfied.enabled`` (booleans) and
+        ``….max-wait-before-kill`` (milliseconds).  Values parse as Java does (``Float.parseFloat``:
         ``"0.5f"``, ``"+1"``, ``"1e3"``); a bad one raises :class:`PreemptionConfigError`
         naming the key."""
         values: dict[str, Any] = {}
@@ -151,12 +163,19 @@ class PreemptionSettings:
             "max_wait_before_kill": _millis,
             "monitoring_interval": lambda k, v: _millis(k, v, least=1),
             "observe_only": _boolean,
+            "conservative-drf": _boolean,
+            "preemption-to-balance-queue-after-satisfied.enabled": _boolean,
+            "preemption-to-balance-queue-after-satisfied.max-wait-before-kill": _millis,
         }
+        fields = {"conservative-drf": "conservative_drf",
+                  "preemption-to-balance-queue-after-satisfied.enabled": "balance_after_satisfied",
+                  "preemption-to-balance-queue-after-satisfied.max-wait-before-kill":
+                      "balance_max_wait_before_kill"}
         for name, read in readers.items():
             key = PREFIX + name
             raw = props.get(key)
             if raw is not None:
-                values[name] = read(key, str(raw))
+                values[fields.get(name, name)] = read(key, str(raw))
         return cls(**values)
 
 

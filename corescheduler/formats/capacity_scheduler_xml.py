@@ -124,22 +124,22 @@ _IGNORED_QUEUE_KEY = re.compile(
 PREEMPTION_PREFIX = "yarn.resourcemanager.monitor.capacity.preemption."
 PREEMPTION_KEYS = frozenset({
     "observe_only", "monitoring_interval", "max_wait_before_kill", "total_preemption_per_round",
-    "max_ignored_over_capacity", "natural_termination_factor",
+    "max_ignored_over_capacity", "natural_termination_factor", "conservative-drf",
+    "preemption-to-balance-queue-after-satisfied.enabled",
+    "preemption-to-balance-queue-after-satisfied.max-wait-before-kill",
 })
-#: Hadoop's preemption keys for selectors not simulated (reserved-container, intra-queue,
-#: balance-after-satisfied preemption, conservative DRF): warned unless switched off
+#: Hadoop's preemption keys for selectors not simulated (reserved-container, intra-queue
+#: preemption): warned unless switched off
 _IGNORED_PREEMPTION_KEYS = frozenset({
     "select_based_on_reserved_containers", "additional_res_balance_based_on_reserved_containers",
     "intra-queue-preemption.enabled", "intra-queue-preemption.minimum-threshold",
     "intra-queue-preemption.max-allowable-limit", "intra-queue-preemption.preemption-order-policy",
-    "intra-queue-preemption.conservative-drf", "conservative-drf",
-    "preemption-to-balance-queue-after-satisfied.enabled",
-    "preemption-to-balance-queue-after-satisfied.max-wait-before-kill",
+    "intra-queue-preemption.conservative-drf",
 })
 #: of those, the switches: set to false they ask for what runs here, and are not warned
 _PREEMPTION_SWITCHES = frozenset({
     "select_based_on_reserved_containers", "additional_res_balance_based_on_reserved_containers",
-    "intra-queue-preemption.enabled", "preemption-to-balance-queue-after-satisfied.enabled",
+    "intra-queue-preemption.enabled",
 })
 
 
