@@ -187,3 +187,50 @@ def test_inter_queue_preemption_with_strict_and_relaxed_drf(conservative, expect
     root = QueueView("root", cluster, cluster, R(61440, 60), children=leaves)
     rnd = _policy({PREFIX + "conservative-drf": conservative}, dominant=True).select(root, cluster, 0.0)
     assert _per_app(rnd.marked) == expected
+
+
+def _live_xml(balance: bool) -> str:
+    c = "yarn.scheduler.capacity."
+
+    def prop(n: str, v: str) -> str:
+        return f"<property><name>{n}</name><value>{v}</value></property>"
+    body = prop(c + "root.queues", "a,b,c,d")
+    for q, cap in (("a", 30), ("b", 30), ("c", 30), ("d", 10)):
+        body += (prop(f"{c}root.{q}.capacity", str(cap)) + prop(f"{c}root.{q}.maximum-capacity", "100")
+                 + prop(f"{c}root.{q}.user-limit-factor", "10"))
+    body += prop(PREFIX + "natural_termination_factor", "1") + prop(PREFIX + "total_preemption_per_round", "1")
+    if balance:
+        body += prop(PREFIX + "preemption-to-balance-queue-after-satisfied.enabled", "true")
+    return "<configuration>" + body + "</configuration>"
+
+
+@pytest.mark.parametrize(("balance", "expected"), [(False, {"root.b": 5, "root.c": 15}),
+                                                   (True, {"root.b": 6, "root.c": 16})])
+def test_balance_on_the_live_tree(balance, expected):
+    """The yarn_capacity plugin reads the switch from its file.  a (30 %) runs 10 containers
+    and asks for 20 more; b and c (30 % each) run 40 and 50.  The default selector takes 5
+    and 15 (ideal 30/35/35).  Balancing computes the same ideal here, and takes one more from
+    each: its debt of 5 drops only while it exceeds the container taken
+    (``TempQueuePerPartition.deductActuallyToBePreempted``), so 1 is left, as in Hadoop."""
+    from collections import Counter
+
+    from corescheduler.testing import ClusterHarness
+
+    config = {"scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "preemption": True}}
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="102400 mb, 100 vcores", config=config,
+                       allocations=_live_xml(balance))
+    jobs = [h.submit(queue="a", user="u", tasks=10, resources="1024 mb, 1 vcores")]
+    for _ in range(15):
+        h.heartbeat("n0000")
+    jobs.append(h.submit(queue="b", user="v", tasks=40, resources="1024 mb, 1 vcores"))
+    for _ in range(45):
+        h.heartbeat("n0000")
+    jobs.append(h.submit(queue="c", user="w", tasks=50, resources="1024 mb, 1 vcores"))
+    for _ in range(60):
+        h.heartbeat("n0000")
+    h.submit(queue="a", user="u", tasks=30, resources="1024 mb, 1 vcores")
+    assert [h.running(j) for j in jobs] == [10, 40, 50]
+    h.update()
+    h.preempt()
+    marked = h.shares()["preemption"]["marked"]
+    assert dict(Counter(h.task(t).job.queue for t in marked)) == expected
