@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from corescheduler.core.javamath import java_float, java_long
 from corescheduler.resources import Resources
@@ -105,4 +106,42 @@ def _multiply(a: Vec, by: float) -> Vec:  # Resources.multiply: truncation
     return tuple(java_long(x * by) for x in a)
 
 
-__all__ = ["Vec", "_Calc", "_add", "_cwmax0", "_cwmin", "_multiply", "_sub"]
+# -- CapacitySchedulerPreemptionUtils (shared by the selectors)
+def deduct_selected(calc: _Calc, root: Any, cluster: Vec, selected: list[str]) -> None:
+    """``CapacitySchedulerPreemptionUtils.deductPreemptableResourcesBasedSelectedCandidates``:
+    each selected container's size off its leaf's ``actuallyToBePreempted``
+    (``TempQueuePerPartition.deductActuallyToBePreempted``: only while that is greater than
+    the container, then never below 0)."""
+    where = {c.id: (leaf, calc.vec(c.resources)) for leaf in root.walk() for c in leaf.containers}
+    for cid in selected:
+        leaf, size = where[cid]
+        if calc.gt(cluster, leaf.actually, size):
+            leaf.actually = _sub(leaf.actually, size)
+        leaf.actually = calc.vmax(cluster, leaf.actually, calc.zero)
+
+
+def try_preempt(calc: _Calc, cluster: Vec, box: list[Any], c: Any, allowed: list[Vec],
+                 selected: list[str], conservative: bool) -> bool:
+    """``CapacitySchedulerPreemptionUtils.tryPreemptContainerAndDeductResToObtain``: the
+    container must reduce some positive part still to obtain; with ``conservative``
+    (``conservative-drf``) no type still to obtain may be 0 or below
+    (``isAnyMajorResourceZeroOrNegative``: memory only by ``DefaultResourceCalculator``)."""
+    # a type with nothing to obtain counts as -1, so it never blocks isAnyMajorResourceAboveZero
+    to_obtain: Vec = tuple(-1 if x == 0 else x for x in box[0])
+    box[0] = to_obtain
+    size = calc.vec(c.resources)
+    if not (calc.any_above_zero(to_obtain) and calc.fits_in(size, allowed[0])):
+        return False
+    after = _sub(to_obtain, size)
+    if conservative:
+        if any(x <= 0 for x in to_obtain):
+            return False
+    elif not calc.lt(cluster, _cwmax0(after), _cwmax0(to_obtain)):
+        return False
+    allowed[0] = _sub(allowed[0], size)
+    box[0] = None if calc.compare(cluster, after, calc.zero) <= 0 else after
+    selected.append(c.id)
+    return True
+
+
+__all__ = ["Vec", "_Calc", "_add", "_cwmax0", "_cwmin", "_multiply", "_sub", "deduct_selected", "try_preempt"]

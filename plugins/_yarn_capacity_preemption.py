@@ -49,7 +49,17 @@ from collections.abc import Iterable
 from typing import Any
 
 from attrs import define, field, frozen
-from corescheduler_plugins._yarn_capacity_calc import Vec, _add, _Calc, _cwmax0, _cwmin, _multiply, _sub
+from corescheduler_plugins._yarn_capacity_calc import (
+    Vec,
+    _add,
+    _Calc,
+    _cwmax0,
+    _cwmin,
+    _multiply,
+    _sub,
+    deduct_selected,
+    try_preempt,
+)
 from corescheduler_plugins._yarn_capacity_preemption_settings import (
     PREFIX,
     PreemptionConfigError,
@@ -83,6 +93,21 @@ class ContainerView:
     priority: int = 0
 
 
+@frozen
+class AppView:
+    """An app of a leaf as the intra-queue selector sees it (``TempAppPerPartition``): its
+    ``user``, its ``priority`` (a larger number is a higher priority, as Hadoop's app
+    priority), its ``order`` (submission: of equal priorities the earlier is served first,
+    ``TAPriorityComparator``'s application id) and what it still asks for (``pending``, all
+    of it: ``getTotalPendingRequestsPerPartition``).  Its use and AM use are its containers'."""
+
+    id: str
+    user: str
+    order: int
+    pending: Resources = field(factory=Resources)
+    priority: int = 0
+
+
 @define
 class QueueView:
     """One queue of the tree, amounts absolute (already resolved against the cluster).
@@ -101,6 +126,12 @@ class QueueView:
     (``TempQueuePerPartition.offer`` with ``pendingDeductReserved``).  ``priority`` is the
     queue's priority relative to its siblings: its ``priority`` when the parent's ordering
     policy is ``priority-utilization``, else 0 (``ProportionalCapacityPreemptionPolicy.cloneQueues``).
+
+    For intra-queue preemption a leaf lists its ``apps`` (running and pending), each user's
+    limit (``user_limits``: ``LeafQueue.getResourceLimitForAllUsers``; a user not listed has
+    the queue's maximum), ``intra_queue_disabled`` (``getIntraQueuePreemptionDisabled``:
+    its own or inherited switch, or ``preemption_disabled``) and the scheduler's
+    ``minimum_allocation`` (``LeafQueue.getMinimumAllocation``).
     """
 
     path: str
@@ -114,6 +145,10 @@ class QueueView:
     max_am_capacity: Resources = field(factory=Resources)
     reserved: Resources = field(factory=Resources)
     priority: int = 0
+    apps: list[AppView] = field(factory=list)
+    user_limits: dict[str, Resources] = field(factory=dict)
+    intra_queue_disabled: bool = False
+    minimum_allocation: Resources = field(factory=Resources)
 
 
 @frozen
@@ -149,18 +184,24 @@ class _TempQueue:
         "pending_deduct_reserved",
         "preemptable",
         "priority",
+        "served",
         "to_be_preempted",
         "untouchable",
         "used",
+        "view",
     )
 
-    def __init__(self, view: QueueView, calc: _Calc) -> None:
+    def __init__(self, view: QueueView, calc: _Calc, served: dict[str, _TempQueue] | None = None) -> None:
         self.path = view.path
+        self.view = view
+        #: the round's under-served queues in the order the ideal assignment met them
+        #: (``addPartitionToUnderServedQueues``: a LinkedHashSet shared by the tree)
+        self.served: dict[str, _TempQueue] = {} if served is None else served
         self.guaranteed = calc.vec(view.guaranteed)
         self.maximum = calc.vec(view.maximum)
         self.used = calc.vec(view.used)
         self.disabled = bool(view.preemption_disabled)
-        self.children = [_TempQueue(c, calc) for c in view.children]
+        self.children = [_TempQueue(c, calc, self.served) for c in view.children]
         self.containers = list(view.containers) if not self.children else []
         self.max_am = calc.vec(view.max_am_capacity)
         self.priority = int(view.priority)  # relativePriority
@@ -240,11 +281,17 @@ class ProportionalCapacityPreemption:
             # computed again without the leaf's max(used, guaranteed) cap, less what is selected
             # (deductPreemptableResourcesBasedSelectedCandidates), then more victims
             _compute_ideal_allocation(calc, tree, cvec, allowed[0], s, balance=True)
-            _deduct_selected(calc, tree, cvec, selected)
+            deduct_selected(calc, tree, cvec, selected)
             more = _select_candidates(calc, tree, cvec, allowed, set(selected), s.conservative_drf)
             # PreemptionCandidatesSelector.getMaximumKillWaitTimeMs: its own wait when above 0
             wait = s.balance_max_wait_before_kill or s.max_wait_before_kill
             waits.update(dict.fromkeys(more, wait))
+            selected = selected + more
+        if s.intra_queue_enabled:  # IntraQueueCandidatesSelector, the policy's own wait
+            from corescheduler_plugins._yarn_capacity_intraqueue import select_intra_queue
+
+            more = select_intra_queue(calc, tree, cvec, allowed, selected, s)
+            waits.update(dict.fromkeys(more, s.max_wait_before_kill))
             selected = selected + more
         ideal = {q.path: calc.res(q.ideal) for q in tree.walk()}
         to_preempt = {path: calc.res(v) for path, v in _leaf_sums(tree).items()}
@@ -426,7 +473,14 @@ def _fixpoint(calc: _Calc, tot: Vec, queues: list[_TempQueue], unassigned: list[
         keys = [_need_key(calc, tot, q) for q in ordered]
         low = min(keys)
         underserved = [q for q, k in zip(ordered, keys, strict=True) if k == low]
-        ordered = [q for q, k in zip(ordered, keys, strict=True) if k != low]
+        rest = [(k, q) for q, k in zip(ordered, keys, strict=True) if k != low]
+        ordered = [q for _, q in rest]
+        # getMostUnderservedQueues: the queues taken, and the one peeked after them
+        for q in underserved:
+            q.served.setdefault(q.path, q)
+        if rest:
+            peek = min(rest, key=lambda kq: kq[0])[1]
+            peek.served.setdefault(peek.path, peek)
         for_the_round = local  # dupUnassignedForTheRound
         for sub in underserved:
             if not calc.any_above_zero(local):
@@ -440,6 +494,9 @@ def _fixpoint(calc: _Calc, tot: Vec, queues: list[_TempQueue], unassigned: list[
                 unassigned[0] = local
                 shared = False
             local = _cwmax0(local)
+    # what is still in orderedByNeed is under-served too
+    for q in sorted(ordered, key=lambda q: _need_key(calc, tot, q)):
+        q.served.setdefault(q.path, q)
 
 
 def _reset_capacity(queues: list[_TempQueue], ignore_guarantee: bool) -> None:
@@ -476,19 +533,6 @@ def _offer(calc: _Calc, q: _TempQueue, avail: Vec, tot: Vec, balance: bool) -> V
     accepted = _cwmin(_cwmax0(accepted), avail)  # never below 0 nor more than offered
     q.ideal = _add(q.ideal, accepted)
     return accepted
-
-
-def _deduct_selected(calc: _Calc, root: _TempQueue, cluster: Vec, selected: list[str]) -> None:
-    """``CapacitySchedulerPreemptionUtils.deductPreemptableResourcesBasedSelectedCandidates``:
-    each selected container's size off its leaf's ``actuallyToBePreempted``
-    (``TempQueuePerPartition.deductActuallyToBePreempted``: only while that is greater than
-    the container, then never below 0)."""
-    where = {c.id: (leaf, calc.vec(c.resources)) for leaf in root.walk() for c in leaf.containers}
-    for cid in selected:
-        leaf, size = where[cid]
-        if calc.gt(cluster, leaf.actually, size):
-            leaf.actually = _sub(leaf.actually, size)
-        leaf.actually = calc.vmax(cluster, leaf.actually, calc.zero)
 
 
 # -- FifoCandidatesSelector.selectCandidates
@@ -534,42 +578,19 @@ def _select_candidates(calc: _Calc, root: _TempQueue, cluster: Vec, allowed: lis
                     skipped.append(c)
                     skipped_size = _add(skipped_size, calc.vec(c.resources))
                     continue
-                _try_preempt(calc, cluster, box, c, allowed, selected, conservative)
+                try_preempt(calc, cluster, box, c, allowed, selected, conservative)
         # preemptAMContainers: AMs too, while more than the queue's AM allowance remains
         for c in skipped:
             if box[0] is None or calc.compare(cluster, skipped_size, leaf.max_am) <= 0:
                 break
-            if _try_preempt(calc, cluster, box, c, allowed, selected, conservative):
+            if try_preempt(calc, cluster, box, c, allowed, selected, conservative):
                 skipped_size = _sub(skipped_size, calc.vec(c.resources))
     return selected
 
 
-def _try_preempt(calc: _Calc, cluster: Vec, box: list[Any], c: ContainerView, allowed: list[Vec],
-                 selected: list[str], conservative: bool) -> bool:
-    """``CapacitySchedulerPreemptionUtils.tryPreemptContainerAndDeductResToObtain``: the
-    container must reduce some positive part still to obtain; with ``conservative``
-    (``conservative-drf``) no type still to obtain may be 0 or below
-    (``isAnyMajorResourceZeroOrNegative``: memory only by ``DefaultResourceCalculator``)."""
-    # a type with nothing to obtain counts as -1, so it never blocks isAnyMajorResourceAboveZero
-    to_obtain: Vec = tuple(-1 if x == 0 else x for x in box[0])
-    box[0] = to_obtain
-    size = calc.vec(c.resources)
-    if not (calc.any_above_zero(to_obtain) and calc.fits_in(size, allowed[0])):
-        return False
-    after = _sub(to_obtain, size)
-    if conservative:
-        if any(x <= 0 for x in to_obtain):
-            return False
-    elif not calc.lt(cluster, _cwmax0(after), _cwmax0(to_obtain)):
-        return False
-    allowed[0] = _sub(allowed[0], size)
-    box[0] = None if calc.compare(cluster, after, calc.zero) <= 0 else after
-    selected.append(c.id)
-    return True
-
-
 __all__ = [
     "PREFIX",
+    "AppView",
     "ContainerView",
     "PreemptionConfigError",
     "PreemptionRound",

@@ -116,6 +116,22 @@ def _non_negative(instance: Any, attribute: Any, value: float) -> None:
         raise ValueError(f"{attribute.name} must be a finite number at least 0, got {value!r}")
 
 
+def _order(instance: Any, attribute: Any, value: str) -> None:
+    if value not in ORDER_POLICIES:
+        raise ValueError(f"{attribute.name} must be one of {', '.join(ORDER_POLICIES)}, got {value!r}")
+
+
+#: ``IntraQueuePreemptionOrderPolicy`` (read as ``valueOf(value.toUpperCase())``)
+ORDER_POLICIES = ("priority_first", "userlimit_first")
+
+
+def _order_policy(key: str, raw: str) -> str:
+    text = java_trim(raw).lower()
+    if text not in ORDER_POLICIES:
+        raise PreemptionConfigError(key, f"expected {' or '.join(ORDER_POLICIES)}, got {raw!r}")
+    return text
+
+
 @frozen
 class PreemptionSettings:
     """The policy's settings with Hadoop's defaults (``CapacitySchedulerConfiguration``
@@ -143,6 +159,20 @@ class PreemptionSettings:
     #: wait of what that selector takes (``MAX_WAIT_BEFORE_KILL_FOR_QUEUE_BALANCE_PREEMPTION``,
     #: 300 s; 0 means ``max_wait_before_kill``, as ``getMaximumKillWaitTimeMs``)
     balance_max_wait_before_kill: float = field(default=300.0, validator=_positive_seconds)
+    #: ``intra-queue-preemption.enabled``: the IntraQueueCandidatesSelector (priority and
+    #: user-limit preemption within a leaf) runs after the others
+    intra_queue_enabled: bool = False
+    #: ``intra-queue-preemption.minimum-threshold``: a leaf used below this share of its
+    #: guarantee is left alone (a Java float)
+    intra_queue_minimum_threshold: float = field(default=0.5, validator=_non_negative)
+    #: ``intra-queue-preemption.max-allowable-limit``: at most this share of a leaf's guarantee,
+    #: less what it gives other queues, is taken within it in a round (a Java float)
+    intra_queue_max_allowable_limit: float = field(default=0.2, validator=_non_negative)
+    #: ``intra-queue-preemption.preemption-order-policy``: ``userlimit_first`` (default: a
+    #: user at or below its limit keeps its containers) or ``priority_first``
+    intra_queue_order: str = field(default="userlimit_first", validator=_order)
+    #: ``intra-queue-preemption.conservative-drf`` (``IN_QUEUE_PREEMPTION_CONSERVATIVE_DRF``)
+    intra_queue_conservative_drf: bool = True
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str]) -> PreemptionSettings:
@@ -152,7 +182,10 @@ class PreemptionSettings:
         ``max_wait_before_kill`` and ``monitoring_interval`` (milliseconds),
         ``observe_only`` (boolean), ``conservative-drf``,
         ``preemption-to-balance-queue-after-satisfied.enabled`` (booleans) and
-        ``….max-wait-before-kill`` (milliseconds).  Values parse as Java does (``Float.parseFloat``:
+        ``….max-wait-before-kill`` (milliseconds), ``intra-queue-preemption.enabled`` and
+        ``.conservative-drf`` (booleans), ``.minimum-threshold`` and ``.max-allowable-limit``
+        (floats), ``.preemption-order-policy`` (``priority_first``/``userlimit_first``,
+        any case).  Values parse as Java does (``Float.parseFloat``:
         ``"0.5f"``, ``"+1"``, ``"1e3"``); a bad one raises :class:`PreemptionConfigError`
         naming the key."""
         values: dict[str, Any] = {}
@@ -166,17 +199,40 @@ class PreemptionSettings:
             "conservative-drf": _boolean,
             "preemption-to-balance-queue-after-satisfied.enabled": _boolean,
             "preemption-to-balance-queue-after-satisfied.max-wait-before-kill": _millis,
+            "intra-queue-preemption.enabled": _boolean,
+            "intra-queue-preemption.minimum-threshold": lambda k, v: _fraction(k, v, single=True),
+            "intra-queue-preemption.max-allowable-limit": lambda k, v: _fraction(k, v, single=True),
+            "intra-queue-preemption.preemption-order-policy": _order_policy,
+            "intra-queue-preemption.conservative-drf": _boolean,
         }
         fields = {"conservative-drf": "conservative_drf",
                   "preemption-to-balance-queue-after-satisfied.enabled": "balance_after_satisfied",
                   "preemption-to-balance-queue-after-satisfied.max-wait-before-kill":
-                      "balance_max_wait_before_kill"}
+                      "balance_max_wait_before_kill",
+                  "intra-queue-preemption.enabled": "intra_queue_enabled",
+                  "intra-queue-preemption.minimum-threshold": "intra_queue_minimum_threshold",
+                  "intra-queue-preemption.max-allowable-limit": "intra_queue_max_allowable_limit",
+                  "intra-queue-preemption.preemption-order-policy": "intra_queue_order",
+                  "intra-queue-preemption.conservative-drf": "intra_queue_conservative_drf"}
         for name, read in readers.items():
             key = PREFIX + name
             raw = props.get(key)
             if raw is not None:
                 values[fields.get(name, name)] = read(key, str(raw))
         return cls(**values)
+
+
+def queue_intra_preemption_disabled(props: Mapping[str, str], path: str, parent_disabled: bool | None) -> bool:
+    """A queue's ``intra-queue-preemption.disable_preemption`` as
+    ``AbstractCSQueue.isIntraQueueHierarchyPreemptionDisabled`` resolves it (set on the queue,
+    else the parent's; the root's default is false); the caller adds the queue's
+    ``disable_preemption`` (``getIntraQueuePreemptionDisabled``).  A value other than
+    true/false raises :class:`PreemptionConfigError` naming the key."""
+    key = f"yarn.scheduler.capacity.{path}.intra-queue-preemption.disable_preemption"
+    raw = props.get(key)
+    if raw is None:
+        return bool(parent_disabled)
+    return _boolean(key, str(raw))
 
 
 def queue_preemption_disabled(props: Mapping[str, str], path: str, parent_disabled: bool | None) -> bool:
@@ -197,5 +253,6 @@ __all__ = [
     "PreemptionSettings",
     "java_parse_double",
     "java_parse_long",
+    "queue_intra_preemption_disabled",
     "queue_preemption_disabled",
 ]

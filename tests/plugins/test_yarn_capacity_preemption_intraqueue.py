@@ -1,0 +1,203 @@
+"""Hadoop 3.3's ``TestProportionalCapacityPreemptionPolicyIntraQueue`` and
+``…IntraQueueUserLimit`` (``ProportionalCapacityPreemptionPolicyMockFramework`` cases without
+node labels), ported to the policy's public API.
+
+The mock framework's conventions: queues ``-a(=[guaranteed max used pending reserved])`` of a
+cluster of 100 (memory only, ``DefaultResourceCalculator``); apps
+``(priority,resource,host,expression,#repeat,reserved,pending[,user])`` with the first
+container the AM, every app of user ``user`` unless named; a user's limit is the queue's
+guarantee divided by its number of users, rounded up (``MockApplications.calculateUserLimit``);
+the minimum allocation is 1; wait 10 s and the whole excess in one round.  Hadoop's count of
+``MARK_CONTAINER_FOR_PREEMPTION`` events per app is the containers one round marks.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from corescheduler_plugins._yarn_capacity_preemption import (
+    PREFIX,
+    AppView,
+    ContainerView,
+    PreemptionConfigError,
+    PreemptionSettings,
+    ProportionalCapacityPreemption,
+    QueueView,
+)
+
+from corescheduler.resources import Resources
+
+SETUP = {
+    PREFIX + "max_wait_before_kill": "10000",
+    PREFIX + "monitoring_interval": "3000",
+    PREFIX + "total_preemption_per_round": "1.0f",
+    PREFIX + "natural_termination_factor": "1.0f",
+    PREFIX + "intra-queue-preemption.enabled": "true",
+}
+PRIORITY_FIRST = {PREFIX + "intra-queue-preemption.preemption-order-policy": "priority_first"}
+
+
+def _m(v: int) -> Resources:
+    return Resources(v, 0)
+
+
+def build(queues: str, apps: list[tuple], disabled: tuple[str, ...] = (), cluster: int = 100) -> QueueView:
+    """``queues``: ``"a 11 100 11 50; b 40 100 38 50"`` (name guaranteed max used pending);
+    ``apps``: ``(queue, priority, size, repeat, pending[, user])`` in application id order."""
+    rows = [r.split() for r in queues.split(";")]
+    per_queue: dict[str, list[tuple[int, tuple]]] = {}
+    for n, app in enumerate(apps, start=1):
+        per_queue.setdefault(app[0], []).append((n, app))
+    # FifoOrderingPolicy (PriorityComparator, then FifoComparator): its preemption iterator
+    # takes the lowest priority first, then the latest; app_order is the place in that order
+    place = {n: k for k, (n, _) in enumerate(sorted(enumerate(apps, start=1), key=lambda na: (-na[1][1], na[0])))}
+    leaves = []
+    for name, g, mx, used, pend in rows:
+        containers, views, users = [], [], []
+        for n, (_, prio, size, repeat, pending, *user) in per_queue.get(name, []):
+            uname = user[0] if user else "user"
+            if uname not in users:
+                users.append(uname)
+            views.append(AppView(f"app{n}", uname, n, _m(pending), prio))
+            containers += [ContainerView(f"app{n}_c{k}", f"app{n}", place[n], _m(size), is_am=k == 0)
+                           for k in range(repeat)]
+        limit = _m(math.ceil(int(g) / len(users))) if users else _m(0)
+        leaves.append(QueueView(f"root.{name}", _m(int(g)), _m(int(mx)), _m(int(used)), _m(int(pend)),
+                                preemption_disabled=name in disabled, containers=containers, apps=views,
+                                user_limits=dict.fromkeys(users, limit), intra_queue_disabled=name in disabled,
+                                minimum_allocation=Resources(1, 1)))
+    used = sum(int(r[3]) for r in rows)
+    return QueueView("root", _m(cluster), _m(cluster), _m(used), children=leaves)
+
+
+def marked(root: QueueView, props: dict[str, str] | None = None) -> dict[str, int]:
+    policy = ProportionalCapacityPreemption(PreemptionSettings.from_properties({**SETUP, **(props or {})}))
+    out: dict[str, int] = {}
+    for cid in policy.select(root, _m(100), 0.0).marked:
+        app = cid.split("_")[0]
+        out[app] = out.get(app, 0) + 1
+    return out
+
+
+SIMPLE_QUEUES = "a 11 100 11 50; b 40 100 38 50; c 20 100 10 10; d 29 100 20 0"
+SIMPLE_APPS = [("a", 1, 1, 6, 25), ("a", 1, 1, 5, 25), ("b", 4, 1, 34, 20), ("b", 4, 1, 2, 10),
+               ("b", 5, 1, 1, 10), ("b", 6, 1, 1, 10), ("c", 1, 1, 10, 10), ("d", 1, 1, 20, 0)]
+
+
+def test_simple_intra_queue_preemption():
+    """testSimpleIntraQueuePreemption: in b the low-priority app3 and app4 give 7 and 1 to the
+    high-priority apps, up to the intra-queue limit of 20 % of b's 40."""
+    assert marked(build(SIMPLE_QUEUES, SIMPLE_APPS), PRIORITY_FIRST) == {"app3": 7, "app4": 1}
+
+
+def test_no_intra_queue_preemption_with_preemption_disabled_on_queues():
+    """testNoIntraQueuePreemptionWithPreemptionDisabledOnQueues."""
+    root = build(SIMPLE_QUEUES.replace("d 29 100 20 0", "d 29 100 20 0"), SIMPLE_APPS, disabled=("a", "b", "c", "d"))
+    assert marked(root) == {}
+
+
+def test_no_preemption_for_same_priority_apps():
+    """testNoPreemptionForSamePriorityApps."""
+    apps = [("a", 1, 1, 6, 25), ("a", 1, 1, 5, 25), ("b", 1, 1, 34, 20), ("b", 1, 1, 2, 10),
+            ("b", 1, 1, 1, 20), ("b", 1, 1, 1, 10), ("c", 1, 1, 10, 10), ("d", 1, 1, 20, 0)]
+    root = build("a 10 100 10 50; b 40 100 40 60; c 20 100 10 10; d 30 100 20 0", apps)
+    assert marked(root) == {}
+
+
+def test_no_preemption_when_queue_is_under_capacity_limit():
+    """testNoPreemptionWhenQueueIsUnderCapacityLimit: a and b are used below 50 % of their
+    guarantees (the default minimum-threshold)."""
+    apps = [("a", 1, 1, 5, 25), ("a", 2, 1, 5, 25), ("b", 4, 1, 40, 20), ("b", 6, 1, 5, 20)]
+    assert marked(build("a 40 100 10 50; b 60 100 25 30", apps)) == {}
+
+
+LIMIT_APPS = [("a", 1, 1, 5, 25), ("a", 2, 1, 5, 25), ("b", 4, 1, 40, 20), ("b", 6, 1, 5, 100)]
+
+
+def test_limit_preemption_with_max_intra_queue_preemptable_limit():
+    """testLimitPreemptionWithMaxIntraQueuePreemptableLimit: app4 wants 100, 30 are taken
+    (max-allowable-limit 0.5 of b's 60)."""
+    props = {**PRIORITY_FIRST, PREFIX + "intra-queue-preemption.max-allowable-limit": "0.5"}
+    assert marked(build("a 40 100 10 50; b 60 100 45 120", LIMIT_APPS), props) == {"app3": 30}
+
+
+def test_limit_preemption_with_total_preempted_resource_allowed():
+    """testLimitPreemptionWithTotalPreemptedResourceAllowed: 10 (total_preemption_per_round 0.1)."""
+    props = {**PRIORITY_FIRST, PREFIX + "total_preemption_per_round": "0.1"}
+    assert marked(build("a 40 100 10 50; b 60 100 45 120", LIMIT_APPS), props) == {"app3": 10}
+
+
+def test_already_selected_container_from_inter_queue_preemption():
+    """testAlreadySelectedContainerFromInterQueuePreemption: a gives b 9 (inter-queue); app2
+    needs 20 within a, so 11 more: 20 from app1 in all."""
+    props = {**PRIORITY_FIRST, PREFIX + "intra-queue-preemption.max-allowable-limit": "0.5"}
+    apps = [("a", 1, 1, 50, 15), ("a", 2, 1, 20, 20), ("b", 4, 1, 20, 20), ("b", 4, 1, 5, 100)]
+    assert marked(build("a 60 100 70 35; b 40 100 25 120", apps), props) == {"app1": 20}
+
+
+def test_skip_am_containers_in_inter_queue_preemption():
+    """testSkipAMContainersInInterQueuePreemption: 11 from app1, 9 from app2 (its AM spared)."""
+    props = {**PRIORITY_FIRST, PREFIX + "intra-queue-preemption.max-allowable-limit": "0.5"}
+    apps = [("a", 1, 1, 30, 10), ("a", 1, 1, 10, 20), ("a", 2, 1, 20, 20), ("b", 4, 1, 20, 20),
+            ("b", 4, 1, 20, 100)]
+    assert marked(build("a 60 100 60 50; b 40 100 40 120", apps), props) == {"app1": 11, "app2": 9}
+
+
+def test_skip_am_containers_in_inter_queue_preemption_single_app():
+    """testSkipAMContainersInInterQueuePreemptionSingleApp: 9 of app1's 10, its AM spared."""
+    apps = [("a", 1, 1, 10, 10), ("a", 2, 1, 40, 10), ("b", 4, 1, 20, 20), ("b", 4, 1, 30, 100)]
+    assert marked(build("a 50 100 50 50; b 50 100 50 120", apps), PRIORITY_FIRST) == {"app1": 9}
+
+
+def test_no_preemption_for_single_app():
+    """testNoPreemptionForSingleApp."""
+    assert marked(build("a 60 100 20 50; b 40 100 0 0", [("a", 4, 1, 20, 50)])) == {}
+
+
+def test_overutilized_queue_resource_with_inter_queue_preemption():
+    """testOverutilizedQueueResourceWithInterQueuePreemption: b's 20 from app1; the
+    intra-queue need of app2 is met by those already selected."""
+    apps = [("a", 1, 1, 50, 0), ("a", 3, 1, 50, 30), ("b", 4, 1, 0, 20)]
+    assert marked(build("a 20 100 100 30; b 80 100 0 20", apps)) == {"app1": 20}
+
+
+def test_complex_intra_queue_preemption():
+    """testComplexIntraQueuePreemption: every queue within its guarantee, apps under-served
+    within them: 4 from app1, 4 from app4, 4 from app5, 9 from app6, 2 from app10, 1 from app11."""
+    props = {**PRIORITY_FIRST, PREFIX + "total_preemption_per_round": "0.5",
+             PREFIX + "intra-queue-preemption.max-allowable-limit": "0.5"}
+    apps = [("a", 1, 1, 5, 25), ("a", 4, 1, 0, 25), ("a", 5, 1, 0, 2),
+            ("b", 3, 1, 5, 20), ("b", 4, 1, 15, 10), ("b", 4, 1, 10, 10), ("b", 5, 1, 3, 5), ("b", 5, 1, 0, 2),
+            ("b", 6, 1, 2, 10), ("c", 1, 1, 8, 10), ("c", 1, 1, 2, 5), ("c", 2, 1, 0, 3),
+            ("d", 2, 1, 25, 0), ("d", 1, 1, 0, 20)]
+    root = build("a 10 100 5 50; b 40 100 35 60; c 20 100 10 10; d 30 100 25 10", apps)
+    assert marked(root, props) == {"app1": 4, "app4": 4, "app5": 4, "app6": 9, "app10": 2, "app11": 1}
+
+
+def test_intra_queue_preemption_with_two_users():
+    """testIntraQueuePreemptionWithTwoUsers: b's two users have 20 each; app4 (user2) asks
+    for 30 but may have 20 (5 running): 14 from app3 (user1), as the 15th would bring user1
+    to its limit."""
+    props = {PREFIX + "intra-queue-preemption.max-allowable-limit": "0.5"}
+    apps = [("a", 1, 1, 5, 25), ("a", 2, 1, 5, 25), ("b", 4, 1, 35, 20, "user1"), ("b", 6, 1, 5, 30, "user2")]
+    assert marked(build("a 60 100 10 50; b 40 100 40 120", apps), props) == {"app3": 14}
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("intra-queue-preemption.enabled", "on"), ("intra-queue-preemption.minimum-threshold", "half"),
+    ("intra-queue-preemption.max-allowable-limit", "-0.2"),
+    ("intra-queue-preemption.preemption-order-policy", "fairness_first"),
+    ("intra-queue-preemption.conservative-drf", "maybe"),
+])
+def test_bad_intra_queue_values_are_refused(key, value):
+    with pytest.raises(PreemptionConfigError, match=(PREFIX + key).replace(".", r"\.")):
+        PreemptionSettings.from_properties({PREFIX + key: value})
+
+
+def test_intra_queue_settings_defaults_and_case():
+    s = PreemptionSettings.from_properties({PREFIX + "intra-queue-preemption.preemption-order-policy": "PRIORITY_FIRST"})
+    assert (s.intra_queue_enabled, s.intra_queue_minimum_threshold, s.intra_queue_max_allowable_limit,
+            s.intra_queue_order, s.intra_queue_conservative_drf) == (False, 0.5, 0.2, "priority_first", True)
+    # switched off, the simple case preempts nothing within b
+    assert marked(build(SIMPLE_QUEUES, SIMPLE_APPS), {PREFIX + "intra-queue-preemption.enabled": "false"}) == {}
