@@ -196,7 +196,8 @@ def test_bad_intra_queue_values_are_refused(key, value):
 
 
 def test_intra_queue_settings_defaults_and_case():
-    s = PreemptionSettings.from_properties({PREFIX + "intra-queue-preemption.preemption-order-policy": "PRIORITY_FIRST"})
+    key = PREFIX + "intra-queue-preemption.preemption-order-policy"
+    s = PreemptionSettings.from_properties({key: "PRIORITY_FIRST"})
     assert (s.intra_queue_enabled, s.intra_queue_minimum_threshold, s.intra_queue_max_allowable_limit,
             s.intra_queue_order, s.intra_queue_conservative_drf) == (False, 0.5, 0.2, "priority_first", True)
     # switched off, the simple case preempts nothing within b
