@@ -42,9 +42,11 @@ def _m(v: int) -> Resources:
     return Resources(v, 0)
 
 
-def build(queues: str, apps: list[tuple], disabled: tuple[str, ...] = (), cluster: int = 100) -> QueueView:
+def build(queues: str, apps: list[tuple], disabled: tuple[str, ...] = (), cluster: int = 100,
+          mulp: int | None = None) -> QueueView:
     """``queues``: ``"a 11 100 11 50; b 40 100 38 50"`` (name guaranteed max used pending);
-    ``apps``: ``(queue, priority, size, repeat, pending[, user])`` in application id order."""
+    ``apps``: ``(queue, priority, size, repeat, pending[, user])`` in application id order;
+    ``mulp``: the apps' ``\tMULP`` (the user limit is the guarantee ÷ (100 / MULP))."""
     rows = [r.split() for r in queues.split(";")]
     per_queue: dict[str, list[tuple[int, tuple]]] = {}
     for n, app in enumerate(apps, start=1):
@@ -62,7 +64,8 @@ def build(queues: str, apps: list[tuple], disabled: tuple[str, ...] = (), cluste
             views.append(AppView(f"app{n}", uname, n, _m(pending), prio))
             containers += [ContainerView(f"app{n}_c{k}", f"app{n}", place[n], _m(size), is_am=k == 0)
                            for k in range(repeat)]
-        limit = _m(math.ceil(int(g) / len(users))) if users else _m(0)
+        parts = 100 // mulp if mulp else len(users)
+        limit = _m(math.ceil(int(g) / parts)) if users else _m(0)
         leaves.append(QueueView(f"root.{name}", _m(int(g)), _m(int(mx)), _m(int(used)), _m(int(pend)),
                                 preemption_disabled=name in disabled, containers=containers, apps=views,
                                 user_limits=dict.fromkeys(users, limit), intra_queue_disabled=name in disabled,
@@ -202,3 +205,71 @@ def test_intra_queue_settings_defaults_and_case():
             s.intra_queue_order, s.intra_queue_conservative_drf) == (False, 0.5, 0.2, "priority_first", True)
     # switched off, the simple case preempts nothing within b
     assert marked(build(SIMPLE_QUEUES, SIMPLE_APPS), {PREFIX + "intra-queue-preemption.enabled": "false"}) == {}
+
+
+# ---------------------------------------------------------------------------- IntraQueueUserLimit
+HALF = {PREFIX + "intra-queue-preemption.max-allowable-limit": "0.5"}
+
+
+@pytest.mark.parametrize(("name", "queue", "apps", "expected"), [
+    # app2 (user2) is well under its limit of 50: 30 from app1
+    ("testSimpleIntraQueuePreemptionWithTwoUsers", "a 100 100 100 30",
+     [("a", 1, 1, 100, 0, "user1"), ("a", 1, 1, 0, 30, "user2")], {"app1": 30}),
+    # one user: the later app waits
+    ("testNoIntraQueuePreemptionWithSingleUser", "a 100 100 100 30",
+     [("a", 1, 1, 100, 0, "user1"), ("a", 1, 1, 0, 30, "user1")], {}),
+    # user1 within its limit: nothing
+    ("testNoIntraQueuePreemptionWithTwoUserUnderUserLimit", "a 100 100 80 30",
+     [("a", 1, 1, 50, 0, "user1"), ("a", 1, 1, 30, 30, "user2")], {}),
+    # the user limit before the priority: 30 from the higher-priority app1
+    ("testSimpleIntraQueuePreemptionWithTwoUsersWithAppPriority", "a 100 100 100 30",
+     [("a", 2, 1, 100, 0, "user1"), ("a", 1, 1, 0, 30, "user2")], {"app1": 30}),
+    # across apps: 9 from user1's later app3
+    ("testIntraQueuePreemptionOfUserLimitWithMultipleApps", "a 100 100 80 90",
+     [("a", 1, 1, 30, 30, "user1"), ("a", 1, 1, 20, 20, "user2"), ("a", 1, 1, 30, 30, "user1"),
+      ("a", 1, 1, 0, 10, "user2")], {"app3": 9}),
+    ("testNoPreemptionOfUserLimitWithMultipleAppsAndSameUser", "a 100 100 80 90",
+     [("a", 1, 1, 30, 20, "user1"), ("a", 1, 1, 20, 20, "user1"), ("a", 1, 1, 30, 30, "user1"),
+      ("a", 1, 1, 0, 10, "user1")], {}),
+])
+def test_intra_queue_user_limit(name, queue, apps, expected):
+    """``TestProportionalCapacityPreemptionPolicyIntraQueueUserLimit`` (``userlimit_first``,
+    max-allowable-limit 0.5, one queue of the whole cluster, two users of 50 each)."""
+    assert marked(build(queue, apps), HALF) == expected, name
+
+
+def test_intra_queue_preemption_of_user_limit_with_apps_of_different_priority():
+    """testIntraQueuePreemptionOfUserLimitWitAppsOfDifferentPriority: 9 from app1, the lower
+    priority of user1's apps."""
+    apps = [("a", 3, 1, 30, 30, "user1"), ("a", 1, 1, 20, 20, "user2"), ("a", 4, 1, 30, 0, "user1"),
+            ("a", 1, 1, 0, 10, "user2")]
+    assert marked(build("a 100 100 80 60", apps), HALF) == {"app1": 9}
+
+
+def test_intra_queue_preemption_of_user_limit_in_two_queues():
+    """testIntraQueuePreemptionOfUserLimitInTwoQueues: 4 from app1 in a, 4 from app5 in b."""
+    apps = [("a", 3, 1, 20, 30, "user1"), ("a", 1, 1, 20, 20, "user2"), ("a", 4, 1, 15, 0, "user1"),
+            ("a", 1, 1, 0, 10, "user2"), ("b", 3, 1, 25, 10, "user1"), ("b", 1, 1, 10, 10, "user2")]
+    assert marked(build("a 60 100 55 60; b 40 100 35 20", apps), HALF) == {"app1": 4, "app5": 4}
+
+
+def test_intra_queue_preemption_with_two_requesting_users():
+    """testIntraQueuePreemptionWithTwoRequestingUsers: 9 from app1, none from app2."""
+    apps = [("a", 1, 1, 60, 10, "user1"), ("a", 1, 1, 40, 10, "user2")]
+    assert marked(build("a 100 100 100 20", apps), HALF) == {"app1": 9}
+
+
+@pytest.mark.parametrize("prio", [0, 1, 5])
+def test_no_intra_queue_preemption_if_below_user_limit_and_extra_users(prio):
+    """testNoIntraQueuePreemptionIfBelowUserLimitAnd{Low,Same,High}PriorityExtraUsers: user1 and
+    user2 at their limit of 50 (MULP 50), a third user asks: nothing is taken."""
+    apps = [("a", 1, 1, 50, 0, "user1"), ("a", 1, 1, 50, 0, "user2"), ("a", prio, 1, 0, 10, "user3")]
+    props = {PREFIX + "intra-queue-preemption.max-allowable-limit": "0.7"}
+    assert marked(build("a 100 100 100 10", apps, mulp=50), props) == {}
+
+
+def test_no_intra_queue_preemption_with_user_limit_deadzone():
+    """testNoIntraQueuePreemptionWithUserLimitDeadzone: app1's containers are of 3: 3 of them,
+    not the 4th, which would take user1 to its limit."""
+    apps = [("a", 1, 3, 20, 10, "user1"), ("a", 1, 1, 40, 10, "user2")]
+    assert marked(build("a 100 100 100 20", apps), HALF) == {"app1": 3}
