@@ -468,8 +468,8 @@ def test_bad_preemption_value_refuses_the_file_when_loaded(key, value):
 # ---------------------------------------------------------------------------- the keys of the file
 def test_preemption_keys_unread_here_are_warned():
     """``yarn.resourcemanager.monitor.capacity.preemption.*``: the keys the monitor reads
-    pass silently (conservative DRF and balance after satisfied among them since they are
-    built); Hadoop's other selectors (intra-queue, reserved containers) are warned as not
+    pass silently (conservative DRF, balance after satisfied and intra-queue preemption among
+    them since they are built); Hadoop's reserved-container selector is warned as not
     simulated unless switched off; a near miss names the key meant.  (They were all ignored
     without a word.)"""
     from corescheduler.formats.allocation_file import parse_allocations
@@ -492,7 +492,6 @@ def test_preemption_keys_unread_here_are_warned():
             + prop(PREFIX + "colour", "red") + "</configuration>")
     warnings = [w.split(": ", 1)[1] for w in parse_allocations(text, "p.xml").warnings]
     assert warnings == [
-        PREFIX + "intra-queue-preemption.enabled: not simulated (only FifoCandidatesSelector runs); ignored",
         PREFIX + "select_based_on_reserved_containers: not simulated (only FifoCandidatesSelector runs); ignored",
         PREFIX + f"natural_termination_facter: unknown preemption key (did you mean "
                  f"'{PREFIX}natural_termination_factor'?); ignored",

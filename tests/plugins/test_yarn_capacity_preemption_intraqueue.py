@@ -273,3 +273,59 @@ def test_no_intra_queue_preemption_with_user_limit_deadzone():
     not the 4th, which would take user1 to its limit."""
     apps = [("a", 1, 3, 20, 10, "user1"), ("a", 1, 1, 40, 10, "user2")]
     assert marked(build("a 100 100 100 20", apps), HALF) == {"app1": 3}
+
+
+# ---------------------------------------------------------------------------- the live tree
+def _live_xml(intra: bool, extra: str = "") -> str:
+    c = "yarn.scheduler.capacity."
+
+    def prop(n: str, v: str) -> str:
+        return f"<property><name>{n}</name><value>{v}</value></property>"
+    body = (prop(c + "root.queues", "a") + prop(c + "root.a.capacity", "100")
+            + prop(c + "root.a.minimum-user-limit-percent", "50")
+            + prop(PREFIX + "natural_termination_factor", "1") + prop(PREFIX + "total_preemption_per_round", "1"))
+    if intra:
+        body += (prop(PREFIX + "intra-queue-preemption.enabled", "true")
+                 + prop(PREFIX + "intra-queue-preemption.max-allowable-limit", "0.5"))
+    return "<configuration>" + body + extra + "</configuration>"
+
+
+def _live(allocations: str):
+    from corescheduler.testing import ClusterHarness
+
+    config = {"scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "preemption": True}}
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="10240 mb, 10 vcores", config=config,
+                       allocations=allocations)
+    first = h.submit(queue="a", user="u1", tasks=10, resources="1024 mb, 1 vcores")
+    for _ in range(12):
+        h.heartbeat("n0000")
+    h.submit(queue="a", user="u2", tasks=6, resources="1024 mb, 1 vcores")
+    assert h.running(first) == 10
+    h.update()
+    h.preempt()
+    return {h.task(t).job.user for t in h.shares()["preemption"]["marked"]}, len(h.shares()["preemption"]["marked"])
+
+
+@pytest.mark.parametrize(("intra", "extra", "expected"), [
+    (False, "", (set(), 0)),
+    # u1 fills the only queue; u2 asks for 6.  Both users' limit is 6144 MB (the yarn_capacity
+    # plugin's user limit: half the queue, plus one minimum allocation), so u1's ideal is 6
+    # containers and it may give 10 - 6 - 1 (userlimit_first keeps a minimum allocation) = 3
+    (True, "", ({"u1"}, 3)),
+    # the queue's intra-queue switch, read from the file
+    (True, "<property><name>yarn.scheduler.capacity.root.a.intra-queue-preemption.disable_preemption</name>"
+           "<value>true</value></property>", (set(), 0)),
+    (True, "<property><name>yarn.scheduler.capacity.root.intra-queue-preemption.disable_preemption</name>"
+           "<value>true</value></property>", (set(), 0)),
+])
+def test_intra_queue_on_the_live_tree(intra, extra, expected):
+    """The yarn_capacity plugin hands the monitor each leaf's apps, users and limits."""
+    assert _live(_live_xml(intra, extra)) == expected
+
+
+def test_bad_intra_queue_switch_refuses_the_file():
+    from corescheduler.errors import AllocationError
+
+    key = "yarn.scheduler.capacity.root.a.intra-queue-preemption.disable_preemption"
+    with pytest.raises(AllocationError, match=key.replace(".", r"\.")):
+        _live(_live_xml(True, f"<property><name>{key}</name><value>sometimes</value></property>"))
