@@ -49,8 +49,9 @@ class CapacityVictims:
             used = s.running
             maximum = s.max_share.componentwise_min(self._cluster) if self._cluster.names else s.max_share
             pending = self._pending_for_preemption(q) if q.is_leaf else (s.demand - used).componentwise_max(_ZERO)
+            place = self._preemption_places(q.name, by_leaf.get(q.name, ())) if q.is_leaf else {}
             containers = [
-                ContainerView(id=t.id, app_id=t.job.id, app_order=self._order.get(t.job.id, 0),
+                ContainerView(id=t.id, app_id=t.job.id, app_order=place[t.job.id],
                               resources=t.resources or Resources(), is_am=bool(t.is_am))
                 for t in by_leaf.get(q.name, ())
             ] if q.is_leaf else []
@@ -78,6 +79,19 @@ class CapacityVictims:
         capacity file there is no monitor: never."""
         monitor = self._monitor()
         return Hint(until=math.inf if monitor is None else monitor.next_round())
+
+    def _preemption_places(self, leaf: str, tasks: Any) -> dict[str, int]:
+        """Each running app's place in the leaf's ordering policy, the last preempted from
+        first (``OrderingPolicy.getPreemptionIterator``): under ``fifo`` by priority, then
+        submission (``FifoOrderingPolicy``: ``PriorityComparator``, then ``FifoComparator``);
+        under ``fair`` by submission."""
+        jobs = {t.job.id: t.job for t in tasks}
+        fair = leaf in self._fair_leaves  # type: ignore[attr-defined]
+
+        def key(job: Any) -> tuple[int, int]:
+            rank = 0 if fair else int(job.sched["map"].priority)  # VERY_HIGH (0) first
+            return (rank, self._order.get(job.id, 0))
+        return {job.id: n for n, job in enumerate(sorted(jobs.values(), key=key))}
 
     def _apps_for_preemption(self, leaf: Any) -> tuple[list[Any], dict[str, Resources]]:
         """The leaf's apps as the intra-queue selector sees them (``TempAppPerPartition``:

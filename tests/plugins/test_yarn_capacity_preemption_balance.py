@@ -234,3 +234,37 @@ def test_balance_on_the_live_tree(balance, expected):
     h.preempt()
     marked = h.shares()["preemption"]["marked"]
     assert dict(Counter(h.task(t).job.queue for t in marked)) == expected
+
+
+@pytest.mark.parametrize(("ordering", "victim"), [("fifo", 0), ("fair", 1)])
+def test_live_victims_follow_the_fifo_policy_priorities(ordering, victim):
+    """``FifoCandidatesSelector`` walks a leaf's apps by ``getPreemptionIterator``: under
+    ``fifo`` (``FifoOrderingPolicy``: ``PriorityComparator`` then ``FifoComparator``) the
+    lowest-priority app first, so the earlier LOW app gives before the later NORMAL one (as
+    ``testAlreadySelectedContainerFromInterQueuePreemption``'s inter-queue part); under
+    ``fair`` the later app first, as before."""
+    from corescheduler.testing import ClusterHarness
+
+    def prop(n: str, v: str) -> str:
+        return f"<property><name>{n}</name><value>{v}</value></property>"
+    c = "yarn.scheduler.capacity."
+    xml = ("<configuration>" + prop(c + "root.queues", "a,b") + prop(c + "root.a.capacity", "50")
+           + prop(c + "root.b.capacity", "50") + prop(c + "root.a.maximum-capacity", "100")
+           + prop(c + "root.a.user-limit-factor", "2") + prop(c + "root.a.ordering-policy", ordering)
+           + prop(PREFIX + "natural_termination_factor", "1") + prop(PREFIX + "total_preemption_per_round", "1")
+           + "</configuration>")
+    config = {"scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "preemption": True}}
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="8192 mb, 8 vcores", config=config,
+                       allocations=xml)
+    jobs = [h.submit(queue="a", user="u", tasks=4, resources="1024 mb, 1 vcores", priority="LOW")]
+    for _ in range(4):
+        h.heartbeat("n0000")
+    jobs.append(h.submit(queue="a", user="u", tasks=4, resources="1024 mb, 1 vcores", priority="NORMAL"))
+    for _ in range(4):
+        h.heartbeat("n0000")
+    assert [h.running(j) for j in jobs] == [4, 4]
+    h.submit(queue="b", user="v", tasks=4, resources="1024 mb, 1 vcores")
+    h.update()
+    h.preempt()
+    marked = h.shares()["preemption"]["marked"]
+    assert len(marked) == 4 and {h.task(t).job.id for t in marked} == {jobs[victim].id}
