@@ -135,21 +135,15 @@ def select_intra_queue(calc: _Calc, root: Any, cluster: Vec, allowed: list[Vec],
             demand = _add(demand, app.actually)
         box: list[Any] = [demand]
         rolling: dict[str, Vec] = {}  # initializeUsageAndUserLimitForCompute
+        users = {a.id: str(a.user) for a in tq.view.apps}
         for c in tq.containers:
-            user = _user_of(tq, c.app_id)
+            user = users.get(c.app_id, "")
             rolling[user] = _add(rolling.get(user, calc.zero), calc.vec(c.resources))
         for app in state.apps:  # getPreemptableApps
             if app.actually == calc.zero:
                 continue
             _preempt_from_least_starved(calc, cluster, state, app, chosen, allowed, box, rolling, s, picked)
     return picked
-
-
-def _user_of(tq: Any, app_id: str) -> str:
-    for a in tq.view.apps:
-        if a.id == app_id:
-            return str(a.user)
-    return ""
 
 
 def _used_capacity(calc: _Calc, cluster: Vec, tq: Any) -> float:

@@ -25,6 +25,8 @@ from corescheduler_plugins._yarn_capacity_preemption import (
     ProportionalCapacityPreemption,
     QueueView,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from corescheduler.resources import Resources
 
@@ -329,3 +331,57 @@ def test_bad_intra_queue_switch_refuses_the_file():
     key = "yarn.scheduler.capacity.root.a.intra-queue-preemption.disable_preemption"
     with pytest.raises(AllocationError, match=key.replace(".", r"\.")):
         _live(_live_xml(True, f"<property><name>{key}</name><value>sometimes</value></property>"))
+
+
+def test_queue_intra_preemption_disabled_inherits():
+    """``isIntraQueueHierarchyPreemptionDisabled``: set on the queue, else the parent's."""
+    from corescheduler_plugins._yarn_capacity_preemption_settings import queue_intra_preemption_disabled
+
+    key = "yarn.scheduler.capacity.{}.intra-queue-preemption.disable_preemption"
+    props = {key.format("root.a"): "true", key.format("root.a.b"): " false "}
+    assert queue_intra_preemption_disabled(props, "root", None) is False
+    assert queue_intra_preemption_disabled(props, "root.a", False) is True
+    assert queue_intra_preemption_disabled(props, "root.a.c", True) is True
+    assert queue_intra_preemption_disabled(props, "root.a.b", True) is False
+    with pytest.raises(PreemptionConfigError, match=r"root\.x\.intra-queue-preemption\.disable_preemption"):
+        queue_intra_preemption_disabled({key.format("root.x"): "yes"}, "root.x", False)
+
+
+@st.composite
+def _cases(draw):
+    guarantees = draw(st.lists(st.integers(5, 60), min_size=1, max_size=3))
+    rows, apps = [], []
+    for qi, g in enumerate(guarantees):
+        name = "abc"[qi]
+        used = 0
+        for _ in range(draw(st.integers(0, 4))):
+            repeat = draw(st.integers(0, 15))
+            used += repeat
+            apps.append((name, draw(st.integers(0, 5)), 1, repeat, draw(st.integers(0, 30)),
+                         draw(st.sampled_from(["u1", "u2", "u3"]))))
+        rows.append(f"{name} {g} 100 {used} {draw(st.integers(0, 40))}")
+    return "; ".join(rows), apps, draw(st.sampled_from(["a", "b", "c", None]))
+
+
+@settings(max_examples=120, deadline=None)
+@given(_cases(), st.sampled_from(["priority_first", "userlimit_first"]), st.floats(0.05, 1.0),
+       st.floats(0.0, 1.0), st.floats(0.05, 1.0))
+def test_intra_queue_properties(case, order, per_round, threshold, limit):
+    """Never a container twice, never more than total_preemption_per_round of the cluster,
+    never from a leaf with preemption disabled, never an AM container by the intra-queue
+    selector alone (no leaf over its guarantee: the inter-queue selectors take nothing)."""
+    queues, apps, off = case
+    root = build(queues, apps, disabled=(off,) if off else ())
+    props = {PREFIX + "intra-queue-preemption.preemption-order-policy": order,
+             PREFIX + "total_preemption_per_round": str(per_round),
+             PREFIX + "intra-queue-preemption.minimum-threshold": str(threshold),
+             PREFIX + "intra-queue-preemption.max-allowable-limit": str(limit)}
+    policy = ProportionalCapacityPreemption(PreemptionSettings.from_properties({**SETUP, **props}))
+    rnd = policy.select(root, _m(100), 0.0)
+    assert len(set(rnd.marked)) == len(rnd.marked)
+    sizes = {c.id: c for q in root.children for c in q.containers}
+    assert sum(sizes[c].resources.memory for c in rnd.marked) <= int(100 * policy.settings.total_preemption_per_round)
+    by_queue = {c.id: q for q in root.children for c in q.containers}
+    assert not any(by_queue[c].preemption_disabled for c in rnd.marked)
+    if all(q.used.memory <= q.guaranteed.memory for q in root.children):
+        assert not any(sizes[c].is_am for c in rnd.marked)
