@@ -2,10 +2,12 @@
 
 A pure computation (no engine): the ``yarn_capacity`` plugin hands
 :meth:`ProportionalCapacityPreemption.select` a snapshot of its queue tree
-every ``monitoring_interval`` and kills what the round says.  It follows
-Hadoop 3.3's inter-queue preemption, the default selector chain
-(``FifoCandidatesSelector`` only: no reserved-container, intra-queue or
-queue-priority selectors, no lazy preemption, no node partitions):
+every ``monitoring_interval`` (:meth:`ProportionalCapacityPreemption.next_round`) and kills
+what the round says.  It follows Hadoop 3.3's selector chain: ``FifoCandidatesSelector``;
+when switched on, a second one that balances queues above their guarantees
+(``preemption-to-balance-queue-after-satisfied``) and the intra-queue selector
+(:mod:`corescheduler_plugins._yarn_capacity_intraqueue`); no reserved-container or
+queue-priority selectors, no lazy preemption, no node partitions.  The default selector:
 
 1. **Ideal assignment** (``PreemptableResourceCalculator.computeIdealAllocation``):
    top-down from the root, each parent's ideal amount is divided among its
