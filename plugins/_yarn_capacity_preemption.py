@@ -2,10 +2,12 @@
 
 A pure computation (no engine): the ``yarn_capacity`` plugin hands
 :meth:`ProportionalCapacityPreemption.select` a snapshot of its queue tree
-every ``monitoring_interval`` and kills what the round says.  It follows
-Hadoop 3.3's inter-queue preemption, the default selector chain
-(``FifoCandidatesSelector`` only: no reserved-container, intra-queue or
-queue-priority selectors, no lazy preemption, no node partitions):
+every ``monitoring_interval`` (:meth:`ProportionalCapacityPreemption.next_round`) and kills
+what the round says.  It follows Hadoop 3.3's selector chain: ``FifoCandidatesSelector``;
+when switched on, a second one that balances queues above their guarantees
+(``preemption-to-balance-queue-after-satisfied``) and the intra-queue selector
+(:mod:`corescheduler_plugins._yarn_capacity_intraqueue`); no reserved-container or
+queue-priority selectors, no lazy preemption, no node partitions.  The default selector:
 
 1. **Ideal assignment** (``PreemptableResourceCalculator.computeIdealAllocation``):
    top-down from the root, each parent's ideal amount is divided among its
@@ -45,171 +47,32 @@ cluster.  Truncations and roundings are Java's (``Resources.multiply`` truncates
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from attrs import define, field, frozen
+from corescheduler_plugins._yarn_capacity_calc import (
+    Vec,
+    _add,
+    _Calc,
+    _cwmax0,
+    _cwmin,
+    _multiply,
+    _sub,
+    deduct_selected,
+    try_preempt,
+)
+from corescheduler_plugins._yarn_capacity_preemption_settings import (
+    PREFIX,
+    PreemptionConfigError,
+    PreemptionSettings,
+    java_parse_double,
+    java_parse_long,
+    queue_preemption_disabled,
+)
 
-from corescheduler.core.javamath import java_float, java_long, java_trim
-from corescheduler.errors import ConfigError
+from corescheduler.core.javamath import java_float
 from corescheduler.resources import Resources
-
-#: the prefix of the policy's keys (``CapacitySchedulerConfiguration.PREEMPTION_CONFIG_PREFIX``)
-PREFIX = "yarn.resourcemanager.monitor.capacity.preemption."
-
-Vec = tuple[int, ...]
-
-
-class PreemptionConfigError(ConfigError):
-    """A ``yarn.resourcemanager.monitor.capacity.preemption.*`` value is bad; ``key`` names it."""
-
-    def __init__(self, key: str, message: str) -> None:
-        self.key = key
-        self.message = message
-        super().__init__(f"{key}: {message}")
-
-
-# ---------------------------------------------------------------------------- settings
-# ASCII digits only, as Java's parsers (Python's \d and int() take any Unicode digit)
-_DECIMAL = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
-_HEX_FLOAT = re.compile(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?")
-_LONG = re.compile(r"[+-]?[0-9]+")
-_HEX_LONG = re.compile(r"(-?)0[xX]([0-9a-fA-F]+)")
-
-
-def java_parse_double(text: str) -> float:
-    """``Double.parseDouble`` of a trimmed value: signs, ``1e3``, ``.5``, ``0.5f``/``d``
-    suffixes, ``NaN``, ``Infinity`` and hex floats (``0x1.8p1``); ``ValueError`` otherwise
-    (Python's own ``inf``, ``1_000`` or ``nan`` are not Java numbers)."""
-    text = java_trim(text)
-    if _DECIMAL.fullmatch(text):
-        body = text[:-1] if text[-1] in "fFdD" else text
-        return float(body.replace("Infinity", "inf"))
-    hexed = _HEX_FLOAT.fullmatch(text)
-    if hexed:
-        value = float.fromhex("0x" + hexed.group(2))
-        return -value if hexed.group(1) == "-" else value
-    raise ValueError(text)
-
-
-def java_parse_long(text: str) -> int:
-    """``Configuration.getLong``: a decimal ``long`` or ``0x``-hex (``Long.parseLong``)."""
-    text = java_trim(text)
-    hexed = _HEX_LONG.fullmatch(text)
-    value = int(hexed.group(2), 16) * (-1 if hexed.group(1) else 1) if hexed else None
-    if value is None:
-        if not _LONG.fullmatch(text):
-            raise ValueError(text)
-        value = int(text)
-    if not -(2**63) <= value < 2**63:
-        raise ValueError(text)
-    return value
-
-
-def _fraction(key: str, raw: str, single: bool) -> float:
-    try:
-        value = java_parse_double(raw)
-    except ValueError:
-        raise PreemptionConfigError(
-            key, f"expected a number (a Java {'float' if single else 'double'}), got {raw!r}"
-        ) from None
-    if single:  # Configuration.getFloat: the value is held as a float
-        value = java_float(value)
-    if not math.isfinite(value) or value < 0:
-        raise PreemptionConfigError(key, f"expected a finite number at least 0, got {raw!r}")
-    return value
-
-
-def _millis(key: str, raw: str, least: int = 0) -> float:
-    try:
-        value = java_parse_long(raw)
-    except ValueError:
-        raise PreemptionConfigError(key, f"expected a whole number of milliseconds, got {raw!r}") from None
-    if value < least:
-        raise PreemptionConfigError(key, f"expected milliseconds at least {least}, got {raw!r}")
-    return value / 1000.0
-
-
-def _boolean(key: str, raw: str) -> bool:
-    text = java_trim(raw).lower()
-    if text not in ("true", "false"):
-        # Hadoop's Configuration.getBoolean falls back to the default here; a typo that
-        # silently leaves preemption killing is worse, so it is refused
-        raise PreemptionConfigError(key, f"expected true or false, got {raw!r}")
-    return text == "true"
-
-
-def _positive_seconds(instance: Any, attribute: Any, value: float) -> None:
-    if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
-        raise ValueError(f"{attribute.name} must be a finite number of seconds at least 0, got {value!r}")
-
-
-def _interval(instance: Any, attribute: Any, value: float) -> None:
-    # SchedulingMonitor runs the policy at a fixed rate; a period of 0 is refused there too
-    if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
-        raise ValueError(f"{attribute.name} must be a finite number of seconds above 0, got {value!r}")
-
-
-def _non_negative(instance: Any, attribute: Any, value: float) -> None:
-    if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
-        raise ValueError(f"{attribute.name} must be a finite number at least 0, got {value!r}")
-
-
-@frozen
-class PreemptionSettings:
-    """The policy's settings with Hadoop's defaults (``CapacitySchedulerConfiguration``
-    ``DEFAULT_PREEMPTION_*``, ``DEFAULT_TOTAL_PREEMPTION_PER_ROUND``); times in seconds."""
-
-    #: share of the cluster a round may take back (a Java float, as Hadoop reads it)
-    total_preemption_per_round: float = field(default=0.1, validator=_non_negative)
-    #: share of a queue's excess asked back per round, the rest left to finish naturally
-    natural_termination_factor: float = field(default=0.2, validator=_non_negative)
-    #: a leaf up to this fraction over its guarantee is not preempted from (a dead zone)
-    max_ignored_over_capacity: float = field(default=0.1, validator=_non_negative)
-    #: seconds from a container's mark to its kill
-    max_wait_before_kill: float = field(default=15.0, validator=_positive_seconds)
-    #: seconds between rounds (the caller's timer)
-    monitoring_interval: float = field(default=3.0, validator=_interval)
-    #: compute and report, mark and kill nothing
-    observe_only: bool = False
-
-    @classmethod
-    def from_properties(cls, props: Mapping[str, str]) -> PreemptionSettings:
-        """Settings from Hadoop properties (``capacity-scheduler.xml``/``yarn-site.xml``
-        names; other keys ignored): ``…preemption.total_preemption_per_round`` (float),
-        ``natural_termination_factor`` and ``max_ignored_over_capacity`` (doubles),
-        ``max_wait_before_kill`` and ``monitoring_interval`` (milliseconds),
-        ``observe_only`` (boolean).  Values parse as Java does (``Float.parseFloat``:
-        ``"0.5f"``, ``"+1"``, ``"1e3"``); a bad one raises :class:`PreemptionConfigError`
-        naming the key."""
-        values: dict[str, Any] = {}
-        readers: dict[str, Callable[[str, str], Any]] = {
-            "total_preemption_per_round": lambda k, v: _fraction(k, v, single=True),
-            "natural_termination_factor": lambda k, v: _fraction(k, v, single=False),
-            "max_ignored_over_capacity": lambda k, v: _fraction(k, v, single=False),
-            "max_wait_before_kill": _millis,
-            "monitoring_interval": lambda k, v: _millis(k, v, least=1),
-            "observe_only": _boolean,
-        }
-        for name, read in readers.items():
-            key = PREFIX + name
-            raw = props.get(key)
-            if raw is not None:
-                values[name] = read(key, str(raw))
-        return cls(**values)
-
-
-def queue_preemption_disabled(props: Mapping[str, str], path: str, parent_disabled: bool | None) -> bool:
-    """A queue's effective ``disable_preemption`` (``AbstractCSQueue.isQueueHierarchyPreemptionDisabled``):
-    ``yarn.scheduler.capacity.<path>.disable_preemption`` when set, else the parent's
-    (``parent_disabled``; ``None`` for the root, whose default is false).  A value other
-    than true/false raises :class:`PreemptionConfigError` naming the key."""
-    key = f"yarn.scheduler.capacity.{path}.disable_preemption"
-    raw = props.get(key)
-    if raw is None:
-        return bool(parent_disabled)
-    return _boolean(key, str(raw))
 
 
 # ---------------------------------------------------------------------------- input and output
@@ -232,6 +95,21 @@ class ContainerView:
     priority: int = 0
 
 
+@frozen
+class AppView:
+    """An app of a leaf as the intra-queue selector sees it (``TempAppPerPartition``): its
+    ``user``, its ``priority`` (a larger number is a higher priority, as Hadoop's app
+    priority), its ``order`` (submission: of equal priorities the earlier is served first,
+    ``TAPriorityComparator``'s application id) and what it still asks for (``pending``, all
+    of it: ``getTotalPendingRequestsPerPartition``).  Its use and AM use are its containers'."""
+
+    id: str
+    user: str
+    order: int
+    pending: Resources = field(factory=Resources)
+    priority: int = 0
+
+
 @define
 class QueueView:
     """One queue of the tree, amounts absolute (already resolved against the cluster).
@@ -250,6 +128,12 @@ class QueueView:
     (``TempQueuePerPartition.offer`` with ``pendingDeductReserved``).  ``priority`` is the
     queue's priority relative to its siblings: its ``priority`` when the parent's ordering
     policy is ``priority-utilization``, else 0 (``ProportionalCapacityPreemptionPolicy.cloneQueues``).
+
+    For intra-queue preemption a leaf lists its ``apps`` (running and pending), each user's
+    limit (``user_limits``: ``LeafQueue.getResourceLimitForAllUsers``; a user not listed has
+    the queue's maximum), ``intra_queue_disabled`` (``getIntraQueuePreemptionDisabled``:
+    its own or inherited switch, or ``preemption_disabled``) and the scheduler's
+    ``minimum_allocation`` (``LeafQueue.getMinimumAllocation``).
     """
 
     path: str
@@ -263,6 +147,10 @@ class QueueView:
     max_am_capacity: Resources = field(factory=Resources)
     reserved: Resources = field(factory=Resources)
     priority: int = 0
+    apps: list[AppView] = field(factory=list)
+    user_limits: dict[str, Resources] = field(factory=dict)
+    intra_queue_disabled: bool = False
+    minimum_allocation: Resources = field(factory=Resources)
 
 
 @frozen
@@ -278,99 +166,6 @@ class PreemptionRound:
     #: what the round asks back from every queue by path (a leaf after the dead zone and the
     #: natural termination factor, a type it owes nothing of as 0; a parent the sum of its leaves)
     to_preempt: dict[str, Resources]
-
-
-# ---------------------------------------------------------------------------- the calculator
-class _Calc:
-    """Hadoop's ``ResourceCalculator`` over vectors of the cluster's resource types:
-    memory only (``DefaultResourceCalculator``) or all by dominant share
-    (``DominantResourceCalculator``)."""
-
-    def __init__(self, names: Sequence[str], dominant: bool) -> None:
-        self.names = tuple(names)
-        self.dominant = dominant
-        self.zero: Vec = (0,) * len(self.names)
-
-    def vec(self, r: Resources) -> Vec:
-        return tuple(r.get(n) for n in self.names)
-
-    def res(self, v: Sequence[int]) -> Resources:
-        if not self.dominant:
-            return Resources(v[0], 0)
-        return Resources.of(dict(zip(self.names, v, strict=True)))
-
-    # -- comparisons (ResourceCalculator.compare)
-    def compare(self, cluster: Vec, a: Vec, b: Vec) -> int:
-        if not self.dominant:
-            return (a[0] > b[0]) - (a[0] < b[0])
-        if a == b:
-            return 0
-        if any(c == 0 for c in cluster):  # DominantResourceCalculator.isInvalidDivisor → compare(lhs, rhs)
-            lhs = any(x > y for x, y in zip(a, b, strict=True))
-            rhs = any(x < y for x, y in zip(a, b, strict=True))
-            return 0 if lhs == rhs else (1 if lhs else -1)
-        sa = sorted(x / c for x, c in zip(a, cluster, strict=True))
-        sb = sorted(x / c for x, c in zip(b, cluster, strict=True))
-        for x, y in zip(reversed(sa), reversed(sb), strict=True):  # DominantResourceCalculator.compareShares
-            if x != y:
-                return 1 if x > y else -1
-        return 0
-
-    def gt(self, cluster: Vec, a: Vec, b: Vec) -> bool:
-        return self.compare(cluster, a, b) > 0
-
-    def lt(self, cluster: Vec, a: Vec, b: Vec) -> bool:
-        return self.compare(cluster, a, b) < 0
-
-    def vmin(self, cluster: Vec, a: Vec, b: Vec) -> Vec:  # Resources.min
-        return a if self.compare(cluster, a, b) <= 0 else b
-
-    def vmax(self, cluster: Vec, a: Vec, b: Vec) -> Vec:  # Resources.max
-        return a if self.compare(cluster, a, b) >= 0 else b
-
-    def divide(self, cluster: Vec, a: Vec, b: Vec) -> float:
-        """``Resources.divide``: a Java float (memory ratio, or ratio of dominant shares)."""
-        if self.dominant:
-            num = max((x / c for x, c in zip(a, cluster, strict=True) if c), default=0.0)
-            den = max((x / c for x, c in zip(b, cluster, strict=True) if c), default=0.0)
-        else:
-            num, den = float(a[0]), float(b[0])
-        if den == 0:
-            return math.nan if num == 0 else math.copysign(math.inf, num)
-        return java_float(num / den)
-
-    def fits_in(self, small: Vec, big: Vec) -> bool:
-        return all(x <= y for x, y in zip(small, big, strict=True))  # memory only when not dominant
-
-    def any_above_zero(self, v: Vec) -> bool:
-        return any(x > 0 for x in v)  # isAnyMajorResourceAboveZero
-
-    def multiply_normalize_up(self, v: Vec, by: Sequence[float]) -> Vec:
-        """``multiplyAndNormalizeUp`` with step 1: memory ``(long)(m·by + 0.5)`` by
-        Default, each type ``ceil(v·by)`` by DRF."""
-        if not self.dominant:
-            return (java_long(v[0] * by[0] + 0.5),)
-        return tuple(java_long(math.ceil(x * b)) for x, b in zip(v, by, strict=True))
-
-
-def _add(a: Vec, b: Vec) -> Vec:
-    return tuple(x + y for x, y in zip(a, b, strict=True))
-
-
-def _sub(a: Vec, b: Vec) -> Vec:
-    return tuple(x - y for x, y in zip(a, b, strict=True))
-
-
-def _cwmin(a: Vec, b: Vec) -> Vec:
-    return tuple(x if x < y else y for x, y in zip(a, b, strict=True))
-
-
-def _cwmax0(a: Vec) -> Vec:
-    return tuple(x if x > 0 else 0 for x in a)
-
-
-def _multiply(a: Vec, by: float) -> Vec:  # Resources.multiply: truncation
-    return tuple(java_long(x * by) for x in a)
 
 
 class _TempQueue:
@@ -391,18 +186,24 @@ class _TempQueue:
         "pending_deduct_reserved",
         "preemptable",
         "priority",
+        "served",
         "to_be_preempted",
         "untouchable",
         "used",
+        "view",
     )
 
-    def __init__(self, view: QueueView, calc: _Calc) -> None:
+    def __init__(self, view: QueueView, calc: _Calc, served: dict[str, _TempQueue] | None = None) -> None:
         self.path = view.path
+        self.view = view
+        #: the round's under-served queues in the order the ideal assignment met them
+        #: (``addPartitionToUnderServedQueues``: a LinkedHashSet shared by the tree)
+        self.served: dict[str, _TempQueue] = {} if served is None else served
         self.guaranteed = calc.vec(view.guaranteed)
         self.maximum = calc.vec(view.maximum)
         self.used = calc.vec(view.used)
         self.disabled = bool(view.preemption_disabled)
-        self.children = [_TempQueue(c, calc) for c in view.children]
+        self.children = [_TempQueue(c, calc, self.served) for c in view.children]
         self.containers = list(view.containers) if not self.children else []
         self.max_am = calc.vec(view.max_am_capacity)
         self.priority = int(view.priority)  # relativePriority
@@ -441,6 +242,14 @@ class ProportionalCapacityPreemption:
         self.dominant = dominant
         #: container id → time it was first marked (``preemptionCandidates``)
         self._marked_at: dict[str, float] = {}
+        #: the first round's time and the rounds since, for the fixed rate of the rounds
+        self._first: float | None = None
+        self._next = -math.inf
+
+    def next_round(self) -> float:
+        """When the next round falls: ``SchedulingMonitor.serviceStart`` runs the policy at a
+        fixed rate, every ``monitoring_interval`` from the first round (``-inf`` before it)."""
+        return self._next
 
     def select(self, root: QueueView, cluster: Resources, now: float) -> PreemptionRound:
         """One round (``ProportionalCapacityPreemptionPolicy.editSchedule``) at time ``now``
@@ -453,10 +262,39 @@ class ProportionalCapacityPreemption:
         _check(tree)
         cvec = calc.vec(cluster)
         s = self.settings
-        # containerBasedPreemptOrKill: totalPreemptionAllowed = cluster × per-round share
-        allowed = _multiply(cvec, s.total_preemption_per_round)
-        _compute_ideal_allocation(calc, tree, cvec, allowed, s)
-        selected = _select_candidates(calc, tree, cvec, [allowed])
+        # scheduleAtFixedRate(..., monitorInterval): the next round is the first tick of the
+        # rate after this one (a tick missed while no check ran is not caught up)
+        if self._first is None:
+            self._first = now
+        period = s.monitoring_interval
+        ticks = max(1, math.floor((now - self._first) / period) + 1)
+        while self._first + ticks * period <= now:
+            ticks += 1
+        self._next = self._first + ticks * period
+        # containerBasedPreemptOrKill: totalPreemptionAllowed = cluster × per-round share, shared
+        # by the selectors in turn; each container keeps its selector's wait before the kill
+        allowed = [_multiply(cvec, s.total_preemption_per_round)]
+        # FifoCandidatesSelector(this, false, false)
+        _compute_ideal_allocation(calc, tree, cvec, allowed[0], s, balance=False)
+        selected = _select_candidates(calc, tree, cvec, allowed, set(), s.conservative_drf)
+        waits = dict.fromkeys(selected, s.max_wait_before_kill)
+        if s.balance_after_satisfied:
+            # FifoCandidatesSelector(this, false, true) with setMaximumKillWaitTime: the ideal
+            # computed again without the leaf's max(used, guaranteed) cap, less what is selected
+            # (deductPreemptableResourcesBasedSelectedCandidates), then more victims
+            _compute_ideal_allocation(calc, tree, cvec, allowed[0], s, balance=True)
+            deduct_selected(calc, tree, cvec, selected)
+            more = _select_candidates(calc, tree, cvec, allowed, set(selected), s.conservative_drf)
+            # PreemptionCandidatesSelector.getMaximumKillWaitTimeMs: its own wait when above 0
+            wait = s.balance_max_wait_before_kill or s.max_wait_before_kill
+            waits.update(dict.fromkeys(more, wait))
+            selected = selected + more
+        if s.intra_queue_enabled:  # IntraQueueCandidatesSelector, the policy's own wait
+            from corescheduler_plugins._yarn_capacity_intraqueue import select_intra_queue
+
+            more = select_intra_queue(calc, tree, cvec, allowed, selected, s)
+            waits.update(dict.fromkeys(more, s.max_wait_before_kill))
+            selected = selected + more
         ideal = {q.path: calc.res(q.ideal) for q in tree.walk()}
         to_preempt = {path: calc.res(v) for path, v in _leaf_sums(tree).items()}
         if s.observe_only:  # containerBasedPreemptOrKill returns before any action
@@ -466,7 +304,7 @@ class ProportionalCapacityPreemption:
         # preemptOrkillSelectedContainerAfterWait
         for cid in selected:
             since = self._marked_at.get(cid)
-            if since is not None and since + s.max_wait_before_kill <= now:
+            if since is not None and since + waits[cid] <= now:
                 kill.append(cid)
                 del self._marked_at[cid]
             else:
@@ -521,10 +359,10 @@ def _leaf_sums(root: _TempQueue) -> dict[str, Vec]:
 
 # -- PreemptableResourceCalculator.computeIdealAllocation
 def _compute_ideal_allocation(calc: _Calc, root: _TempQueue, cluster: Vec, allowed: Vec,
-                              s: PreemptionSettings) -> None:
+                              s: PreemptionSettings, balance: bool) -> None:
     _update_preemptable_extras(calc, root, cluster)
     root.ideal = root.guaranteed  # TempQueuePerPartition.initializeRootIdealWithGuarangeed
-    _recursively_compute_ideal(calc, root, allowed)
+    _recursively_compute_ideal(calc, root, allowed, balance)
     # calculateResToObtainByPartitionForLeafQueues
     for q in root.walk():
         if q.children or q.disabled:
@@ -555,22 +393,23 @@ def _update_preemptable_extras(calc: _Calc, q: _TempQueue, cluster: Vec) -> None
     q.preemptable = calc.vmin(cluster, children, extra)
 
 
-def _recursively_compute_ideal(calc: _Calc, q: _TempQueue, allowed: Vec) -> None:
+def _recursively_compute_ideal(calc: _Calc, q: _TempQueue, allowed: Vec, balance: bool) -> None:
     """``PreemptableResourceCalculator.recursivelyComputeIdealAssignment``."""
     if q.children:
-        _compute_ideal_distribution(calc, q.children, allowed, q.ideal)
+        _compute_ideal_distribution(calc, q.children, allowed, q.ideal, balance)
         for child in q.children:
-            _recursively_compute_ideal(calc, child, allowed)
+            _recursively_compute_ideal(calc, child, allowed, balance)
 
 
-def _compute_ideal_distribution(calc: _Calc, queues: list[_TempQueue], allowed: Vec, tot: Vec) -> None:
+def _compute_ideal_distribution(calc: _Calc, queues: list[_TempQueue], allowed: Vec, tot: Vec,
+                                balance: bool) -> None:
     """``PreemptableResourceCalculator.computeIdealResourceDistribution`` of one level."""
     unassigned = [tot]
     nonzero = [q for q in queues if calc.gt(tot, q.guaranteed, calc.zero)]
     zero = [q for q in queues if not calc.gt(tot, q.guaranteed, calc.zero)]
-    _fixpoint(calc, tot, nonzero, unassigned, ignore_guarantee=False)
+    _fixpoint(calc, tot, nonzero, unassigned, False, balance)
     if zero and calc.gt(tot, unassigned[0], calc.zero):
-        _fixpoint(calc, tot, zero, unassigned, ignore_guarantee=True)
+        _fixpoint(calc, tot, zero, unassigned, True, balance)
     needed = calc.zero
     for q in queues:
         if calc.gt(tot, q.used, q.ideal):
@@ -606,7 +445,7 @@ def _pct_of_guaranteed(calc: _Calc, tot: Vec, q: _TempQueue) -> float:
 
 
 def _fixpoint(calc: _Calc, tot: Vec, queues: list[_TempQueue], unassigned: list[Vec],
-              ignore_guarantee: bool) -> None:
+              ignore_guarantee: bool, balance: bool) -> None:
     """``AbstractPreemptableResourceCalculator.computeFixpointAllocation`` (Hadoop 3.3).
 
     ``unassigned`` is a one-element box standing for the caller's mutable ``Resource``.
@@ -636,13 +475,20 @@ def _fixpoint(calc: _Calc, tot: Vec, queues: list[_TempQueue], unassigned: list[
         keys = [_need_key(calc, tot, q) for q in ordered]
         low = min(keys)
         underserved = [q for q, k in zip(ordered, keys, strict=True) if k == low]
-        ordered = [q for q, k in zip(ordered, keys, strict=True) if k != low]
+        rest = [(k, q) for q, k in zip(ordered, keys, strict=True) if k != low]
+        ordered = [q for _, q in rest]
+        # getMostUnderservedQueues: the queues taken, and the one peeked after them
+        for q in underserved:
+            q.served.setdefault(q.path, q)
+        if rest:
+            peek = min(rest, key=lambda kq: kq[0])[1]
+            peek.served.setdefault(peek.path, peek)
         for_the_round = local  # dupUnassignedForTheRound
         for sub in underserved:
             if not calc.any_above_zero(local):
                 break
             avail = _cwmin(calc.multiply_normalize_up(for_the_round, sub.normalized), local)
-            done = _offer(calc, sub, avail, tot)
+            done = _offer(calc, sub, avail, tot, balance)
             if calc.gt(tot, done, calc.zero):
                 ordered.append(sub)
             local = _sub(local, done)
@@ -650,6 +496,9 @@ def _fixpoint(calc: _Calc, tot: Vec, queues: list[_TempQueue], unassigned: list[
                 unassigned[0] = local
                 shared = False
             local = _cwmax0(local)
+    # what is still in orderedByNeed is under-served too
+    for q in sorted(ordered, key=lambda q: _need_key(calc, tot, q)):
+        q.served.setdefault(q.path, q)
 
 
 def _reset_capacity(queues: list[_TempQueue], ignore_guarantee: bool) -> None:
@@ -670,8 +519,9 @@ def _reset_capacity(queues: list[_TempQueue], ignore_guarantee: bool) -> None:
         ]
 
 
-def _offer(calc: _Calc, q: _TempQueue, avail: Vec, tot: Vec) -> Vec:
-    """``TempQueuePerPartition.offer`` (Hadoop 3.3, no balancing after all are satisfied):
+def _offer(calc: _Calc, q: _TempQueue, avail: Vec, tot: Vec, balance: bool) -> Vec:
+    """``TempQueuePerPartition.offer`` (Hadoop 3.3; ``balance``:
+    ``allowQueueBalanceAfterAllSafisfied``, no leaf cap at max(used, guaranteed)):
     accept what the queue can take of ``avail``; returns what it accepted (Hadoop returns
     the rest; the caller subtracts).  Under ``FifoCandidatesSelector``
     (``considersReservedResource`` false) a queue wants used + pending less what its
@@ -679,7 +529,7 @@ def _offer(calc: _Calc, q: _TempQueue, avail: Vec, tot: Vec) -> Vec:
     headroom = _cwmax0(_sub(q.maximum, q.ideal))
     wants = _sub(_add(q.used, q.pending_deduct_reserved), q.ideal)
     accepted = _cwmin(headroom, calc.vmin(tot, avail, wants))
-    if not q.children:  # filterByMaxDeductAssigned
+    if not q.children and not balance:  # filterByMaxDeductAssigned
         room = calc.vmax(tot, _sub(calc.vmax(tot, q.used, q.guaranteed), q.ideal), calc.zero)
         accepted = calc.vmin(tot, accepted, room)
     accepted = _cwmin(_cwmax0(accepted), avail)  # never below 0 nor more than offered
@@ -696,9 +546,12 @@ def _over_capacity_order(calc: _Calc, cluster: Vec, leaves: list[_TempQueue]) ->
     return sorted(leaves, key=key, reverse=True)
 
 
-def _select_candidates(calc: _Calc, root: _TempQueue, cluster: Vec, allowed: list[Vec]) -> list[str]:
+def _select_candidates(calc: _Calc, root: _TempQueue, cluster: Vec, allowed: list[Vec], already: set[str],
+                       conservative: bool) -> list[str]:
     """Victims from every leaf that must give back; ``allowed`` is the round's remaining
-    allowance in a one-element box (``totalPreemptionAllowed``, shared by all leaves)."""
+    allowance in a one-element box (``totalPreemptionAllowed``, shared by all leaves and
+    selectors); containers in ``already`` (earlier selectors') are skipped
+    (``isContainerAlreadySelected``)."""
     selected: list[str] = []
     leaves = [q for q in root.walk() if not q.children and not q.disabled]
     for leaf in _over_capacity_order(calc, cluster, leaves):
@@ -721,40 +574,25 @@ def _select_candidates(calc: _Calc, root: _TempQueue, cluster: Vec, allowed: lis
             for _, c in ranked:
                 if box[0] is None:
                     break
+                if c.id in already:
+                    continue
                 if c.is_am:  # AM containers are saved for later
                     skipped.append(c)
                     skipped_size = _add(skipped_size, calc.vec(c.resources))
                     continue
-                _try_preempt(calc, cluster, box, c, allowed, selected)
+                try_preempt(calc, cluster, box, c, allowed, selected, conservative)
         # preemptAMContainers: AMs too, while more than the queue's AM allowance remains
         for c in skipped:
             if box[0] is None or calc.compare(cluster, skipped_size, leaf.max_am) <= 0:
                 break
-            if _try_preempt(calc, cluster, box, c, allowed, selected):
+            if try_preempt(calc, cluster, box, c, allowed, selected, conservative):
                 skipped_size = _sub(skipped_size, calc.vec(c.resources))
     return selected
 
 
-def _try_preempt(calc: _Calc, cluster: Vec, box: list[Any], c: ContainerView, allowed: list[Vec],
-                 selected: list[str]) -> bool:
-    """``CapacitySchedulerPreemptionUtils.tryPreemptContainerAndDeductResToObtain``
-    (not conservative DRF: the container must reduce some positive part still to obtain)."""
-    # a type with nothing to obtain counts as -1, so it never blocks isAnyMajorResourceAboveZero
-    to_obtain: Vec = tuple(-1 if x == 0 else x for x in box[0])
-    box[0] = to_obtain
-    size = calc.vec(c.resources)
-    if not (calc.any_above_zero(to_obtain) and calc.fits_in(size, allowed[0])):
-        return False
-    after = _sub(to_obtain, size)
-    if not calc.lt(cluster, _cwmax0(after), _cwmax0(to_obtain)):
-        return False
-    allowed[0] = _sub(allowed[0], size)
-    box[0] = None if calc.compare(cluster, after, calc.zero) <= 0 else after
-    selected.append(c.id)
-    return True
-
-
 __all__ = [
+    "PREFIX",
+    "AppView",
     "ContainerView",
     "PreemptionConfigError",
     "PreemptionRound",

@@ -6,9 +6,12 @@ unchanged)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from corescheduler.core.hints import Hint
+from corescheduler.core.model import RESOURCES
 from corescheduler.errors import AllocationError, ConfigError
 from corescheduler.resources import Resources
 
@@ -36,28 +39,82 @@ class CapacityVictims:
             by_leaf.setdefault(str(task.job.queue), []).append(task)
         tasks = {t.id: t for t in running.values()}
 
-        def view(q: Any, disabled: bool) -> Any:
+        def view(q: Any, disabled: bool, intra: bool) -> Any:
             spec = self.conf.queues.get(q.name) if self.conf is not None else None
             off = disabled or bool(spec is not None and spec.disable_preemption)
+            # isIntraQueueHierarchyPreemptionDisabled: the queue's own switch, else its parent's
+            own = spec.intra_queue_disable_preemption if spec is not None else None
+            intra_off = intra if own is None else bool(own)
             s = q.sched
             used = s.running
             maximum = s.max_share.componentwise_min(self._cluster) if self._cluster.names else s.max_share
             pending = self._pending_for_preemption(q) if q.is_leaf else (s.demand - used).componentwise_max(_ZERO)
+            place = self._preemption_places(q.name, by_leaf.get(q.name, ())) if q.is_leaf else {}
             containers = [
-                ContainerView(id=t.id, app_id=t.job.id, app_order=self._order.get(t.job.id, 0),
+                ContainerView(id=t.id, app_id=t.job.id, app_order=place[t.job.id],
                               resources=t.resources or Resources(), is_am=bool(t.is_am))
                 for t in by_leaf.get(q.name, ())
             ] if q.is_leaf else []
+            apps, limits = self._apps_for_preemption(q) if q.is_leaf else ([], {})
             return QueueView(path=q.name, guaranteed=s.fair_share or Resources(), maximum=maximum, used=used,
                              pending=pending, preemption_disabled=off,
-                             children=[view(c, off) for c in q.children.values()], containers=containers,
+                             children=[view(c, off, intra_off) for c in q.children.values()], containers=containers,
+                             apps=apps, user_limits=limits, minimum_allocation=minimum,
+                             # getIntraQueuePreemptionDisabled: its hierarchy's switch or disable_preemption
+                             intra_queue_disabled=intra_off or off,
                              max_am_capacity=self._am_capacity(q) if q.is_leaf else Resources(),
                              # relativePriority (ProportionalCapacityPreemptionPolicy.cloneQueues)
                              priority=self._ordering[q.name][1] if q.name in self._ordering else 0)
 
-        chosen = monitor.select(view(root, False), self._cluster, now)
+        minimum = self._minimum if isinstance(self._minimum, Resources) else Resources()
+        chosen = monitor.select(view(root, False, False), self._cluster, now)
         self._marked = list(chosen.marked)
         return [tasks[i] for i in chosen.kill if i in tasks]
+
+    def preemption_hint(self, pools: Sequence[Any], kind: str, now: float) -> Hint:
+        """When the monitor's next round falls: Hadoop's ``SchedulingMonitor`` invokes
+        ``ProportionalCapacityPreemptionPolicy.editSchedule`` every
+        ``yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval`` (3 s by
+        default), at a fixed rate; until then no round can preempt anything.  Without a
+        capacity file there is no monitor: never."""
+        monitor = self._monitor()
+        return Hint(until=math.inf if monitor is None else monitor.next_round())
+
+    def _preemption_places(self, leaf: str, tasks: Any) -> dict[str, int]:
+        """Each running app's place in the leaf's ordering policy, the last preempted from
+        first (``OrderingPolicy.getPreemptionIterator``): under ``fifo`` by priority, then
+        submission (``FifoOrderingPolicy``: ``PriorityComparator``, then ``FifoComparator``);
+        under ``fair`` by submission."""
+        jobs = {t.job.id: t.job for t in tasks}
+        fair = leaf in self._fair_leaves  # type: ignore[attr-defined]
+
+        def key(job: Any) -> tuple[int, int]:
+            rank = 0 if fair else int(job.sched["map"].priority)  # VERY_HIGH (0) first
+            return (rank, self._order.get(job.id, 0))
+        return {job.id: n for n, job in enumerate(sorted(jobs.values(), key=key))}
+
+    def _apps_for_preemption(self, leaf: Any) -> tuple[list[Any], dict[str, Resources]]:
+        """The leaf's apps as the intra-queue selector sees them (``TempAppPerPartition``:
+        user, priority, submission order, all of its pending asks) and each user's limit
+        (``LeafQueue.getResourceLimitForAllUsers``; a user without one is left out: the
+        queue's maximum)."""
+        from corescheduler_plugins._yarn_capacity_preemption import AppView
+
+        apps: list[Any] = []
+        limits: dict[str, Resources] = {}
+        # getAllApplications: the running apps and those not yet activated
+        for job in [*leaf.runnable_apps, *leaf.waiting_apps]:
+            js = job.sched[RESOURCES]
+            user = str(job.user)
+            # Hadoop's app priority: a larger number is higher; here VERY_HIGH is rank 0
+            apps.append(AppView(id=job.id, user=user, order=self._order.get(job.id, 0),
+                                pending=(js.demand - job.usage).componentwise_max(_ZERO),
+                                priority=-int(job.sched["map"].priority)))
+            if user not in limits and self.conf is not None:
+                limit = self.user_limit(job)
+                if limit is not None:
+                    limits[user] = limit
+        return apps, limits
 
     def _pending_for_preemption(self, leaf: Any) -> Resources:
         """``LeafQueue.getTotalPendingResourcesConsideringUserLimit``: the pending asks of the

@@ -132,6 +132,13 @@ class Engine(Protocol):
         """Preemption is due now: kill what the engine's preemption chooses; the killed."""
         ...
 
+    def preemption_due(self, now: float, last: float) -> bool:
+        """Is a preemption check due at ``now``, the last having run at ``last``?  Every
+        ``[scheduler] preemption_interval``; resource mode, a root policy that runs its own
+        monitor (``choose_victims``) and answers ``preemption_hint``: when that hint's ``until``
+        has come (the monitor's own interval, e.g. ``monitoring_interval``)."""
+        ...
+
     def running_work(self) -> bool:
         """Does a task run that shows progress (resource mode: not an application master)?"""
         ...

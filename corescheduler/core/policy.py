@@ -107,7 +107,8 @@ class SharePolicy:
         the running containers to kill now, from the live tree under ``root`` and the running
         tasks by id.  None (the default): the engine's own preemption (the fair scheduler's
         starvation).  Called at most every ``[scheduler] preemption_interval`` while
-        ``preemption`` is on."""
+        ``preemption`` is on; a policy that also answers :meth:`preemption_hint` is called
+        instead once its hint's ``until`` has come (its monitor's own pace)."""
         return None
 
     def report(self) -> Mapping[str, Any] | None:
@@ -154,13 +155,16 @@ class SharePolicy:
         return None
 
     def preemption_hint(self, pools: Sequence[Schedulable], kind: str, now: float) -> Hint | None:
-        """Slot mode, the root policy: until when :meth:`plan_preemption` finds nothing to
+        """The root policy.  Slot mode: until when :meth:`plan_preemption` finds nothing to
         preempt of ``kind``, with nothing changing but the clock and the starvation times the
         updates move (a question: change nothing).  A :class:`~corescheduler.core.hints.Hint`
         whose ``until`` is the first time a check may find something (early is safe;
         :func:`corescheduler.core.hints.until_starved` for a plan that preempts only for
         starved pools); None: don't know, and engines that skip idle updates run them all
-        while tasks wait."""
+        while tasks wait.  Resource mode, a policy with its own monitor
+        (:meth:`choose_victims`): when its next round falls (``pools`` the root's children,
+        ``kind`` ``"task"``); the engine calls :meth:`choose_victims` at its first
+        preemption check from then on, instead of every ``preemption_interval``."""
         return None
 
     def admit_job(self, job: Job, kind: str, now: float) -> bool | Rejection | None:

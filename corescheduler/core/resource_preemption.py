@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from corescheduler.core import hook_answers as answers
+from corescheduler.core.hints import Hint
 from corescheduler.core.model import (
     MAP,
     PENDING,
@@ -98,6 +100,24 @@ class Preemption(EngineState):
         after = job.usage - chosen.get(job.id, NONE) - (task.resources or NONE)
         fair = job.sched[RESOURCES].fair_share or NONE
         return not self._below(leaf.policy, after, fair)
+
+    def preemption_due(self, now: float, last: float) -> bool:
+        """Every ``[scheduler] preemption_interval``; a root policy with its own monitor
+        (``choose_victims``, e.g. the Capacity Scheduler's ``ProportionalCapacityPreemptionPolicy``)
+        that answers ``preemption_hint`` paces it: a check is due once the hint's ``until``
+        has come (Hadoop's ``SchedulingMonitor`` runs its policy every
+        ``getMonitoringInterval()``; the hint says when the next round falls)."""
+        callers = self.owner.plugins.share_policy(self.tree.root.policy)
+        policy = callers.policy
+        fn = callers.preemption_hint
+        if fn is not None and type(policy).choose_victims is not SharePolicy.choose_victims:
+            hint = fn([q.sched for q in self.tree.root.children.values()], TASK, now)
+            if hint is not None:
+                if type(hint) is not Hint:
+                    hint = answers.hint(self.owner.plugins.who("SharePolicy", self.tree.root.policy),
+                                        "preemption_hint", hint)
+                return now >= hint.until
+        return not now - last < self.settings.preemption_interval
 
     def preempt_tasks(self, now: float) -> list[Task]:
         """``FSPreemptionThread``: for each starved app, find on some node running containers

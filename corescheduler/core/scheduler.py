@@ -718,12 +718,13 @@ class Scheduler:
 
     @_plugin_errors
     def preempt(self, now: float | None = None, force: bool = False) -> list[Task]:
-        """Preempt tasks if preemption is on and the policy asks for it
-        (at most every ``preemption_interval`` unless ``force``)."""
+        """Preempt tasks if preemption is on and the policy asks for it (at most every
+        ``preemption_interval``, or as a root policy's own monitor paces itself:
+        ``Engine.preemption_due``; unless ``force``)."""
         now = self._tick(now)
         if not self.settings.preemption:
             return []
-        if not force and now - self._last_preempt_check < self.settings.preemption_interval:
+        if not force and not self._engine.preemption_due(now, self._last_preempt_check):
             return []
         self._last_preempt_check = now
         return self._engine.preempt_tasks(now)

@@ -451,6 +451,10 @@ class SlotPools:
             return PreemptionPlan(count=0)
         return answers.preemption_plan(self.plugins.who("SharePolicy", self.root_policy.name), plan)
 
+    def preemption_due(self, now: float, last: float) -> bool:
+        """Every ``[scheduler] preemption_interval`` (MR1's ``preemptionInterval``)."""
+        return not now - last < self.settings.preemption_interval
+
     def preempt_tasks(self, now: float) -> list[Task]:
         """Per kind, the root share policy's plan, its victims killed."""
         killed: list[Task] = []

@@ -104,6 +104,7 @@ QUEUE_KEYS = frozenset({
     "maximum-applications", "maximum-am-resource-percent", "state", "acl_submit_applications",
     "acl_administer_queue", "ordering-policy", "ordering-policy.fair.enable-size-based-weight", "priority",
     "maximum-allocation-mb", "maximum-allocation-vcores", "disable_preemption", "max-parallel-apps",
+    "intra-queue-preemption.disable_preemption",
 })
 #: global keys read (after ``yarn.scheduler.capacity.``)
 GLOBAL_KEYS = frozenset({
@@ -119,7 +120,7 @@ _IGNORED_QUEUE_KEY = re.compile(
     r"(accessible-node-labels.*|default-node-label-expression|acl_application_max_priority|"
     r"default-application-priority|default-application-lifetime|maximum-application-lifetime|"
     r"auto-create-child-queue.*|leaf-queue-template.*|auto-queue-creation.*|"
-    r"intra-queue-preemption.*|ordering-policy\..*|multi-node-placement.*|reservable|"
+    r"intra-queue-preemption\.(?!disable_preemption$).*|ordering-policy\..*|multi-node-placement.*|reservable|"
     r"user-limit-.*|allow-zero-capacity-sum)"
 )
 
@@ -128,22 +129,21 @@ _IGNORED_QUEUE_KEY = re.compile(
 PREEMPTION_PREFIX = "yarn.resourcemanager.monitor.capacity.preemption."
 PREEMPTION_KEYS = frozenset({
     "observe_only", "monitoring_interval", "max_wait_before_kill", "total_preemption_per_round",
-    "max_ignored_over_capacity", "natural_termination_factor",
-})
-#: Hadoop's preemption keys for selectors not simulated (reserved-container, intra-queue,
-#: balance-after-satisfied preemption, conservative DRF): warned unless switched off
-_IGNORED_PREEMPTION_KEYS = frozenset({
-    "select_based_on_reserved_containers", "additional_res_balance_based_on_reserved_containers",
-    "intra-queue-preemption.enabled", "intra-queue-preemption.minimum-threshold",
-    "intra-queue-preemption.max-allowable-limit", "intra-queue-preemption.preemption-order-policy",
-    "intra-queue-preemption.conservative-drf", "conservative-drf",
+    "max_ignored_over_capacity", "natural_termination_factor", "conservative-drf",
     "preemption-to-balance-queue-after-satisfied.enabled",
     "preemption-to-balance-queue-after-satisfied.max-wait-before-kill",
+    "intra-queue-preemption.enabled", "intra-queue-preemption.minimum-threshold",
+    "intra-queue-preemption.max-allowable-limit", "intra-queue-preemption.preemption-order-policy",
+    "intra-queue-preemption.conservative-drf",
+})
+#: Hadoop's preemption keys for the selector not simulated (reserved-container preemption):
+#: warned unless switched off
+_IGNORED_PREEMPTION_KEYS = frozenset({
+    "select_based_on_reserved_containers", "additional_res_balance_based_on_reserved_containers",
 })
 #: of those, the switches: set to false they ask for what runs here, and are not warned
 _PREEMPTION_SWITCHES = frozenset({
     "select_based_on_reserved_containers", "additional_res_balance_based_on_reserved_containers",
-    "intra-queue-preemption.enabled", "preemption-to-balance-queue-after-satisfied.enabled",
 })
 
 
@@ -188,6 +188,8 @@ class CSQueueSpec:
     max_parallel_apps: int | None = None
     #: ``user-settings.<user>.weight``, its parent's overridden by its own (empty: every user 1)
     user_weights: Mapping[str, float] = field(factory=dict)
+    #: ``intra-queue-preemption.disable_preemption`` as set on the queue (None: inherited)
+    intra_queue_disable_preemption: bool | None = None
     line: int | None = None
 
     @property
@@ -565,6 +567,8 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
             s[res.replace("-", "_")] = None if v is None else int(v)
         dp = r.get(f"{path}.disable_preemption")
         s["disable_preemption"] = None if dp is None else r.boolean(f"{path}.disable_preemption", False)
+        ip = f"{path}.intra-queue-preemption.disable_preemption"
+        s["intra_queue_disable_preemption"] = None if r.get(ip) is None else r.boolean(ip, False)
         settings[path] = s
     # ------------------------------------------------------------- capacities (ParentQueue.setChildQueues)
     fraction: dict[str, tuple[float, float]] = {ROOT: (1.0, 1.0)}
@@ -679,6 +683,7 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
             disable_preemption=s["disable_preemption"],  # type: ignore[arg-type]
             max_parallel_apps=apps.queue_max_parallel_apps.get(path),
             user_weights=apps.user_weights.get(path, {}),
+            intra_queue_disable_preemption=s["intra_queue_disable_preemption"],  # type: ignore[arg-type]
             line=prop.line if prop is not None else None,
         )
     _warn_unknown(r, set(order))

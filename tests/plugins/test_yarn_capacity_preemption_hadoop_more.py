@@ -467,10 +467,11 @@ def test_bad_preemption_value_refuses_the_file_when_loaded(key, value):
 
 # ---------------------------------------------------------------------------- the keys of the file
 def test_preemption_keys_unread_here_are_warned():
-    """``yarn.resourcemanager.monitor.capacity.preemption.*``: the six keys the monitor reads
-    pass silently; Hadoop's other selectors (intra-queue, reserved containers, balance after
-    satisfied, conservative DRF) are warned as not simulated unless switched off; a near miss
-    names the key meant.  (They were all ignored without a word.)"""
+    """``yarn.resourcemanager.monitor.capacity.preemption.*``: the keys the monitor reads
+    pass silently (conservative DRF, balance after satisfied and intra-queue preemption among
+    them since they are built); Hadoop's reserved-container selector is warned as not
+    simulated unless switched off; a near miss names the key meant.  (They were all ignored
+    without a word.)"""
     from corescheduler.formats.allocation_file import parse_allocations
 
     def prop(name: str, value: str) -> str:
@@ -484,12 +485,14 @@ def test_preemption_keys_unread_here_are_warned():
             + prop(PREFIX + "select_based_on_reserved_containers", " FALSE ")
             + prop(PREFIX + "intra-queue-preemption.enabled", "true")
             + prop(PREFIX + "conservative-drf", "true")
+            + prop(PREFIX + "preemption-to-balance-queue-after-satisfied.enabled", "true")
+            + prop(PREFIX + "preemption-to-balance-queue-after-satisfied.max-wait-before-kill", "60000")
+            + prop(PREFIX + "select_based_on_reserved_containers", "true")
             + prop(PREFIX + "natural_termination_facter", "0.5")
             + prop(PREFIX + "colour", "red") + "</configuration>")
     warnings = [w.split(": ", 1)[1] for w in parse_allocations(text, "p.xml").warnings]
     assert warnings == [
-        PREFIX + "intra-queue-preemption.enabled: not simulated (only FifoCandidatesSelector runs); ignored",
-        PREFIX + "conservative-drf: not simulated (only FifoCandidatesSelector runs); ignored",
+        PREFIX + "select_based_on_reserved_containers: not simulated (only FifoCandidatesSelector runs); ignored",
         PREFIX + f"natural_termination_facter: unknown preemption key (did you mean "
                  f"'{PREFIX}natural_termination_factor'?); ignored",
         PREFIX + "colour: unknown preemption key; ignored",

@@ -50,6 +50,18 @@ def stand_in(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         containers: list
         max_am_capacity: Any = None
         priority: int = 0
+        apps: list = attrs.field(factory=list)
+        user_limits: dict = attrs.field(factory=dict)
+        intra_queue_disabled: bool = False
+        minimum_allocation: Any = None
+
+    @attrs.frozen
+    class AppView:
+        id: str
+        user: str
+        order: int
+        pending: Any
+        priority: int = 0
 
     @attrs.frozen
     class ContainerView:
@@ -77,7 +89,7 @@ def stand_in(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
             victims = sorted(a.containers, key=lambda c: -c.app_order)
             return PreemptionRound(kill=[victims[0].id], marked=[victims[1].id], ideal={})
 
-    for cls in (PreemptionSettings, QueueView, ContainerView, PreemptionRound, ProportionalCapacityPreemption):
+    for cls in (PreemptionSettings, QueueView, AppView, ContainerView, PreemptionRound, ProportionalCapacityPreemption):
         setattr(module, cls.__name__, cls)
     monkeypatch.setitem(sys.modules, "corescheduler_plugins._yarn_capacity_preemption", module)
     return seen
@@ -98,6 +110,9 @@ def test_preempt_runs_the_monitor_on_the_live_tree(stand_in: dict[str, Any]) -> 
     assert (a.path, b.path, b.preemption_disabled, a.preemption_disabled) == ("root.a", "root.b", True, False)
     assert a.guaranteed.memory == 4096 and stand_in["cluster"].memory == 8192
     assert sorted(c.app_id for c in a.containers) == sorted([first.id] * 2 + [second.id] * 2)
+    # the intra-queue selector's view: the leaf's apps in submission order, one user
+    assert [(v.id, v.user) for v in a.apps] == [(first.id, "u"), (second.id, "u")]
+    assert a.apps[0].order < a.apps[1].order and not a.intra_queue_disabled and b.intra_queue_disabled
     assert [t.job.id for t in killed] == [second.id]  # the stand-in names the latest app's container
     assert len(h.shares()["preemption"]["marked"]) == 1
 
