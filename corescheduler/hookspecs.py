@@ -504,7 +504,9 @@ def cs_task_phase(task: Task, node: Node, phase: str, now: float) -> None:
 def cs_task_finished(task: Task, node: Node, now: float) -> None:
     """``task`` completed on ``node`` and freed its slot — or left it with its job (the job
     was killed or failed, or an AM ended with its app): every container whose start was
-    told by ``cs_task_started`` is told here or by ``cs_task_preempted`` when it stops.
+    told by ``cs_task_started`` is told here or by ``cs_task_preempted`` when it stops.  A
+    running container made another in place (the harness's ``mark_am``: its app's AM, or a
+    plain container again) is told here as it was, then by ``cs_task_started`` as it is.
 
     Called on every plugin in use; **return values are ignored**.
     """

@@ -496,7 +496,7 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         if task.id not in ledger.running or task.state != RUNNING:
             raise SchedulerStateError(f"task {task.id} is not running")
         if task.is_am and self.am_tasks.get(task.job.id) is not task:
-            self._unmark_am(task)  # a container marked as an AM besides the app's own: it asks again as it was
+            self._unmark_am(task, now)  # a container marked as an AM besides the app's own: it asks again as it was
         if task.is_am:
             for other in [t for t in ledger.running.values() if t.job is task.job and not t.is_am]:
                 self.kill_task(other, now, reason="application attempt failed")
