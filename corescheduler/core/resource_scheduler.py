@@ -26,7 +26,9 @@ What happens here, with the YARN trunk class and method it follows:
   the cluster changed (``recomputeSteadyShares``).
 * **Heartbeat** (``FairScheduler.attemptScheduling``): a node reserved for an
   app serves that app first (``assignReservedContainer``) and, if the
-  reservation is still valid, nothing else; otherwise containers are assigned
+  reservation is still valid, nothing else (under a root policy with
+  ``heartbeat_limits``, YARN's Capacity Scheduler, nothing else while it is still
+  reserved: once fulfilled the heartbeat goes on); otherwise containers are assigned
   from the root down — children in their parent policy's order, apps in
   their leaf's, skipping a queue at or over its max share
   (``assignContainerPreCheck``) and a request that would take a queue or an
@@ -264,9 +266,13 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
                         break
                     amount = amount - result
         reserved = node.reserved
-        if reserved is not None and self._serve_reservation(node, reserved, now, out):
-            return out
         limits = self._heartbeat_limits
+        if reserved is not None and self._serve_reservation(node, reserved, now, out):
+            if limits is None or node.reserved is not None:
+                return out  # FairScheduler.attemptScheduling: a valid reservation, nothing else
+            # CapacityScheduler.allocateContainerOnSingleNode: once the reservation is fulfilled
+            # the node is scheduled on as any other (allocateOrReserveNewContainers), and the
+            # heartbeat's limits count from there (the fulfilled container is not counted)
         if limits is not None:  # the root policy's own rule (SharePolicy.heartbeat_limits)
             # assign until nothing more is assigned, a node is reserved, ``containers`` have been
             # assigned or ``off_switch`` containers ran off the places they ask for (or ask for
