@@ -106,3 +106,31 @@ def test_refresh_queues_with_new_queue() -> None:
     b4 = h.shares()["queues"]["root.b.b4"]
     assert b4["capacity"] == pytest.approx(0.1, abs=EPSILON)
     assert b4["absolute_capacity"] == pytest.approx(0.1 * 0.2, abs=EPSILON)
+
+
+def test_app_reservation_with_dominant_resource_calculator() -> None:
+    """``testAppReservationWithDominantResourceCalculator``: under ``DominantResourceCalculator``
+    a node with memory free but no vcore left is not scheduled on, so not reserved
+    (``allocateContainerOnSingleNode``: ``computeAvailableContainers`` ≤ 0).  n0000 has
+    10 GB and 1 vcore, n0001 and n0002 10 GB and 4 vcores each; the app's 1 GB AM takes
+    n0000's vcore; its container (1 GB, 1 vcore, on n0000 or n0001) gets nothing on n0000,
+    no reservation, and runs on n0001."""
+    dominant = xml(("resource-calculator", "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"),
+                   ("root.queues", "default"), ("root.default.capacity", "100"))
+    h = ClusterHarness(racks=1, nodes_per_rack=3, node_resources="10240 mb, 4 vcores",
+                       config={"scheduler": {"mode": "resources", "share_policy": "yarn_capacity",
+                                             "pool_resolver": "yarn_capacity"}},
+                       allocations=dominant)
+    h.remove_node("n0000")
+    h.add_node("n0000", "r00", resources="10240 mb, 1 vcores")
+    app = h.submit_app(user="u", am_resources="1024 mb, 1 vcores",
+                       requests=[{"resources": "1024 mb, 1 vcores", "locations": ["n0000", "n0001"]}])
+    got = h.heartbeat("n0000")
+    assert [a.resources.memory for a in got] == [1024] and app.am_running  # the AM alone
+    node = h.cluster.nodes["n0000"]
+    assert (int(node.used.memory), int(node.capacity.memory - node.used.memory)) == (1024, 9216)
+    assert h.heartbeat("n0000") == []
+    assert node.reserved is None
+    got = h.heartbeat("n0001")
+    assert [(a.job, a.node, a.locality) for a in got] == [(app.id, "n0001", "node")]
+    assert all(n.reserved is None for n in h.cluster.nodes.values())
