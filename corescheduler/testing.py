@@ -411,9 +411,12 @@ class ClusterHarness:
         """Resource mode (SPEC §6b): the running container ``task`` becomes its app's AM
         (YARN's tests: ``RMContainer.isAMContainer``): preemption takes it only after the
         app's other containers (``FSPreemptionThread``), its size counts against the
-        queue's ``maxAMShare``, and it ends with its app.  The app must have no AM yet."""
+        queue's ``maxAMShare``, and it ends with its app.  The app must have no AM yet.  Plugins
+        are told as of a container that finished as a plain one and started as the AM
+        (``cs_task_finished``, then ``cs_task_started``): a share policy counting AM use by
+        ``task.is_am`` (``yarn_capacity``'s user AM use) counts it."""
         found = self.task(task)
-        self._engine().mark_am(found)
+        self._engine().mark_am(found, self.clock)
         return found
 
     def _engine(self) -> Any:

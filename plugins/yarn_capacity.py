@@ -52,8 +52,7 @@ by ``[scheduler] allocation_file`` (read and validated by
   :mod:`corescheduler_plugins._yarn_capacity_limits`, the preemption monitor's round on the
   live tree in :mod:`corescheduler_plugins._yarn_capacity_victims` (mixins of this class).
 
-What is left out (node labels, reservations' CS rules, the delay for MR maps) is in
-``docs/yarn-capacity.md``.
+What is left out (node labels, auto-created queues, …) is in ``docs/yarn-capacity.md``.
 """
 
 from __future__ import annotations
@@ -69,6 +68,7 @@ from corescheduler_plugins._yarn_capacity_placement import CapacityPlacement, ca
 from corescheduler_plugins._yarn_capacity_victims import CapacityVictims
 from corescheduler_plugins._yarn_capacity_weights import CapacityUserWeights
 
+from corescheduler.core.javamath import java_float, java_long
 from corescheduler.core.model import RESOURCES, Job, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
 from corescheduler.core.resources import MEMORY, UNBOUNDED, VCORES, normalize
@@ -79,6 +79,7 @@ from corescheduler.resources import Resources
 NAME = "yarn_capacity"
 #: without a file, Hadoop's default configuration: one queue with all of the cluster
 DEFAULT_QUEUE = "root.default"
+ROOT = "root"
 _ZERO = Resources()
 
 
@@ -106,6 +107,8 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         # leaf -> (its schedulable, guarantee, maximum, used memory, a lower bound of the user limit's
         # memory, its users' use): admit_job's fast path; dropped when the file or the live queue changes
         self._bounds: dict[str, tuple[Any, Any, Any, int, int, dict[Any, Resources]]] = {}
+        self._configured_sums: dict[str, Resources] = {}  # configure()
+        self._ratios: dict[str, tuple[Resources, dict[str, float]]] = {}  # parent -> (its total, _min_ratios)
         self._cluster = Resources()
         self._order: dict[str, int] = {}  # app id -> submission order (preemption: latest first)
         self._preemption: Any = None
@@ -142,6 +145,14 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         self._queue_keys.clear()
         self._dominant = bool(self.conf is not None and self.conf.dominant)
         self._ordering = self._orderings()
+        #: parent -> its absolute children's configured guarantees together
+        #: (ParentQueue.calculateEffectiveResourcesAndCapacity's configuredMinResources)
+        self._configured_sums = {} if self.conf is None else {
+            path: Resources.total(self.conf.queues[c].capacity_resources for c in q.children
+                                  if self.conf.queues[c].capacity_resources is not None)
+            for path, q in self.conf.queues.items()
+            if any(self.conf.queues[c].capacity_resources is not None for c in q.children)}
+        self._ratios.clear()
         #: leaf -> fair.enable-size-based-weight, for the leaves whose ordering-policy is fair
         self._fair_leaves = {path: q.fair_size_based_weight for path, q in self.conf.queues.items()
                              if q.ordering_policy == "fair"} if self.conf is not None else {}
@@ -172,15 +183,44 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         return out
 
     def guaranteed(self, path: str, total: Resources) -> Resources:
-        """The queue's guarantee out of its parent's ``total``."""
+        """The queue's guarantee out of its parent's ``total``.  An absolute queue's
+        (``[memory=…,vcores=…]``) is its configured vector, scaled down with its siblings'
+        when they add up to more than ``total`` (:meth:`_min_ratios`)."""
         if self.conf is None:  # Hadoop's default configuration: root.default has all
             return total if path == DEFAULT_QUEUE else Resources()
         q = self.conf.queues.get(path)
         if q is None:
             return Resources()
-        if q.capacity_resources is not None:
-            return q.capacity_resources.componentwise_min(total) if total.names else q.capacity_resources
+        configured = q.capacity_resources
+        if configured is not None:
+            ratios = self._min_ratios(path.rpartition(".")[0], total)
+            if not ratios:
+                return configured
+            # ParentQueue.getMinResourceNormalized: (long) (value * ratio), in Java floats
+            return Resources.of({n: java_long(java_float(java_float(float(v)) * ratios[n])) if n in ratios else v
+                                 for n, v in configured.items()})
         return total.multiply_and_round_down(q.capacity)
+
+    def _min_ratios(self, parent: str, total: Resources) -> dict[str, float]:
+        """``ParentQueue.calculateEffectiveResourcesAndCapacity``'s effective minimum ratio per
+        resource type for the absolute children of ``parent``, whose effective guarantee is
+        ``total`` (root's: the cluster): empty while ``total`` is not less than the children's
+        configured guarantees together (``Resources.lessThan`` with the scheduler's calculator;
+        root with an empty cluster neither), else ``(float) total ÷ configured`` for each type
+        the children configure (``getEffectiveMinRatioPerResource``) — every type, so one the
+        children ask less of than ``total`` has is scaled up, as Hadoop does."""
+        cached = self._ratios.get(parent)
+        if cached is not None and cached[0] == total:
+            return cached[1]
+        configured = self._configured_sums.get(parent)
+        ratios: dict[str, float] = {}
+        if configured is not None and (parent != ROOT or total.any_positive()) and self._less(total, configured):
+            for n, v in total.items():
+                d = configured.get(n)
+                if d != 0:
+                    ratios[n] = java_float(java_float(float(v)) / java_float(float(d)))
+        self._ratios[parent] = (total, ratios)
+        return ratios
 
     def compute_shares(self, schedulables: Sequence[Schedulable], total: Any, steady: bool) -> list[Any]:
         out: list[Any] = []

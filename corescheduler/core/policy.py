@@ -68,7 +68,9 @@ class HeartbeatLimits(NamedTuple):
     assigning until nothing more is assigned, a node is reserved, ``containers`` were
     assigned, or ``off_switch`` of them are off-switch: run off the nodes and racks their
     ask names, or for an ask that names none (YARN ``CapacityScheduler.canAllocateMore``:
-    ``maximum-container-assignments``, ``maximum-offswitch-assignments``)."""
+    ``maximum-container-assignments``, ``maximum-offswitch-assignments``).  A node's
+    reservation fulfilled at the start of the heartbeat does not end it, nor count
+    (``CapacityScheduler.allocateContainerOnSingleNode``)."""
 
     containers: int = -1
     off_switch: int = -1

@@ -311,13 +311,15 @@ class YarnAsks(EngineState):
         self._reposition(job)  # type: ignore[attr-defined]
         return added
 
-    def mark_am(self, task: Task) -> None:
+    def mark_am(self, task: Task, now: float = 0.0) -> None:
         """Mark the running container ``task`` as an AM container (YARN's tests:
         ``RMContainerImpl.setAMContainer(true)``): it counts against the leaf's
         ``maxAMShare``, preemption takes it only after the app's other containers
         (``FSPreemptionThread``), and it ends with its app.  The first container marked
         becomes the app's AM when it has none (killing it fails the attempt, as killing an
-        AM does); a container marked besides, killed, asks again as a plain container."""
+        AM does); a container marked besides, killed, asks again as a plain container.  The
+        plugins are told (:meth:`~corescheduler.core.task_ledger.TaskLedger.recast`): it
+        finished as a plain container and started as an AM, at ``now``."""
         job = task.job
         if task.state != RUNNING or task.id not in self.ledger.running:
             raise SchedulerStateError(f"task {task.id} is not running")
@@ -329,28 +331,37 @@ class YarnAsks(EngineState):
         if apps is None:
             self._group_asks(job)
             apps = self.app_asks[job.id]
-        leaf = self.tree.queues.get(job.queue or "")
-        task.is_am = True
-        apps.marked.append(task)
-        if job.id not in self.am_tasks:
-            self.am_tasks[job.id] = task
-            job.am_running = True
-        job.running[TASK] -= 1
-        if leaf is not None:
-            leaf.am_usage = leaf.am_usage + (task.resources or NONE)
 
-    def _unmark_am(self, task: Task) -> None:
+        def change() -> None:
+            leaf = self.tree.queues.get(job.queue or "")
+            task.is_am = True
+            apps.marked.append(task)
+            if job.id not in self.am_tasks:
+                self.am_tasks[job.id] = task
+                job.am_running = True
+            job.running[TASK] -= 1
+            if leaf is not None:
+                leaf.am_usage = leaf.am_usage + (task.resources or NONE)
+
+        self.ledger.recast(task, change, now)
+
+    def _unmark_am(self, task: Task, now: float = 0.0) -> None:
         """A container marked as an AM besides the app's own is killed: it is a plain
-        container again (it asks again as one)."""
+        container again (it asks again as one); the plugins are told so (it finished as an
+        AM, started as a plain container) before its kill is told."""
         job = task.job
-        apps = self.app_asks.get(job.id)
-        if apps is not None and task in apps.marked:
-            apps.marked.remove(task)
-        task.is_am = False
-        job.running[TASK] += 1
-        leaf = self.tree.queues.get(job.queue or "")
-        if leaf is not None:
-            leaf.am_usage = leaf.am_usage - (task.resources or NONE)
+
+        def change() -> None:
+            apps = self.app_asks.get(job.id)
+            if apps is not None and task in apps.marked:
+                apps.marked.remove(task)
+            task.is_am = False
+            job.running[TASK] += 1
+            leaf = self.tree.queues.get(job.queue or "")
+            if leaf is not None:
+                leaf.am_usage = leaf.am_usage - (task.resources or NONE)
+
+        self.ledger.recast(task, change, now)
 
     def _forget_asks(self, job: Job) -> None:
         self.app_asks.pop(job.id, None)

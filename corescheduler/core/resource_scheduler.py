@@ -26,7 +26,9 @@ What happens here, with the YARN trunk class and method it follows:
   the cluster changed (``recomputeSteadyShares``).
 * **Heartbeat** (``FairScheduler.attemptScheduling``): a node reserved for an
   app serves that app first (``assignReservedContainer``) and, if the
-  reservation is still valid, nothing else; otherwise containers are assigned
+  reservation is still valid, nothing else (under a root policy with
+  ``heartbeat_limits``, YARN's Capacity Scheduler, nothing else while it is still
+  reserved: once fulfilled the heartbeat goes on); otherwise containers are assigned
   from the root down — children in their parent policy's order, apps in
   their leaf's, skipping a queue at or over its max share
   (``assignContainerPreCheck``) and a request that would take a queue or an
@@ -264,9 +266,13 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
                         break
                     amount = amount - result
         reserved = node.reserved
-        if reserved is not None and self._serve_reservation(node, reserved, now, out):
-            return out
         limits = self._heartbeat_limits
+        if reserved is not None and self._serve_reservation(node, reserved, now, out):
+            if limits is None or node.reserved is not None:
+                return out  # FairScheduler.attemptScheduling: a valid reservation, nothing else
+            # CapacityScheduler.allocateContainerOnSingleNode: once the reservation is fulfilled
+            # the node is scheduled on as any other (allocateOrReserveNewContainers), and the
+            # heartbeat's limits count from there (the fulfilled container is not counted)
         if limits is not None:  # the root policy's own rule (SharePolicy.heartbeat_limits)
             # assign until nothing more is assigned, a node is reserved, ``containers`` have been
             # assigned or ``off_switch`` containers ran off the places they ask for (or ask for
@@ -361,6 +367,7 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         if am is not None and not job.am_running:
             return am if am.state == PENDING else None
         select = self.owner.plugins.select_task
+        nodes = -1  # the cluster's nodes, counted when a selector is first asked
         for kind in (MAP, REDUCE, TASK):
             if not job.pending.get(kind):
                 continue
@@ -377,7 +384,9 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
                                              or task.state != PENDING):
                         return answers.selected_task(self.owner._who("TaskSelector"), task, job, TASK, "cs_select_ask")
                     return task
-            task = select(job, node, kind, now)
+            if nodes < 0:
+                nodes = len(self.owner.cluster.nodes)
+            task = select(job, node, kind, now, nodes)
             if task is not None:
                 if type(task) is not Task or task.job is not job or task.kind != kind or task.state != PENDING:
                     return self.owner._check_selected(task, job, kind)
@@ -496,7 +505,7 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         if task.id not in ledger.running or task.state != RUNNING:
             raise SchedulerStateError(f"task {task.id} is not running")
         if task.is_am and self.am_tasks.get(task.job.id) is not task:
-            self._unmark_am(task)  # a container marked as an AM besides the app's own: it asks again as it was
+            self._unmark_am(task, now)  # a container marked as an AM besides the app's own: it asks again as it was
         if task.is_am:
             for other in [t for t in ledger.running.values() if t.job is task.job and not t.is_am]:
                 self.kill_task(other, now, reason="application attempt failed")

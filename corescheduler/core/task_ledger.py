@@ -118,6 +118,22 @@ class TaskLedger:
         for fn in self.listeners("cs_task_started"):
             fn(task, node, locality, now)
 
+    def recast(self, task: Task, change: Callable[[], None], now: float) -> None:
+        """The running ``task`` becomes another container in place (the harness's ``mark_am``,
+        YARN's tests' ``RMContainer.setAMContainer``: the app's AM, or a plain container
+        again): the plugins are told it finished as it was (``cs_task_finished``), ``change``
+        makes it what it now is, and they are told it started so (``cs_task_started``) — a
+        plugin counting use by ``task.is_am`` follows.  No event: it keeps running."""
+        node = self.nodes.get(task._node or "")
+        if node is None or task._state != RUNNING:
+            raise SchedulerStateError(f"task {task.id} is not running")
+        for fn in self.listeners("cs_task_finished"):
+            fn(task, node, now)
+        change()
+        locality = task.locality(node) if task.kind == MAP or task.locations or task.racks else None
+        for fn in self.listeners("cs_task_started"):
+            fn(task, node, locality, now)
+
     # ------------------------------------------------------------------ end
     def release(self, task: Task) -> Node | None:
         """``task`` stops running (it finished, or is killed): out of the running set and off

@@ -18,8 +18,11 @@ from corescheduler.testing import ClusterHarness
 
 
 def xml(*extra: tuple[str, str]) -> str:
-    props = [("root.queues", "a,b"), ("root.a.capacity", "[memory=2048,vcores=2]"),
-             ("root.b.capacity", "[memory=6144,vcores=6]"), *extra]
+    return properties(("root.queues", "a,b"), ("root.a.capacity", "[memory=2048,vcores=2]"),
+                      ("root.b.capacity", "[memory=6144,vcores=6]"), *extra)
+
+
+def properties(*props: tuple[str, str]) -> str:
     body = "".join(f"<property><name>yarn.scheduler.capacity.{k}</name><value>{v}</value></property>"
                    for k, v in props)
     return f"<configuration>{body}</configuration>"
@@ -78,12 +81,12 @@ def test_equally_used_absolute_queues_tie_to_the_larger_memory_first() -> None:
     assert p.order_key(tree.queues["root.a"].sched) < p.order_key(tree.queues["root.b"].sched)
 
 
-@pytest.mark.xfail(strict=True, reason="absolute guarantees larger than the cluster are each capped at the "
-                   "parent's (componentwise_min) instead of scaled down together by parent ÷ configured per "
-                   "resource (ParentQueue.calculateEffectiveResourcesAndCapacity, getEffectiveMinRatioPerResource): "
-                   "here a 2 GB and b 4 GB of a 4 GB cluster, over-committed; fix in YarnCapacityScheduler.guaranteed "
-                   "with the siblings' configured total")
 def test_absolute_guarantees_past_the_cluster_scale_down_together() -> None:
+    """a [2 GB, 2 vcores] and b [6 GB, 6 vcores] of a [4 GB, 8 vcores] cluster: together past
+    it (memory decides under ``DefaultResourceCalculator``), so both scale by the effective
+    minimum ratio per type (``ParentQueue.calculateEffectiveResourcesAndCapacity``,
+    ``getEffectiveMinRatioPerResource``: 4096 ÷ 8192 for memory, 8 ÷ 8 for vcores) — 1 GB and
+    3 GB, not each capped at the cluster's 4 GB."""
     h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="4096 mb, 8 vcores",
                        config={"scheduler": {"mode": "resources", "share_policy": "yarn_capacity",
                                              "pool_resolver": "yarn_capacity"}},
@@ -92,3 +95,47 @@ def test_absolute_guarantees_past_the_cluster_scale_down_together() -> None:
     queues = h.scheduler.resource_engine.tree.queues
     assert queues["root.a"].sched.fair_share.memory == 1024
     assert queues["root.b"].sched.fair_share.memory == 3072
+
+
+def shares(allocations: str, node: str) -> dict[str, tuple[int, int]]:
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources=node,
+                       config={"scheduler": {"mode": "resources", "share_policy": "yarn_capacity",
+                                             "pool_resolver": "yarn_capacity"}},
+                       allocations=allocations)
+    h.update()
+    return {n: (q.sched.fair_share.memory, q.sched.fair_share.vcores)
+            for n, q in h.scheduler.resource_engine.tree.queues.items() if n != "root.default"}
+
+
+def test_absolute_guarantees_within_the_cluster_stay_as_configured() -> None:
+    """The same queues on an 8 GB cluster: 2 GB + 6 GB is not more than it, no ratio applies
+    (``numeratorForMinRatio`` stays null)."""
+    got = shares(xml(), "8192 mb, 8 vcores")
+    assert got["root.a"] == (2048, 2) and got["root.b"] == (6144, 6)
+
+
+def test_a_scaled_down_parent_scales_its_absolute_children() -> None:
+    """p [4 GB, 4] and c [4 GB, 4] of a [4 GB, 8 vcores] cluster scale to [2 GB, 4] each
+    (memory 0.5, vcores 8 ÷ 8); p's children x and y [2 GB, 2], which fit p's configured
+    capacity, are past p's effective [2 GB, 4] in memory and scale by p's effective ÷ their
+    sum (``queueResourceQuotas.getEffectiveMinResource`` is the numerator below root):
+    [1 GB, 2] each."""
+    got = shares(properties(("root.queues", "p,c"), ("root.p.capacity", "[memory=4096,vcores=4]"),
+                            ("root.c.capacity", "[memory=4096,vcores=4]"), ("root.p.queues", "x,y"),
+                            ("root.p.x.capacity", "[memory=2048,vcores=2]"),
+                            ("root.p.y.capacity", "[memory=2048,vcores=2]")), "4096 mb, 8 vcores")
+    assert got["root.p"] == (2048, 4) and got["root.c"] == (2048, 4)
+    assert got["root.p.x"] == (1024, 2) and got["root.p.y"] == (1024, 2)
+
+
+def test_dominant_calculator_scales_every_type_by_its_ratio() -> None:
+    """Under ``DominantResourceCalculator`` a [2 GB, 2] and b [2 GB, 4] of an [8 GB, 4 vcores]
+    cluster are past it (vcores 6 of 4: a dominant share of 1.5), so each type scales by
+    cluster ÷ configured — vcores by 4 ÷ 6 = 0.6666667f ((long) 1.33 = 1, (long) 2.67 = 2) and
+    memory, which fits, *up* by 8192 ÷ 4096 = 2, as ``getEffectiveMinRatioPerResource`` takes
+    every type once the numerator is set."""
+    allocations = xml(("resource-calculator",
+                       "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"))
+    allocations = allocations.replace("[memory=6144,vcores=6]", "[memory=2048,vcores=4]")
+    got = shares(allocations, "8192 mb, 4 vcores")
+    assert got["root.a"] == (4096, 1) and got["root.b"] == (4096, 2)

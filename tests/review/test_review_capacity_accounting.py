@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from corescheduler.resources import Resources
 from corescheduler.testing import ClusterHarness
 
@@ -64,15 +62,64 @@ def test_a_failed_apps_containers_and_am_leave_its_users_use() -> None:
     assert p._user_am["root.a"]["u0"] == Resources(0, 0)
 
 
-@pytest.mark.xfail(strict=True, reason="ClusterHarness.mark_am (YARN tests' RMContainer.setAMContainer) makes a "
-                   "running container an AM without telling plugins: yarn_capacity's user AM use misses it (the user "
-                   "AM limit is not enforced on it) and goes negative when the app ends; fix: a notification (or "
-                   "cs_task_finished/cs_task_started pair) from YarnAsks.mark_am, or the user AM use read from the "
-                   "leaf's running AMs")
 def test_a_container_marked_as_the_am_counts_as_its_users_am_use() -> None:
+    """``ClusterHarness.mark_am`` (YARN's tests' ``RMContainer.setAMContainer``) tells the
+    plugins through ``cs_task_finished``/``cs_task_started``: the user's AM use counts the
+    container (its use stays the same), and falls back to nothing — not below — when the
+    app ends."""
     h = harness()
     job = h.submit_app(queue="a", user="u0", tasks=3, resources="1024 mb, 1 vcores")
     fill(h)
     running = [t for t in h.scheduler.ledger.running.values() if t.job is job]
     h.mark_am(running[0])
     assert policy(h)._user_am.get("root.a", {}).get("u0") == Resources(1024, 1)
+    assert policy(h).user_used(job) == Resources(3072, 3)
+    h.scheduler.end_job(job.id, h.clock, state="failed", reason="test")
+    assert policy(h)._user_am["root.a"]["u0"] == Resources(0, 0)
+    assert policy(h).user_used(job) == Resources(0, 0)
+
+
+def test_the_user_am_limit_holds_a_marked_am() -> None:
+    """root.a (8 GB of 16 GB), maximum-am-resource-percent 0.25 (an AM limit of 2 GB) and
+    minimum-user-limit-percent 50: with u0 and u1 active, u0's AM limit is 8 GB × 0.25 × 0.5
+    = 1 GB (``LeafQueue.getUserAMResourceLimitPerPartition``; u1's app of 20 containers keeps
+    u1 active).  u0's container marked as its app's AM fills it, so u0's second app does not
+    start its AM (``activateApplications``), though the leaf's AM limit has room."""
+    h = ClusterHarness(racks=1, nodes_per_rack=2, node_resources="8192 mb, 8 vcores",
+                       config={"scheduler": {"mode": "resources", "share_policy": "yarn_capacity",
+                                             "pool_resolver": "yarn_capacity"}},
+                       allocations=XML.replace("</configuration>", (
+                           "<property><name>yarn.scheduler.capacity.root.a.maximum-am-resource-percent</name>"
+                           "<value>0.25</value></property>"
+                           "<property><name>yarn.scheduler.capacity.root.a.minimum-user-limit-percent</name>"
+                           "<value>50</value></property></configuration>")))
+    first = h.submit_app(queue="a", user="u0", tasks=2, resources="1024 mb, 1 vcores")
+    h.submit_app(queue="a", user="u1", tasks=20, resources="1024 mb, 1 vcores")  # active throughout
+    fill(h)
+    h.mark_am(next(t for t in h.scheduler.ledger.running.values() if t.job is first))
+    assert policy(h)._user_am["root.a"]["u0"] == Resources(1024, 1)
+    assert h.scheduler.resource_engine.tree.queues["root.a"].am_usage == Resources(1024, 1)
+    second = h.submit_app(queue="a", user="u0", tasks=1, resources="1024 mb, 1 vcores",
+                          am_resources="1024 mb, 1 vcores")
+    fill(h)
+    assert not second.am_running
+    leaf = h.scheduler.resource_engine.tree.queues["root.a"]
+    assert policy(h).user_am_limit(leaf) == Resources(1024, 1)
+    assert (leaf.am_usage + Resources(1024, 1)).memory <= policy(h).am_limit(leaf).memory  # the leaf has room
+
+
+def test_a_second_marked_am_killed_leaves_the_users_am_use() -> None:
+    """A container marked as an AM besides the app's own, killed, asks again as a plain
+    container (``YarnAsks._unmark_am``): the user's AM use drops it, and its use the
+    container, each once."""
+    h = harness()
+    job = h.submit_app(queue="a", user="u0", tasks=3, resources="1024 mb, 1 vcores")
+    fill(h)
+    running = [t for t in h.scheduler.ledger.running.values() if t.job is job]
+    h.mark_am(running[0])
+    h.mark_am(running[1])
+    p = policy(h)
+    assert p._user_am["root.a"]["u0"] == Resources(2048, 2)
+    h.scheduler.kill(running[1].id, h.clock, reason="test")
+    assert p._user_am["root.a"]["u0"] == Resources(1024, 1)
+    assert p.user_used(job) == Resources(2048, 2)
