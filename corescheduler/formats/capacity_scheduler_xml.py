@@ -107,7 +107,7 @@ GLOBAL_KEYS = frozenset({
     "rack-locality-additional-delay", "resource-calculator", "queue-mappings", "queue-mappings-override.enable",
     "per-node-heartbeat.maximum-offswitch-assignments", "user-limit-factor", "minimum-user-limit-percent",
     "rack-locality-full-reset", "per-node-heartbeat.multiple-assignments-enabled",
-    "per-node-heartbeat.maximum-container-assignments",
+    "per-node-heartbeat.maximum-container-assignments", "reservations-continue-look-all-nodes",
 })
 #: Hadoop keys with no meaning here (node labels, auto-created queues, the async scheduler,
 #: …): accepted with a warning naming them as not simulated
@@ -202,6 +202,9 @@ class CapacitySchedulerConf:
     rack_locality_additional_delay: int = DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY
     offswitch_per_heartbeat: int = DEFAULT_OFFSWITCH_PER_HEARTBEAT
     rack_locality_full_reset: bool = True
+    #: ``reservations-continue-look-all-nodes``: an app holding reservations may take a container on
+    #: another node, unreserving one (``RegularContainerAllocator.assignContainer``)
+    continue_looking: bool = True
     multiple_assignments: bool = True
     max_assign_per_heartbeat: int = DEFAULT_MAX_ASSIGN_PER_HEARTBEAT
     dominant: bool = False
@@ -434,6 +437,7 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
                                                 what="a whole number ≥ 1") or 1),
         "mappings_override": r.boolean("queue-mappings-override.enable", False),
         "rack_locality_full_reset": r.boolean("rack-locality-full-reset", True),
+        "continue_looking": r.boolean("reservations-continue-look-all-nodes", True),
         "multiple_assignments": r.boolean("per-node-heartbeat.multiple-assignments-enabled", True),
         "max_assign_per_heartbeat": int(r.number("per-node-heartbeat.maximum-container-assignments",
                                                  DEFAULT_MAX_ASSIGN_PER_HEARTBEAT, -1, integer=True,
