@@ -99,7 +99,7 @@ def test_scheduling_constraints() -> None:
     assert step("node_1_0") == (None, 0, 0)  # "required(ANY) == 0"
     h.add_requests(app_0, [{"resources": GB_ASK, "count": 1, "locations": ["node_1_0"], "priority": 1}])
     assert step("node_0_1") == ("off", 1, 0)  # Hadoop: (None, 1, 1), then node_1_0 NODE_LOCAL
-    assert step("node_1_0") == (None, 0, 0)
+    assert step("node_1_0") == (None, 1, 0)  # an off-switch container does not reset the count
 
 
 def test_locality_delays_after_queue_refresh() -> None:
