@@ -122,3 +122,48 @@ def test_locality_delays_after_queue_refresh() -> None:
         assert waited <= 100
     # n0001 shares n0000's rack: rack-local once the missed opportunities pass min(100 nodes, 60)
     assert waited == 60 and cs.scheduling_opportunities(app, 1) == 0  # rack-locality-full-reset
+
+
+def queue_e(**more: str) -> str:
+    """The fixture's e (1 %) with maximum-capacity 100 %, open to all, minimum-user-limit-percent
+    100 (Hadoop's tests set 1000 with ``setUserLimit``, which the file refuses above 100: the
+    limits of these steps are the same) and one container a heartbeat."""
+    return with_globals(with_values(FIXTURE, e__maximum_capacity="100", e__acl_submit_applications="*",
+                                    e__minimum_user_limit_percent="100", **more), **ONE_A_CALL)
+
+
+def test_pending_considering_user_limit_one_user_allocations() -> None:
+    """``TestLeafQueue.testGetTotalPendingResourcesConsideringUserLimitOneUser``, its
+    allocations (``getTotalPendingResourcesConsideringUserLimit`` is the preemption monitor's):
+    queue e (1 % of one 100 GB node: 1 GB), user_0's app_0 asks 3 × 1 GB, app_1 2 × 1 GB.
+    app_0 gets 1 GB, then 2 GB ("one container more than user-limit-factor"), then nothing;
+    with user-limit-factor 10 app_0 gets its third, then app_1 its two: 3 GB and 2 GB."""
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="102400 mb, 128 vcores", config=CONFIG,
+                       allocations=queue_e())
+    app_0 = h.submit(queue="e", user="user_0", tasks=3, resources="1024 mb, 1 vcores")
+    app_1 = h.submit(queue="e", user="user_0", tasks=2, resources="1024 mb, 1 vcores")
+
+    def step() -> tuple[int, int]:
+        h.heartbeat("n0000")
+        return used(h, app_0.id) // GB, used(h, app_1.id) // GB
+
+    assert [step() for _ in range(3)] == [(1, 0), (2, 0), (2, 0)]
+    h.set_allocations(queue_e(e__user_limit_factor="10"))  # e.setUserLimitFactor(10.0f)
+    assert [step() for _ in range(3)] == [(3, 0), (3, 1), (3, 2)]
+
+
+def test_pending_considering_user_limit_two_users_allocations() -> None:
+    """``TestLeafQueue.testGetTotalPendingResourcesConsideringUserLimitTwoUsers``, its
+    allocations: queue e as above, user_0's app_0 asks 1 GB and app_1 2 × 1 GB, user_1's app_2
+    2 × 1 GB and app_3 1 GB.  app_0 1 GB; app_1 1 GB (one container above the user limit);
+    app_2 1 GB; app_2 again (one above); then nothing: both users are above their limits."""
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="102400 mb, 128 vcores", config=CONFIG,
+                       allocations=queue_e())
+    apps = [h.submit(queue="e", user=user, tasks=n, resources="1024 mb, 1 vcores")
+            for user, n in (("user_0", 1), ("user_0", 2), ("user_1", 2), ("user_1", 1))]
+
+    def step() -> tuple[int, ...]:
+        h.heartbeat("n0000")
+        return tuple(used(h, a.id) // GB for a in apps)
+
+    assert [step() for _ in range(5)] == [(1, 0, 0, 0), (1, 1, 0, 0), (1, 1, 1, 0), (1, 1, 2, 0), (1, 1, 2, 0)]
