@@ -677,7 +677,23 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         return normalize(ask, minimum, Resources(maximum.memory, UNBOUNDED), Resources(minimum.memory))
 
     def job_report(self, job: Job) -> dict[str, Any] | None:
-        return {"headroom": self.headroom(job)}
+        """An app's headroom and ``SchedulerApplicationAttempt.getResourceUsageReport``'s
+        percentages: its use as a percent of its queue's absolute capacity of the cluster
+        (``queue_usage_percentage``; 0 for a queue of no capacity) and of the cluster
+        (``cluster_usage_percentage``), by the scheduler's calculator (memory, or the dominant
+        share)."""
+        report: dict[str, Any] = {"headroom": self.headroom(job)}
+        path = _path(job)
+        q = self.conf.queues.get(path) if self.conf is not None else None
+        queue = self._live.get(path)
+        cluster = self._cluster
+        if q is not None and queue is not None and cluster.any_positive():
+            share = self._ratio(job.usage, cluster, cluster)
+            absolute = q.absolute_capacity if q.capacity_resources is None else \
+                self._ratio(queue.sched.fair_share or Resources(), cluster, cluster)
+            report["queue_usage_percentage"] = share / absolute * 100 if absolute > 0 else 0.0
+            report["cluster_usage_percentage"] = share * 100
+        return report
 
     def report(self) -> dict[str, Any]:
         return {"preemption": {"marked": list(self._marked)}}

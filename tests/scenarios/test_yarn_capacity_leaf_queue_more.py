@@ -156,7 +156,8 @@ def test_pending_considering_user_limit_two_users_allocations() -> None:
     """``TestLeafQueue.testGetTotalPendingResourcesConsideringUserLimitTwoUsers``, its
     allocations: queue e as above, user_0's app_0 asks 1 GB and app_1 2 × 1 GB, user_1's app_2
     2 × 1 GB and app_3 1 GB.  app_0 1 GB; app_1 1 GB (one container above the user limit);
-    app_2 1 GB; app_2 again (one above); then nothing: both users are above their limits."""
+    app_2 1 GB; app_2 again (one above); then nothing: both users are above their limits.  With
+    user-limit-factor 10, app_1 gets its last container, then app_3 its one."""
     h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="102400 mb, 128 vcores", config=CONFIG,
                        allocations=queue_e())
     apps = [h.submit(queue="e", user=user, tasks=n, resources="1024 mb, 1 vcores")
@@ -167,3 +168,40 @@ def test_pending_considering_user_limit_two_users_allocations() -> None:
         return tuple(used(h, a.id) // GB for a in apps)
 
     assert [step() for _ in range(5)] == [(1, 0, 0, 0), (1, 1, 0, 0), (1, 1, 1, 0), (1, 1, 2, 0), (1, 1, 2, 0)]
+    h.set_allocations(queue_e(e__user_limit_factor="10"))  # e.setUserLimitFactor(10.0f)
+    assert [step() for _ in range(2)] == [(1, 2, 2, 0), (1, 2, 2, 1)]  # app_1's last, then app_3's
+
+
+def test_application_queue_percent() -> None:
+    """``TestLeafQueue.testApplicationQueuePercent``: on a 10 GB, 10-vcore cluster an app using
+    1536 MB is 15 % of the cluster and, by its queue's absolute capacity, 15 % of a queue of
+    100 %, 30 % of one of 50 %, 60 % of one of 25 % (50 % of a 50 % parent)
+    (``SchedulerApplicationAttempt.getResourceUsageReport``)."""
+    xml = ("<configuration>" + "".join(
+        f"<property><name>yarn.scheduler.capacity.{k}</name><value>{v}</value></property>" for k, v in (
+            ("root.queues", "test,test2"), ("root.test.capacity", "50"), ("root.test2.capacity", "50"),
+            ("root.test2.queues", "t1,t2"), ("root.test2.t1.capacity", "50"), ("root.test2.t2.capacity", "50"),
+            ("root.test.user-limit-factor", "10"), ("root.test2.t1.user-limit-factor", "10"))) + "</configuration>")
+    config = {**CONFIG, "cluster": {"minimum_allocation": "512 mb, 1 vcores"}}  # 1536 MB stays 1536 MB
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="10240 mb, 10 vcores", config=config,
+                       allocations=xml)
+    in_test = h.submit(queue="test", user="user1", tasks=1, resources="1536 mb, 2 vcores")
+    in_t1 = h.submit(queue="t1", user="user1", tasks=1, resources="1536 mb, 2 vcores")
+    h.heartbeat("n0000")
+    h.heartbeat("n0000")
+    h.update()
+    jobs = h.shares()["jobs"]
+    assert used(h, in_test.id) == used(h, in_t1.id) == 1536
+    for app, queue_percent in ((in_test, 30.0), (in_t1, 60.0)):
+        assert abs(jobs[app.id]["queue_usage_percentage"] - queue_percent) < 0.01
+        assert abs(jobs[app.id]["cluster_usage_percentage"] - 15.0) < 0.01
+    whole = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="10240 mb, 10 vcores", config=config,
+                           allocations=xml.replace("<value>test,test2</value>", "<value>test</value>").replace(
+                               "<name>yarn.scheduler.capacity.root.test.capacity</name><value>50</value>",
+                               "<name>yarn.scheduler.capacity.root.test.capacity</name><value>100</value>").replace(
+                               "root.test2.", "root.gone."))
+    app = whole.submit(queue="test", user="user1", tasks=1, resources="1536 mb, 2 vcores")
+    whole.heartbeat("n0000")
+    whole.update()
+    report = whole.shares()["jobs"][app.id]
+    assert abs(report["queue_usage_percentage"] - 15.0) < 0.01 and abs(report["cluster_usage_percentage"] - 15.0) < 0.01
