@@ -64,6 +64,7 @@ from corescheduler_plugins._yarn_capacity_locality import CapacityLocality
 from corescheduler_plugins._yarn_capacity_placement import CapacityPlacement, capacity_conf
 from corescheduler_plugins._yarn_capacity_victims import CapacityVictims
 
+from corescheduler.core.javamath import java_float
 from corescheduler.core.model import RESOURCES, Job, Rejection, Schedulable
 from corescheduler.core.policy import DOMINANT, PRIMARY, Calculator, SharePolicy
 from corescheduler.core.resources import MEMORY, UNBOUNDED, VCORES, normalize
@@ -92,6 +93,7 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         #: compute_shares: (positive absolute capacity, its negation, -priority, tie-breaker)
         self._queue_keys: dict[Any, tuple[bool, bool, int, tuple[float, ...]]] = {}
         self._dominant = False
+        self._absolute = False
         self._apps: Counter[str] = Counter()  # leaf -> apps placed (pending and running)
         self._users: dict[str, Counter[Any]] = {}  # leaf -> user -> apps
         self._user_used: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> resources used
@@ -135,6 +137,9 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         self._bounds.clear()
         self._queue_keys.clear()
         self._dominant = bool(self.conf is not None and self.conf.dominant)
+        #: some queue has an absolute capacity (compute_shares' effective minimum ratio)
+        self._absolute = self.conf is not None and any(q.capacity_resources is not None
+                                                       for q in self.conf.queues.values())
         self._ordering = self._orderings()
         #: leaf -> fair.enable-size-based-weight, for the leaves whose ordering-policy is fair
         self._fair_leaves = {path: q.fair_size_based_weight for path, q in self.conf.queues.items()
@@ -176,8 +181,39 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
             return q.capacity_resources.componentwise_min(total) if total.names else q.capacity_resources
         return total.multiply_and_round_down(q.capacity)
 
+    def _min_ratios(self, schedulables: Sequence[Schedulable], total: Resources) -> dict[str, float] | None:
+        """``ParentQueue.calculateEffectiveResourcesAndCapacity``'s effective minimum ratio per
+        resource: when the parent's ``total`` is less than (by the calculator) what its
+        absolute children are configured to together, each resource type scales by total ÷
+        that sum (a Java float; ``getEffectiveMinRatioPerResource``), else None."""
+        conf = self.conf
+        configured = None
+        if conf is None:
+            return None
+        for s in schedulables:
+            owner = s.owner
+            if isinstance(owner, Job):
+                return None
+            q = conf.queues.get(owner.name)
+            if q is None:
+                continue  # the engine's root.default, not in the file: no guarantee
+            if q.capacity_resources is None:
+                return None
+            configured = q.capacity_resources if configured is None else configured + q.capacity_resources
+        if configured is None or not total.names:
+            return None
+        if self._dominant:
+            cluster = self._cluster if self._cluster.any_positive() else total
+            less = total.dominant_share(cluster) < configured.dominant_share(cluster)
+        else:
+            less = total.memory < configured.memory
+        if not less:
+            return None
+        return {n: java_float(java_float(total.get(n)) / java_float(v)) for n, v in configured.items() if v != 0}
+
     def compute_shares(self, schedulables: Sequence[Schedulable], total: Any, steady: bool) -> list[Any]:
         out: list[Any] = []
+        ratios = self._min_ratios(schedulables, total) if self._absolute else None
         for s in schedulables:
             owner = s.owner
             if isinstance(owner, Job):
@@ -192,7 +228,13 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
                         self._queue_keys[s] = (fixed[0] > 0, fixed[0] <= 0, -fixed[1], fixed[2])
                 if owner.parent is not None and owner.parent.parent is None:
                     self._cluster = total  # root's share: the cluster
-                out.append(self.guaranteed(owner.name, total))
+                spec = self.conf.queues.get(owner.name) if ratios is not None else None
+                if spec is not None:  # getMinResourceNormalized: (long) (value * ratio)
+                    configured = spec.capacity_resources
+                    out.append(Resources.of({n: (int(java_float(java_float(v) * ratios[n])) if n in ratios else v)
+                                             for n, v in configured.items()}))
+                else:
+                    out.append(self.guaranteed(owner.name, total))
         return out
 
     def _ratio(self, used: Resources, guaranteed: Resources | None, cluster: Resources | None) -> float:

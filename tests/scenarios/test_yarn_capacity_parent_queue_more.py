@@ -81,3 +81,50 @@ def test_queue_acl() -> None:
     for leaf in ("a1", "b3", "d"):
         with pytest.raises(SubmissionRejected):
             h.submit(queue=leaf, user="anyone", tasks=1, resources="1024 mb, 1 vcores")
+
+
+def absolute_harness(nodes: int, node: str) -> ClusterHarness:
+    """``TestParentQueue.setupSingleLevelQueuesWithAbsoluteResource``: root.a [6 GB, 10 vcores],
+    root.b [14 GB, 22 vcores]."""
+    return ClusterHarness(racks=1, nodes_per_rack=nodes, node_resources=node, config=CONFIG,
+                          allocations=xml(("root.queues", "a,b"), ("root.a.capacity", "[memory=6144,vcores=10]"),
+                                          ("root.b.capacity", "[memory=14336,vcores=22]")))
+
+
+def guarantees(h: ClusterHarness) -> list[tuple[int, int]]:
+    h.update()
+    return [(int(q["guaranteed"].memory), int(q["guaranteed"].vcores))
+            for q in (h.shares()["queues"]["root.a"], h.shares()["queues"]["root.b"])]
+
+
+def test_absolute_resource_with_change_in_cluster_resource() -> None:
+    """``TestParentQueue.testAbsoluteResourceWithChangeInClusterResource``: on two nodes of
+    10 GB and 16 vcores the effective guarantees are the configured ones; with one node left
+    (10 GB, 16 vcores: less than the 20 GB configured) each resource scales by the cluster
+    over the configured sum (``ParentQueue.calculateEffectiveResourcesAndCapacity``: memory
+    0.5, vcores 16 ÷ 32): a [3 GB, 5], b [7 GB, 11]; with that node's vcores 40, vcores scale
+    by 40 ÷ 32 = 1.25: a [3 GB, 12], b [7 GB, 27] ((long) (22 × 1.25f))."""
+    h = absolute_harness(2, "10240 mb, 16 vcores")
+    assert guarantees(h) == [(6 * GB, 10), (14 * GB, 22)]
+    h.remove_node("n0001")
+    assert guarantees(h) == [(3 * GB, 5), (7 * GB, 11)]
+    h.remove_node("n0000")
+    h.add_node("n0002", resources="10240 mb, 40 vcores")
+    assert guarantees(h) == [(3 * GB, 12), (7 * GB, 27)]
+
+
+def test_derive_capacity_from_absolute_configurations() -> None:
+    """``TestParentQueue.testDeriveCapacityFromAbsoluteConfigurations``: a cluster of exactly
+    a's and b's configured resources (two nodes of [10 GB, 16 vcores]): a's capacity and
+    absolute capacity are 6 ÷ 20, b's 14 ÷ 20, both maxima 1; a leaf takes
+    maximum-applications × its share apps (10000 × 0.3 = 3000, 10000 × 0.7 = 7000)."""
+    h = absolute_harness(2, "10240 mb, 16 vcores")
+    h.update()
+    for path, scale in (("root.a", 6 / 20), ("root.b", 14 / 20)):
+        q = h.shares()["queues"][path]
+        assert q["capacity"] == pytest.approx(scale, abs=1e-4)
+        assert q["absolute_capacity"] == pytest.approx(scale, abs=1e-4)
+        assert q["maximum_capacity"] == pytest.approx(1.0, abs=1e-4)
+        assert q["absolute_maximum_capacity"] == pytest.approx(1.0, abs=1e-4)
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    assert [cs.max_applications(cs.conf, p) for p in ("root.a", "root.b")] == [3000, 7000]
