@@ -78,11 +78,6 @@ def test_equally_used_absolute_queues_tie_to_the_larger_memory_first() -> None:
     assert p.order_key(tree.queues["root.a"].sched) < p.order_key(tree.queues["root.b"].sched)
 
 
-@pytest.mark.xfail(strict=True, reason="absolute guarantees larger than the cluster are each capped at the "
-                   "parent's (componentwise_min) instead of scaled down together by parent ÷ configured per "
-                   "resource (ParentQueue.calculateEffectiveResourcesAndCapacity, getEffectiveMinRatioPerResource): "
-                   "here a 2 GB and b 4 GB of a 4 GB cluster, over-committed; fix in YarnCapacityScheduler.guaranteed "
-                   "with the siblings' configured total")
 def test_absolute_guarantees_past_the_cluster_scale_down_together() -> None:
     h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="4096 mb, 8 vcores",
                        config={"scheduler": {"mode": "resources", "share_policy": "yarn_capacity",

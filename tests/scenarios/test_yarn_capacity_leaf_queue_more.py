@@ -103,7 +103,8 @@ def test_scheduling_constraints() -> None:
 
 
 def test_locality_delays_after_queue_refresh() -> None:
-    """``TestLeafQueue.testLocalityDelaysAfterQueueRefresh``: node-locality-delay 40 and
+    """``TestLeafQueue.testLocalityDelaysAfterQueueRefresh`` (earlier ``testNodeLocalityAfterQueueRefresh``,
+    its node part): node-locality-delay 40 and
     rack-locality-additional-delay −1 by default; a refresh to 60 and 600 puts them in force:
     an ask for n0000 waits 60 missed opportunities on n0001 (its rack, 100 nodes), not 40."""
     xml = with_globals(with_values(FIXTURE, e__acl_submit_applications="*", e__maximum_capacity="100",

@@ -192,3 +192,24 @@ def test_reservation_limit_other_users() -> None:
     h.heartbeat("n0001")  # "next assignment is beyond user limit for user_0 but it should assign to app_1"
     assert state(h, app_0)[:3] == (14, 2, 8) and h.job(app_1).usage.memory == 4 * GB
     assert [int(h.scheduler.cluster.nodes[n].used.memory) // GB for n in NODES] == [2, 4, 0]
+
+
+def test_get_app_to_unreserve() -> None:
+    """``TestReservations.testGetAppToUnreserve`` / ``testFindNodeToUnreserve`` on the policy's
+    ``unreserve_for`` (``FiCaSchedulerApp.getNodeIdToUnreserve``): app_0, with one container
+    outstanding at priority 5 and as many reserved (so it must give one back), asks for 2 GB
+    on node_2: with its only reservation 1 GB (node_0) none is large enough — nothing here;
+    with 2 GB reserved on node_1 too, node_1 is unreserved; a reservation at another
+    priority does not count; with more outstanding than reserved, nothing is unreserved."""
+    h = harness()
+    app_0 = h.submit_app(queue="a", user="user_0", requests=[ask(2, 1, 5)])
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    leaf = h.scheduler.resource_engine.tree.queues["root.newroot.a"]
+    node_2 = h.scheduler.cluster.nodes["n0002"]
+    size = app_0.tasks["task"][0].resources
+    one, two = (size.__class__(memory=gb * GB, vcores=1) for gb in (1, 2))
+    assert cs.unreserve_for(leaf, app_0, size, node_2, 5, 1, {}) is None  # "no reserved containers"
+    assert cs.unreserve_for(leaf, app_0, size, node_2, 5, 1, {"n0000": (5, one)}) is False
+    assert cs.unreserve_for(leaf, app_0, size, node_2, 5, 1, {"n0000": (5, one), "n0001": (5, two)}) == "n0001"
+    assert cs.unreserve_for(leaf, app_0, size, node_2, 5, 1, {"n0001": (10, two)}) is None
+    assert cs.unreserve_for(leaf, app_0, size, node_2, 5, 2, {"n0001": (5, two)}) is None
