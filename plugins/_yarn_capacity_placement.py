@@ -61,7 +61,10 @@ class CapacityPlacement:
             share = guaranteed.dominant_share(cluster)
         else:
             share = guaranteed.memory / cluster.memory if cluster.memory > 0 else 0.0
-        return int(conf.maximum_applications * share)
+        # ParentQueue.deriveCapacityFromAbsoluteConfigurations: global-queue-max-application, when
+        # set, × the share, else maximum-applications × the share
+        per_queue = conf.global_queue_max_applications
+        return int((per_queue if per_queue > 0 else conf.maximum_applications) * share)
 
     # ------------------------------------------------------------------ refreshQueues
     @hookimpl

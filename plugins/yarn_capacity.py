@@ -502,8 +502,8 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         if limit is None or queue is None:
             return None
         cluster = self._cluster
-        mine = limit - self.user_used(job)
-        room = self.current_limit(queue) - queue.sched.running
+        mine = limit - self.user_used(job) - queue.reserved_by_user.get(job.user, Resources())
+        room = self.current_limit(queue) - queue.sched.running - queue.reserved  # reservations count in its use
         values = {n: max(0, min(v, room.get(n))) for n, v in mine.items()}
         step = self._minimum
         if step is not None:
@@ -653,7 +653,63 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
                 return False
         pending = job.pending
         required = sum(pending.values()) if pending else 0
-        return required - held > 0
+        if required - held <= 0:
+            return False
+        # canAssignToThisQueue and canAssignToUser with the reservations: a reservation that would
+        # pass the leaf's current limit, or of a user beyond its limit with its reservations, is
+        # not made (RegularContainerAllocator.assignContainer: needToUnreserve)
+        return self._excess(leaf, size) is None and self._user_excess(leaf, job) is None
+
+    def unreserve_for(self, leaf: Any, job: Job, size: Resources, node: Any, priority: int, pending: int,
+                      reserved: Mapping[str, tuple[int, Resources]]) -> str | bool | None:
+        """``RegularContainerAllocator.assignContainer`` with ``reservations-continue-look-all-nodes``
+        (Hadoop's default) for a new container on a node the app has not reserved.  A reserved
+        container counts in its queue's use (``LeafQueue.allocateResource``), so the container
+        must fit the leaf's current limit with the leaf's reservations
+        (``AbstractCSQueue.canAssignToThisQueue``: ``capability - headroom``); and an app that
+        should not allocate or reserve one more container at this priority
+        (``FiCaSchedulerApp.shouldAllocOrReserveNewContainer``: its outstanding containers there
+        no more than its reservations — the container reserved elsewhere is the one it gets
+        here) must give back one of the same size.  Either way it unreserves the first of its
+        containers at this priority on another node at least that large
+        (``FiCaSchedulerApp.getNodeIdToUnreserve``); without one, nothing here
+        (``LOCALITY_SKIPPED``).  With continue-looking off, an app that should not allocate
+        more skips the priority (``preCheckForNodeCandidateSet``) and a leaf at its limit with
+        its reservations takes nothing."""
+        same = [(name, held) for name, (p, held) in reserved.items() if p == priority]
+        excess = self._excess(leaf, size)
+        if self.conf is not None and not self.conf.continue_looking:
+            if same and pending - len(same) <= 0:
+                return False  # PRIORITY_SKIPPED
+            return False if self._excess(leaf, Resources()) is not None else None
+        if excess is None:
+            if not same or pending - len(same) > 0:
+                return None
+            excess = size  # "unreserve one the same size we are asking for"
+        for name, held in same:
+            if excess.fits_in(held) if self._dominant else excess.memory <= held.memory:  # Resources.fitsIn
+                return name
+        return False
+
+    def _user_excess(self, leaf: Any, job: Job) -> Resources | None:
+        """How far ``job``'s user's use with its reservations in the leaf passes its user limit
+        (None: not beyond it; ``LeafQueue.canAssignToUser``: ``user.getUsed() > limit``, the
+        reservations counted as ``LeafQueue.allocateResource`` counts them)."""
+        reserved = leaf.reserved_by_user.get(job.user)
+        if reserved is None:
+            return None
+        limit = self.user_limit(job)
+        used = self.user_used(job) + reserved
+        if limit is None or not self._less(limit, used):
+            return None
+        return used - limit
+
+    def _excess(self, leaf: Any, size: Resources) -> Resources | None:
+        """How far the leaf's use, its reservations and ``size`` pass its current limit
+        (None: they fit; ``Resources.isAnyMajorResourceAboveZero``)."""
+        over = leaf.sched.running + leaf.reserved + size - self.current_limit(leaf)
+        excess = Resources.of({n: max(0, v) for n, v in over.items()})
+        return excess if self._less(Resources(), excess) else None
 
     def normalize(self, ask: Resources, minimum: Resources, maximum: Resources,
                   increment: Resources) -> Resources | None:
@@ -672,7 +728,23 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         return normalize(ask, minimum, Resources(maximum.memory, UNBOUNDED), Resources(minimum.memory))
 
     def job_report(self, job: Job) -> dict[str, Any] | None:
-        return {"headroom": self.headroom(job)}
+        """An app's headroom and ``SchedulerApplicationAttempt.getResourceUsageReport``'s
+        percentages: its use as a percent of its queue's absolute capacity of the cluster
+        (``queue_usage_percentage``; 0 for a queue of no capacity) and of the cluster
+        (``cluster_usage_percentage``), by the scheduler's calculator (memory, or the dominant
+        share)."""
+        report: dict[str, Any] = {"headroom": self.headroom(job)}
+        path = _path(job)
+        q = self.conf.queues.get(path) if self.conf is not None else None
+        queue = self._live.get(path)
+        cluster = self._cluster
+        if q is not None and queue is not None and cluster.any_positive():
+            share = self._ratio(job.usage, cluster, cluster)
+            absolute = q.absolute_capacity if q.capacity_resources is None else \
+                self._ratio(queue.sched.fair_share or Resources(), cluster, cluster)
+            report["queue_usage_percentage"] = share / absolute * 100 if absolute > 0 else 0.0
+            report["cluster_usage_percentage"] = share * 100
+        return report
 
     def report(self) -> dict[str, Any]:
         return {"preemption": {"marked": list(self._marked)}}

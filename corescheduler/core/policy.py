@@ -190,6 +190,20 @@ class SharePolicy:
         ``reservationExceedsThreshold``."""
         return None
 
+    def unreserve_for(self, leaf: Queue, job: Job, size: Resources, node: Node, priority: int, pending: int,
+                      reserved: Mapping[str, tuple[int, Resources]]) -> str | bool | None:
+        """Resource mode, a leaf's policy: ``job`` is about to get a new container of ``size``
+        at ``priority`` on ``node`` (``pending``: its containers outstanding at that priority,
+        this one included) while it holds reservations on other nodes (``reserved``: node name
+        -> (the reserved container's priority, its size)) or its leaf's apps hold some
+        (``Queue.reserved``, on the leaf and each ancestor).  The answer: a node of
+        ``reserved`` to unreserve first, False to give ``job`` nothing on ``node`` now, or
+        None / True (the default): allocate, keeping the reservations (the fair scheduler's
+        ``FSAppAttempt.assignContainer``).  The Capacity Scheduler's
+        ``RegularContainerAllocator.assignContainer`` with
+        ``reservations-continue-look-all-nodes`` answers with a node (or False)."""
+        return None
+
     def normalize(self, ask: Resources, minimum: Resources, maximum: Resources,
                   increment: Resources) -> Resources | None:
         """Resource mode, the root queue's policy: a container ask as the scheduler sizes it

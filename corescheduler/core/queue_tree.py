@@ -24,13 +24,17 @@ dynamic, and settings are re-read.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from corescheduler.core.model import RESOURCES, Job, Schedulable
 from corescheduler.core.order import KeyedOrder
 from corescheduler.core.queues import ROOT, QueueConfig, full_queue_name, parent_name, trim_queue_name
 from corescheduler.core.resources import Resources
 
-__all__ = ["Queue", "QueueTree", "valid_queue_name"]
+__all__ = ["NO_RESERVATION", "Queue", "QueueTree", "valid_queue_name"]
+
+#: ``Queue.reserved`` when no reservation counts there (tested with ``is``)
+NO_RESERVATION = Resources()
 
 
 def valid_queue_name(name: str) -> str | None:
@@ -58,6 +62,8 @@ class Queue:
         "order",
         "parent",
         "policy",
+        "reserved",
+        "reserved_by_user",
         "runnable_apps",
         "sched",
         "user_apps",
@@ -88,6 +94,11 @@ class Queue:
         self.num_runnable = 0
         #: leaf: what its apps' AM containers use (``FSLeafQueue.amResourceUsage``)
         self.am_usage = Resources()
+        #: what reservations on nodes hold for apps in this queue and below (kept by the engine;
+        #: ``NO_RESERVATION`` itself when nothing)
+        self.reserved = NO_RESERVATION
+        #: leaf: ``reserved`` by the user of the app holding each reservation
+        self.reserved_by_user: dict[Any, Resources] = {}
         self.max_running_apps = 2**31 - 1
         self.max_am_share = 0.5
         #: apps placed here and not yet removed (YARN's assigned apps: keep a new queue alive)

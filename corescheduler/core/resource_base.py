@@ -68,6 +68,8 @@ class EngineState:
     user_waiting: dict[Any, list[Job]]
     #: app id -> node name -> rack, of the nodes the app holds reservations on
     reservations: dict[str, dict[str, str]]
+    #: node name -> the leaf whose ``reserved`` counts the node's reservation
+    reserved_leaf: dict[str, Queue]
     am_tasks: dict[str, Task]
     app_asks: dict[str, Any]
     empty_runnable: list[Job]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from corescheduler.core import hook_answers as answers
 from corescheduler.core.model import (
     PENDING,
     RESOURCES,
@@ -15,7 +16,8 @@ from corescheduler.core.model import (
     Node,
     Task,
 )
-from corescheduler.core.queue_tree import Queue
+from corescheduler.core.policy import SharePolicy
+from corescheduler.core.queue_tree import NO_RESERVATION, Queue
 from corescheduler.core.resource_base import NONE, EngineState
 from corescheduler.core.resources import Resources
 
@@ -91,13 +93,45 @@ class AMLimitsAndReservations(EngineState):
                 if existing >= allowed:
                     return False
             self.reservations.setdefault(job.id, {})[node.name] = node.rack
-        node.reserved = task
+        elif node.reserved is not task:
+            self._count_reserved(node, -1)
+        if node.reserved is not task:
+            node.reserved = task
+            self._count_reserved(node, 1)
         return True
+
+    def _count_reserved(self, node: Node, sign: int) -> None:
+        """Add (``sign`` 1) or take back (-1) ``node``'s reservation in its leaf's and the
+        leaf's ancestors' ``reserved`` (the leaf it was counted in, when taken back)."""
+        task = node.reserved
+        size = task.resources if task is not None else None
+        if sign > 0:
+            leaf = self.tree.queues.get(task.job.queue or "") if task is not None else None
+            if leaf is None or size is None:
+                return
+            self.reserved_leaf[node.name] = leaf
+        else:
+            leaf = self.reserved_leaf.pop(node.name, None)
+            if leaf is None or size is None:
+                return
+        by_user = leaf.reserved_by_user
+        user = task.job.user  # type: ignore[union-attr]
+        mine = by_user.get(user, NONE) + size if sign > 0 else by_user.get(user, NONE) - size
+        if mine.any_positive():
+            by_user[user] = mine
+        else:
+            by_user.pop(user, None)
+        q: Queue | None = leaf
+        while q is not None:
+            total = q.reserved + size if sign > 0 else q.reserved - size
+            q.reserved = total if total.any_positive() else NO_RESERVATION
+            q = q.parent
 
     def _unreserve(self, node: Node) -> None:
         task = node.reserved
         if task is None:
             return
+        self._count_reserved(node, -1)
         node.reserved = None
         held = self.reservations.get(task.job.id)
         if held is not None:
@@ -111,6 +145,44 @@ class AMLimitsAndReservations(EngineState):
             if node is not None and node.reserved is not None and node.reserved.job is job:
                 self._unreserve(node)
         self.reservations.pop(job.id, None)
+
+    def _scheduler_key(self, task: Task) -> int:
+        """The priority of ``task``'s ask (YARN's ``SchedulerRequestKey``; 0 without asks)."""
+        apps = self.app_asks.get(task.job.id) if self.app_asks else None
+        found = apps.where.get(task.id) if apps is not None else None
+        return found[0].priority if found is not None else 0
+
+    def _unreserve_elsewhere(self, leaf: Queue, job: Job, task: Task, size: Resources, node: Node) -> bool:
+        """``job``, holding reservations on other nodes, is about to get ``task`` on ``node``:
+        the leaf's policy may have it unreserve one of them first, or get nothing here
+        (``SharePolicy.unreserve_for``; the Capacity Scheduler's continue-looking rule in
+        ``RegularContainerAllocator.assignContainer``).  True: allocate."""
+        policy = self.owner.plugins.share_policy(leaf.policy).policy
+        if type(policy).unreserve_for is SharePolicy.unreserve_for:
+            return True
+        nodes = self.owner.cluster.nodes
+        reserved: dict[str, tuple[int, Resources]] = {}
+        for name in self.reservations.get(job.id, ()):
+            other = nodes.get(name)
+            held = other.reserved if other is not None else None
+            if name != node.name and held is not None and held.job is job and held.resources is not None:
+                reserved[name] = (self._scheduler_key(held), held.resources)
+        priority = self._scheduler_key(task)
+        apps = self.app_asks.get(job.id) if self.app_asks else None
+        if apps is not None:
+            pending = sum(a.pending_count() for a in apps.asks if a.priority == priority)
+        else:
+            pending = job.pending.get(task.kind, 0) if not task.is_am else 1
+        verdict = policy.unreserve_for(leaf, job, size, node, priority, pending, reserved)
+        if verdict is None or verdict is True:
+            return True
+        if verdict is False:
+            return False
+        if type(verdict) is str and verdict in reserved:
+            self._unreserve(nodes[verdict])
+            return True
+        raise answers.refuse(self.owner.plugins.who("SharePolicy", leaf.policy), "unreserve_for", verdict,
+                             f"None, True, False or one of the nodes the app holds reserved ({', '.join(reserved)})")
 
     def _serve_reservation(self, node: Node, task: Task, now: float, out: list[Assignment]) -> bool:
         """``assignReservedContainer``: True while the reservation is valid (the node gets nothing else)."""

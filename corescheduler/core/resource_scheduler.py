@@ -76,7 +76,7 @@ from corescheduler.core.model import (
     Task,
 )
 from corescheduler.core.policy import HeartbeatLimits, SharePolicy
-from corescheduler.core.queue_tree import Queue, QueueTree
+from corescheduler.core.queue_tree import NO_RESERVATION, Queue, QueueTree
 from corescheduler.core.resource_apps import AppAdmission
 from corescheduler.core.resource_asks import AppAsks, YarnAsks
 from corescheduler.core.resource_base import AM, NONE, RESERVED, _Reserved
@@ -119,6 +119,8 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         self.user_waiting: dict[Any, list[Job]] = {}
         #: app id -> node name -> rack, of the nodes the app holds reservations on
         self.reservations: dict[str, dict[str, str]] = {}
+        #: node name -> the leaf whose ``reserved`` (and its ancestors') counts the node's reservation
+        self.reserved_leaf: dict[str, Queue] = {}
         self.am_tasks: dict[str, Task] = {}
         #: app id -> its asks, for apps whose asks have places or priorities (SPEC §6b)
         self.app_asks: dict[str, AppAsks] = {}
@@ -423,6 +425,11 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         elif answer is not True and answer is not False:
             answer = answers.flag(self.owner._who("LoadManager"), "cs_fits", answer)
         if answer:
+            held = self.reservations.get(job.id)  # reservations elsewhere, or in the leaf: the policy's unreserve_for
+            elsewhere = held is not None and (len(held) > 1 or node.name not in held)
+            if (elsewhere or leaf.reserved is not NO_RESERVATION) \
+                    and not self._unreserve_elsewhere(leaf, job, task, size, node):
+                return None
             self._allocate(leaf, job, task, node, size, now, out)
             return size
         if self._reservable(job, leaf, size, node) and self._reserve(job, task, node):

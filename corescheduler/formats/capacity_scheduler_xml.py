@@ -113,6 +113,7 @@ GLOBAL_KEYS = frozenset({
     "per-node-heartbeat.maximum-offswitch-assignments", "user-limit-factor", "minimum-user-limit-percent",
     "rack-locality-full-reset", "per-node-heartbeat.multiple-assignments-enabled",
     "per-node-heartbeat.maximum-container-assignments", "max-parallel-apps", "user.max-parallel-apps",
+    "reservations-continue-look-all-nodes", "global-queue-max-application",
 })
 #: Hadoop keys with no meaning here (node labels, auto-created queues, the async scheduler,
 #: …): accepted with a warning naming them as not simulated
@@ -207,11 +208,17 @@ class CapacitySchedulerConf:
 
     queues: Mapping[str, CSQueueSpec]
     maximum_applications: int = DEFAULT_MAXIMUM_APPLICATIONS
+    #: ``global-queue-max-application``: a leaf's maxApplications when it sets none (≤ 0: unset,
+    #: the global maximum-applications × its absolute capacity)
+    global_queue_max_applications: int = -1
     maximum_am_resource_percent: float = DEFAULT_MAXIMUM_AM_RESOURCE_PERCENT
     node_locality_delay: int = DEFAULT_NODE_LOCALITY_DELAY
     rack_locality_additional_delay: int = DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY
     offswitch_per_heartbeat: int = DEFAULT_OFFSWITCH_PER_HEARTBEAT
     rack_locality_full_reset: bool = True
+    #: ``reservations-continue-look-all-nodes``: an app holding reservations may take a container on
+    #: another node, unreserving one (``RegularContainerAllocator.assignContainer``)
+    continue_looking: bool = True
     multiple_assignments: bool = True
     max_assign_per_heartbeat: int = DEFAULT_MAX_ASSIGN_PER_HEARTBEAT
     dominant: bool = False
@@ -230,11 +237,14 @@ class CapacitySchedulerConf:
         return [p for p, q in self.queues.items() if q.is_leaf and p != ROOT]
 
     def max_applications(self, path: str) -> int:
-        """``LeafQueue``'s ``maxApplications``: its own, else the global × absolute capacity
+        """``LeafQueue``'s ``maxApplications`` (``LeafQueue.setupQueueConfigs``): its own, else
+        ``global-queue-max-application`` when set (> 0), else the global × absolute capacity
         (``(int) (maxSystemApps * absoluteCapacity)``)."""
         q = self.queues[path]
         if q.maximum_applications is not None:
             return q.maximum_applications
+        if self.global_queue_max_applications > 0:
+            return self.global_queue_max_applications
         return int(self.maximum_applications * q.absolute_capacity)
 
     def max_applications_per_user(self, path: str, apps: int | None = None) -> int:
@@ -456,6 +466,8 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
     glob: dict[str, object] = {
         "maximum_applications": int(r.number("maximum-applications", DEFAULT_MAXIMUM_APPLICATIONS, 0,
                                              integer=True, what="a whole number ≥ 0") or 0),
+        "global_queue_max_applications": int(r.number("global-queue-max-application", -1, -1, integer=True,
+                                                      what="a whole number (-1: unset)") or 0),
         "maximum_am_resource_percent": r.number("maximum-am-resource-percent", DEFAULT_MAXIMUM_AM_RESOURCE_PERCENT,
                                                 0, 1, what="a fraction from 0 to 1"),
         "node_locality_delay": int(r.number("node-locality-delay", DEFAULT_NODE_LOCALITY_DELAY, -1, integer=True,
@@ -468,6 +480,7 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
                                                 what="a whole number ≥ 1") or 1),
         "mappings_override": r.boolean("queue-mappings-override.enable", False),
         "rack_locality_full_reset": r.boolean("rack-locality-full-reset", True),
+        "continue_looking": r.boolean("reservations-continue-look-all-nodes", True),
         "multiple_assignments": r.boolean("per-node-heartbeat.multiple-assignments-enabled", True),
         "max_assign_per_heartbeat": int(r.number("per-node-heartbeat.maximum-container-assignments",
                                                  DEFAULT_MAX_ASSIGN_PER_HEARTBEAT, -1, integer=True,
