@@ -797,7 +797,7 @@ def _warn_preemption_key(r: _Reader, where: str, name: str, value: str) -> None:
         return
     if key in _IGNORED_PREEMPTION_KEYS:
         if not (key in _PREEMPTION_SWITCHES and value.strip().lower() == "false"):
-            r.warnings.append(f"{where}: {name}: not simulated (only FifoCandidatesSelector runs); ignored")
+            r.warnings.append(f"{where}: {name}: not simulated (the reserved-container selector does not run); ignored")
         return
     near = _near(key, PREEMPTION_KEYS)
     meant = f" (did you mean {PREEMPTION_PREFIX + near!r}?)" if near else ""
