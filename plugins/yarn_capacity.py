@@ -488,6 +488,33 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
                     return None
         return self._admit_exactly(job, _path(job))
 
+    def admit_leaf(self, leaf: Any, now: float) -> Resources | None:
+        """:meth:`admit_job` for all of a leaf's apps at once, under ``DefaultResourceCalculator``:
+        every user whose memory use is within the lower bound of the user limit
+        (:meth:`_memory_bound`) is admitted, and while only containers of the leaf start (its
+        use grows, the guarantee and maximum stay) a user's use grows by at most what the leaf's
+        grows.  So while the leaf's memory use stays within what it is now + (the bound − its
+        heaviest user's use) every app is admitted — a user who joins uses nothing yet.  None
+        (asked per app): the dominant share, or a user over the bound."""
+        conf = self.conf
+        if self._dominant or conf is None:
+            return None
+        path = leaf.name
+        spec = conf.queues.get(path)
+        if spec is None or self._live.get(path) is not leaf:
+            return None
+        fast = self._memory_limit(leaf, spec)
+        least = fast[1] if fast is not None else self._memory_bound(leaf, spec)
+        heaviest = 0
+        by_user = self._user_used.get(path)
+        if by_user:
+            for used in by_user.values():
+                if used.memory > heaviest:
+                    heaviest = used.memory
+        if heaviest > least:
+            return None
+        return Resources.from_parts(leaf.sched.running.memory + least - heaviest, UNBOUNDED)
+
     def _admit_exactly(self, job: Job, path: str) -> Rejection | None:
         """:meth:`admit_job` past the bound: the user's use against the user limit (and, under
         ``DefaultResourceCalculator``, a new bound for the leaf)."""

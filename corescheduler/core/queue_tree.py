@@ -24,6 +24,7 @@ dynamic, and settings are re-read.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from corescheduler.core.model import RESOURCES, Job, Schedulable
 from corescheduler.core.order import KeyedOrder
@@ -45,6 +46,7 @@ class Queue:
     """One live queue (YARN ``FSParentQueue`` / ``FSLeafQueue``)."""
 
     __slots__ = (
+        "admit_until",
         "am_usage",
         "app_scheds",
         "child_scheds",
@@ -95,6 +97,9 @@ class Queue:
         #: the assignment order: a parent's children with something to offer, a leaf's
         #: runnable apps with pending asks, sorted by this queue's policy's order key
         self.order = KeyedOrder()
+        #: leaf, the engine's: its policy's ``SharePolicy.admit_leaf`` answer in force (the use up
+        #: to which every app is admitted), the engine's "ask per app" mark, or None (ask again)
+        self.admit_until: Any = None
 
     # ------------------------------------------------------------------ reading
     @property
