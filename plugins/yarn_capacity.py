@@ -660,6 +660,13 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         self._order[job.id] = self._seq
         self._apps[_path(job)] += 1
         self._users.setdefault(_path(job), Counter())[job.user] += 1
+        # the user's use from its submission (UsersManager.getUserAndAddIfAbsent in LeafQueue.submitApplication),
+        # its own zero: the first container replaces it (a heartbeat leaves no new object for the collector)
+        used = self._user_used.get(_path(job))
+        if used is None:
+            used = self._user_used[_path(job)] = {}
+        if job.user not in used:
+            used[job.user] = Resources.from_parts(0, 0)
 
     @hookimpl
     def cs_job_removed(self, job: Job) -> None:

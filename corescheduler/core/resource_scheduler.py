@@ -94,6 +94,8 @@ __all__ = ["AM", "STARVATION_RECHECK_WAIT", "ResourceScheduler"]
 
 #: a leaf's ``admit_until`` when its policy is asked per app (``SharePolicy.admit_job``)
 _PER_APP: Any = object()
+#: a leaf's ``admit_until`` when its amount is ``admit_memory`` and ``admit_vcores`` alone
+_AMOUNTS: Any = object()
 
 
 class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Preemption, YarnAsks, NoWalk):
@@ -331,8 +333,8 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
             until = q.admit_until
             if until is not _PER_APP:  # the policy may admit every app up to an amount of use (admit_leaf)
                 running = q.sched.running
-                if until is None or running.memory > until.memory or running.vcores > until.vcores or (
-                        running.extras and not running.fits_in(until)):
+                if until is None or running.memory > q.admit_memory or running.vcores > q.admit_vcores or (
+                        running.extras and (until is _AMOUNTS or not running.fits_in(until))):
                     until = self._admit_leaf(q, now)  # none yet, or passed: ask (again)
                 if until is not _PER_APP:
                     for js in q.order._items:  # (KeyedOrder.__iter__'s list, without its call)
@@ -384,6 +386,12 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         if until is None or not q.sched.running.fits_in(until):
             until = _PER_APP
         self._admit_leaves.add(q)
+        if until is not _PER_APP:
+            # kept as amounts, the answer itself only with extra resource types: a heartbeat after
+            # an update makes no object that outlives it (no garbage for the collector to count)
+            q.admit_memory = until.memory
+            q.admit_vcores = until.vcores
+            until = until if until.extras else _AMOUNTS
         q.admit_until = until
         return until
 
