@@ -542,8 +542,7 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         spec = conf.queues.get(path)
         if spec is None or self._live.get(path) is not leaf:
             return None
-        fast = self._memory_limit(leaf, spec)
-        least = fast[1] if fast is not None else self._memory_bound(leaf, spec)
+        least = self._memory_bound(leaf, spec)
         heaviest = 0
         by_user = self._leaf_users(path)
         if by_user:

@@ -342,33 +342,39 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
                         if result is not None:
                             return result
                     return None
-            deferred: list[Job] | None = None  # cs_admit_job: False = after the others (a user over its limit)
-            for js in q.order._items[:]:  # a copy: the policy's answer may move apps (KeyedOrder's list itself)
-                job = js.owner
-                verdict = admit(job, RESOURCES, now)
-                if verdict is not None and verdict is not True:
-                    if verdict is not False and not isinstance(verdict, Rejection):
-                        verdict = answers.admit(self.owner.plugins.who("SharePolicy", q.policy), verdict)
-                    if verdict is False:
-                        if deferred is None:
-                            deferred = []
-                        deferred.append(job)
-                        continue
-                    if verdict is not True:  # a Rejection
-                        continue
-                result = self._assign_app(q, job, node, now, out)
-                if result is not None:
-                    return result
-            if deferred is not None:
-                for job in deferred:
-                    result = self._assign_app(q, job, node, now, out)
-                    if result is not None:
-                        return result
-            return None
+            return self._assign_per_app(q, admit, node, now, out)
         for s in q.order:
             result = self._assign_queue(s.owner, node, now, out)
             if result is not None:
                 return result
+        return None
+
+    def _assign_per_app(self, q: Queue, admit: Any, node: Node, now: float,
+                        out: list[Assignment]) -> Resources | _Reserved | None:
+        """A leaf's apps in order, each as its policy's ``admit_job`` answers (its own function:
+        the frame of :meth:`_assign_queue`, one per tree level on every heartbeat, keeps few locals)."""
+        deferred: list[Job] | None = None  # cs_admit_job: False = after the others (a user over its limit)
+        for js in q.order._items[:]:  # a copy: the policy's answer may move apps (KeyedOrder's list itself)
+            job = js.owner
+            verdict = admit(job, RESOURCES, now)
+            if verdict is not None and verdict is not True:
+                if verdict is not False and not isinstance(verdict, Rejection):
+                    verdict = answers.admit(self.owner.plugins.who("SharePolicy", q.policy), verdict)
+                if verdict is False:
+                    if deferred is None:
+                        deferred = []
+                    deferred.append(job)
+                    continue
+                if verdict is not True:  # a Rejection
+                    continue
+            result = self._assign_app(q, job, node, now, out)
+            if result is not None:
+                return result
+        if deferred is not None:
+            for job in deferred:
+                result = self._assign_app(q, job, node, now, out)
+                if result is not None:
+                    return result
         return None
 
     def _admit_leaf(self, q: Queue, now: float) -> Any:
