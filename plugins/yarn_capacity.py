@@ -101,7 +101,10 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         self._dominant = False
         self._apps: Counter[str] = Counter()  # leaf -> apps placed (pending and running)
         self._users: dict[str, Counter[Any]] = {}  # leaf -> user -> apps
-        self._user_used: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> resources used
+        self._users_use: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> resources used (_user_used)
+        #: leaf -> its containers started and not yet added to their users' use; the leaves with some
+        self._started: dict[str, list[Any]] = {}
+        self._unfolded: list[str] = []
         self._user_am: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> AM containers' resources
         self._live: dict[str, Any] = {}  # path -> the engine's live queue (seen in compute_shares)
         # leaf -> (its schedulable, guarantee, maximum, used memory, a lower bound of the user limit's
@@ -298,6 +301,40 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
             used = self._ratio(s.running, cluster, cluster)
         return queue_order_key(used, absolute, priority, tie, s.name)
 
+    # ------------------------------------------------------------------ users' use
+    @property
+    def _user_used(self) -> dict[str, dict[Any, Resources]]:
+        """Leaf -> user -> what the user's containers in the leaf use (``UsersManager``'s
+        ``User.getUsed``), up to date: the containers started since the last read are added
+        now (:meth:`cs_task_started` only notes them; the heartbeat has no use for the sums
+        while :meth:`admit_leaf`'s answer holds)."""
+        if self._unfolded:
+            for path in self._unfolded:
+                self._fold(path)
+            self._unfolded.clear()
+        return self._users_use
+
+    def _leaf_users(self, path: str) -> dict[Any, Resources] | None:
+        """:attr:`_user_used` of one leaf (its own started containers added, the others' left)."""
+        if self._started.get(path):
+            self._fold(path)
+        return self._users_use.get(path)
+
+    def _fold(self, path: str) -> None:
+        """Add the leaf's started containers to their users' use (``updateUserResourceUsage``)."""
+        started = self._started.get(path)
+        if not started:
+            return
+        used = self._users_use.get(path)
+        if used is None:
+            used = self._users_use[path] = {}
+        for task in started:
+            size = task.resources
+            user = task.job.user
+            current = used.get(user)
+            used[user] = size if current is None else current + size
+        started.clear()
+
     # ------------------------------------------------------------------ user limits
     def _active(self, queue: Any) -> tuple[int, Resources]:
         """The leaf's active users (apps with pending asks: ``UsersManager.activateApplication``)
@@ -392,7 +429,7 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         gm, gv = (guaranteed.memory, guaranteed.vcores) if guaranteed is not None else (0, 0)
         rm, rv = (step.memory, step.vcores) if step is not None else (0, 0)
         users = {js.owner.user for js in queue.order}  # the active users (_active)
-        by_user = self._user_used.get(queue.name)
+        by_user = self._leaf_users(queue.name)
         am = av = 0
         if by_user:
             for u in users:
@@ -531,10 +568,38 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         if bound is not None:
             s, guaranteed, maximum, running, least, by_user = bound
             if s.fair_share is guaranteed and s.max_share is maximum and s.running.memory >= running:
+                if self._started.get(job.queue or job.pool):  # (its users' use as by_user holds it, up to date)
+                    self._fold(_path(job))
                 used = by_user.get(job.user)
                 if (used.memory if used is not None else 0) <= least:
                     return None
         return self._admit_exactly(job, _path(job))
+
+    def admit_leaf(self, leaf: Any, now: float) -> Resources | None:
+        """:meth:`admit_job` for all of a leaf's apps at once, under ``DefaultResourceCalculator``:
+        every user whose memory use is within the lower bound of the user limit
+        (:meth:`_memory_bound`) is admitted, and while only containers of the leaf start (its
+        use grows, the guarantee and maximum stay) a user's use grows by at most what the leaf's
+        grows.  So while the leaf's memory use stays within what it is now + (the bound − its
+        heaviest user's use) every app is admitted — a user who joins uses nothing yet.  None
+        (asked per app): the dominant share, or a user over the bound."""
+        conf = self.conf
+        if self._dominant or conf is None:
+            return None
+        path = leaf.name
+        spec = conf.queues.get(path)
+        if spec is None or self._live.get(path) is not leaf:
+            return None
+        least = self._memory_bound(leaf, spec)
+        heaviest = 0
+        by_user = self._leaf_users(path)
+        if by_user:
+            for used in by_user.values():
+                if used.memory > heaviest:
+                    heaviest = used.memory
+        if heaviest > least:
+            return None
+        return Resources.from_parts(leaf.sched.running.memory + least - heaviest, UNBOUNDED)
 
     def _admit_exactly(self, job: Job, path: str) -> Rejection | None:
         """:meth:`admit_job` past the bound: the user's use against the user limit (and, under
@@ -544,9 +609,9 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         queue = self._live.get(path)
         if leaf is None or queue is None:
             return None
-        by_user = self._user_used.get(path)
+        by_user = self._leaf_users(path)
         if by_user is None:
-            by_user = self._user_used[path] = {}
+            by_user = self._users_use[path] = {}
         used = by_user.get(job.user) or _ZERO
         if not self._dominant and not leaf.user_weights:  # (weighted: user_limit, below)
             s = queue.sched
@@ -756,6 +821,15 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         self._order[job.id] = self._seq
         self._apps[_path(job)] += 1
         self._users.setdefault(_path(job), Counter())[job.user] += 1
+        # the user's use from its submission (UsersManager.getUserAndAddIfAbsent in LeafQueue.submitApplication),
+        # its own zero: the first container replaces it (a heartbeat leaves no new object for the collector)
+        used = self._user_used.get(_path(job))
+        if used is None:
+            used = self._user_used[_path(job)] = {}
+        if job.user not in used:
+            used[job.user] = Resources.from_parts(0, 0)
+        if _path(job) not in self._started:
+            self._started[_path(job)] = []
 
     @hookimpl
     def cs_job_removed(self, job: Job) -> None:
@@ -796,26 +870,21 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
 
     @hookimpl
     def cs_task_started(self, task: Any, node: Any, locality: Any, now: float) -> None:
-        """:meth:`_count` (+1), inline: every container's launch calls it (and naming all of the
-        hook's arguments lets the engine call it without an adapter); the sum of two values of
-        memory and vcores alone is built as ``Resources.__add__`` builds it, without its call."""
-        size = task.resources
-        if size is None:
+        """:meth:`_count` (+1), deferred: every container's launch calls it (and naming all of
+        the hook's arguments lets the engine call it without an adapter), so it only notes the
+        container in its leaf; the users' use is summed when read (:attr:`_user_used`,
+        :meth:`_leaf_users`) — after the heartbeat, as a rule."""
+        if task.resources is None:
             return
         if task.is_am:
             self._count_am(task, +1)
         job = task.job
-        used = self._user_used.get(job.queue or job.pool)  # (kept by the path as a str)
-        if used is None:
-            used = self._user_used.setdefault(_path(job), {})
-        user = job.user
-        current = used.get(user)
-        if current is None:
-            used[user] = size
-        elif not current.extras and not size.extras:
-            used[user] = Resources.from_parts(current.memory + size.memory, current.vcores + size.vcores)
-        else:
-            used[user] = current + size
+        started = self._started.get(job.queue or job.pool)  # (kept by the path as a str)
+        if started is None:
+            started = self._started[_path(job)] = []
+        if not started:
+            self._unfolded.append(_path(job))
+        started.append(task)
 
     @hookimpl
     def cs_task_finished(self, task: Any) -> None:

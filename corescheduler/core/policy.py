@@ -174,6 +174,18 @@ class SharePolicy:
         its pool that are admitted; a Rejection skips it; True or None offers it."""
         return None
 
+    def admit_leaf(self, leaf: Queue, now: float) -> Resources | None:
+        """Resource mode, a leaf's policy that has :meth:`admit_job`; only for speed: a use of
+        ``leaf`` (its ``sched.running``) up to which :meth:`admit_job` would offer (None) every
+        app of ``leaf`` — those in it now and any that join it — while only containers of
+        ``leaf`` start: the engine then offers its apps without asking :meth:`admit_job` per
+        app, until the leaf's use passes that amount, a container of the leaf ends, the next
+        update, or a change of the allocations or of the nodes (then it asks again).  None
+        (the default): no such amount, :meth:`admit_job` is asked for each app until one of
+        those events.  A policy that overrides it keeps the two in step: an answer here is a
+        promise about :meth:`admit_job`'s."""
+        return None
+
     def admit_am(self, leaf: Queue, job: Job, am: Resources) -> bool | None:
         """Resource mode, a leaf's policy: may ``job``'s AM container of size ``am`` start in
         ``leaf`` now (the policy's own AM limits, e.g. the Capacity Scheduler's

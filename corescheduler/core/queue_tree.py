@@ -49,6 +49,9 @@ class Queue:
     """One live queue (YARN ``FSParentQueue`` / ``FSLeafQueue``)."""
 
     __slots__ = (
+        "admit_memory",
+        "admit_until",
+        "admit_vcores",
         "am_usage",
         "app_scheds",
         "child_scheds",
@@ -106,6 +109,12 @@ class Queue:
         #: the assignment order: a parent's children with something to offer, a leaf's
         #: runnable apps with pending asks, sorted by this queue's policy's order key
         self.order = KeyedOrder()
+        #: leaf, the engine's: its policy's ``SharePolicy.admit_leaf`` answer in force (the use up
+        #: to which every app is admitted: ``admit_memory``, ``admit_vcores`` and, with extra
+        #: resource types, the answer itself), the engine's "ask per app" mark, or None (ask again)
+        self.admit_until: Any = None
+        self.admit_memory = 0
+        self.admit_vcores = 0
 
     # ------------------------------------------------------------------ reading
     @property

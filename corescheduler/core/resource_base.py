@@ -81,6 +81,7 @@ class EngineState:
     _threshold: Resources
     _key_fns: dict[str, Any]
     _admit_fns: dict[str, Any]
+    _admit_leaves: set[Queue]
     _preempted_at: dict[str, float]
     _at_min_share: dict[str, float]
     _at_fair_share: dict[str, float]

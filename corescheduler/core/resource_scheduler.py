@@ -94,6 +94,11 @@ if TYPE_CHECKING:
 
 __all__ = ["AM", "STARVATION_RECHECK_WAIT", "ResourceScheduler"]
 
+#: a leaf's ``admit_until`` when its policy is asked per app (``SharePolicy.admit_job``)
+_PER_APP: Any = object()
+#: a leaf's ``admit_until`` when its amount is ``admit_memory`` and ``admit_vcores`` alone
+_AMOUNTS: Any = object()
+
 
 class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Preemption, YarnAsks, NoWalk):
     """The resource-mode engine of one :class:`~corescheduler.core.scheduler.Scheduler`
@@ -131,6 +136,8 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         self._threshold = self.settings.reservation_threshold
         self._key_fns: dict[str, Any] = {}
         self._admit_fns: dict[str, Any] = {}
+        #: the leaves whose ``admit_until`` is set (``SharePolicy.admit_leaf``): cleared together
+        self._admit_leaves: set[Queue] = set()
         #: app id -> when preemption last ran for it (``waitTimeBeforeNextStarvationCheck``)
         self._preempted_at: dict[str, float] = {}
         #: apps with no containers: they finish as soon as they may run
@@ -165,6 +172,8 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         for job in self.owner.jobs.values():
             job.sched[RESOURCES].cluster = self.cluster_total
         self._steady_dirty = True
+        if self._admit_leaves:
+            self._forget_admissions()
 
     @staticmethod
     def check_allocations(plugins: Plugins, settings: SchedulerSettings, allocations: Allocations) -> None:
@@ -189,6 +198,7 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         self._steady_dirty = True
         self._key_fns.clear()
         self._admit_fns.clear()
+        self._forget_admissions()
         self._rebuild_orders()  # policies may have changed: no order may mix two policies' keys
         self._release_waiting(list(self.tree.walk()), math.inf, now=self.owner.now)  # updateRunnabilityOnReload
 
@@ -237,6 +247,8 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         root.sched.fair_share = self.cluster_total
         root.sched.active = root.num_runnable > 0
         self._shares()
+        if self._admit_leaves:
+            self._forget_admissions()
         self._rebuild_orders()
         if self.settings.preemption:
             self._update_starvation(now)
@@ -326,34 +338,82 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
                     if result is not None:
                         return result
                 return None
-            deferred: list[Job] | None = None  # cs_admit_job: False = after the others (a user over its limit)
-            for js in q.order._items[:]:  # a copy: the policy's answer may move apps (KeyedOrder's list itself)
-                job = js.owner
-                verdict = admit(job, RESOURCES, now)
-                if verdict is not None and verdict is not True:
-                    if verdict is not False and not isinstance(verdict, Rejection):
-                        verdict = answers.admit(self.owner.plugins.who("SharePolicy", q.policy), verdict)
-                    if verdict is False:
-                        if deferred is None:
-                            deferred = []
-                        deferred.append(job)
-                        continue
-                    if verdict is not True:  # a Rejection
-                        continue
-                result = self._assign_app(q, job, node, now, out)
-                if result is not None:
-                    return result
-            if deferred is not None:
-                for job in deferred:
-                    result = self._assign_app(q, job, node, now, out)
-                    if result is not None:
-                        return result
-            return None
+            until = q.admit_until
+            if until is not _PER_APP:  # the policy may admit every app up to an amount of use (admit_leaf)
+                running = q.sched.running
+                if until is None or running.memory > q.admit_memory or running.vcores > q.admit_vcores or (
+                        running.extras and (until is _AMOUNTS or not running.fits_in(until))):
+                    until = self._admit_leaf(q, now)  # none yet, or passed: ask (again)
+                if until is not _PER_APP:
+                    for js in q.order._items:  # (KeyedOrder.__iter__'s list, without its call)
+                        result = self._assign_app(q, js.owner, node, now, out)
+                        if result is not None:
+                            return result
+                    return None
+            return self._assign_per_app(q, admit, node, now, out)
         for s in q.order:
             result = self._assign_queue(s.owner, node, now, out)
             if result is not None:
                 return result
         return None
+
+    def _assign_per_app(self, q: Queue, admit: Any, node: Node, now: float,
+                        out: list[Assignment]) -> Resources | _Reserved | None:
+        """A leaf's apps in order, each as its policy's ``admit_job`` answers (its own function:
+        the frame of :meth:`_assign_queue`, one per tree level on every heartbeat, keeps few locals)."""
+        deferred: list[Job] | None = None  # cs_admit_job: False = after the others (a user over its limit)
+        for js in q.order._items[:]:  # a copy: the policy's answer may move apps (KeyedOrder's list itself)
+            job = js.owner
+            verdict = admit(job, RESOURCES, now)
+            if verdict is not None and verdict is not True:
+                if verdict is not False and not isinstance(verdict, Rejection):
+                    verdict = answers.admit(self.owner.plugins.who("SharePolicy", q.policy), verdict)
+                if verdict is False:
+                    if deferred is None:
+                        deferred = []
+                    deferred.append(job)
+                    continue
+                if verdict is not True:  # a Rejection
+                    continue
+            result = self._assign_app(q, job, node, now, out)
+            if result is not None:
+                return result
+        if deferred is not None:
+            for job in deferred:
+                result = self._assign_app(q, job, node, now, out)
+                if result is not None:
+                    return result
+        return None
+
+    def _admit_leaf(self, q: Queue, now: float) -> Any:
+        """The leaf's policy's :meth:`~corescheduler.core.policy.SharePolicy.admit_leaf` for
+        ``q`` now, kept as ``q.admit_until`` (``_PER_APP`` when it has no amount, or its
+        amount is already passed) until :meth:`_forget_admissions` or a container of ``q``
+        ends."""
+        policy = self.owner.plugins.share_policy(q.policy).policy
+        until: Any = None
+        if type(policy).admit_leaf is not SharePolicy.admit_leaf:
+            until = policy.admit_leaf(q, now)
+            if until is not None and type(until) is not Resources:
+                raise answers.refuse(self.owner.plugins.who("SharePolicy", q.policy), "admit_leaf", until,
+                                     "None or Resources")
+        if until is None or not q.sched.running.fits_in(until):
+            until = _PER_APP
+        self._admit_leaves.add(q)
+        if until is not _PER_APP:
+            # kept as amounts, the answer itself only with extra resource types: a heartbeat after
+            # an update makes no object that outlives it (no garbage for the collector to count)
+            q.admit_memory = until.memory
+            q.admit_vcores = until.vcores
+            until = until if until.extras else _AMOUNTS
+        q.admit_until = until
+        return until
+
+    def _forget_admissions(self) -> None:
+        """Every leaf's ``admit_until`` is asked again (an update, a reload, the nodes changed)."""
+        for q in self._admit_leaves:
+            q.admit_until = None
+        self._admit_leaves.clear()
 
     def _has_pending(self, job: Job) -> bool:
         if job.id in self.am_tasks and not job.am_running:
@@ -476,6 +536,8 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         job = task.job
         job.usage = job.usage - size
         leaf = self.tree.queues.get(job.queue or "")
+        if leaf is not None:
+            leaf.admit_until = None  # SharePolicy.admit_leaf's answer holds while the leaf's use only grows
         q: Queue | None = leaf
         while q is not None:
             q.sched.running = q.sched.running - size
