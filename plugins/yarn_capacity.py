@@ -582,13 +582,14 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         use grows, the guarantee and maximum stay) a user's use grows by at most what the leaf's
         grows.  So while the leaf's memory use stays within what it is now + (the bound − its
         heaviest user's use) every app is admitted — a user who joins uses nothing yet.  None
-        (asked per app): the dominant share, or a user over the bound."""
+        (asked per app): the dominant share, user weights (a weighted user's own limit may be
+        below the bound: :meth:`_admit_exactly`), or a user over the bound."""
         conf = self.conf
         if self._dominant or conf is None:
             return None
         path = leaf.name
         spec = conf.queues.get(path)
-        if spec is None or self._live.get(path) is not leaf:
+        if spec is None or spec.user_weights or self._live.get(path) is not leaf:
             return None
         least = self._memory_bound(leaf, spec)
         heaviest = 0

@@ -186,3 +186,23 @@ def test_preemption_asks_only_for_what_the_weighted_user_may_get() -> None:
     assert h.preempt() == []
     marked = h.shares()["preemption"]["marked"]
     assert len(marked) == 2 and {h.task(t).job.id for t in marked} == {late.id}
+
+
+def test_a_weighted_user_stops_at_its_own_limit_heartbeat_after_heartbeat() -> None:
+    """A lone user of weight 0.5 in a queue of the whole 16 GB: the user limit is 16 GB
+    (``computeUserLimit``: max(used ÷ 0.5, capacity), at most the capacity), the user's own
+    half of it, 8 GB (``getComputedResourceLimitForActiveUsers``); ``canAssignToUser`` refuses
+    only once the use is over it, so 9 of its 1 GB containers run.  (Regression: the engine's
+    per-leaf admission, ``admit_leaf``, once admitted the leaf's apps up to the unweighted
+    bound, 16 GB.)"""
+    def prop(key: str, value: str) -> str:
+        return f"<property><name>yarn.scheduler.capacity.{key}</name><value>{value}</value></property>"
+    xml = ("<configuration>" + prop("root.queues", "a") + prop("root.a.capacity", "100")
+           + prop("root.a.user-settings.u0.weight", "0.5") + "</configuration>")
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="16384 mb, 16 vcores",
+                       config={"scheduler": {"mode": "resources", "share_policy": "yarn_capacity",
+                                             "pool_resolver": "yarn_capacity"}}, allocations=xml)
+    app = h.submit_app(queue="a", user="u0", tasks=16, resources="1024 mb, 1 vcores")
+    for _ in range(20):
+        h.heartbeat("n0000")
+    assert sum(1 for t in h.scheduler._running_tasks.values() if t.job.id == app.id) == 9
