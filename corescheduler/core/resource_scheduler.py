@@ -485,11 +485,13 @@ class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Pree
         elif answer is not True and answer is not False:
             answer = answers.flag(self.owner._who("LoadManager"), "cs_fits", answer)
         if answer:
-            held = self.reservations.get(job.id)  # reservations elsewhere, or in the leaf: the policy's unreserve_for
-            elsewhere = held is not None and (len(held) > 1 or node.name not in held)
-            if (elsewhere or leaf.reserved is not NO_RESERVATION) \
-                    and not self._unreserve_elsewhere(leaf, job, task, size, node):
-                return None
+            reservations = self.reservations
+            if reservations:  # (none on any node: nothing to give back, the common case)
+                held = reservations.get(job.id)  # reservations elsewhere, or in the leaf: the policy's unreserve_for
+                elsewhere = held is not None and (len(held) > 1 or node.name not in held)
+                if (elsewhere or leaf.reserved is not NO_RESERVATION) \
+                        and not self._unreserve_elsewhere(leaf, job, task, size, node):
+                    return None
             self._allocate(leaf, job, task, node, size, now, out)
             return size
         if self._reservable(job, leaf, size, node) and self._reserve(job, task, node):
