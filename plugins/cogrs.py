@@ -102,10 +102,10 @@ class CenterOfGravity(DelayScheduling):
 
     # ------------------------------------------------------------------ hooks
     @hookimpl
-    def cs_select_task(self, job: Job, node: Node, kind: str, now: float, nodes: int) -> Task | None:
+    def cs_select_task(self, job: Job, node: Node, kind: str, now: float) -> Task | None:
         if kind == REDUCE:
             return self.select_reduce(job, node, now)
-        return DelayScheduling.cs_select_task(self, job, node, kind, now, nodes)
+        return DelayScheduling.cs_select_task(self, job, node, kind, now)
 
     @hookimpl
     def cs_select_hint(self, job: Job, kind: str, now: float) -> Hint | None:
