@@ -31,7 +31,7 @@ __all__ = ["CapacityUserWeights"]
 
 class CapacityUserWeights:
     """The weighted user limit of :class:`~corescheduler_plugins.yarn_capacity.YarnCapacityScheduler`
-    (its ``_consumed``, ``_less``, ``_ratio``, ``_round_up``, ``_user_used``, ``_minimum``,
+    (its ``_consumed``, ``_less``, ``_ratio``, ``_bounded_limit``, ``_user_used``, ``_minimum``,
     ``_dominant`` and ``_cluster`` are the policy's)."""
 
     _minimum: Any
@@ -49,7 +49,8 @@ class CapacityUserWeights:
                cluster: Resources | None) -> float:  # pragma: no cover - the policy's
         raise NotImplementedError
 
-    def _round_up(self, r: Resources) -> Resources:  # pragma: no cover - the policy's
+    def _bounded_limit(self, by_users: Resources, current: Resources, queue_capacity: Resources,
+                       queue: Any, leaf: Any) -> Resources:  # pragma: no cover - the policy's
         raise NotImplementedError
 
     def active_weights(self, queue: Any, weights: Any) -> float:
@@ -78,16 +79,7 @@ class CapacityUserWeights:
         # Resources.divideAndCeil(rc, resourceUsed, usersSummedByWeight): (long) ceil(a / b), a float division
         by_users = Resources.of({n: (math.ceil(java_float(java_float(float(v)) / summed)) if summed else 0)
                                  for n, v in used.items()})
-        by_min = current.multiply_and_round_down(leaf.minimum_user_limit_percent)
-        by_min = Resources.of({n: math.ceil(v / 100) for n, v in by_min.items()})
-        limit = by_users if not self._less(by_users, by_min) else by_min
-        if leaf.user_limit_factor >= 0:
-            cap = queue_capacity.multiply_and_round_down(leaf.user_limit_factor)
-        else:
-            cap = queue.sched.max_share
-        if self._less(cap, limit):
-            limit = cap
-        limit = self._round_up(limit)
+        limit = self._bounded_limit(by_users, current, queue_capacity, queue, leaf)
         # UsersManager.getComputedResourceLimitForActiveUsers: multiplyAndNormalizeDown(limit, weight, minimum)
         weight = java_float(weights.get(user, 1.0))
         step = self._minimum

@@ -488,6 +488,13 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         users, active_used = self._active(queue)
         used = active_used + required  # Resources.divideAndCeil(rc, r, 0) is 0: no active user
         by_users = Resources.of({n: (math.ceil(v / users) if users else 0) for n, v in used.items()})
+        return self._bounded_limit(by_users, current, queue_capacity, queue, leaf)
+
+    def _bounded_limit(self, by_users: Resources, current: Resources, queue_capacity: Resources,
+                       queue: Any, leaf: Any) -> Resources:
+        """``UsersManager.computeUserLimit``'s end: the larger of the active users' share
+        ``by_users`` and minimum-user-limit-percent of the current capacity, at most the queue's
+        capacity × user-limit-factor (its maximum when the factor is −1), rounded up."""
         by_min = current.multiply_and_round_down(leaf.minimum_user_limit_percent)
         by_min = Resources.of({n: math.ceil(v / 100) for n, v in by_min.items()})
         limit = by_users if not self._less(by_users, by_min) else by_min
