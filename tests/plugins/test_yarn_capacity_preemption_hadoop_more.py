@@ -492,7 +492,8 @@ def test_preemption_keys_unread_here_are_warned():
             + prop(PREFIX + "colour", "red") + "</configuration>")
     warnings = [w.split(": ", 1)[1] for w in parse_allocations(text, "p.xml").warnings]
     assert warnings == [
-        PREFIX + "select_based_on_reserved_containers: not simulated (the reserved-container selector does not run); ignored",
+        PREFIX + "select_based_on_reserved_containers: not simulated (the reserved-container selector does not "
+        "run); ignored",
         PREFIX + f"natural_termination_facter: unknown preemption key (did you mean "
                  f"'{PREFIX}natural_termination_factor'?); ignored",
         PREFIX + "colour: unknown preemption key; ignored",
