@@ -66,6 +66,8 @@ from typing import Any
 from corescheduler_plugins._yarn_capacity_limits import CapacityLimits
 from corescheduler_plugins._yarn_capacity_locality import CapacityLocality
 from corescheduler_plugins._yarn_capacity_placement import CapacityPlacement, capacity_conf
+from corescheduler_plugins._yarn_capacity_reports import CapacityReports
+from corescheduler_plugins._yarn_capacity_reservations import CapacityReservations
 from corescheduler_plugins._yarn_capacity_victims import CapacityVictims
 from corescheduler_plugins._yarn_capacity_weights import CapacityUserWeights
 
@@ -85,7 +87,7 @@ _ZERO = Resources()
 
 
 class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, CapacityPlacement, CapacityUserWeights,
-                            SharePolicy):
+                            CapacityReservations, CapacityReports, SharePolicy):
     """Hadoop 3.3's ``CapacityScheduler``: guaranteed capacities, least-used-first queues,
     user limits; configured from a ``capacity-scheduler.xml``."""
 
@@ -668,123 +670,6 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
             bound = -(-bound // rm) * rm
         return bound
 
-    # ------------------------------------------------------------------ reports
-    def queue_report(self, queue: Any, reserved: Resources) -> dict[str, Any] | None:
-        """SPEC §9's keys of a queue (Hadoop ``QueueCapacities`` / ``CSQueueUtils.updateQueueStatistics``):
-        fractions of the parent and of the cluster, and the guarantee, maximum, used
-        (reserved included), reserved, AM limit and AM use as Resources."""
-        q = self.conf.queues.get(queue.name) if self.conf is not None else None
-        if q is None:
-            return None
-        s = queue.sched
-        cluster = self._cluster
-        guaranteed = s.fair_share if s.fair_share is not None else Resources()
-        maximum = s.max_share.componentwise_min(cluster) if cluster.names else s.max_share
-        used = s.running + reserved
-        parent = queue.parent.sched.fair_share if queue.parent is not None else None
-        absolute = q.capacity_resources is not None
-        report: dict[str, Any] = {
-            "capacity": self._ratio(guaranteed, parent, cluster) if absolute and parent is not None else q.capacity,
-            "maximum_capacity": q.maximum_capacity if not absolute else self._ratio(maximum, parent, cluster),
-            "absolute_capacity": self._ratio(guaranteed, cluster, cluster) if absolute else q.absolute_capacity,
-            "absolute_maximum_capacity": (self._ratio(maximum, cluster, cluster) if absolute
-                                          else q.absolute_maximum_capacity),
-            "absolute_used_capacity": self._ratio(used, cluster, cluster),
-            "used_capacity": self._ratio(used, guaranteed, cluster),
-            "user_limit_factor": q.user_limit_factor,
-            "minimum_user_limit_percent": q.minimum_user_limit_percent,
-            "state": q.state,
-            "ordering_policy": q.ordering_policy,
-            # CSMaxRunningAppsEnforcer's queue limit (None: none) and the users' weights (leaves)
-            "max_parallel_apps": self.conf.queue_max_parallel_apps(queue.name) if self.conf is not None else None,
-            "user_weights": dict(q.user_weights) if q.is_leaf else {},
-            "guaranteed": guaranteed,
-            "maximum": maximum,
-            "used": used,
-            "reserved": reserved,
-        }
-        if q.is_leaf and self.conf is not None:
-            report["am_limit"] = self.am_limit(queue)
-            report["am_used"] = queue.am_usage
-        return report
-
-    def reservable(self, leaf: Any, job: Job, size: Resources, node: Any, held: int) -> bool | None:
-        """``FiCaSchedulerApp.shouldAllocOrReserveNewContainer``: an app reserves a node for a
-        container that does not fit it while its outstanding containers outnumber the nodes
-        it holds reserved (``(starvation + requiredContainers) - reservedContainers > 0``;
-        the re-reservation starvation term is 0 here, and every priority counts together).
-        No fair-share condition, threshold or node cap (the fair scheduler's).  A node without
-        a minimum allocation free is not scheduled on at all
-        (``CapacityScheduler.allocateOrReserveNewContainers``: ``computeAvailableContainers``
-        ≤ 0), so it is not reserved."""
-        step = self._minimum
-        if step is not None and node.capacity is not None:
-            free = node.capacity - node.used
-            if self._dominant:
-                if any(free.get(n) < v for n, v in step.items() if v > 0):
-                    return False
-            elif free.memory < step.memory:
-                return False
-        pending = job.pending
-        required = sum(pending.values()) if pending else 0
-        if required - held <= 0:
-            return False
-        # canAssignToThisQueue and canAssignToUser with the reservations: a reservation that would
-        # pass the leaf's current limit, or of a user beyond its limit with its reservations, is
-        # not made (RegularContainerAllocator.assignContainer: needToUnreserve)
-        return self._excess(leaf, size) is None and self._user_excess(leaf, job) is None
-
-    def unreserve_for(self, leaf: Any, job: Job, size: Resources, node: Any, priority: int, pending: int,
-                      reserved: Mapping[str, tuple[int, Resources]]) -> str | bool | None:
-        """``RegularContainerAllocator.assignContainer`` with ``reservations-continue-look-all-nodes``
-        (Hadoop's default) for a new container on a node the app has not reserved.  A reserved
-        container counts in its queue's use (``LeafQueue.allocateResource``), so the container
-        must fit the leaf's current limit with the leaf's reservations
-        (``AbstractCSQueue.canAssignToThisQueue``: ``capability - headroom``); and an app that
-        should not allocate or reserve one more container at this priority
-        (``FiCaSchedulerApp.shouldAllocOrReserveNewContainer``: its outstanding containers there
-        no more than its reservations — the container reserved elsewhere is the one it gets
-        here) must give back one of the same size.  Either way it unreserves the first of its
-        containers at this priority on another node at least that large
-        (``FiCaSchedulerApp.getNodeIdToUnreserve``); without one, nothing here
-        (``LOCALITY_SKIPPED``).  With continue-looking off, an app that should not allocate
-        more skips the priority (``preCheckForNodeCandidateSet``) and a leaf at its limit with
-        its reservations takes nothing."""
-        same = [(name, held) for name, (p, held) in reserved.items() if p == priority]
-        excess = self._excess(leaf, size)
-        if self.conf is not None and not self.conf.continue_looking:
-            if same and pending - len(same) <= 0:
-                return False  # PRIORITY_SKIPPED
-            return False if self._excess(leaf, Resources()) is not None else None
-        if excess is None:
-            if not same or pending - len(same) > 0:
-                return None
-            excess = size  # "unreserve one the same size we are asking for"
-        for name, held in same:
-            if excess.fits_in(held) if self._dominant else excess.memory <= held.memory:  # Resources.fitsIn
-                return name
-        return False
-
-    def _user_excess(self, leaf: Any, job: Job) -> Resources | None:
-        """How far ``job``'s user's use with its reservations in the leaf passes its user limit
-        (None: not beyond it; ``LeafQueue.canAssignToUser``: ``user.getUsed() > limit``, the
-        reservations counted as ``LeafQueue.allocateResource`` counts them)."""
-        reserved = leaf.reserved_by_user.get(job.user)
-        if reserved is None:
-            return None
-        limit = self.user_limit(job)
-        used = self.user_used(job) + reserved
-        if limit is None or not self._less(limit, used):
-            return None
-        return used - limit
-
-    def _excess(self, leaf: Any, size: Resources) -> Resources | None:
-        """How far the leaf's use, its reservations and ``size`` pass its current limit
-        (None: they fit; ``Resources.isAnyMajorResourceAboveZero``)."""
-        over = leaf.sched.running + leaf.reserved + size - self.current_limit(leaf)
-        excess = Resources.of({n: max(0, v) for n, v in over.items()})
-        return excess if self._less(Resources(), excess) else None
-
     def normalize(self, ask: Resources, minimum: Resources, maximum: Resources,
                   increment: Resources) -> Resources | None:
         """``CapacityScheduler.getNormalizedResource`` → ``SchedulerUtils.getNormalizedResource``
@@ -800,28 +685,6 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         # memory as the engine's rule (the minimum as the increment, capped at the maximum);
         # every other type at least its minimum, neither rounded nor capped
         return normalize(ask, minimum, Resources(maximum.memory, UNBOUNDED), Resources(minimum.memory))
-
-    def job_report(self, job: Job) -> dict[str, Any] | None:
-        """An app's headroom and ``SchedulerApplicationAttempt.getResourceUsageReport``'s
-        percentages: its use as a percent of its queue's absolute capacity of the cluster
-        (``queue_usage_percentage``; 0 for a queue of no capacity) and of the cluster
-        (``cluster_usage_percentage``), by the scheduler's calculator (memory, or the dominant
-        share)."""
-        report: dict[str, Any] = {"headroom": self.headroom(job)}
-        path = _path(job)
-        q = self.conf.queues.get(path) if self.conf is not None else None
-        queue = self._live.get(path)
-        cluster = self._cluster
-        if q is not None and queue is not None and cluster.any_positive():
-            share = self._ratio(job.usage, cluster, cluster)
-            absolute = q.absolute_capacity if q.capacity_resources is None else \
-                self._ratio(queue.sched.fair_share or Resources(), cluster, cluster)
-            report["queue_usage_percentage"] = share / absolute * 100 if absolute > 0 else 0.0
-            report["cluster_usage_percentage"] = share * 100
-        return report
-
-    def report(self) -> dict[str, Any]:
-        return {"preemption": {"marked": list(self._marked)}}
 
     # ------------------------------------------------------------------ notifications
     @hookimpl
