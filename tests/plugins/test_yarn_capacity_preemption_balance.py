@@ -23,15 +23,10 @@ from corescheduler_plugins._yarn_capacity_preemption import (
     ProportionalCapacityPreemption,
     QueueView,
 )
+from test_yarn_capacity_preemption_hadoop_more import SETUP
 
 from corescheduler.resources import Resources
 
-SETUP = {
-    PREFIX + "max_wait_before_kill": "10000",
-    PREFIX + "monitoring_interval": "3000",
-    PREFIX + "total_preemption_per_round": "1.0f",
-    PREFIX + "natural_termination_factor": "1.0f",
-}
 BALANCE = {PREFIX + "preemption-to-balance-queue-after-satisfied.enabled": "true"}
 
 

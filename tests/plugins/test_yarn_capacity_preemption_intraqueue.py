@@ -27,14 +27,12 @@ from corescheduler_plugins._yarn_capacity_preemption import (
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_yarn_capacity_preemption_hadoop_more import SETUP as HADOOP_SETUP
 
 from corescheduler.resources import Resources
 
 SETUP = {
-    PREFIX + "max_wait_before_kill": "10000",
-    PREFIX + "monitoring_interval": "3000",
-    PREFIX + "total_preemption_per_round": "1.0f",
-    PREFIX + "natural_termination_factor": "1.0f",
+    **HADOOP_SETUP,
     PREFIX + "intra-queue-preemption.enabled": "true",
 }
 PRIORITY_FIRST = {PREFIX + "intra-queue-preemption.preemption-order-policy": "priority_first"}
