@@ -61,15 +61,24 @@ class LiveService:
 
         self.service = Service(Config.from_dict(as_task_user(config)), state=state, dask=dask)
         self.app = create_app(self.service, tokens)
-        self.port = free_port()
+        # the listening socket is bound here and handed to uvicorn: a port only picked here and
+        # bound later, after the service's startup, could meanwhile go to one of the Dask
+        # cluster's own listeners (a test's parallel neighbour's too), and uvicorn would exit
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
                                                     lifespan="on"))
-        self.thread = threading.Thread(target=self.server.run, name="live-service", daemon=True)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, name="live-service",
+                                       daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 90
         while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
+            if not self.thread.is_alive():
+                self.stop()
+                raise RuntimeError("the live service exited during its startup (its log above says why)")
+            if time.monotonic() > deadline:
                 self.stop()
                 raise RuntimeError("the live service did not start within 90 s")
             time.sleep(0.05)
@@ -77,6 +86,7 @@ class LiveService:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=60)
+        self.sock.close()
 
 
 @pytest.fixture
