@@ -22,15 +22,14 @@ against the fair scheduler on the same tree, 10 × 10 × 10 = 1,000 leaf queues
 (every capacity-scheduler.xml child 10 % of its parent, every fair queue weight
 1, so the guarantees equal the fair shares), 10,000 nodes, one app of 1024 MB /
 1 vcore tasks in every leaf: ``update()`` (median of 7) and one heartbeat of
-every node (assignments/s, median of 3 rounds), each policy in 3 processes of
-its own, alternating which goes first; the ratios are medians of the pairs'.
+every node (assignments/s, median of 3 rounds); both schedulers in one
+process, timed in turns (see ``bench_capacity``).
 """
 
 from __future__ import annotations
 
 import gc
 import statistics
-import subprocess
 import sys
 import time
 
@@ -151,59 +150,61 @@ def capacity_xml(fanout: int, depth: int) -> str:
     return f"<configuration>{body}</configuration>"
 
 
-def capacity_one(policy: str, nodes: int = 10_000, fanout: int = 10, depth: int = 3) -> tuple[float, float, int]:
-    """One policy's ``capacity`` measures in this process: ``update()`` (median of 7 a round)
-    and one heartbeat of every node (assignments/s), 3 rounds; medians over the rounds.
-    Each round's scheduler is built after the last one is collected, and the collector runs
-    before the timed heartbeats, so no round times another's garbage."""
-    names = leaves(fanout, depth)
+def _capacity_scheduler(policy: str, names: list[str], nodes: int, fanout: int, depth: int) -> Scheduler:
     xml = tree_xml(fanout, depth) if policy == "fair" else capacity_xml(fanout, depth)
+    sched = scheduler(nodes, 40, xml, share_policy=policy)
     size = Resources(1024, 1)
-    updates, rates = [], []
-    assigned = 0
-    for _ in range(3):
-        sched = None
+    for i, queue in enumerate(names):
+        sched.submit(JobSpec(tasks=[TaskSpec(duration=10.0, resources=size)] * 100, pool=queue, user=f"u{i}"),
+                     0.0, update=False)
+    sched.update(0.0)
+    return sched
+
+
+def bench_capacity(nodes: int = 10_000, fanout: int = 10, depth: int = 3, rounds: int = 3,
+                   chunk: int = 250) -> None:
+    """``capacity``: both policies' schedulers live in this process and are timed in turns —
+    the updates alternately, the heartbeats ``chunk`` nodes of one, then of the other, the
+    first policy alternating — so a drift of the machine's speed (this host's runs land in
+    two modes that far apart) weighs on both alike.  The collector runs before each timed
+    part and stays on.  Medians over the rounds."""
+    names = leaves(fanout, depth)
+    policies = ("fair", "yarn_capacity")
+    updates: dict[str, list[float]] = {p: [] for p in policies}
+    rates: dict[str, list[float]] = {p: [] for p in policies}
+    assigned = dict.fromkeys(policies, 0)
+    for r in range(rounds):
         gc.collect()
-        sched = scheduler(nodes, 40, xml, share_policy=policy)
-        for i, queue in enumerate(names):
-            sched.submit(JobSpec(tasks=[TaskSpec(duration=10.0, resources=size)] * 100, pool=queue,
-                                 user=f"u{i}"), 0.0, update=False)
-        sched.update(0.0)
+        scheds = {p: _capacity_scheduler(p, names, nodes, fanout, depth) for p in policies}
+        gc.collect()
         for k in range(7):
-            t = time.perf_counter()
-            sched.update(float(k + 1))
-            updates.append(time.perf_counter() - t)
+            for p in policies if (r + k) % 2 == 0 else policies[::-1]:
+                t = time.perf_counter()
+                scheds[p].update(float(k + 1))
+                updates[p].append(time.perf_counter() - t)
         gc.collect()
-        assigned = 0
-        t = time.perf_counter()
-        for name in sched.cluster.nodes:
-            assigned += len(sched.heartbeat(name, 8.0))
-        rates.append(assigned / (time.perf_counter() - t))
-    return statistics.median(updates), statistics.median(rates), assigned
-
-
-def bench_capacity(pairs: int = 3) -> None:
-    """``capacity``: each policy in processes of its own (one process's heap, collector and
-    caches never carry the other policy's), ``pairs`` of them, the order alternating (fair
-    first, then yarn_capacity first, ...); the ratios are the medians of each pair's."""
-    results: dict[str, list[tuple[float, float, int]]] = {"fair": [], "yarn_capacity": []}
-    for k in range(pairs):
-        order = ("fair", "yarn_capacity") if k % 2 == 0 else ("yarn_capacity", "fair")
-        for policy in order:
-            out = subprocess.run([sys.executable, __file__, "capacity-one", policy], check=True,
-                                 capture_output=True, text=True).stdout.split()
-            results[policy].append((float(out[0]), float(out[1]), int(out[2])))
-    for policy, runs in results.items():
-        update = statistics.median(r[0] for r in runs)
-        rate = statistics.median(r[1] for r in runs)
-        print(f"capacity: {policy:>13}: 1000 leaf queues, 10000 nodes: update {update * 1000:.1f} ms, "
-              f"heartbeat {rate:,.0f} assignments/s ({runs[-1][2]} a run; processes: "
-              + ", ".join(f"{r[1]:,.0f}" for r in runs) + ")")
-    fair, cap = results["fair"], results["yarn_capacity"]
-    update_ratio = statistics.median(c[0] / f[0] for f, c in zip(fair, cap))
-    rate_ratio = statistics.median(c[1] / f[1] for f, c in zip(fair, cap))
-    print(f"capacity: yarn_capacity / fair: update {update_ratio:.2f}x, heartbeat rate {rate_ratio:.2f}x "
-          "(medians of the pairs' ratios)")
+        spent = dict.fromkeys(policies, 0.0)
+        assigned = dict.fromkeys(policies, 0)
+        order = list(scheds["fair"].cluster.nodes)
+        for c in range(0, len(order), chunk):
+            part = order[c:c + chunk]
+            for p in policies if (r + c // chunk) % 2 == 0 else policies[::-1]:
+                sched = scheds[p]
+                t = time.perf_counter()
+                for name in part:
+                    assigned[p] += len(sched.heartbeat(name, 8.0))
+                spent[p] += time.perf_counter() - t
+        for p in policies:
+            rates[p].append(assigned[p] / spent[p])
+        del scheds
+    for p in policies:
+        print(f"capacity: {p:>13}: {len(names)} leaf queues, {nodes} nodes: update "
+              f"{statistics.median(updates[p]) * 1000:.1f} ms, heartbeat {statistics.median(rates[p]):,.0f} "
+              f"assignments/s ({assigned[p]} a round; rounds: " + ", ".join(f"{x:,.0f}" for x in rates[p]) + ")")
+    update = statistics.median(updates["yarn_capacity"]) / statistics.median(updates["fair"])
+    rate = statistics.median(c / f for f, c in zip(rates["fair"], rates["yarn_capacity"]))
+    print(f"capacity: yarn_capacity / fair: update {update:.2f}x, heartbeat rate {rate:.2f}x "
+          "(the rounds' median)")
 
 
 if __name__ == "__main__":
@@ -215,6 +216,4 @@ if __name__ == "__main__":
         bench_heartbeat()
     if "capacity" in which:
         bench_capacity()
-    if which[0] == "capacity-one":  # a process of bench_capacity's
-        update, rate, assigned = capacity_one(which[1])
-        print(update, rate, assigned)
+
