@@ -341,10 +341,14 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
     # ------------------------------------------------------------------ user limits
     def _active(self, queue: Any) -> tuple[int, Resources]:
         """The leaf's active users (apps with pending asks: ``UsersManager.activateApplication``)
-        and what they use (``totalResUsageForActiveUsers``), read from the leaf's order."""
+        and what they use (``totalResUsageForActiveUsers``), read from the leaf's order; their
+        reserved containers count (``LeafQueue.apply`` → ``allocateResource`` for a reservation)."""
         users = {js.owner.user for js in queue.order}
         used = self._user_used.get(queue.name, {})
-        return len(users), Resources.total(used[u] for u in users if u in used)
+        total = Resources.total(used[u] for u in users if u in used)
+        reserved = queue.reserved_by_user
+        return len(users), (total + Resources.total(reserved[u] for u in users if u in reserved) if reserved
+                            else total)
 
     def _round_up(self, r: Resources) -> Resources:
         """``Resources.roundUp(rc, r, minimumAllocation)``."""
@@ -385,7 +389,8 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         gm, gv, rm, rv, am, av, n = terms
         s = queue.sched
         running = s.running
-        consumed_m, consumed_v = running.memory, running.vcores
+        reserved = queue.reserved  # (a reserved container counts in the use: _consumed)
+        consumed_m, consumed_v = running.memory + reserved.memory, running.vcores + reserved.vcores
         if rm > 0:  # _round_up
             consumed_m = -(-consumed_m // rm) * rm
         if rv > 0:
@@ -422,8 +427,9 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
 
     def _amount_terms(self, queue: Any) -> tuple[int, int, int, int, int, int, int] | None:
         """The terms :meth:`_limit_amounts` and :meth:`_memory_limit` start from: the queue's
-        guarantee, the minimum allocation, what its active users use (memory and vcores) and
-        how many they are; None when some value has extra resource types."""
+        guarantee, the minimum allocation, what its active users use with their reservations
+        (memory and vcores: :meth:`_active`) and how many they are; None when some value has
+        extra resource types."""
         s = queue.sched
         guaranteed = s.fair_share
         step = self._minimum
@@ -432,16 +438,16 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         gm, gv = (guaranteed.memory, guaranteed.vcores) if guaranteed is not None else (0, 0)
         rm, rv = (step.memory, step.vcores) if step is not None else (0, 0)
         users = {js.owner.user for js in queue.order}  # the active users (_active)
-        by_user = self._leaf_users(queue.name)
         am = av = 0
-        if by_user:
-            for u in users:
-                r = by_user.get(u)
-                if r is not None:
-                    if r.extras:
-                        return None
-                    am += r.memory
-                    av += r.vcores
+        for by_user in (self._leaf_users(queue.name), queue.reserved_by_user):
+            if by_user:
+                for u in users:
+                    r = by_user.get(u)
+                    if r is not None:
+                        if r.extras:
+                            return None
+                        am += r.memory
+                        av += r.vcores
         return gm, gv, rm, rv, am, av, len(users)
 
     def _memory_limit(self, queue: Any, leaf: Any) -> tuple[int, int] | None:
@@ -453,7 +459,8 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
             return None
         gm, _, rm, _, am, _, n = terms
         s = queue.sched
-        consumed_m = s.running.memory
+        reserved = queue.reserved.memory
+        consumed_m = s.running.memory + reserved  # (a reserved container counts: _consumed)
         if rm > 0:
             consumed_m = -(-consumed_m // rm) * rm
         qm = gm if gm >= rm else rm
@@ -476,6 +483,8 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         if rm > 0:
             lm = -(-lm // rm) * rm
             least = -(-least // rm) * rm
+        if reserved:  # the bound without them: an unreservation lowers the use and ends no container
+            return lm, self._memory_bound(queue, leaf)
         return lm, least
 
     def _limit_resources(self, queue: Any, leaf: Any) -> Resources:
@@ -515,11 +524,17 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         ``DefaultResourceCalculator`` that is the leaf's memory use rounded up; under
         ``DominantResourceCalculator`` the sum of the users' dominant shares, which exceeds
         the leaf's own dominant share when its users are dominant in different resource
-        types (``TestLeafQueue.testDRFUserLimits``)."""
+        types (``TestLeafQueue.testDRFUserLimits``).  A user's reserved containers count in
+        its use (``User.getUsed``: ``LeafQueue.apply`` calls ``allocateResource`` for a
+        reservation too, and ``UsersManager.updateUserResourceUsage`` moves the ratio)."""
         cluster = self._cluster
         if not (self._dominant and cluster.any_positive()):
-            return self._round_up(queue.sched.running)
+            return self._round_up(queue.sched.running + queue.reserved)
         users = self._user_used.get(queue.name, {})
+        if queue.reserved_by_user:
+            users = dict(users)
+            for user, held in queue.reserved_by_user.items():
+                users[user] = users[user] + held if user in users else held
         ratio = sum(used.dominant_share(cluster) for used in users.values())
         step = self._minimum
         values = {}
@@ -650,7 +665,8 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         """A lower bound of the user limit's memory under ``DefaultResourceCalculator`` for
         any active users, as long as the queue's guarantee and maximum stay and its use does
         not fall: ⌈current capacity × minimum-user-limit-percent ÷ 100⌉ capped as the limit
-        is, rounded up (the terms of :meth:`_limit_amounts` without the active users')."""
+        is, rounded up (the terms of :meth:`_limit_amounts` without the active users', and
+        without the leaf's reservations, which may go without a container ending)."""
         s = queue.sched
         guaranteed = s.fair_share
         step = self._minimum
