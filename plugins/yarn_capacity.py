@@ -23,8 +23,9 @@ by ``[scheduler] allocation_file`` (read and validated by
   current capacity is its guarantee while it uses less, else its use plus the ask; a
   user's limit is max(⌈current ÷ active users⌉, current × minimum-user-limit-percent ÷
   100), at most ``user-limit-factor`` × the guarantee (−1: the queue's maximum), rounded up
-  to the minimum allocation; a user whose use is over the limit is skipped
-  (``LeafQueue.canAssignToUser``: ``greaterThan(used, limit)``).
+  to the minimum allocation; a user's reserved containers count in its use; a user whose
+  use is over the limit is skipped (``LeafQueue.canAssignToUser``: ``greaterThan(used,
+  limit)``; the reservations' part in ``CapacityReservations.unreserve_for``).
 * **Placement** (:meth:`cs_resolve_pool`) — ``queue-mappings`` as
   ``UserGroupMappingPlacementRule`` (``u:``/``g:``, ``%user``, ``%primary_group``,
   ``%secondary_group``, ``parent.leaf``) when the app names no queue or ``default``, or the
@@ -438,16 +439,25 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         gm, gv = (guaranteed.memory, guaranteed.vcores) if guaranteed is not None else (0, 0)
         rm, rv = (step.memory, step.vcores) if step is not None else (0, 0)
         users = {js.owner.user for js in queue.order}  # the active users (_active)
+        by_user = self._leaf_users(queue.name)
         am = av = 0
-        for by_user in (self._leaf_users(queue.name), queue.reserved_by_user):
-            if by_user:
-                for u in users:
-                    r = by_user.get(u)
-                    if r is not None:
-                        if r.extras:
-                            return None
-                        am += r.memory
-                        av += r.vcores
+        if by_user:
+            for u in users:
+                r = by_user.get(u)
+                if r is not None:
+                    if r.extras:
+                        return None
+                    am += r.memory
+                    av += r.vcores
+        reserved = queue.reserved_by_user
+        if reserved:  # (their reserved containers too: _active)
+            for u in users:
+                r = reserved.get(u)
+                if r is not None:
+                    if r.extras:
+                        return None
+                    am += r.memory
+                    av += r.vcores
         return gm, gv, rm, rv, am, av, len(users)
 
     def _memory_limit(self, queue: Any, leaf: Any) -> tuple[int, int] | None:
@@ -588,7 +598,9 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         min(current capacity × minimum-user-limit-percent ÷ 100, the cap), rounded up
         (:meth:`_memory_bound`; the limit is the larger of that share and the active users'
         one, and the current capacity grows with the queue's use).  A user within the bound
-        is admitted without computing the limit; any other gets the exact comparison."""
+        is admitted without computing the limit; any other gets the exact comparison.  The use
+        compared here leaves out the user's reservations: a user over the limit only with them
+        is held by ``unreserve_for`` and ``reservable`` (``_yarn_capacity_reservations``)."""
         bound = self._bounds.get(job.queue or job.pool)  # (kept by the path as a str: _admit_exactly)
         if bound is not None:
             s, guaranteed, maximum, running, least, by_user = bound
