@@ -139,3 +139,16 @@ def test_an_app_cannot_give_back_a_reservation_another_app_of_its_user_holds() -
     reserved = h.cluster.nodes["n0000"].reserved
     assert reserved is not None and reserved.job.id == a.id
     assert int(h.job(b).usage.memory) == 0
+
+
+def test_what_preemption_counts_a_user_as_still_able_to_get_leaves_out_its_reservations() -> None:
+    """``LeafQueue.getTotalPendingResourcesConsideringUserLimit``: a user's pending counts up to
+    its user limit less ``User.getUsed``, which holds its reservations.  u0 runs 5 GB and
+    reserves 5 GB against an 8 GB limit: it may get nothing more (8 − 10 GB, at least 0), so
+    root.a's pending for preemption is 0, not 3 GB of its 10 GB asked."""
+    h = two_queues()
+    h.submit_app(queue="a", user="u0", tasks=3, resources="5120 mb, 1 vcores")
+    assert len(h.heartbeat("n0000")) == 1
+    assert h.heartbeat("n0000") == [] and h.cluster.nodes["n0000"].reserved is not None
+    p = policy(h)
+    assert p._pending_for_preemption(p._live["root.a"]).memory == 0
