@@ -365,7 +365,8 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         current capacity = that while the queue uses less, else its use + the minimum allocation;
         limit = max(⌈(active users' use + minimum allocation) ÷ active users⌉, current capacity ×
         minimum-user-limit-percent ÷ 100), at most queue capacity × user-limit-factor (−1: the
-        queue's maximum), rounded up to the minimum allocation."""
+        queue's maximum), rounded up to the minimum allocation.  The uses count reserved
+        containers (:meth:`_consumed`, :meth:`_active`)."""
         conf = self.conf
         path = _path(job)
         leaf = conf.queues.get(path) if conf is not None else None
