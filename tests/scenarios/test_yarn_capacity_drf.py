@@ -74,7 +74,8 @@ def test_drf_user_limits() -> None:
     * Node 1, user_1: four containers (8 GB, 40).  The limit follows the usage ratio, the sum of
       the users' dominant shares with the reservation counted:
       - 0.725: the limit is (7168, 80);
-      - 0.85: consumed (14336, 171) is past the guarantee, current (15360, 172), limit (8192, 86);
+      - 0.85: consumed (14336, 171) is past the guarantee, current (15360, 172), limit (8192, 86)
+        (Hadoop's Java floats; exactly, 170 and 171 vcores, and the same limit);
       - 0.975: the limit is (9216, 98);
       - 1.1: the limit is (10240, 111) = 0.625, and user_0 (0.6) is within it again.
     * Node 1 then has 60 vcores free but no memory.  Hadoop's test reserves it for user_0, and b
