@@ -81,13 +81,30 @@ class CapacityReservations:
         (``FiCaSchedulerApp.getNodeIdToUnreserve``); without one, nothing here
         (``LOCALITY_SKIPPED``).  With continue-looking off, an app that should not allocate
         more skips the priority (``preCheckForNodeCandidateSet``) and a leaf at its limit with
-        its reservations takes nothing."""
+        its reservations takes nothing.
+
+        A user whose use with its reservations is over its user limit
+        (``LeafQueue.canAssignToUser``: ``greaterThan(user.getUsed(), limit)``) gets nothing
+        here, unless continue-looking is on and its use less the app's reservations fits the
+        limit (``lessThanOrEqual(used − getCurrentReservation(), limit)``): then the app must
+        give back a reservation of at least ``used − limit`` (``setAmountNeededUnreserve``), or
+        of the leaf's excess when that is larger (``RegularContainerAllocator.assignContainer``:
+        ``Resources.max(rc, cluster, capability − headroom, getAmountNeededUnreserve())``).  The
+        check runs only for a user holding reservations in the leaf: without any, the use
+        :meth:`admit_job` compared with the limit is the whole of it."""
         same = [(name, held) for name, (p, held) in reserved.items() if p == priority]
         excess = self._excess(leaf, size)
+        user = self._user_unreserve(leaf, job, reserved) if job.user in leaf.reserved_by_user else None
         if self.conf is not None and not self.conf.continue_looking:
+            if user is not None:
+                return False  # canAssignToUser: over the user limit, the reservations counted
             if same and pending - len(same) <= 0:
                 return False  # PRIORITY_SKIPPED
             return False if self._excess(leaf, Resources()) is not None else None
+        if user is False:
+            return False  # canAssignToUser: over the limit even without the app's reservations
+        if user is not None and (excess is None or self._less(excess, user)):
+            excess = user  # Resources.max(rc, cluster, capability − headroom, amountNeededUnreserve)
         if excess is None:
             if not same or pending - len(same) > 0:
                 return None
@@ -96,6 +113,24 @@ class CapacityReservations:
             if excess.fits_in(held) if self._dominant else excess.memory <= held.memory:  # Resources.fitsIn
                 return name
         return False
+
+    def _user_unreserve(self, leaf: Any, job: Job, reserved: Mapping[str, tuple[int, Resources]]
+                        ) -> Resources | bool | None:
+        """``LeafQueue.canAssignToUser`` (Hadoop 3.3) for ``job``, whose user holds reservations
+        in ``leaf``: None when the user's use with its reservations is within its user limit;
+        the amount to unreserve first (``amountNeededUnreserve``: used − limit) when it is not
+        but its use less the app's reservations (``getCurrentReservation``: ``reserved``, the
+        app's reservations on the other nodes — the node being scheduled is not one, or the
+        heartbeat would serve that reservation) is; False (the app gets nothing) otherwise."""
+        limit = self.user_limit(job)
+        used = self.user_used(job) + leaf.reserved_by_user[job.user]
+        if limit is None or not self._less(limit, used):  # Resources.greaterThan(used, limit)
+            return None
+        mine = Resources()
+        for _, held in reserved.values():
+            mine = mine + held
+        # not Resources.lessThanOrEqual(rc, cluster, used − getCurrentReservation(), limit)
+        return False if self._less(limit, used - mine) else used - limit
 
     def _user_excess(self, leaf: Any, job: Job) -> Resources | None:
         """How far ``job``'s user's use with its reservations in the leaf passes its user limit

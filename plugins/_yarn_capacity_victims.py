@@ -119,8 +119,8 @@ class CapacityVictims:
     def _pending_for_preemption(self, leaf: Any) -> Resources:
         """``LeafQueue.getTotalPendingResourcesConsideringUserLimit``: the pending asks of the
         leaf's active apps, in its order, each at most what its user may still get (the user
-        limit less the user's use, spent app by app); without a capacity file, the leaf's
-        whole pending."""
+        limit less the user's use, its reservations counted as ``User.getUsed`` counts them,
+        spent app by app); without a capacity file, the leaf's whole pending."""
         if self.conf is None or self.conf.queues.get(leaf.name) is None:
             return (leaf.sched.demand - leaf.sched.running).componentwise_max(_ZERO)
         headroom: dict[str, Resources | None] = {}
@@ -129,7 +129,8 @@ class CapacityVictims:
             job = js.owner
             if job.user not in headroom:
                 limit = self.user_limit(job)
-                headroom[job.user] = None if limit is None else (limit - self.user_used(job)).componentwise_max(_ZERO)
+                used = self.user_used(job) + leaf.reserved_by_user.get(job.user, _ZERO)
+                headroom[job.user] = None if limit is None else (limit - used).componentwise_max(_ZERO)
             pending = (js.demand - job.usage).componentwise_max(_ZERO)
             room = headroom[job.user]
             if room is not None:

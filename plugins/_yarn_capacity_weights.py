@@ -31,15 +31,17 @@ __all__ = ["CapacityUserWeights"]
 
 class CapacityUserWeights:
     """The weighted user limit of :class:`~corescheduler_plugins.yarn_capacity.YarnCapacityScheduler`
-    (its ``_consumed``, ``_less``, ``_ratio``, ``_bounded_limit``, ``_user_used``, ``_minimum``,
+    (its ``_consumed``, ``_active``, ``_less``, ``_ratio``, ``_bounded_limit``, ``_minimum``,
     ``_dominant`` and ``_cluster`` are the policy's)."""
 
     _minimum: Any
     _dominant: bool
     _cluster: Resources
-    _user_used: dict[str, dict[Any, Resources]]
 
     def _consumed(self, queue: Any) -> Resources:  # pragma: no cover - the policy's
+        raise NotImplementedError
+
+    def _active(self, queue: Any) -> tuple[int, Resources]:  # pragma: no cover - the policy's
         raise NotImplementedError
 
     def _less(self, a: Resources, b: Resources) -> bool:  # pragma: no cover - the policy's
@@ -72,9 +74,7 @@ class CapacityUserWeights:
             (guaranteed if self._ratio(guaranteed, required, self._cluster) >= 1.0 else required)
         consumed = self._consumed(queue)
         current = queue_capacity if self._less(consumed, queue_capacity) else consumed + required
-        active = {js.owner.user for js in queue.order}
-        by_user = self._user_used.get(queue.name, {})
-        used = Resources.total(by_user[u] for u in active if u in by_user) + required
+        used = self._active(queue)[1] + required  # the active users' use, their reservations counted
         summed = self.active_weights(queue, weights)
         # Resources.divideAndCeil(rc, resourceUsed, usersSummedByWeight): (long) ceil(a / b), a float division
         by_users = Resources.of({n: (math.ceil(java_float(java_float(float(v)) / summed)) if summed else 0)

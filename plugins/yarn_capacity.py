@@ -23,8 +23,9 @@ by ``[scheduler] allocation_file`` (read and validated by
   current capacity is its guarantee while it uses less, else its use plus the ask; a
   user's limit is max(⌈current ÷ active users⌉, current × minimum-user-limit-percent ÷
   100), at most ``user-limit-factor`` × the guarantee (−1: the queue's maximum), rounded up
-  to the minimum allocation; a user whose use is over the limit is skipped
-  (``LeafQueue.canAssignToUser``: ``greaterThan(used, limit)``).
+  to the minimum allocation; a user's reserved containers count in its use; a user whose
+  use is over the limit is skipped (``LeafQueue.canAssignToUser``: ``greaterThan(used,
+  limit)``; the reservations' part in ``CapacityReservations.unreserve_for``).
 * **Placement** (:meth:`cs_resolve_pool`) — ``queue-mappings`` as
   ``UserGroupMappingPlacementRule`` (``u:``/``g:``, ``%user``, ``%primary_group``,
   ``%secondary_group``, ``parent.leaf``) when the app names no queue or ``default``, or the
@@ -341,10 +342,14 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
     # ------------------------------------------------------------------ user limits
     def _active(self, queue: Any) -> tuple[int, Resources]:
         """The leaf's active users (apps with pending asks: ``UsersManager.activateApplication``)
-        and what they use (``totalResUsageForActiveUsers``), read from the leaf's order."""
+        and what they use (``totalResUsageForActiveUsers``), read from the leaf's order; their
+        reserved containers count (``LeafQueue.apply`` → ``allocateResource`` for a reservation)."""
         users = {js.owner.user for js in queue.order}
         used = self._user_used.get(queue.name, {})
-        return len(users), Resources.total(used[u] for u in users if u in used)
+        total = Resources.total(used[u] for u in users if u in used)
+        reserved = queue.reserved_by_user
+        return len(users), (total + Resources.total(reserved[u] for u in users if u in reserved) if reserved
+                            else total)
 
     def _round_up(self, r: Resources) -> Resources:
         """``Resources.roundUp(rc, r, minimumAllocation)``."""
@@ -360,7 +365,8 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         current capacity = that while the queue uses less, else its use + the minimum allocation;
         limit = max(⌈(active users' use + minimum allocation) ÷ active users⌉, current capacity ×
         minimum-user-limit-percent ÷ 100), at most queue capacity × user-limit-factor (−1: the
-        queue's maximum), rounded up to the minimum allocation."""
+        queue's maximum), rounded up to the minimum allocation.  The uses count reserved
+        containers (:meth:`_consumed`, :meth:`_active`)."""
         conf = self.conf
         path = _path(job)
         leaf = conf.queues.get(path) if conf is not None else None
@@ -385,7 +391,8 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         gm, gv, rm, rv, am, av, n = terms
         s = queue.sched
         running = s.running
-        consumed_m, consumed_v = running.memory, running.vcores
+        reserved = queue.reserved  # (a reserved container counts in the use: _consumed)
+        consumed_m, consumed_v = running.memory + reserved.memory, running.vcores + reserved.vcores
         if rm > 0:  # _round_up
             consumed_m = -(-consumed_m // rm) * rm
         if rv > 0:
@@ -422,8 +429,9 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
 
     def _amount_terms(self, queue: Any) -> tuple[int, int, int, int, int, int, int] | None:
         """The terms :meth:`_limit_amounts` and :meth:`_memory_limit` start from: the queue's
-        guarantee, the minimum allocation, what its active users use (memory and vcores) and
-        how many they are; None when some value has extra resource types."""
+        guarantee, the minimum allocation, what its active users use with their reservations
+        (memory and vcores: :meth:`_active`) and how many they are; None when some value has
+        extra resource types."""
         s = queue.sched
         guaranteed = s.fair_share
         step = self._minimum
@@ -442,6 +450,15 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
                         return None
                     am += r.memory
                     av += r.vcores
+        reserved = queue.reserved_by_user
+        if reserved:  # (their reserved containers too: _active)
+            for u in users:
+                r = reserved.get(u)
+                if r is not None:
+                    if r.extras:
+                        return None
+                    am += r.memory
+                    av += r.vcores
         return gm, gv, rm, rv, am, av, len(users)
 
     def _memory_limit(self, queue: Any, leaf: Any) -> tuple[int, int] | None:
@@ -453,7 +470,8 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
             return None
         gm, _, rm, _, am, _, n = terms
         s = queue.sched
-        consumed_m = s.running.memory
+        reserved = queue.reserved.memory
+        consumed_m = s.running.memory + reserved  # (a reserved container counts: _consumed)
         if rm > 0:
             consumed_m = -(-consumed_m // rm) * rm
         qm = gm if gm >= rm else rm
@@ -476,6 +494,8 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         if rm > 0:
             lm = -(-lm // rm) * rm
             least = -(-least // rm) * rm
+        if reserved:  # the bound without them: an unreservation lowers the use and ends no container
+            return lm, self._memory_bound(queue, leaf)
         return lm, least
 
     def _limit_resources(self, queue: Any, leaf: Any) -> Resources:
@@ -515,11 +535,17 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         ``DefaultResourceCalculator`` that is the leaf's memory use rounded up; under
         ``DominantResourceCalculator`` the sum of the users' dominant shares, which exceeds
         the leaf's own dominant share when its users are dominant in different resource
-        types (``TestLeafQueue.testDRFUserLimits``)."""
+        types (``TestLeafQueue.testDRFUserLimits``).  A user's reserved containers count in
+        its use (``User.getUsed``: ``LeafQueue.apply`` calls ``allocateResource`` for a
+        reservation too, and ``UsersManager.updateUserResourceUsage`` moves the ratio)."""
         cluster = self._cluster
         if not (self._dominant and cluster.any_positive()):
-            return self._round_up(queue.sched.running)
+            return self._round_up(queue.sched.running + queue.reserved)
         users = self._user_used.get(queue.name, {})
+        if queue.reserved_by_user:
+            users = dict(users)
+            for user, held in queue.reserved_by_user.items():
+                users[user] = users[user] + held if user in users else held
         ratio = sum(used.dominant_share(cluster) for used in users.values())
         step = self._minimum
         values = {}
@@ -573,7 +599,9 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         min(current capacity × minimum-user-limit-percent ÷ 100, the cap), rounded up
         (:meth:`_memory_bound`; the limit is the larger of that share and the active users'
         one, and the current capacity grows with the queue's use).  A user within the bound
-        is admitted without computing the limit; any other gets the exact comparison."""
+        is admitted without computing the limit; any other gets the exact comparison.  The use
+        compared here leaves out the user's reservations: a user over the limit only with them
+        is held by ``unreserve_for`` and ``reservable`` (``_yarn_capacity_reservations``)."""
         bound = self._bounds.get(job.queue or job.pool)  # (kept by the path as a str: _admit_exactly)
         if bound is not None:
             s, guaranteed, maximum, running, least, by_user = bound
@@ -650,7 +678,8 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         """A lower bound of the user limit's memory under ``DefaultResourceCalculator`` for
         any active users, as long as the queue's guarantee and maximum stay and its use does
         not fall: ⌈current capacity × minimum-user-limit-percent ÷ 100⌉ capped as the limit
-        is, rounded up (the terms of :meth:`_limit_amounts` without the active users')."""
+        is, rounded up (the terms of :meth:`_limit_amounts` without the active users', and
+        without the leaf's reservations, which may go without a container ending)."""
         s = queue.sched
         guaranteed = s.fair_share
         step = self._minimum

@@ -63,16 +63,19 @@ def reference_limit(policy: Any, job: Any) -> Resources | None:
     else:
         queue_capacity = guaranteed if policy._ratio(guaranteed, required, policy._cluster) >= 1.0 else required
     cluster = policy._cluster
+    # a user's use counts its reserved containers (User.getUsed: LeafQueue.allocateResource runs for a reservation)
+    by_user = dict(policy._user_used.get(path, {}))
+    for user, held in queue.reserved_by_user.items():
+        by_user[user] = by_user.get(user, Resources()) + held
     if policy._dominant and cluster.any_positive():
         # the sum of the users' dominant shares × the cluster, each type normalized up
         # (UsersManager.getUsageRatio; TestLeafQueue.testDRFUserLimits)
-        ratio = sum(u.dominant_share(cluster) for u in policy._user_used.get(path, {}).values())
+        ratio = sum(u.dominant_share(cluster) for u in by_user.values())
         consumed = round_up(Resources.of({n: math.ceil(v * ratio) for n, v in cluster.items()}))
     else:
-        consumed = round_up(queue.sched.running)
+        consumed = round_up(queue.sched.running + queue.reserved)
     current = queue_capacity if less(consumed, queue_capacity) else consumed + required
     users = {js.owner.user for js in queue.order}
-    by_user = policy._user_used.get(path, {})
     used = Resources.total(by_user[u] for u in users if u in by_user) + required
     by_users = Resources.of({n: (math.ceil(v / len(users)) if users else 0) for n, v in used.items()})
     by_min = current.multiply_and_round_down(leaf.minimum_user_limit_percent)
@@ -123,7 +126,8 @@ LEAF = st.tuples(st.sampled_from([10, 25, 33.3, 50, 100]), st.sampled_from([-1, 
                  st.sampled_from([30, 50, 80, 100]))
 SUBMIT = st.tuples(st.just("submit"), st.sampled_from(["a", "b"]), st.sampled_from(["u0", "u1", "u2"]),
                    st.integers(1, 16), st.sampled_from(["1024 mb, 1 vcores", "2048 mb, 1 vcores", "1024 mb, 3 vcores",
-                                                        "1536 mb, 2 vcores", "3072 mb, 1 vcores"]))
+                                                        "1536 mb, 2 vcores", "3072 mb, 1 vcores",
+                                                        "5120 mb, 2 vcores"]))
 STEP = st.one_of(
     SUBMIT,
     st.tuples(st.just("heartbeat"), st.integers(0, 3)),
@@ -145,6 +149,7 @@ def test_the_user_limit_equals_a_fresh_recomputation(dominant: bool, a: Any, b: 
                                              "pool_resolver": "yarn_capacity"}},
                        allocations=capacity_xml(dominant, a, b))
     refused = 0
+    reserved = False
     for step in [*apps, ("heartbeat", 1), *steps]:
         kind = step[0]
         running = sorted((t for t in h.scheduler.ledger.running.values() if t.state == RUNNING and not t.is_am),
@@ -168,7 +173,9 @@ def test_the_user_limit_equals_a_fresh_recomputation(dominant: bool, a: Any, b: 
         elif kind == "reload":
             h.set_allocations(capacity_xml(dominant, step[1], step[2]))
         refused += check(h)
+        reserved = reserved or any(n.reserved is not None for n in h.cluster.nodes.values())
     event(f"users over their limit: {'some' if refused else 'none'}")
+    event(f"reservations: {'some' if reserved else 'none'}")  # counted in the users' use
 
 
 def test_a_user_over_the_bound_is_refused_exactly() -> None:

@@ -10,11 +10,9 @@ allocate elsewhere only by giving a reservation back (``amountNeededUnreserve``;
 Here: u0 (user limit 8 GB: root.a's guarantee) runs 5 GB on n0000 and reserves n0000 (3 GB free)
 for its next 5 GB; on n0001 Hadoop allocates it and unreserves n0000 (10 GB used incl. the
 reservation > 8 GB; 10 − 5 reserved ≤ 8; 2 GB to unreserve).  Then root.b's 1 GB tasks run on
-n0000.  Here n0000 stays reserved and root.b gets nothing there."""
+n0000.  (n0000 used to stay reserved here, and root.b got nothing there.)"""
 
 from __future__ import annotations
-
-import pytest
 
 from corescheduler.testing import ClusterHarness
 
@@ -25,10 +23,6 @@ def xml(*props: tuple[str, str]) -> str:
     return f"<configuration>{body}</configuration>"
 
 
-@pytest.mark.xfail(strict=True, reason="reservations are not counted in the user's use and not given back when "
-                   "the app allocates elsewhere over its user limit (Hadoop: reservationsContinueLooking → "
-                   "findNodeToUnreserve); the engine's reservations (core/resource_reservations.py) and the plugin's "
-                   "user use would both change")
 def test_a_reservation_is_given_back_when_the_app_allocates_elsewhere_over_its_user_limit() -> None:
     h = ClusterHarness(racks=1, nodes_per_rack=2, node_resources="8192 mb, 8 vcores",
                        config={"scheduler": {"mode": "resources", "share_policy": "yarn_capacity",
