@@ -176,7 +176,7 @@ def test_max_share_constraint_stops_at_the_common_ancestor() -> None:
     assert queue(h, "root.p.b")["usage"] == {"memory": 2048, "vcores": 2}
     assert queue(h, "root.p.a")["usage"] == {"memory": 0, "vcores": 0}
     assert queue(h, "root.p")["usage"] == {"memory": 2048, "vcores": 2}
-    with pytest.raises(SchedulerStateError, match="maxShare constraints on queue root.c"):
+    with pytest.raises(SchedulerStateError, match=r"maxShare constraints on queue root\.c"):
         h.move(app, "c")
 
 
