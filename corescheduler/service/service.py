@@ -27,6 +27,7 @@ import logging
 import math
 import os
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -477,7 +478,9 @@ class Service(Workers, Attempts, Views):
             self.kick()
             return self.describe(job_id)
 
-    async def move(self, job_id: str, pool: str) -> dict[str, Any]:
+    async def move(self, job_id: str, pool: str, user: str | None = None, groups: Sequence[str] = ()) -> dict[str, Any]:
+        """Move a live job to another pool or queue.  ``user`` (and its ``groups``): the caller,
+        who must be allowed to submit to the target queue (403 otherwise); None: an admin."""
         try:
             pool = check_pool(pool, "pool").strip()
         except JobFormatError as exc:
@@ -488,7 +491,9 @@ class Service(Workers, Attempts, Views):
 
             def apply() -> str:
                 try:
-                    self.scheduler.move(job_id, pool, self.now())
+                    self.scheduler.move(job_id, pool, self.now(), user=user, groups=groups)
+                except AccessDeniedError as exc:  # the target queue's submit ACL refuses the caller
+                    raise ServiceError(str(exc), 403, "pool") from None
                 except SchedulerStateError as exc:
                     raise ServiceError(str(exc), 400, "pool") from None
                 return self.scheduler.jobs[job_id].pool

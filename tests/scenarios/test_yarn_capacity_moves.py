@@ -275,3 +275,30 @@ def test_am_use_moves_with_the_app() -> None:
     assert queues["root.b.b1"]["am_used"].memory == 0 and queues["root.b.b1"]["used"].memory == 0
     assert p._user_am["root.b.b1"]["u"].memory == 0
     assert not any(p._apps.values())
+
+
+def test_a_runnable_app_moved_into_a_leaf_at_max_parallel_apps_waits() -> None:
+    """``CapacityScheduler.moveApplication`` → ``LeafQueue.submitApplicationAttempt``: the
+    target's ``CSMaxRunningAppsEnforcer`` decides the moved app's runnability — into b1 at its
+    ``max-parallel-apps`` the app waits there (its running container keeps running, counted in
+    b1); a1's waiting app runs now that a1 has room; once b1's own app ends the moved one runs
+    again (the Capacity Scheduler has no move refusal for it, unlike the fair scheduler's
+    ``maxRunningApps``)."""
+    h = harness(("root.a.a1.max-parallel-apps", "1"), ("root.b.b1.max-parallel-apps", "1"),
+                hosts={"host_0": 8})
+    resident = h.submit_app(queue="b1", user="v", resources=f"{GB} mb, 1 vcores")
+    app = h.submit_app(queue="a1", user="u", tasks=2, resources=f"{GB} mb, 1 vcores")
+    queued = h.submit_app(queue="a1", user="w", resources=f"{GB} mb, 1 vcores")
+    for _ in range(3):  # one off-switch container a heartbeat
+        h.heartbeat("host_0")
+    assert app.runnable and not queued.runnable and app.usage.memory > 0
+    used = app.usage
+    h.move(app, "b1")
+    tree = h.scheduler.resource_engine.tree
+    assert h.queue_of(app) == "root.b.b1" and not app.runnable and app in tree.queues["root.b.b1"].waiting_apps
+    assert queued.runnable and queued in tree.queues["root.a.a1"].runnable_apps
+    assert tree.queues["root.b.b1"].sched.running == used + resident.usage
+    assert tree.queues["root.b.b1"].num_runnable == 1 and tree.root.num_runnable == 2
+    for task in h.scheduler.ledger.running_of(resident):
+        h.finish(task)
+    assert resident.is_finished and app.runnable and app in tree.queues["root.b.b1"].runnable_apps

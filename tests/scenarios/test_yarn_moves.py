@@ -245,3 +245,27 @@ def test_a_move_drops_the_apps_reservations() -> None:
     got = h.heartbeat("n0000")
     assert [a.job for a in got] == [big.id]
     assert queue(h, "root.queue2")["usage"]["memory"] == 2048
+
+
+def test_the_caller_must_be_allowed_to_submit_to_the_target() -> None:
+    """``ClientRMService.moveApplicationAcrossQueues``: with a caller, the target queue's
+    ``aclSubmitApps`` (or ``aclAdministerApps``) must let it in — ``Scheduler.move(user=…)``,
+    as ``serve`` calls it for a tenant; without one (an admin), no ACL applies."""
+    from corescheduler.core.scheduler import AccessDeniedError
+
+    acls = ('<queue name="root"><aclSubmitApps> </aclSubmitApps><aclAdministerApps> </aclAdministerApps>'
+            '<queue name="queue1"><aclSubmitApps>alice</aclSubmitApps></queue>'
+            '<queue name="queue2"><aclSubmitApps>bob</aclSubmitApps></queue>'
+            '<queue name="queue3"><aclAdministerApps>alice</aclAdministerApps></queue></queue>')
+    h = harness("2048 mb, 2 vcores", acls)
+    app = h.submit(queue="queue1", user="alice", tasks=2, resources="1024 mb, 1 vcores")
+    h.heartbeat("n0000")
+    before = state(h)
+    with pytest.raises(AccessDeniedError, match=rf"User alice does not have permissions to submit {app.id} to "
+                                                r"target queue root\.queue2"):
+        h.scheduler.move(app.id, "queue2", h.clock, user="alice")
+    assert state(h) == before
+    h.scheduler.move(app.id, "queue3", h.clock, user="alice")  # administer access implies submit
+    assert h.queue_of(app) == "root.queue3"
+    h.scheduler.move(app.id, "queue2", h.clock)  # no caller: an admin
+    assert h.queue_of(app) == "root.queue2"
