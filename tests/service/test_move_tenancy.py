@@ -99,3 +99,33 @@ def test_a_tenant_moves_only_its_jobs_and_only_into_its_queues(live_service, tmp
         assert not live.service.scheduler.ledger.running
         assert all(not r.any_positive() for users in policy._user_used.values() for r in users.values())
         assert not any(policy._apps.values())
+
+
+def test_an_admins_move_outlives_a_restart(live_service, tmp_path: Path) -> None:
+    """SPEC §8 durability: a job an admin moved into a queue its owner may not submit to is
+    restored there after a restart (placed as submitted, then moved again), not failed by the
+    target's submit ACL."""
+    from corescheduler.service.api import Principal
+
+    path = tmp_path / "capacity-scheduler.xml"
+    path.write_text(FILE)
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    tokens = {"alice-token-1": Principal("alice"), "admin-token-1": Principal("root", admin=True)}
+    config = {"cluster": {"racks": 1, "nodes_per_rack": 1},
+              "scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "allocation_file": str(path)},
+              "service": {"tick": 0.1, "workers": 1}}
+    alice = {"Authorization": "Bearer alice-token-1"}
+    admin = {"Authorization": "Bearer admin-token-1"}
+    sleep = {"task_resources": "128 mb, 1 vcores", "maps": [{"command": ["sleep", "30"]}]}
+    live = live_service(config, tokens=tokens, state=str(state))
+    with httpx.Client(base_url=live.url, timeout=30) as c:
+        job = c.post("/api/v1/jobs", json={**sleep, "queue": "a"}, headers=alice).json()["id"]
+        assert c.put(f"/api/v1/jobs/{job}/pool", json={"pool": "b"}, headers=admin).status_code == 200
+    live.stop()
+    again = live_service(config, tokens=tokens, state=str(state))
+    with httpx.Client(base_url=again.url, timeout=30) as c:
+        r = c.get(f"/api/v1/jobs/{job}", headers=admin).json()
+        assert r["state"] in ("accepted", "running") and r["pool"] == "root.b", r
+        assert again.service.scheduler.jobs[job].queue == "root.b"
+        assert c.delete(f"/api/v1/jobs/{job}", headers=admin).status_code == 200
