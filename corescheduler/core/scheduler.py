@@ -387,6 +387,9 @@ class Scheduler:
         checks ACLs (``ClientRMService.moveApplicationAcrossQueues``): else AccessDeniedError."""
         now = self._tick(now)
         job = self.job(job_id)
+        if not isinstance(pool_name, str):
+            raise SchedulerStateError(f"cannot move {job_id}: the target pool or queue must be a name, "
+                                      f"got {pool_name!r}")
         engine = self._engine
         target = engine.move_target(job, pool_name, (user, tuple(groups)) if user is not None else None)
         if target is None:

@@ -269,3 +269,15 @@ def test_the_caller_must_be_allowed_to_submit_to_the_target() -> None:
     assert h.queue_of(app) == "root.queue3"
     h.scheduler.move(app.id, "queue2", h.clock)  # no caller: an admin
     assert h.queue_of(app) == "root.queue2"
+
+
+@pytest.mark.parametrize("name", ["", "root", "a..b", " queue2", "root.", ".", "root.queue1.x", None, 5])
+def test_a_bad_target_name_is_refused_cleanly(name: Any) -> None:
+    """Any target that is no leaf's name — root, empty parts, white space, a child of a leaf,
+    not a string — is one SchedulerStateError naming the app; nothing changes."""
+    h = harness("1024 mb, 1 vcores")
+    app = h.submit(queue="queue1", user="u", tasks=1, resources="1024 mb, 1 vcores")
+    before = state(h)
+    with pytest.raises(SchedulerStateError, match=app.id):
+        h.move(app, name)
+    assert state(h) == before
