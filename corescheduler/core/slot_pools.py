@@ -278,8 +278,9 @@ class SlotPools:
             return None
         return pool_name
 
-    def move_job(self, job: Job, pool_name: str, now: float) -> None:
-        """``job`` and its running tasks' counts leave its pool for ``pool_name``."""
+    def move_job(self, job: Job, target: str, now: float) -> None:
+        """``job`` and its running tasks' counts leave its pool for ``target``."""
+        pool_name = target
         self._dirty = True  # the next update rebuilds the orders even if this fails midway
         self._map_version += 1
         old = self.pools[job.pool]
