@@ -302,3 +302,18 @@ def test_a_runnable_app_moved_into_a_leaf_at_max_parallel_apps_waits() -> None:
     for task in h.scheduler.ledger.running_of(resident):
         h.finish(task)
     assert resident.is_finished and app.runnable and app in tree.queues["root.b.b1"].runnable_apps
+
+
+@pytest.mark.parametrize("answer", [5, "root.a", "root.nowhere"])
+def test_a_policy_answer_that_is_no_leaf_names_the_policy(answer: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``SharePolicy.move_target`` must answer a live leaf's path, a Rejection or None: any
+    other answer is a PluginAnswerError naming the plugin and the method; nothing moves."""
+    from corescheduler.errors import PluginAnswerError
+
+    h = harness()
+    app = h.submit_app(queue="a1", user="u", resources=f"{GB} mb, 1 vcores")
+    monkeypatch.setattr(policy(h), "move_target", lambda job, source, target: answer)
+    before = state(h)
+    with pytest.raises(PluginAnswerError, match=r"yarn_capacity.*move_target"):
+        h.move(app, "b1")
+    assert state(h) == before
