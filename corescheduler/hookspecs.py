@@ -114,6 +114,7 @@ REMOVED_HOOKS: dict[str, str] = {
 NOTIFICATION_HOOKS: tuple[str, ...] = (
     "cs_job_added",
     "cs_job_removed",
+    "cs_job_moved",
     "cs_update",
     "cs_heartbeat_start",
     "cs_task_started",
@@ -446,6 +447,19 @@ def cs_job_removed(job: Job, now: float) -> None:
     any per-job state here.  The job's tasks are still readable now; a
     scheduler without history (``Scheduler(history=False)``, the simulator)
     empties ``job.tasks`` right after this hook, so keep what you need.
+
+    Called on every plugin in use; **return values are ignored**.
+    """
+
+
+@hookspec
+def cs_job_moved(job: Job, source: str, tasks: Sequence[Task], now: float) -> None:
+    """An admin moved ``job`` from the pool or queue ``source`` to ``job.pool`` (resource mode:
+    from leaf ``source`` to ``job.queue``).  ``tasks`` are its containers running now (an AM
+    included): they keep running, and what they use now counts in the new queue — a plugin
+    that counts use or apps per queue moves its counts here (YARN's
+    ``LeafQueue.detachContainer`` / ``attachContainer``, ``finishApplication`` /
+    ``submitApplication``).  Called before the update that follows the move.
 
     Called on every plugin in use; **return values are ignored**.
     """

@@ -721,6 +721,26 @@ class CapacityScheduler(SharePolicy):
                 del users[job.user]
 
     @hookimpl
+    def cs_job_moved(self, job: Job, source: str, tasks: Sequence[Task]) -> None:
+        """An admin moved ``job`` (resource mode: its app count and its running containers'
+        memory follow it to its new queue, as YARN's ``detachContainer`` / ``attachContainer``;
+        slot mode: the update that follows recounts)."""
+        if not self._yarn:
+            return
+        old, new = self._queue(str(source)), self._queue(job.pool)
+        users = self._jobs_by_user.get(old)
+        if users is not None and users.get(job.user, 0) > 0:
+            users[job.user] -= 1
+            if users[job.user] <= 0:
+                del users[job.user]
+        self._jobs_by_user.setdefault(new, Counter())[job.user] += 1
+        memory = sum(t.resources.memory for t in tasks if t.resources is not None)
+        self._mem_by_user.setdefault(old, Counter())[job.user] -= memory
+        self._mem_by_user.setdefault(new, Counter())[job.user] += memory
+        self._queue_mem[old] -= memory
+        self._queue_mem[new] += memory
+
+    @hookimpl
     def cs_update(self, pools: Sequence[Pool], now: float) -> None:
         if self._yarn:
             return  # counts are kept by the notifications; reclaim is the scheduler's YARN preemption

@@ -49,6 +49,9 @@ by ``[scheduler] allocation_file`` (read and validated by
   (:mod:`corescheduler_plugins._yarn_capacity_weights`, used only by a leaf with weights);
   ``max-parallel-apps`` are the engine's running-app limits (the reader sets them).
 
+* **Moves** — ``CapacityScheduler.preValidateMoveApplication`` and ``moveApplication``
+  (:mod:`corescheduler_plugins._yarn_capacity_moves`).
+
 * **Limits and preemption** — a queue's current limit and its AM limits live in
   :mod:`corescheduler_plugins._yarn_capacity_limits`, the preemption monitor's round on the
   live tree in :mod:`corescheduler_plugins._yarn_capacity_victims` (mixins of this class).
@@ -66,6 +69,7 @@ from typing import Any
 
 from corescheduler_plugins._yarn_capacity_limits import CapacityLimits
 from corescheduler_plugins._yarn_capacity_locality import CapacityLocality
+from corescheduler_plugins._yarn_capacity_moves import CapacityMoves
 from corescheduler_plugins._yarn_capacity_placement import CapacityPlacement, capacity_conf
 from corescheduler_plugins._yarn_capacity_reports import CapacityReports
 from corescheduler_plugins._yarn_capacity_reservations import CapacityReservations
@@ -88,7 +92,7 @@ _ZERO = Resources()
 
 
 class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, CapacityPlacement, CapacityUserWeights,
-                            CapacityReservations, CapacityReports, SharePolicy):
+                            CapacityReservations, CapacityReports, CapacityMoves, SharePolicy):
     """Hadoop 3.3's ``CapacityScheduler``: guaranteed capacities, least-used-first queues,
     user limits; configured from a ``capacity-scheduler.xml``."""
 

@@ -17,7 +17,7 @@ transitions) apart from the ``Scheduler`` server that feeds it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -101,10 +101,19 @@ class Engine(Protocol):
     def job_changed(self, job: Job) -> None:
         """An admin action changed ``job`` (its priority); the scheduler updates next."""
 
-    def move_job(self, job: Job, pool_name: str) -> bool:
-        """Admin action: ``job`` moves to pool ``pool_name``; False when there is nothing to
-        move (raise SchedulerStateError where the engine cannot move jobs)."""
+    def move_target(self, job: Job, pool_name: str, caller: tuple[str, Sequence[str]] | None = None) -> str | None:
+        """Admin action, first step: the pool or leaf queue ``job`` would move to when asked to
+        move to ``pool_name``, every rule of the engine and its policy checked (a refusal raises
+        SchedulerStateError naming the job, the target and the rule; ``caller``, the user and
+        groups asking, must be allowed to submit there where submission checks ACLs:
+        AccessDeniedError); None when there is nothing to move (it has ended, or is there).
+        Changes nothing."""
         ...
+
+    def move_job(self, job: Job, target: str, now: float) -> None:
+        """Admin action, second step: ``job`` and its running tasks' accounting leave its pool
+        or queue for ``target``, :meth:`move_target`'s answer (the scheduler then tells the
+        plugins, ``cs_job_moved``, and updates)."""
 
     def job_removed(self, job: Job, now: float) -> None:
         """``job`` ended (finished, killed or failed): it leaves its pool or queue and the

@@ -225,6 +225,22 @@ class SharePolicy:
         up to its increment, at most its maximum (the fair scheduler's)."""
         return None
 
+    def move_target(self, job: Job, source: Queue, target: str) -> str | Rejection | None:
+        """Resource mode, the root queue's policy: an admin moves the live ``job`` from its leaf
+        ``source`` to the queue named ``target`` (as the caller wrote it).  The answer: the path
+        of the leaf it moves to (``source.name`` itself when ``target`` names its own queue:
+        nothing moves), having checked the policy's own rules, or a
+        :class:`~corescheduler.core.model.Rejection` whose reason names the rule that refuses
+        the move (nothing changes then).  Either replaces the engine's rule.  None (the
+        default): the engine's rule, the fair scheduler's (``FairScheduler.moveApplication``:
+        the target must be an existing leaf; a runnable app may not take the target or an
+        ancestor below the queues' common ancestor past its ``maxRunningApps`` or, with the
+        app's current use, past its ``maxResources``).  After the move the engine keeps the
+        running-app limits (the app waits when its new leaf's limits are full) and the plugins
+        are told (``cs_job_moved``); the Capacity Scheduler's
+        ``CapacityScheduler.preValidateMoveApplication`` answers here."""
+        return None
+
     def next_kind(self, node: Node) -> str | None:
         """Slot mode, the root policy: ``"map"`` or ``"reduce"``, the kind a heartbeat tries
         first on ``node``; None: the core's rule."""

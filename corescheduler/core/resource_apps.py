@@ -108,12 +108,6 @@ class AppAdmission(EngineState):
             am_task.is_am = True
             self.am_tasks[job.id] = am_task
 
-    @staticmethod
-    def move_job(job: Job, pool_name: str) -> bool:
-        """Moving an app between queues (YARN ``FairScheduler.moveApplication``) is not
-        supported yet: SchedulerStateError."""
-        raise SchedulerStateError("moving an app between queues is not supported in resource mode yet")
-
     def admit_job(self, job: Job, now: float) -> None:
         """Make the app :meth:`place_job` placed runnable, or let it wait for the running-app
         limits (``MaxRunningAppsEnforcer``).  Separate from :meth:`place_job` so that the
@@ -274,9 +268,14 @@ class AppAdmission(EngineState):
             self.user_runnable[user] = count
         else:
             self.user_runnable.pop(user, None)
-        # updateRunnabilityOnAppRemoval: the highest queue that was at its limit frees its subtree
+        self._runnability_on_removal(leaf, user, now)
+
+    def _runnability_on_removal(self, leaf: Queue, user: Any, now: float) -> None:
+        """``MaxRunningAppsEnforcer.updateRunnabilityOnAppRemoval``: a runnable app of ``user``
+        left ``leaf`` (it ended, or moved away); waiting apps the freed limits allow run."""
+        # the highest queue that was at its limit frees its subtree
         highest = None
-        q = leaf
+        q: Queue | None = leaf
         while q is not None:
             if q.num_runnable == q.max_running_apps - 1:
                 highest = q

@@ -8,6 +8,8 @@ work over ``FairScheduler``, ``MaxRunningAppsEnforcer``, ``FSAppAttempt`` and
 
 * :mod:`~corescheduler.core.resource_apps` — submission, normalization and the
   running-app limits (``FairScheduler.addApplication``, ``MaxRunningAppsEnforcer``);
+* :mod:`~corescheduler.core.resource_moves` — moving a live app to another leaf
+  (``FairScheduler.moveApplication``, ``CapacityScheduler.moveApplication``);
 * :mod:`~corescheduler.core.resource_shares` — demands, shares and the assignment
   orders (``FairScheduler.update``);
 * :mod:`~corescheduler.core.resource_reservations` — AM limits and reservations

@@ -77,9 +77,9 @@ from corescheduler.core.model import (
 )
 from corescheduler.core.policy import HeartbeatLimits, SharePolicy
 from corescheduler.core.queue_tree import NO_RESERVATION, Queue, QueueTree
-from corescheduler.core.resource_apps import AppAdmission
 from corescheduler.core.resource_asks import AppAsks, YarnAsks
 from corescheduler.core.resource_base import AM, NONE, RESERVED, _Reserved
+from corescheduler.core.resource_moves import AppMoves
 from corescheduler.core.resource_preemption import STARVATION_RECHECK_WAIT, Preemption
 from corescheduler.core.resource_reservations import AMLimitsAndReservations
 from corescheduler.core.resource_shares import ShareUpdate
@@ -100,7 +100,7 @@ _PER_APP: Any = object()
 _AMOUNTS: Any = object()
 
 
-class ResourceScheduler(AppAdmission, ShareUpdate, AMLimitsAndReservations, Preemption, YarnAsks, NoWalk):
+class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preemption, YarnAsks, NoWalk):
     """The resource-mode engine of one :class:`~corescheduler.core.scheduler.Scheduler`
     (:class:`~corescheduler.core.engine.Engine`; its owner is an
     :class:`~corescheduler.core.engine.EngineOwner`).  Task attempts launch and end through

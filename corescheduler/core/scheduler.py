@@ -19,7 +19,7 @@ update is one call into the engine: the hot loops are the engine's own.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from mypy_extensions import mypyc_attr
@@ -378,12 +378,30 @@ class Scheduler:
         return DEFAULT_POOL
 
     @_plugin_errors
-    def move(self, job_id: str, pool_name: str, now: float | None = None) -> None:
-        """Admin action: move a job (and its running tasks' accounting) to another pool."""
+    def move(self, job_id: str, pool_name: str, now: float | None = None, *, user: str | None = None,
+             groups: Sequence[str] = ()) -> None:
+        """Admin action: move a job (and its running tasks' accounting) to another pool or leaf
+        queue (YARN's ``moveApplicationAcrossQueues``).  A refusal raises SchedulerStateError
+        naming the job, the target and the rule, and changes nothing.  With ``user`` (and its
+        ``groups``), the caller must be allowed to submit to the target queue where submission
+        checks ACLs (``ClientRMService.moveApplicationAcrossQueues``): else AccessDeniedError."""
         now = self._tick(now)
         job = self.job(job_id)
-        if self._engine.move_job(job, pool_name):
-            self.update(now)
+        if not isinstance(pool_name, str):
+            raise SchedulerStateError(f"cannot move {job_id}: the target pool or queue must be a name, "
+                                      f"got {pool_name!r}")
+        engine = self._engine
+        target = engine.move_target(job, pool_name, (user, tuple(groups)) if user is not None else None)
+        if target is None:
+            return
+        source = job.queue or job.pool
+        engine.move_job(job, target, now)
+        listeners = self.plugins.listeners("cs_job_moved")
+        if listeners:
+            running = self.ledger.running_of(job)
+            for fn in listeners:
+                fn(job, source, running, now)
+        self.update(now)
 
     @_plugin_errors
     def set_priority(self, job_id: str, priority: str, now: float | None = None) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from corescheduler.core import hook_answers as answers
@@ -270,11 +270,17 @@ class SlotPools:
         """An admin action changed ``job`` (its priority): the next update recomputes all."""
         self._dirty = True
 
-    def move_job(self, job: Job, pool_name: str) -> bool:
-        """``job`` and its running tasks' counts leave its pool for ``pool_name``; False when
-        there is nothing to move (it has ended, or is in that pool)."""
+    def move_target(self, job: Job, pool_name: str, caller: tuple[str, Sequence[str]] | None = None) -> str | None:
+        """``pool_name`` (created if new), or None when there is nothing to move (it has ended,
+        or is in that pool).  ``caller`` is not checked: MR1 pools have no ACLs, and
+        submission checks none either."""
         if job.is_finished or job.pool == pool_name:
-            return False
+            return None
+        return pool_name
+
+    def move_job(self, job: Job, target: str, now: float) -> None:
+        """``job`` and its running tasks' counts leave its pool for ``target``."""
+        pool_name = target
         self._dirty = True  # the next update rebuilds the orders even if this fails midway
         self._map_version += 1
         old = self.pools[job.pool]
@@ -289,7 +295,6 @@ class SlotPools:
         del old.jobs[job.id]
         new.jobs[job.id] = job
         job._pool = pool_name
-        return True
 
     # ================================================================== what a heartbeat may do
     def running_work(self) -> bool:

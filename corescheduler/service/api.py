@@ -265,6 +265,11 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
     def summary(described: dict[str, Any]) -> dict[str, Any]:
         return {k: described[k] for k in SUMMARY if k in described}
 
+    def mover(who: Principal) -> tuple[str | None, tuple[str, ...]]:
+        """Whose submit access a move's target queue must grant: the caller's, or nobody's for
+        an admin (``ClientRMService.moveApplicationAcrossQueues``)."""
+        return (None, ()) if who.admin else (who.user, tuple(who.groups))
+
     def owner_or_admin(who: Principal, job_id: str) -> None:
         row = live_row(job_id)
         if not may_act(who, row):
@@ -453,11 +458,12 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
     @app.put(API + "/jobs/{job_id}/pool", openapi_extra=_one("pool", {"type": "string", "minLength": 1,
                                                                       "maxLength": 200, "pattern": POOL}))
     async def move(job_id: str, request: Request) -> dict[str, Any]:
-        """Move a job to another pool (its owner, an admin or its queue's administrators)."""
+        """Move a job to another pool (its owner, an admin or its queue's administrators; into a
+        queue the caller may submit to, unless an admin)."""
         who = principal(request, mutating=True)
         assert who is not None
         owner_or_admin(who, job_id)
-        return await service.move(job_id, await body_field(request, "pool"))
+        return await service.move(job_id, await body_field(request, "pool"), *mover(who))
 
     @app.put(API + "/jobs/{job_id}/priority", openapi_extra=_one("priority", {
         "type": "string", "enum": ["VERY_LOW", "LOW", "NORMAL", "HIGH", "VERY_HIGH"]}))
@@ -653,7 +659,7 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
 
     @app.post("/scheduler/jobs/{job_id}/pool", include_in_schema=False)
     async def page_move(job_id: str, request: Request) -> Any:
-        return await page_action(request, job_id, lambda who, f: service.move(job_id, f.get("pool", "")))
+        return await page_action(request, job_id, lambda who, f: service.move(job_id, f.get("pool", ""), *mover(who)))
 
     @app.post("/scheduler/jobs/{job_id}/priority", include_in_schema=False)
     async def page_priority(job_id: str, request: Request) -> Any:

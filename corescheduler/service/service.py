@@ -27,6 +27,7 @@ import logging
 import math
 import os
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -416,6 +417,23 @@ class Service(Workers, Attempts, Views):
         if job.initialized:
             self.store.job_started(job.id, job.pool)
 
+    def _resubmit(self, spec: Any, asked: str | None) -> Job:
+        """A job placed again after a restart, in the pool or queue it was in (``spec.pool``).
+        One an admin moved where its owner may not submit (the target's ACL): placed as it
+        was submitted (``asked``) and moved there again, as the admin's move was accepted."""
+        try:
+            return self.scheduler.submit(spec, self.now(), update=False)
+        except AccessDeniedError:
+            if asked is None or spec.pool == asked:
+                raise
+        job = self.scheduler.submit(attrs.evolve(spec, pool=asked), self.now(), update=False)
+        try:
+            self.scheduler.move(job.id, spec.pool, self.now())
+        except SchedulerStateError as exc:  # its queue's rules refuse it now: it stays where it was placed
+            log.warning("job %s stays in %s after the restart: %s", job.id, job.pool, exc)
+            self.store.set_job(job.id, pool=job.pool)
+        return job
+
     def _restore(self) -> None:
         """After a restart: every accepted job that had not ended runs again, with what it
         had completed kept — except a job with reduces still to run, whose maps run again
@@ -443,7 +461,7 @@ class Service(Workers, Attempts, Views):
                                 reduces=[spec.reduces[i] for i in reduces_left],
                                 pool=row["pool"] or spec.pool, priority=row["priority"])
             try:
-                job = self.scheduler.submit(spec, self.now(), update=False)
+                job = self._resubmit(spec, request.pool)
             except CoreSchedulerError as exc:
                 self.store.job_ended(row["id"], "failed", error=f"could not be restored: {exc}")
                 continue
@@ -477,7 +495,9 @@ class Service(Workers, Attempts, Views):
             self.kick()
             return self.describe(job_id)
 
-    async def move(self, job_id: str, pool: str) -> dict[str, Any]:
+    async def move(self, job_id: str, pool: str, user: str | None = None, groups: Sequence[str] = ()) -> dict[str, Any]:
+        """Move a live job to another pool or queue.  ``user`` (and its ``groups``): the caller,
+        who must be allowed to submit to the target queue (403 otherwise); None: an admin."""
         try:
             pool = check_pool(pool, "pool").strip()
         except JobFormatError as exc:
@@ -488,7 +508,9 @@ class Service(Workers, Attempts, Views):
 
             def apply() -> str:
                 try:
-                    self.scheduler.move(job_id, pool, self.now())
+                    self.scheduler.move(job_id, pool, self.now(), user=user, groups=groups)
+                except AccessDeniedError as exc:  # the target queue's submit ACL refuses the caller
+                    raise ServiceError(str(exc), 403, "pool") from None
                 except SchedulerStateError as exc:
                     raise ServiceError(str(exc), 400, "pool") from None
                 return self.scheduler.jobs[job_id].pool

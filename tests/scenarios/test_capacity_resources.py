@@ -50,3 +50,23 @@ def test_c3_user_limits_inside_a_queue() -> None:
         h.update()
         assert [a.job for a in h.heartbeat("n0000")] == [u2.id]
     assert h.running(u1) == 5 and h.running(u2) == 5
+
+
+def test_a_moved_app_takes_its_memory_and_count_to_its_new_queue() -> None:
+    """A move in resource mode (``cs_job_moved``): the plugin's per-queue memory and per-user
+    counts follow the app and its running containers (YARN's ``detachContainer`` /
+    ``attachContainer``); its containers' end gives back to the new queue."""
+    h = _harness({"q1": {"capacity": 50}, "q2": {"capacity": 50}}, nodes=1)
+    app = h.submit(queue="q1", user="u", tasks=4, resources="1024 mb, 1 vcores")
+    _fill(h, rounds=4)
+    plugin = h.scheduler.plugins.instances["capacity"]
+    used = plugin._queue_mem["q1"]
+    assert used > 0 and plugin._mem_by_user["q1"]["u"] == used
+    h.move(app, "q2")
+    assert h.queue_of(app) == "root.q2"
+    assert (plugin._queue_mem["q1"], plugin._queue_mem["q2"]) == (0, used)
+    assert (plugin._mem_by_user["q1"]["u"], plugin._mem_by_user["q2"]["u"]) == (0, used)
+    assert "u" not in plugin._jobs_by_user.get("q1", {}) and plugin._jobs_by_user["q2"]["u"] == 1
+    for task in h.scheduler.ledger.running_of(app):
+        h.finish(task)
+    assert plugin._queue_mem["q2"] == 0 and plugin._mem_by_user["q2"]["u"] == 0

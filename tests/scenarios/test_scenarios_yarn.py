@@ -715,7 +715,7 @@ def test_bad_requests_are_refused_cleanly() -> None:
 
     h = _one_node()
     app = h.submit(queue="q", tasks=1, resources="1024 mb, 1 vcores")
-    with pytest.raises(SchedulerStateError, match="not supported in resource mode"):
+    with pytest.raises(SchedulerStateError, match="target queue other not found or is not a leaf queue"):
         h.move(app, "other")
     with pytest.raises(SchedulerStateError, match="negative"):
         h.submit(queue="q", tasks=1, resources=Resources(-4096, 1))
