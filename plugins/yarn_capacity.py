@@ -145,7 +145,12 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         if conf is not self.conf:
             # the monitor's settings come from the file, checked with it: a bad value refuses
             # the file (the last good stays) rather than failing the first preemption round
-            self._preemption = self._new_monitor(conf) if conf is not None else None
+            monitor = self._new_monitor(conf) if conf is not None else None
+            if monitor is not None and self._preemption is not None:
+                # one policy across refreshQueues (SchedulingMonitorManager.updateSchedulingMonitors
+                # starts only a policy not yet running): its marks and fixed rate go on
+                monitor.carry_on(self._preemption)
+            self._preemption = monitor
         self.conf = conf
         self._bounds.clear()
         self._queue_keys.clear()
