@@ -277,7 +277,8 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
             positive, zero, priority, tie = fixed
             g = s.fair_share if positive else s.cluster  # both at 0: by absolute used capacity
             gm = g.memory if g is not None else 0
-            used = s.running.memory / gm if gm > 0 else 0.0
+            # the queue's use counts its reservations (LeafQueue.apply → allocateResource)
+            used = (s.running.memory + s.owner.reserved.memory) / gm if gm > 0 else 0.0
             return (zero, used >= 1.0, priority, used, tie, s.name)  # queue_order_key
         owner = s.owner
         if isinstance(owner, Job):
@@ -295,18 +296,21 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
             return (owner.sched["map"].priority, s.start_time, s.name)  # rank: VERY_HIGH (0) first
         ordering = self._ordering.get(owner.name)
         if ordering is None:  # no file: root.default alone
-            return (False, False, 0, self._ratio(s.running, s.fair_share, getattr(s, "cluster", None)), (0.0,), s.name)
+            running = s.running + owner.reserved
+            return (False, False, 0, self._ratio(running, s.fair_share, getattr(s, "cluster", None)), (0.0,), s.name)
         absolute, priority, tie = ordering
+        reserved = owner.reserved  # counted in the queue's use (CSQueueUtils.updateUsedCapacity)
         if not self._dominant:  # _ratio's memory case, inline
             g = s.fair_share if absolute > 0 else s.cluster  # both at 0: by absolute used capacity
             gm = g.memory if g is not None else 0
-            used = s.running.memory / gm if gm > 0 else 0.0
+            used = (s.running.memory + reserved.memory) / gm if gm > 0 else 0.0
             return (absolute <= 0, used >= 1.0, -priority, used, tie, s.name)  # queue_order_key
         cluster = getattr(s, "cluster", None)
+        running = s.running + reserved if reserved.any_positive() else s.running
         if absolute > 0:
-            used = self._ratio(s.running, s.fair_share, cluster)
+            used = self._ratio(running, s.fair_share, cluster)
         else:  # both at 0: by absolute used capacity
-            used = self._ratio(s.running, cluster, cluster)
+            used = self._ratio(running, cluster, cluster)
         return queue_order_key(used, absolute, priority, tie, s.name)
 
     # ------------------------------------------------------------------ users' use

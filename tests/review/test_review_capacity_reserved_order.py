@@ -11,8 +11,6 @@ it were nearly empty."""
 
 from __future__ import annotations
 
-import pytest
-
 from corescheduler.testing import ClusterHarness
 
 
@@ -27,9 +25,6 @@ XML = ("<configuration>" + _prop("root.queues", "a,b") + _prop("root.a.capacity"
        + _prop("per-node-heartbeat.maximum-container-assignments", "1") + "</configuration>")
 
 
-@pytest.mark.xfail(strict=True, reason="yarn_capacity's queue order key leaves reservations out of the used "
-                                       "capacity (CSQueueUtils.updateUsedCapacity counts them); the engine "
-                                       "does not re-sort a queue when its reservations change")
 def test_a_queue_holding_a_reservation_is_offered_a_node_after_a_less_used_one() -> None:
     """Two 8 GB nodes; a and b 50 % each (maximum 100 %).  On n0 a runs 2 × 1 GB and b 4 × 1 GB;
     a's second app asks for 6 GB and reserves n0 (2 GB free).  a's use is 2 + 6 = 8 GB of its
