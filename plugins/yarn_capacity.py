@@ -123,6 +123,8 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         config = getattr(context, "config", None)
         cluster = getattr(config, "cluster", None)
         self._minimum = getattr(cluster, "minimum_allocation", None)
+        #: the minimum allocation's memory: a used capacity's least denominator (order_key)
+        self._minimum_memory = self._minimum.memory if isinstance(self._minimum, Resources) else 0
 
     @hookimpl
     def cs_share_policy(self) -> SharePolicy:
@@ -277,6 +279,8 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
             positive, zero, priority, tie = fixed
             g = s.fair_share if positive else s.cluster  # both at 0: by absolute used capacity
             gm = g.memory if g is not None else 0
+            if positive and gm < self._minimum_memory:  # CSQueueUtils.updateUsedCapacity: at least the minimum
+                gm = self._minimum_memory
             # the queue's use counts its reservations (LeafQueue.apply → allocateResource)
             used = (s.running.memory + s.owner.reserved.memory) / gm if gm > 0 else 0.0
             return (zero, used >= 1.0, priority, used, tie, s.name)  # queue_order_key
@@ -303,12 +307,19 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         if not self._dominant:  # _ratio's memory case, inline
             g = s.fair_share if absolute > 0 else s.cluster  # both at 0: by absolute used capacity
             gm = g.memory if g is not None else 0
+            if absolute > 0 and gm < self._minimum_memory:  # CSQueueUtils.updateUsedCapacity: at least the minimum
+                gm = self._minimum_memory
             used = (s.running.memory + reserved.memory) / gm if gm > 0 else 0.0
             return (absolute <= 0, used >= 1.0, -priority, used, tie, s.name)  # queue_order_key
         cluster = getattr(s, "cluster", None)
         running = s.running + reserved if reserved.any_positive() else s.running
-        if absolute > 0:
-            used = self._ratio(running, s.fair_share, cluster)
+        if absolute > 0:  # over max(guarantee, minimum allocation) (CSQueueUtils.updateUsedCapacity)
+            guaranteed = s.fair_share
+            step = self._minimum
+            if guaranteed is not None and isinstance(step, Resources) and cluster is not None \
+                    and cluster.any_positive() and guaranteed.dominant_share(cluster) < step.dominant_share(cluster):
+                guaranteed = step
+            used = self._ratio(running, guaranteed, cluster)
         else:  # both at 0: by absolute used capacity
             used = self._ratio(running, cluster, cluster)
         return queue_order_key(used, absolute, priority, tie, s.name)
