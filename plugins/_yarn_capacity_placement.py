@@ -140,6 +140,11 @@ class CapacityPlacement:
         # LeafQueue.validateSubmitApplication: "Check submission limits for the user on this queue"
         # (User.getTotalApplications, pending and active, against getMaxApplicationsPerUser)
         mine = self._users.get(path, {}).get(job.user, 0)
+        queue = self._live.get(path)
+        if mine and queue is not None and queue.waiting_apps:
+            # not runnable (max-parallel-apps): LeafQueue.addApplicationAttempt returns before
+            # user.submitApplication(), so User.getTotalApplications leaves them out
+            mine -= sum(1 for waiting in queue.waiting_apps if waiting.user == job.user)
         per_user = conf.max_applications_per_user(path, limit)
         if mine >= per_user:
             return Rejection(f"Queue {path} already has {mine} applications from user {job.user} cannot accept "

@@ -246,6 +246,14 @@ class ProportionalCapacityPreemption:
         self._first: float | None = None
         self._next = -math.inf
 
+    def carry_on(self, old: ProportionalCapacityPreemption) -> None:
+        """Take over ``old``'s marks and rate: the file was reloaded, and Hadoop's policy lives
+        on through ``refreshQueues`` with its ``preemptionCandidates`` and its monitor's
+        fixed rate (only the settings are read again, ``updateConfigIfNeeded``)."""
+        self._marked_at = dict(old._marked_at)
+        self._first = old._first
+        self._next = old._next
+
     def next_round(self) -> float:
         """When the next round falls: ``SchedulingMonitor.serviceStart`` runs the policy at a
         fixed rate, every ``monitoring_interval`` from the first round (``-inf`` before it)."""

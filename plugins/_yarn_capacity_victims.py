@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from corescheduler.core.hints import Hint
+from corescheduler.core.javamath import java_float
 from corescheduler.core.model import RESOURCES
 from corescheduler.errors import AllocationError, ConfigError
 from corescheduler.resources import Resources
@@ -23,6 +24,23 @@ class CapacityVictims:
 
     conf: Any
     _cluster: Any
+    _minimum: Any
+    _dominant: bool
+    _users: dict[str, Any]
+
+    def _consumed(self, queue: Any) -> Resources:  # pragma: no cover - the policy's
+        raise NotImplementedError
+
+    def _less(self, a: Resources, b: Resources) -> bool:  # pragma: no cover - the policy's
+        raise NotImplementedError
+
+    def _ratio(self, used: Resources, guaranteed: Resources | None,
+               cluster: Resources | None) -> float:  # pragma: no cover - the policy's
+        raise NotImplementedError
+
+    def _bounded_limit(self, by_users: Resources, current: Resources, queue_capacity: Resources,
+                       queue: Any, leaf: Any) -> Resources:  # pragma: no cover - the policy's
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ preemption
     def choose_victims(self, root: Any, running: Mapping[str, Any], now: float) -> list[Any] | None:
@@ -111,10 +129,44 @@ class CapacityVictims:
                                 pending=(js.demand - job.usage).componentwise_max(_ZERO),
                                 priority=-int(job.sched["map"].priority)))
             if user not in limits and self.conf is not None:
-                limit = self.user_limit(job)
+                limit = self._limit_for_all_users(leaf, job.user)
                 if limit is not None:
                     limits[user] = limit
         return apps, limits
+
+    def _limit_for_all_users(self, leaf: Any, user: Any) -> Resources | None:
+        """``LeafQueue.getResourceLimitForAllUsers`` → ``UsersManager.computeUserLimit(…,
+        activeUser = false)``: the current capacity (not the active users' use + the minimum
+        allocation) divided by the weights of *all* the leaf's users (those with an app in it:
+        ``allUsersTimesWeights``, a Java float sum; ``Resources.divideAndCeil``), the rest as
+        the active users' limit (:meth:`_bounded_limit`), then × ``user``'s weight rounded down
+        to the minimum allocation (``getComputedResourceLimitForAllUsers``).  None: not a
+        queue of the file."""
+        spec = self.conf.queues.get(leaf.name) if self.conf is not None else None
+        if spec is None:
+            return None
+        weights = spec.user_weights
+        required = self._minimum if isinstance(self._minimum, Resources) else Resources()
+        guaranteed = leaf.sched.fair_share if leaf.sched.fair_share is not None else Resources()
+        queue_capacity = guaranteed.componentwise_max(required) if not self._dominant else \
+            (guaranteed if self._ratio(guaranteed, required, self._cluster) >= 1.0 else required)
+        consumed = self._consumed(leaf)
+        current = queue_capacity if self._less(consumed, queue_capacity) else consumed + required
+        summed = 0.0
+        for name in sorted(self._users.get(leaf.name, {}), key=str):
+            summed = java_float(summed + java_float(weights.get(name, 1.0)))
+        by_users = Resources.of({n: (math.ceil(java_float(java_float(float(v)) / summed)) if summed else 0)
+                                 for n, v in current.items()})
+        limit = self._bounded_limit(by_users, current, queue_capacity, leaf, spec)
+        weight = java_float(weights.get(user, 1.0))
+        if weight == 1.0:
+            return limit
+        values = {}
+        for n, v in limit.items():  # Resources.multiplyAndNormalizeDown
+            amount = int(v * weight)
+            unit = required.get(n) if n in required.names else 0
+            values[n] = (amount // unit) * unit if unit > 0 else amount
+        return Resources.of(values)
 
     def _pending_for_preemption(self, leaf: Any) -> Resources:
         """``LeafQueue.getTotalPendingResourcesConsideringUserLimit``: the pending asks of the

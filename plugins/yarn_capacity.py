@@ -128,6 +128,8 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         config = getattr(context, "config", None)
         cluster = getattr(config, "cluster", None)
         self._minimum = getattr(cluster, "minimum_allocation", None)
+        #: the minimum allocation's memory: a used capacity's least denominator (order_key)
+        self._minimum_memory = self._minimum.memory if isinstance(self._minimum, Resources) else 0
 
     @hookimpl
     def cs_share_policy(self) -> SharePolicy:
@@ -150,7 +152,12 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
         if conf is not self.conf:
             # the monitor's settings come from the file, checked with it: a bad value refuses
             # the file (the last good stays) rather than failing the first preemption round
-            self._preemption = self._new_monitor(conf) if conf is not None else None
+            monitor = self._new_monitor(conf) if conf is not None else None
+            if monitor is not None and self._preemption is not None:
+                # one policy across refreshQueues (SchedulingMonitorManager.updateSchedulingMonitors
+                # starts only a policy not yet running): its marks and fixed rate go on
+                monitor.carry_on(self._preemption)
+            self._preemption = monitor
         self.conf = conf
         self._bounds.clear()
         self._queue_keys.clear()
@@ -277,7 +284,10 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
             positive, zero, priority, tie = fixed
             g = s.fair_share if positive else s.cluster  # both at 0: by absolute used capacity
             gm = g.memory if g is not None else 0
-            used = s.running.memory / gm if gm > 0 else 0.0
+            if positive and gm < self._minimum_memory:  # CSQueueUtils.updateUsedCapacity: at least the minimum
+                gm = self._minimum_memory
+            # the queue's use counts its reservations (LeafQueue.apply → allocateResource)
+            used = (s.running.memory + s.owner.reserved.memory) / gm if gm > 0 else 0.0
             return (zero, used >= 1.0, priority, used, tie, s.name)  # queue_order_key
         owner = s.owner
         if isinstance(owner, Job):
@@ -295,18 +305,28 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
             return (owner.sched["map"].priority, s.start_time, s.name)  # rank: VERY_HIGH (0) first
         ordering = self._ordering.get(owner.name)
         if ordering is None:  # no file: root.default alone
-            return (False, False, 0, self._ratio(s.running, s.fair_share, getattr(s, "cluster", None)), (0.0,), s.name)
+            running = s.running + owner.reserved
+            return (False, False, 0, self._ratio(running, s.fair_share, getattr(s, "cluster", None)), (0.0,), s.name)
         absolute, priority, tie = ordering
+        reserved = owner.reserved  # counted in the queue's use (CSQueueUtils.updateUsedCapacity)
         if not self._dominant:  # _ratio's memory case, inline
             g = s.fair_share if absolute > 0 else s.cluster  # both at 0: by absolute used capacity
             gm = g.memory if g is not None else 0
-            used = s.running.memory / gm if gm > 0 else 0.0
+            if absolute > 0 and gm < self._minimum_memory:  # CSQueueUtils.updateUsedCapacity: at least the minimum
+                gm = self._minimum_memory
+            used = (s.running.memory + reserved.memory) / gm if gm > 0 else 0.0
             return (absolute <= 0, used >= 1.0, -priority, used, tie, s.name)  # queue_order_key
         cluster = getattr(s, "cluster", None)
-        if absolute > 0:
-            used = self._ratio(s.running, s.fair_share, cluster)
+        running = s.running + reserved if reserved.any_positive() else s.running
+        if absolute > 0:  # over max(guarantee, minimum allocation) (CSQueueUtils.updateUsedCapacity)
+            guaranteed = s.fair_share
+            step = self._minimum
+            if guaranteed is not None and isinstance(step, Resources) and cluster is not None \
+                    and cluster.any_positive() and guaranteed.dominant_share(cluster) < step.dominant_share(cluster):
+                guaranteed = step
+            used = self._ratio(running, guaranteed, cluster)
         else:  # both at 0: by absolute used capacity
-            used = self._ratio(s.running, cluster, cluster)
+            used = self._ratio(running, cluster, cluster)
         return queue_order_key(used, absolute, priority, tie, s.name)
 
     # ------------------------------------------------------------------ users' use

@@ -126,6 +126,7 @@ class AMLimitsAndReservations(EngineState):
             total = q.reserved + size if sign > 0 else q.reserved - size
             q.reserved = total if total.any_positive() else NO_RESERVATION
             q = q.parent
+        self._reposition_queues(leaf)  # a policy's order key may count reservations (yarn_capacity's)
 
     def _unreserve(self, node: Node) -> None:
         task = node.reserved

@@ -30,7 +30,7 @@ from corescheduler.core.javamath import java_float
 __all__ = ["AppLimits", "read_app_limits"]
 
 #: ``CapacitySchedulerConfiguration.getAllUserWeightsForQueue``: ``user-settings\.\w+\.weight``
-_USER_WEIGHT = re.compile(r"(\w+)\.weight")
+_USER_WEIGHT = re.compile(r"(\w+)\.weight", re.ASCII)  # Java's \w: [a-zA-Z_0-9]
 _USER_LIMIT = re.compile(r"user\.(.+)\.max-parallel-apps")
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 _PREFIX = "yarn.scheduler.capacity."

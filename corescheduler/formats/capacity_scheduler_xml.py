@@ -332,7 +332,7 @@ class _Reader:
         if p is None or p.value == "":
             return default
         try:
-            value = int(p.value) if integer else float(p.value)
+            value = int(_java_number(p.value, integer)) if integer else float(_java_number(p.value, integer))
         except ValueError:
             self.problem(p, key, what)
             return default
@@ -380,6 +380,16 @@ class _Reader:
         return Resources.of(values)
 
 
+def _java_number(text: str, integer: bool) -> str:
+    """``text`` as Java's parsers take it, for Python's ``int``/``float``: ``ValueError`` for
+    what ``Integer.parseInt``/``Float.parseFloat`` refuse and Python would read — digit
+    separators (``1_000``) and, for a float, digits other than ASCII ones (``Float.parseFloat``
+    reads ASCII only; ``Integer.parseInt`` takes any Unicode digit, as ``int`` does)."""
+    if "_" in text or (not integer and not text.isascii()):
+        raise ValueError(text)
+    return text
+
+
 def _capacity(r: _Reader, path: str) -> tuple[str, float | Resources | None, HadoopProperty | None]:
     """``(mode, value, property)``: mode ``percent``, ``weight``, ``absolute`` or ``unset``."""
     key = f"{path}.capacity"
@@ -391,7 +401,7 @@ def _capacity(r: _Reader, path: str) -> tuple[str, float | Resources | None, Had
     text = p.value
     if text.endswith("w"):  # weight mode, Hadoop 3.3 (YARN-10169)
         try:
-            weight = float(text[:-1])
+            weight = float(_java_number(text[:-1], False))
         except ValueError:
             weight = -1.0
         if not (weight >= 0 and math.isfinite(weight)):
@@ -399,7 +409,7 @@ def _capacity(r: _Reader, path: str) -> tuple[str, float | Resources | None, Had
             return "weight", None, p
         return "weight", weight, p
     try:
-        pct = float(text)
+        pct = float(_java_number(text, False))
     except ValueError:
         pct = math.nan
     if not 0 <= pct <= 100:
