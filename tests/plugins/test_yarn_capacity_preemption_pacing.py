@@ -6,6 +6,7 @@ monitorInterval)``), not every ``[scheduler] preemption_interval``: the policy's
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -241,6 +242,6 @@ def test_simulated_kills_of_a_persistent_debt_come_every_wait_plus_one_round(tmp
     assert len(kills) == 36
     pairs = kills[::2]
     assert kills[1::2] == pairs  # two at a time
-    assert all(abs(later - earlier - gap) < 1e-9 for earlier, later in zip(pairs, pairs[1:]))
+    assert all(abs(later - earlier - gap) < 1e-9 for earlier, later in itertools.pairwise(pairs))
     # the first: marked by the first round after b asks, killed 15 s later
     assert 30.25 + 15.0 <= pairs[0] <= 30.25 + 15.0 + (3.0 if interval_ms is None else 15.0)
