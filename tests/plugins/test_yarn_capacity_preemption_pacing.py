@@ -6,11 +6,13 @@ monitorInterval)``), not every ``[scheduler] preemption_interval``: the policy's
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
 from corescheduler_plugins._yarn_capacity_preemption import (
     PREFIX,
+    ContainerView,
     PreemptionSettings,
     ProportionalCapacityPreemption,
     QueueView,
@@ -150,3 +152,96 @@ def test_simulated_kills_fall_on_monitor_rounds(tmp_path, interval_ms: str) -> N
     assert any(abs((killed_at - start) / period - round((killed_at - start) / period)) < 1e-9
                for start in (0.0, 0.5, 1.0))
     assert 30.25 + 1.0 <= killed_at <= 30.25 + 2 * period + 1.0
+
+
+# -- the pace of the rounds sets the pace of the kills (why the SWIM experiment's Capacity
+# Scheduler preemptions rose when the rounds moved from [scheduler] preemption_interval, 15 s,
+# to Hadoop's monitoring_interval, 3 s: docs/yarn-capacity.md, "How often rounds run")
+
+def _owing_rounds(interval_ms: str, window: float) -> list[tuple[float, str]]:
+    """Hadoop's defaults but ``monitoring_interval``: a (guaranteed 40 of 80 containers) holds all
+    80, b asks for its 40; every container killed from a goes to b before the next round.  The
+    kills (time, container) of the rounds in ``[0, window)``."""
+    settings = PreemptionSettings.from_properties({PREFIX + "monitoring_interval": interval_ms})
+    policy = ProportionalCapacityPreemption(settings)
+    def containers(n: int) -> Resources:
+        return Resources(n * 1024, n)
+
+    one = containers(1)
+    cluster = containers(80)
+    half = containers(40)
+    a = [ContainerView(id=f"a{i:02}", app_id="A", app_order=0, resources=one) for i in range(80)]
+    b = 0
+    kills: list[tuple[float, str]] = []
+    now = 0.0
+    while now < window:
+        root = QueueView(path="root", guaranteed=cluster, maximum=cluster, used=containers(len(a) + b), children=[
+            QueueView(path="root.a", guaranteed=half, maximum=cluster, used=containers(len(a)), containers=list(a)),
+            QueueView(path="root.b", guaranteed=half, maximum=cluster, used=containers(b), pending=containers(40 - b))])
+        chosen = policy.select(root, cluster, now)
+        kills.extend((now, cid) for cid in chosen.kill)
+        a = [c for c in a if c.id not in chosen.kill]
+        b += len(chosen.kill)
+        now = policy.next_round()
+    return kills
+
+
+@pytest.mark.parametrize(("interval_ms", "kill_times"), [
+    ("3000", [15.0, 33.0, 51.0, 69.0, 87.0, 105.0]),
+    ("15000", [15.0, 45.0, 75.0, 105.0]),
+])
+def test_a_queue_that_stays_owed_loses_containers_at_the_pace_of_the_rounds(interval_ms: str,
+                                                                             kill_times: list[float]) -> None:
+    """Each round asks a for ``natural_termination_factor`` of its excess scaled to
+    ``total_preemption_per_round`` (0.2 × 8 GB, rounded: 2 containers;
+    ``calculateResToObtainByPartitionForLeafQueues``), the same two latest containers while
+    nothing changes.  They are killed by the first round ``max_wait_before_kill`` (15 s) after
+    their mark (``preemptOrkillSelectedContainerAfterWait``); that round's selection is those
+    two, so the next two are marked one round later.  A kill every 15 s + one interval: 18 s
+    with Hadoop's 3 s rounds, 30 s with 15 s rounds — in 120 s, 12 containers against 8."""
+    kills = _owing_rounds(interval_ms, 120.0)
+    assert [t for t, _ in kills] == [t for t in kill_times for _ in range(2)]
+    assert [c for _, c in kills] == [f"a{i:02}" for i in range(79, 79 - len(kills), -1)]  # latest first
+
+
+@pytest.mark.parametrize(("interval_ms", "gap"), [(None, 18.0), ("15000", 30.0)])
+def test_simulated_kills_of_a_persistent_debt_come_every_wait_plus_one_round(tmp_path, interval_ms: str | None,
+                                                                               gap: float) -> None:
+    """The same in the simulator, with no preemption key but the interval in the file (the
+    experiment's configuration: Hadoop's defaults, ``preemption_interval`` 15 s): a fills ten
+    nodes, b asks for its half at 30.25 s; two containers are killed every 18 s (every 30 s with
+    15 s rounds) until a is within ``max_ignored_over_capacity`` of its guarantee (44 of 80
+    containers: 36 kills either way)."""
+    import json
+
+    from corescheduler.config import Config
+    from corescheduler.formats.workloads import load_workload
+    from corescheduler.sim.simulator import Simulation
+
+    c = "yarn.scheduler.capacity."
+    monitor = _prop(PREFIX + "monitoring_interval", interval_ms) if interval_ms is not None else ""
+    (tmp_path / "capacity-scheduler.xml").write_text(
+        "<configuration>" + _prop(c + "root.queues", "a,b") + _prop(c + "root.a.capacity", "50")
+        + _prop(c + "root.b.capacity", "50") + _prop(c + "root.a.maximum-capacity", "100")
+        + _prop(c + "root.a.user-limit-factor", "2") + monitor + "</configuration>")
+    jobs = [
+        {"id": "big", "submit": 0, "user": "u", "pool": "a", "task_resources": "1024 mb, 1 vcores",
+         "task_count": 80, "task_duration": 700},
+        {"id": "late", "submit": 30.25, "user": "v", "pool": "b", "task_resources": "1024 mb, 1 vcores",
+         "task_count": 40, "task_duration": 700},
+    ]
+    (tmp_path / "w.json").write_text(json.dumps({"jobs": jobs}))
+    config = Config.from_dict(
+        {"scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "preemption": True,
+                       "allocation_file": str(tmp_path / "capacity-scheduler.xml")},
+         "cluster": {"racks": 1, "nodes_per_rack": 10, "node_resources": "8192 mb, 8 vcores"}},
+        source=str(tmp_path / "c.toml"),
+    )
+    result = Simulation(config, load_workload(tmp_path / "w.json", config=config, seed=0), 0).run()
+    kills = sorted(e["time"] for e in result.event_list if e["type"] == "task_preempt")
+    assert len(kills) == 36
+    pairs = kills[::2]
+    assert kills[1::2] == pairs  # two at a time
+    assert all(abs(later - earlier - gap) < 1e-9 for earlier, later in itertools.pairwise(pairs))
+    # the first: marked by the first round after b asks, killed 15 s later
+    assert 30.25 + 15.0 <= pairs[0] <= 30.25 + 15.0 + (3.0 if interval_ms is None else 15.0)
