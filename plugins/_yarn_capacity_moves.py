@@ -51,6 +51,8 @@ class CapacityMoves:
 
         def _leaf_users(self, path: str) -> dict[Any, Resources] | None: ...
 
+        def _user_applications(self, path: str, user: str) -> int: ...
+
     def move_target(self, job: Job, source: Any, target: str) -> str | Rejection | None:
         """``CapacityScheduler.preValidateMoveApplication`` (Hadoop 3.3): the leaf's path, or the
         rule that refuses the move in Hadoop's words."""
@@ -83,7 +85,7 @@ class CapacityMoves:
         if placed >= limit:
             return Rejection(f"Queue {path} already has {placed} applications, cannot accept submission of "
                              f"application: {job.id} (maximum-applications {limit})")
-        mine = self._users.get(path, {}).get(job.user, 0)
+        mine = self._user_applications(path, job.user)
         per_user = conf.max_applications_per_user(path, limit)
         if mine >= per_user:
             return Rejection(f"Queue {path} already has {mine} applications from user {job.user} cannot accept "

@@ -139,18 +139,23 @@ class CapacityPlacement:
                              f"submission of application (maximum-applications {limit})")
         # LeafQueue.validateSubmitApplication: "Check submission limits for the user on this queue"
         # (User.getTotalApplications, pending and active, against getMaxApplicationsPerUser)
-        mine = self._users.get(path, {}).get(job.user, 0)
-        queue = self._live.get(path)
-        if mine and queue is not None and queue.waiting_apps:
-            # not runnable (max-parallel-apps): LeafQueue.addApplicationAttempt returns before
-            # user.submitApplication(), so User.getTotalApplications leaves them out
-            mine -= sum(1 for waiting in queue.waiting_apps if waiting.user == job.user)
+        mine = self._user_applications(path, job.user)
         per_user = conf.max_applications_per_user(path, limit)
         if mine >= per_user:
             return Rejection(f"Queue {path} already has {mine} applications from user {job.user} cannot accept "
                              f"submission of application: {job.id} (maximum applications per user {per_user}: "
                              "maximum-applications × minimum-user-limit-percent × user-limit-factor)")
         return path
+
+    def _user_applications(self, path: str, user: str) -> int:
+        """``User.getTotalApplications`` of ``user`` in leaf ``path``: its placed apps, less
+        those not runnable for ``max-parallel-apps`` (``LeafQueue.addApplicationAttempt``
+        returns before ``user.submitApplication()`` for them)."""
+        mine = self._users.get(path, {}).get(user, 0)
+        queue = self._live.get(path)
+        if mine and queue is not None and queue.waiting_apps:
+            mine -= sum(1 for waiting in queue.waiting_apps if waiting.user == user)
+        return mine
 
 
 def _ancestors(path: str) -> list[str]:

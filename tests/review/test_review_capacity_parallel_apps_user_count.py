@@ -40,3 +40,22 @@ def test_apps_waiting_for_a_running_slot_leave_the_users_count() -> None:
         assert "maximum-applications 4" in str(err)
     else:
         raise AssertionError("the queue's fifth application was accepted")
+
+
+def test_a_move_leaves_the_users_waiting_apps_out_of_its_count_too() -> None:
+    """``CapacityScheduler.preValidateMoveApplication`` holds the move against the target's
+    ``validateSubmitApplication``, the same per-user count: u has one running and one waiting
+    app in b (max-parallel-apps 1), so its count there is 1 of its 2 and u's app in a may move
+    into b (it was refused: "already has 2 applications from user u")."""
+    xml = ("<configuration>" + _prop("root.queues", "a,b") + _prop("root.a.capacity", "50")
+           + _prop("root.b.capacity", "50") + _prop("root.b.maximum-applications", "4")
+           + _prop("root.b.minimum-user-limit-percent", "50") + _prop("root.b.max-parallel-apps", "1")
+           + "</configuration>")
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="8192 mb, 8 vcores",
+                       config={"scheduler": {"mode": "resources", "share_policy": "yarn_capacity",
+                                             "pool_resolver": "yarn_capacity"}}, allocations=xml)
+    in_b = [h.submit(queue="b", user="u", tasks=1, resources="1024 mb, 1 vcores") for _ in range(2)]
+    assert [app.runnable for app in in_b] == [True, False]
+    moving = h.submit(queue="a", user="u", tasks=1, resources="1024 mb, 1 vcores")
+    h.move(moving, "b")
+    assert h.scheduler.job(moving.id).queue == "root.b"
