@@ -33,9 +33,10 @@ with ``share_policy = "yarn_capacity"`` — selects it.
   not (``RegularContainerAllocator.doAllocation`` → ``resetSchedulingOpportunities``).
   Rack-local prefers an ask naming the rack, off-switch one naming no place, as Hadoop's
   rack and ANY requests are drawn before a host's.
-* **Plain tasks** (:meth:`cs_select_task`): apps whose containers name no place, and MR
-  jobs' maps and reduces, are served as the ``locality`` selector serves them (an app that
-  names no place is never delayed: ``uniqLocationAsks == 1``).
+* **MR jobs** (:meth:`cs_select_task`): a job's maps with input locations are one scheduler
+  key (``RMContainerAllocator.PRIORITY_MAP``) under the same rules, with ``cs_select_task``'s
+  ``nodes`` (:meth:`_select_map`); maps without any, reduces and apps whose containers name
+  no place are never delayed (``uniqLocationAsks == 1``).
 * **Heartbeat** (:meth:`heartbeat_limits`; ``CapacityScheduler.allocateContainersToNode``,
   ``canAllocateMore``): a node heartbeat assigns containers until nothing more is assigned,
   one is reserved, ``per-node-heartbeat.maximum-container-assignments`` (100) were assigned
@@ -62,6 +63,9 @@ DEFAULT_NODE_LOCALITY_DELAY = 40
 DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY = -1
 DEFAULT_MAX_ASSIGN_PER_HEARTBEAT = 100
 DEFAULT_OFFSWITCH_PER_HEARTBEAT = 1
+
+#: ``RMContainerAllocator.PRIORITY_MAP``: the priority (scheduler key) of an MR job's map requests
+MR_MAP_PRIORITY = 20
 
 #: Hadoop's limits without a capacity file (``CapacitySchedulerConfiguration`` defaults)
 _DEFAULT_LIMITS = HeartbeatLimits(DEFAULT_MAX_ASSIGN_PER_HEARTBEAT, DEFAULT_OFFSWITCH_PER_HEARTBEAT)
@@ -108,10 +112,78 @@ class CapacityLocality:
 
     # ------------------------------------------------------------------ TaskSelector
     @hookimpl
-    def cs_select_task(self, job: Job, node: Node, kind: str) -> Task | None:
-        if kind == MAP:
+    def cs_select_task(self, job: Job, node: Node, kind: str, nodes: int) -> Task | None:
+        """An MR job's maps under the locality delay (:meth:`_select_map`); its reduces, and
+        the containers of an app that names no place, at once (``uniqLocationAsks == 1``)."""
+        if kind != MAP:
+            return job.pending_task(kind)
+        if not job.has_locality:
             return job.pending_map(node, OFF_RACK)
-        return job.pending_task(kind)
+        return self._select_map(job, node, nodes)
+
+    def _select_map(self, job: Job, node: Node, nodes: int) -> Task | None:
+        """A map of an MR job with input locations, as the Capacity Scheduler serves the MR
+        AM's requests (``RMContainerAllocator``: every map asks its hosts, their racks and
+        ANY at one priority, ``PRIORITY_MAP`` 20 — one scheduler key, whose missed
+        opportunities :meth:`scheduling_opportunities` reads) and the AM gives a container
+        to a map (``assignMapsWithLocality``: one on the container's host, else its rack,
+        else any).  A map killed while running is asked again at ``PRIORITY_FAST_FAIL_MAP``
+        with ANY alone (``createContainerRequestEventForFailedContainer``): it runs first, at
+        once.  Otherwise the key counts one opportunity (``addSchedulingOpportunity``) and
+        ``RegularContainerAllocator.canAssign`` decides: node-local always, rack-local past
+        min(nodes, ``node-locality-delay``), off-switch as :meth:`_off_switch_allowed`
+        (the outstanding asks: the job's pending maps, ``getOutstandingAsksCount`` of ANY;
+        the unique locations: the hosts and racks of its pending maps, and ANY).  Node-local
+        resets the opportunities, rack-local unless ``rack-locality-full-reset`` is false;
+        off-switch does not (``doAllocation``).  A map larger than the node skips its level
+        (``LOCALITY_SKIPPED``)."""
+        task = job.pending_failed_map()
+        if task is not None:
+            return task
+        conf = self.conf
+        if conf is not None:
+            node_delay, rack_extra = conf.node_locality_delay, conf.rack_locality_additional_delay
+            full_reset = conf.rack_locality_full_reset
+        else:
+            node_delay, rack_extra = DEFAULT_NODE_LOCALITY_DELAY, DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY
+            full_reset = True
+        counts = self._counts(job)
+        key = (job.id, MR_MAP_PRIORITY)
+        missed = counts.get(key, 0) + 1  # tryAllocateOnNode: addSchedulingOpportunity
+        counts[key] = missed
+        capacity = node.capacity
+        task = job.pending_map_on_node(node.name)  # assignNodeLocalContainers: always
+        if task is not None and _fits(task, capacity):
+            del counts[key]  # doAllocation: resetSchedulingOpportunities
+            return task
+        task = job.pending_map_on_rack(node.rack)
+        if task is not None and min(nodes, node_delay) < missed and _fits(task, capacity):  # canAssign RACK_LOCAL
+            if full_reset:
+                del counts[key]
+            return task
+        if not self._map_off_switch_allowed(job, missed, nodes, node_delay, rack_extra):
+            return None  # APP_SKIPPED
+        task = job.pending_map(node, OFF_RACK)  # the AM's choice for the container: host, rack, any
+        return task if task is not None and _fits(task, capacity) else None
+
+    @staticmethod
+    def _map_off_switch_allowed(job: Job, missed: int, nodes: int, node_delay: int, rack_extra: int) -> bool:
+        """:meth:`_off_switch_allowed` for an MR job's map key: the places come from its pending
+        maps' input locations, counted only when the cheaper bounds do not decide."""
+        if nodes <= 0:
+            return False
+        required = job.pending[MAP]  # getOutstandingAsksCount: ANY's containers
+        if job.unlocated_pending >= required:
+            return True  # no pending map names a place: uniqLocationAsks == 1
+        if rack_extra > -1:
+            return missed > min(nodes, node_delay + rack_extra)  # getActualRackLocalityDelay
+        if missed > nodes:
+            return True
+        if min(float(nodes), float(required)) < missed:  # the wait factor is at most 1
+            return True
+        unique = len(job.pending_map_nodes()) + len(job.pending_map_racks()) + 1  # getUniqueLocationAsks
+        factor = min(java_float(java_float(float(unique - 1)) / java_float(nodes)), 1.0)  # getLocalityWaitFactor
+        return min(float(nodes), java_float(java_float(float(required)) * factor)) < missed
 
     @hookimpl
     def cs_select_ask(self, job: Job, node: Node, asks: Sequence[Any], nodes: int) -> Task | None:
@@ -205,3 +277,9 @@ class CapacityLocality:
             return _DEFAULT_LIMITS
         containers = conf.max_assign_per_heartbeat if conf.multiple_assignments else 1
         return HeartbeatLimits(containers if containers != 0 else 1, conf.offswitch_per_heartbeat)
+
+
+def _fits(task: Task, capacity: Any) -> bool:
+    """The task's container fits the node's capability (``assignContainer``: else ``LOCALITY_SKIPPED``)."""
+    size = task.resources
+    return size is None or capacity is None or size.fits_in(capacity)
