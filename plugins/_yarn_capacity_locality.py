@@ -53,7 +53,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from corescheduler.core.javamath import java_float
-from corescheduler.core.model import MAP, OFF_RACK, Job, Node, Task
+from corescheduler.core.model import MAP, OFF_RACK, REDUCE, Job, Node, Task
 from corescheduler.core.policy import HeartbeatLimits
 from corescheduler.hookspecs import hookimpl
 
@@ -76,39 +76,39 @@ class CapacityLocality:
     mixed into the ``yarn_capacity`` plugin (``self.conf``: its capacity file or None)."""
 
     conf: Any
-    #: (app id, priority) -> missed opportunities; app id -> the app (to forget ended apps)
-    _cs_missed: dict[tuple[str, int], int] | None = None
-    _cs_apps: dict[str, Job] | None = None
-    _cs_sweep_at = 64
+    _live: dict[str, Any]  # path -> the engine's live queue (the plugin's compute_shares)
+    #: app id -> priority (scheduler key) -> missed opportunities; an app's entry goes when it
+    #: ends (:meth:`forget_opportunities`), as Hadoop's counts live on its app attempt
+    _cs_missed: dict[str, dict[int, int]] | None = None
 
     # ------------------------------------------------------------------ Hadoop's accessors
     def scheduling_opportunities(self, job: Job | str, priority: int = 0) -> int:
         """``SchedulerApplicationAttempt.getSchedulingOpportunities(schedulerKey)``."""
         job_id = job if isinstance(job, str) else job.id
-        return (self._cs_missed or {}).get((job_id, priority), 0)
+        return (self._cs_missed or {}).get(job_id, {}).get(priority, 0)
 
     def reset_scheduling_opportunities(self, job: Job | str, priority: int = 0) -> None:
         """``SchedulerApplicationAttempt.resetSchedulingOpportunities(schedulerKey)``."""
         job_id = job if isinstance(job, str) else job.id
-        if self._cs_missed is not None:
-            self._cs_missed.pop((job_id, priority), None)
+        counts = (self._cs_missed or {}).get(job_id)
+        if counts is not None:
+            counts.pop(priority, None)
 
-    def _counts(self, job: Job) -> dict[tuple[str, int], int]:
+    def forget_opportunities(self, job: Job) -> None:
+        """The app ended (``cs_job_removed``): its counts go with its attempt
+        (``SchedulerApplicationAttempt``'s ``schedulingOpportunities``)."""
+        if self._cs_missed is not None:
+            self._cs_missed.pop(job.id, None)
+
+    def _counts(self, job: Job) -> dict[int, int]:
+        """The app's missed opportunities by priority (made when it is first counted)."""
         missed = self._cs_missed
-        apps = self._cs_apps
-        if missed is None or apps is None:
+        if missed is None:
             missed = self._cs_missed = {}
-            apps = self._cs_apps = {}
-        if job.id not in apps:
-            apps[job.id] = job
-            if len(apps) >= self._cs_sweep_at:  # forget ended apps (amortized: the table doubles between sweeps)
-                gone = {i for i, j in apps.items() if j.is_finished}
-                for i in gone:
-                    del apps[i]
-                for k in [k for k in missed if k[0] in gone]:
-                    del missed[k]
-                self._cs_sweep_at = max(64, 2 * len(apps))
-        return missed
+        counts = missed.get(job.id)
+        if counts is None:
+            counts = missed[job.id] = {}
+        return counts
 
     # ------------------------------------------------------------------ TaskSelector
     @hookimpl
@@ -116,6 +116,13 @@ class CapacityLocality:
         """An MR job's maps under the locality delay (:meth:`_select_map`); its reduces, and
         the containers of an app that names no place, at once (``uniqLocationAsks == 1``)."""
         if kind != MAP:
+            if job.pending[MAP] and kind == REDUCE:
+                # The engine models the MR AM's reduce requests as "once every map is
+                # scheduled" (RMContainerAllocator.scheduleReduces: scheduledMaps == 0 ->
+                # scheduleAllReduces; its ramp-up while maps are pending is not modelled):
+                # maps waiting for their delay keep the job's reduces unasked, as greedy
+                # maps (never skipped) always did.
+                return None
             return job.pending_task(kind)
         if not job.has_locality:
             return job.pending_map(node, OFF_RACK)
@@ -147,15 +154,18 @@ class CapacityLocality:
         else:
             node_delay, rack_extra = DEFAULT_NODE_LOCALITY_DELAY, DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY
             full_reset = True
+        local = job.pending_map_on_node(node.name)
+        probe = local if local is not None else job.pending_map(node, OFF_RACK)
+        if probe is None or self._queue_skips(job, probe.resources):
+            return None  # nothing pending; or QUEUE_SKIPPED (checkHeadroom): not counted
         counts = self._counts(job)
-        key = (job.id, MR_MAP_PRIORITY)
+        key = MR_MAP_PRIORITY
         missed = counts.get(key, 0) + 1  # tryAllocateOnNode: addSchedulingOpportunity
         counts[key] = missed
         capacity = node.capacity
-        task = job.pending_map_on_node(node.name)  # assignNodeLocalContainers: always
-        if task is not None and _fits(task, capacity):
+        if local is not None and _fits(local, capacity):  # assignNodeLocalContainers: always
             del counts[key]  # doAllocation: resetSchedulingOpportunities
-            return task
+            return local
         task = job.pending_map_on_rack(node.rack)
         if task is not None and min(nodes, node_delay) < missed and _fits(task, capacity):  # canAssign RACK_LOCAL
             if full_reset:
@@ -196,7 +206,7 @@ class CapacityLocality:
         else:
             node_delay, rack_extra = DEFAULT_NODE_LOCALITY_DELAY, DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY
             full_reset = True
-        counts: dict[tuple[str, int], int] | None = None
+        counts: dict[int, int] | None = None
         capacity = node.capacity
         name, rack = node.name, node.rack
         i, n = 0, len(asks)
@@ -209,9 +219,11 @@ class CapacityLocality:
             i = j
             if not pending:
                 continue  # preCheckForNodeCandidateSet: nothing outstanding at this priority
+            if self._queue_skips(job, pending[0][0].size):
+                return None  # checkHeadroom: QUEUE_SKIPPED before addSchedulingOpportunity (not counted)
             if counts is None:
                 counts = self._counts(job)
-            key = (job.id, priority)
+            key = priority
             missed = counts.get(key, 0) + 1  # tryAllocateOnNode: addSchedulingOpportunity
             counts[key] = missed
             # node-local: assignNodeLocalContainers (canAssign NODE_LOCAL: always)
@@ -268,6 +280,22 @@ class CapacityLocality:
         required = sum(a.pending_count() for a, _ in pending)  # getOutstandingAsksCount(schedulerKey)
         factor = min(java_float(java_float(max(unique - 1, 0)) / java_float(nodes)), 1.0)  # getLocalityWaitFactor
         return min(float(nodes), java_float(java_float(float(required)) * factor)) < missed
+
+    def _queue_skips(self, job: Job, size: Any) -> bool:
+        """``RegularContainerAllocator.preCheckForNodeCandidateSet`` → ``checkHeadroom``: a
+        container of ``size`` past the headroom of the app's leaf or a parent (their maximum
+        capacities, as the engine then checks them: ``ResourceScheduler._fits_queues``) is
+        ``QUEUE_SKIPPED`` before ``tryAllocateOnNode`` counts a scheduling opportunity — so
+        a queue at its maximum neither counts nor resets its apps' opportunities."""
+        if size is None:
+            return False
+        q = self._live.get(job.queue or job.pool)  # the leaf's live queue (seen in compute_shares)
+        while q is not None:
+            s = q.sched
+            if not s.running.fits_with(size, s.max_share):
+                return True
+            q = q.parent
+        return False
 
     # ------------------------------------------------------------------ heartbeat
     def heartbeat_limits(self) -> HeartbeatLimits:

@@ -705,6 +705,7 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
     @hookimpl
     def cs_job_removed(self, job: Job) -> None:
         self._order.pop(job.id, None)
+        self.forget_opportunities(job)
         self._apps[_path(job)] -= 1
         users = self._users.get(_path(job))
         if users is not None:

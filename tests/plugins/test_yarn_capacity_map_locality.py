@@ -180,3 +180,80 @@ def test_a_selector_without_nodes_still_works(mode: str) -> None:
                                                           if mode == "resources" else {}))
     h.submit(maps=1)
     assert len(h.heartbeat("n0000")) == 1
+
+
+# ---------------------------------------------------------------------- regressions (the cs-cap blow-up)
+def two_queues(**scheduler: Any) -> ClusterHarness:
+    """Queues a (capacity 50 %, maximum 50 %: 16 GB of the 32) and b (50 %) on four 8 GB nodes."""
+    body = "".join(f"<property><name>yarn.scheduler.capacity.{k}</name><value>{v}</value></property>"
+                   for k, v in (("root.queues", "a,b"), ("root.a.capacity", "50"),
+                                ("root.a.maximum-capacity", "50"), ("root.b.capacity", "50")))
+    config = {"mode": "resources", "share_policy": "yarn_capacity", "pool_resolver": "yarn_capacity", **scheduler}
+    return ClusterHarness(racks=2, nodes_per_rack=2, node_resources="8192 mb, 8 vcores",
+                          config={"scheduler": config}, allocations=f"<configuration>{body}</configuration>")
+
+
+def test_maps_waiting_for_the_delay_hold_back_the_jobs_reduces() -> None:
+    """Regression (session 15's revert of 6e8eda6): a map skipped for its delay let the job's
+    reduce take the container (the engine tries a job's maps, then its reduces), so reduces
+    ran while their maps waited, holding containers for nothing — on the SWIM day's cs-cap
+    case mean response went from 27.6 s to 275 s, 2 to 71 preemptions.  The engine's model
+    of the MR AM asks reduces once every map is scheduled (``RMContainerAllocator
+    .scheduleReduces``: ``scheduledMaps == 0`` → ``scheduleAllReduces``), as greedy maps
+    always gave: maps waiting for their delay keep the reduces back."""
+    h = harness()
+    job = h.submit(maps=4, reduces=2, queue="a", user="u", map_locations=[["n0001"]] * 4, resources=GB)
+    job.slowstart_maps = 0  # reduces schedulable from the start (reduce_slowstart 0)
+    assert job.reduces_schedulable
+    assert h.heartbeat("n0002") == []  # the maps wait (1 missed opportunity): nothing, no reduce
+    assert job.running["reduce"] == 0 and opportunities(h, job) == 1
+    # every map scheduled: the reduces are asked, and run (one off-switch container a heartbeat)
+    assert [a.kind for a in h.heartbeat("n0001")] == ["map"] * 4 + ["reduce"]
+    assert [a.kind for a in h.heartbeat("n0002")] == ["reduce"]
+
+
+def test_a_queue_at_its_maximum_counts_no_missed_opportunity() -> None:
+    """Regression: ``RegularContainerAllocator.preCheckForNodeCandidateSet`` skips the queue
+    (``checkHeadroom`` → ``QUEUE_SKIPPED``) before ``tryAllocateOnNode`` counts an
+    opportunity; the selector counted one on every heartbeat of a queue at its maximum
+    capacity (and reset the count on a node holding a map's input, allocating nothing), so
+    the delay ran out while the queue could take nothing."""
+    h = two_queues()
+    job = h.submit(maps=20, queue="a", user="u", resources=GB,
+                   map_locations=[["n0000"]] * 8 + [["n0001"]] * 8 + [["n0000"]] * 4)
+    assert localities(h, "n0000") == ["node"] * 8
+    assert localities(h, "n0001") == ["node"] * 8  # a holds its maximum, 16 GB
+    for node in ("n0002", "n0003", "n0002", "n0003"):
+        assert h.heartbeat(node) == []
+    assert opportunities(h, job) == 0
+    h.finish(next(t for t in job.tasks["map"] if t.node == "n0001"))
+    assert h.heartbeat("n0002") == []  # room again: the missed opportunity counts
+    assert opportunities(h, job) == 1
+
+
+def test_a_queue_at_its_maximum_counts_no_missed_opportunity_for_asks() -> None:
+    """The same for an app's asks (``cs_select_ask``): no opportunity counted at priority 1
+    while its queue holds its maximum."""
+    h = two_queues()
+    filler = h.submit(maps=16, queue="a", user="v", resources=GB, map_locations=[["n0000"]] * 8 + [["n0001"]] * 8)
+    h.heartbeat("n0000")
+    h.heartbeat("n0001")
+    assert int(filler.usage.memory) == 16 * 1024
+    app = h.submit_app(queue="a", user="u", requests=[
+        {"resources": GB, "count": 1, "locations": ["n0000"], "priority": 1}])
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    for node in ("n0002", "n0003"):
+        assert h.heartbeat(node) == []
+    assert cs.scheduling_opportunities(app, 1) == 0
+
+
+def test_an_ended_apps_opportunities_are_forgotten() -> None:
+    """An app's counts live on its attempt (``SchedulerApplicationAttempt``): gone when it ends."""
+    h = harness()
+    job = h.submit(maps=4, queue="a", user="u", map_locations=[["n0001"]] * 4, resources=GB)
+    assert h.heartbeat("n0002") == []
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    assert cs._cs_missed == {job.id: {MAP_KEY: 1}}
+    for a in h.heartbeat("n0001"):
+        h.finish(h.scheduler.task(a.task))
+    assert job.is_finished and cs._cs_missed == {}
