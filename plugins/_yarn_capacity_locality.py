@@ -7,7 +7,9 @@ with ``share_policy = "yarn_capacity"`` — selects it.
 
 * **Asks** (:meth:`cs_select_ask`; ``RegularContainerAllocator.assignContainers``): an app's
   asks are served by priority; the asks of one priority are one scheduler key.  Each time the
-  app is offered a node at a priority with pending containers, the key counts one *scheduling
+  app is offered a node at a priority with pending containers that fit its queue's headroom
+  (else nothing is counted: ``preCheckForNodeCandidateSet`` → ``checkHeadroom``,
+  ``QUEUE_SKIPPED``; :meth:`_queue_skips`), the key counts one *scheduling
   opportunity* (``RegularContainerAllocator.tryAllocateOnNode`` →
   ``SchedulerApplicationAttempt.addSchedulingOpportunity``), then
   (``RegularContainerAllocator.assignContainersOnNode``, ``canAssign``):
@@ -36,7 +38,11 @@ with ``share_policy = "yarn_capacity"`` — selects it.
 * **MR jobs** (:meth:`cs_select_task`): a job's maps with input locations are one scheduler
   key (``RMContainerAllocator.PRIORITY_MAP``) under the same rules, with ``cs_select_task``'s
   ``nodes`` (:meth:`_select_map`); maps without any, reduces and apps whose containers name
-  no place are never delayed (``uniqLocationAsks == 1``).
+  no place are never delayed (``uniqLocationAsks == 1``).  A job's reduces are asked once
+  all its maps are scheduled (``RMContainerAllocator.scheduleReduces``; the ramp-up while
+  maps are pending is not modelled): maps waiting for their delay hold them back.
+* **Counts** live per app and priority and go when the app ends (``cs_job_removed`` →
+  :meth:`forget_opportunities`), as Hadoop keeps them on the app attempt.
 * **Heartbeat** (:meth:`heartbeat_limits`; ``CapacityScheduler.allocateContainersToNode``,
   ``canAllocateMore``): a node heartbeat assigns containers until nothing more is assigned,
   one is reserved, ``per-node-heartbeat.maximum-container-assignments`` (100) were assigned
@@ -136,7 +142,8 @@ class CapacityLocality:
         to a map (``assignMapsWithLocality``: one on the container's host, else its rack,
         else any).  A map killed while running is asked again at ``PRIORITY_FAST_FAIL_MAP``
         with ANY alone (``createContainerRequestEventForFailedContainer``): it runs first, at
-        once.  Otherwise the key counts one opportunity (``addSchedulingOpportunity``) and
+        once.  Otherwise, unless the queue's headroom refuses the map (:meth:`_queue_skips`:
+        not counted), the key counts one opportunity (``addSchedulingOpportunity``) and
         ``RegularContainerAllocator.canAssign`` decides: node-local always, rack-local past
         min(nodes, ``node-locality-delay``), off-switch as :meth:`_off_switch_allowed`
         (the outstanding asks: the job's pending maps, ``getOutstandingAsksCount`` of ANY;
