@@ -180,8 +180,8 @@ class CapacityLocality:
             return task
         if not self._map_off_switch_allowed(job, missed, nodes, node_delay, rack_extra):
             return None  # APP_SKIPPED
-        task = job.pending_map(node, OFF_RACK)  # the AM's choice for the container: host, rack, any
-        return task if task is not None and _fits(task, capacity) else None
+        # the AM's choice for the container: host, rack, any (``probe``: nothing has changed since)
+        return probe if _fits(probe, capacity) else None
 
     @staticmethod
     def _map_off_switch_allowed(job: Job, missed: int, nodes: int, node_delay: int, rack_extra: int) -> bool:
