@@ -288,7 +288,7 @@ def cs_node_capacity(node: Node, kind: str) -> int | None:
 
 
 @hookspec(firstresult=True)
-def cs_select_task(job: Job, node: Node, kind: str, now: float) -> Task | None:
+def cs_select_task(job: Job, node: Node, kind: str, now: float, nodes: int) -> Task | None:
     """Choose which pending task of ``job`` runs on ``node``.
 
     Called during a heartbeat on the plugin named by ``[scheduler]
@@ -301,6 +301,10 @@ def cs_select_task(job: Job, node: Node, kind: str, now: float) -> Task | None:
     :param node: the heartbeating node.
     :param kind: ``"map"`` or ``"reduce"``.
     :param now: the scheduler clock, seconds.
+    :param nodes: the number of nodes in the cluster now (YARN's ``getNumClusterNodes``,
+        which the Capacity Scheduler's locality delays are capped by; as ``cs_select_ask``'s).
+        An implementation that names only the arguments before it (written before it was
+        added) is called without it.
     :return: a pending :class:`~corescheduler.core.model.Task` of ``job`` and
         ``kind`` to launch, or ``None`` when the job has nothing it wants to
         run on this node (the job is then *skipped*, and the next job is

@@ -7,7 +7,9 @@ with ``share_policy = "yarn_capacity"`` — selects it.
 
 * **Asks** (:meth:`cs_select_ask`; ``RegularContainerAllocator.assignContainers``): an app's
   asks are served by priority; the asks of one priority are one scheduler key.  Each time the
-  app is offered a node at a priority with pending containers, the key counts one *scheduling
+  app is offered a node at a priority with pending containers that fit its queue's headroom
+  (else nothing is counted: ``preCheckForNodeCandidateSet`` → ``checkHeadroom``,
+  ``QUEUE_SKIPPED``; :meth:`_queue_skips`), the key counts one *scheduling
   opportunity* (``RegularContainerAllocator.tryAllocateOnNode`` →
   ``SchedulerApplicationAttempt.addSchedulingOpportunity``), then
   (``RegularContainerAllocator.assignContainersOnNode``, ``canAssign``):
@@ -33,9 +35,14 @@ with ``share_policy = "yarn_capacity"`` — selects it.
   not (``RegularContainerAllocator.doAllocation`` → ``resetSchedulingOpportunities``).
   Rack-local prefers an ask naming the rack, off-switch one naming no place, as Hadoop's
   rack and ANY requests are drawn before a host's.
-* **Plain tasks** (:meth:`cs_select_task`): apps whose containers name no place, and MR
-  jobs' maps and reduces, are served as the ``locality`` selector serves them (an app that
-  names no place is never delayed: ``uniqLocationAsks == 1``).
+* **MR jobs** (:meth:`cs_select_task`): a job's maps with input locations are one scheduler
+  key (``RMContainerAllocator.PRIORITY_MAP``) under the same rules, with ``cs_select_task``'s
+  ``nodes`` (:meth:`_select_map`); maps without any, reduces and apps whose containers name
+  no place are never delayed (``uniqLocationAsks == 1``).  A job's reduces are asked once
+  all its maps are scheduled (``RMContainerAllocator.scheduleReduces``; the ramp-up while
+  maps are pending is not modelled): maps waiting for their delay hold them back.
+* **Counts** live per app and priority and go when the app ends (``cs_job_removed`` →
+  :meth:`forget_opportunities`), as Hadoop keeps them on the app attempt.
 * **Heartbeat** (:meth:`heartbeat_limits`; ``CapacityScheduler.allocateContainersToNode``,
   ``canAllocateMore``): a node heartbeat assigns containers until nothing more is assigned,
   one is reserved, ``per-node-heartbeat.maximum-container-assignments`` (100) were assigned
@@ -52,7 +59,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from corescheduler.core.javamath import java_float
-from corescheduler.core.model import MAP, OFF_RACK, Job, Node, Task
+from corescheduler.core.model import MAP, OFF_RACK, REDUCE, Job, Node, Task
 from corescheduler.core.policy import HeartbeatLimits
 from corescheduler.hookspecs import hookimpl
 
@@ -63,6 +70,9 @@ DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY = -1
 DEFAULT_MAX_ASSIGN_PER_HEARTBEAT = 100
 DEFAULT_OFFSWITCH_PER_HEARTBEAT = 1
 
+#: ``RMContainerAllocator.PRIORITY_MAP``: the priority (scheduler key) of an MR job's map requests
+MR_MAP_PRIORITY = 20
+
 #: Hadoop's limits without a capacity file (``CapacitySchedulerConfiguration`` defaults)
 _DEFAULT_LIMITS = HeartbeatLimits(DEFAULT_MAX_ASSIGN_PER_HEARTBEAT, DEFAULT_OFFSWITCH_PER_HEARTBEAT)
 
@@ -72,46 +82,125 @@ class CapacityLocality:
     mixed into the ``yarn_capacity`` plugin (``self.conf``: its capacity file or None)."""
 
     conf: Any
-    #: (app id, priority) -> missed opportunities; app id -> the app (to forget ended apps)
-    _cs_missed: dict[tuple[str, int], int] | None = None
-    _cs_apps: dict[str, Job] | None = None
-    _cs_sweep_at = 64
+    _live: dict[str, Any]  # path -> the engine's live queue (the plugin's compute_shares)
+    #: app id -> priority (scheduler key) -> missed opportunities; an app's entry goes when it
+    #: ends (:meth:`forget_opportunities`), as Hadoop's counts live on its app attempt
+    _cs_missed: dict[str, dict[int, int]] | None = None
 
     # ------------------------------------------------------------------ Hadoop's accessors
     def scheduling_opportunities(self, job: Job | str, priority: int = 0) -> int:
         """``SchedulerApplicationAttempt.getSchedulingOpportunities(schedulerKey)``."""
         job_id = job if isinstance(job, str) else job.id
-        return (self._cs_missed or {}).get((job_id, priority), 0)
+        return (self._cs_missed or {}).get(job_id, {}).get(priority, 0)
 
     def reset_scheduling_opportunities(self, job: Job | str, priority: int = 0) -> None:
         """``SchedulerApplicationAttempt.resetSchedulingOpportunities(schedulerKey)``."""
         job_id = job if isinstance(job, str) else job.id
-        if self._cs_missed is not None:
-            self._cs_missed.pop((job_id, priority), None)
+        counts = (self._cs_missed or {}).get(job_id)
+        if counts is not None:
+            counts.pop(priority, None)
 
-    def _counts(self, job: Job) -> dict[tuple[str, int], int]:
+    def forget_opportunities(self, job: Job) -> None:
+        """The app ended (``cs_job_removed``): its counts go with its attempt
+        (``SchedulerApplicationAttempt``'s ``schedulingOpportunities``)."""
+        if self._cs_missed is not None:
+            self._cs_missed.pop(job.id, None)
+
+    def _counts(self, job: Job) -> dict[int, int]:
+        """The app's missed opportunities by priority (made when it is first counted)."""
         missed = self._cs_missed
-        apps = self._cs_apps
-        if missed is None or apps is None:
+        if missed is None:
             missed = self._cs_missed = {}
-            apps = self._cs_apps = {}
-        if job.id not in apps:
-            apps[job.id] = job
-            if len(apps) >= self._cs_sweep_at:  # forget ended apps (amortized: the table doubles between sweeps)
-                gone = {i for i, j in apps.items() if j.is_finished}
-                for i in gone:
-                    del apps[i]
-                for k in [k for k in missed if k[0] in gone]:
-                    del missed[k]
-                self._cs_sweep_at = max(64, 2 * len(apps))
-        return missed
+        counts = missed.get(job.id)
+        if counts is None:
+            counts = missed[job.id] = {}
+        return counts
 
     # ------------------------------------------------------------------ TaskSelector
     @hookimpl
-    def cs_select_task(self, job: Job, node: Node, kind: str) -> Task | None:
-        if kind == MAP:
+    def cs_select_task(self, job: Job, node: Node, kind: str, nodes: int) -> Task | None:
+        """An MR job's maps under the locality delay (:meth:`_select_map`); its reduces, and
+        the containers of an app that names no place, at once (``uniqLocationAsks == 1``)."""
+        if kind != MAP:
+            if job.pending[MAP] and kind == REDUCE:
+                # The engine models the MR AM's reduce requests as "once every map is
+                # scheduled" (RMContainerAllocator.scheduleReduces: scheduledMaps == 0 ->
+                # scheduleAllReduces; its ramp-up while maps are pending is not modelled):
+                # maps waiting for their delay keep the job's reduces unasked, as greedy
+                # maps (never skipped) always did.
+                return None
+            return job.pending_task(kind)
+        if not job.has_locality:
             return job.pending_map(node, OFF_RACK)
-        return job.pending_task(kind)
+        return self._select_map(job, node, nodes)
+
+    def _select_map(self, job: Job, node: Node, nodes: int) -> Task | None:
+        """A map of an MR job with input locations, as the Capacity Scheduler serves the MR
+        AM's requests (``RMContainerAllocator``: every map asks its hosts, their racks and
+        ANY at one priority, ``PRIORITY_MAP`` 20 — one scheduler key, whose missed
+        opportunities :meth:`scheduling_opportunities` reads) and the AM gives a container
+        to a map (``assignMapsWithLocality``: one on the container's host, else its rack,
+        else any).  A map killed while running is asked again at ``PRIORITY_FAST_FAIL_MAP``
+        with ANY alone (``createContainerRequestEventForFailedContainer``): it runs first, at
+        once.  Otherwise, unless the queue's headroom refuses the map (:meth:`_queue_skips`:
+        not counted), the key counts one opportunity (``addSchedulingOpportunity``) and
+        ``RegularContainerAllocator.canAssign`` decides: node-local always, rack-local past
+        min(nodes, ``node-locality-delay``), off-switch as :meth:`_off_switch_allowed`
+        (the outstanding asks: the job's pending maps, ``getOutstandingAsksCount`` of ANY;
+        the unique locations: the hosts and racks of its pending maps, and ANY).  Node-local
+        resets the opportunities, rack-local unless ``rack-locality-full-reset`` is false;
+        off-switch does not (``doAllocation``).  A map larger than the node skips its level
+        (``LOCALITY_SKIPPED``)."""
+        task = job.pending_failed_map()
+        if task is not None:
+            return task
+        conf = self.conf
+        if conf is not None:
+            node_delay, rack_extra = conf.node_locality_delay, conf.rack_locality_additional_delay
+            full_reset = conf.rack_locality_full_reset
+        else:
+            node_delay, rack_extra = DEFAULT_NODE_LOCALITY_DELAY, DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY
+            full_reset = True
+        local = job.pending_map_on_node(node.name)
+        probe = local if local is not None else job.pending_map(node, OFF_RACK)
+        if probe is None or self._queue_skips(job, probe.resources):
+            return None  # nothing pending; or QUEUE_SKIPPED (checkHeadroom): not counted
+        counts = self._counts(job)
+        key = MR_MAP_PRIORITY
+        missed = counts.get(key, 0) + 1  # tryAllocateOnNode: addSchedulingOpportunity
+        counts[key] = missed
+        capacity = node.capacity
+        if local is not None and _fits(local, capacity):  # assignNodeLocalContainers: always
+            del counts[key]  # doAllocation: resetSchedulingOpportunities
+            return local
+        task = job.pending_map_on_rack(node.rack)
+        if task is not None and min(nodes, node_delay) < missed and _fits(task, capacity):  # canAssign RACK_LOCAL
+            if full_reset:
+                del counts[key]
+            return task
+        if not self._map_off_switch_allowed(job, missed, nodes, node_delay, rack_extra):
+            return None  # APP_SKIPPED
+        # the AM's choice for the container: host, rack, any (``probe``: nothing has changed since)
+        return probe if _fits(probe, capacity) else None
+
+    @staticmethod
+    def _map_off_switch_allowed(job: Job, missed: int, nodes: int, node_delay: int, rack_extra: int) -> bool:
+        """:meth:`_off_switch_allowed` for an MR job's map key: the places come from its pending
+        maps' input locations, counted only when the cheaper bounds do not decide."""
+        if nodes <= 0:
+            return False
+        required = job.pending[MAP]  # getOutstandingAsksCount: ANY's containers
+        if job.unlocated_pending >= required:
+            return True  # no pending map names a place: uniqLocationAsks == 1
+        if rack_extra > -1:
+            return missed > min(nodes, node_delay + rack_extra)  # getActualRackLocalityDelay
+        if missed > nodes:
+            return True
+        if min(float(nodes), float(required)) < missed:  # the wait factor is at most 1
+            return True
+        unique = len(job.pending_map_nodes()) + len(job.pending_map_racks()) + 1  # getUniqueLocationAsks
+        factor = min(java_float(java_float(float(unique - 1)) / java_float(nodes)), 1.0)  # getLocalityWaitFactor
+        return min(float(nodes), java_float(java_float(float(required)) * factor)) < missed
 
     @hookimpl
     def cs_select_ask(self, job: Job, node: Node, asks: Sequence[Any], nodes: int) -> Task | None:
@@ -124,7 +213,7 @@ class CapacityLocality:
         else:
             node_delay, rack_extra = DEFAULT_NODE_LOCALITY_DELAY, DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY
             full_reset = True
-        counts: dict[tuple[str, int], int] | None = None
+        counts: dict[int, int] | None = None
         capacity = node.capacity
         name, rack = node.name, node.rack
         i, n = 0, len(asks)
@@ -137,9 +226,11 @@ class CapacityLocality:
             i = j
             if not pending:
                 continue  # preCheckForNodeCandidateSet: nothing outstanding at this priority
+            if self._queue_skips(job, pending[0][0].size):
+                return None  # checkHeadroom: QUEUE_SKIPPED before addSchedulingOpportunity (not counted)
             if counts is None:
                 counts = self._counts(job)
-            key = (job.id, priority)
+            key = priority
             missed = counts.get(key, 0) + 1  # tryAllocateOnNode: addSchedulingOpportunity
             counts[key] = missed
             # node-local: assignNodeLocalContainers (canAssign NODE_LOCAL: always)
@@ -197,6 +288,22 @@ class CapacityLocality:
         factor = min(java_float(java_float(max(unique - 1, 0)) / java_float(nodes)), 1.0)  # getLocalityWaitFactor
         return min(float(nodes), java_float(java_float(float(required)) * factor)) < missed
 
+    def _queue_skips(self, job: Job, size: Any) -> bool:
+        """``RegularContainerAllocator.preCheckForNodeCandidateSet`` → ``checkHeadroom``: a
+        container of ``size`` past the headroom of the app's leaf or a parent (their maximum
+        capacities, as the engine then checks them: ``ResourceScheduler._fits_queues``) is
+        ``QUEUE_SKIPPED`` before ``tryAllocateOnNode`` counts a scheduling opportunity — so
+        a queue at its maximum neither counts nor resets its apps' opportunities."""
+        if size is None:
+            return False
+        q = self._live.get(job.queue or job.pool)  # the leaf's live queue (seen in compute_shares)
+        while q is not None:
+            s = q.sched
+            if not s.running.fits_with(size, s.max_share):
+                return True
+            q = q.parent
+        return False
+
     # ------------------------------------------------------------------ heartbeat
     def heartbeat_limits(self) -> HeartbeatLimits:
         """``CapacityScheduler.canAllocateMore``'s limits from the capacity file."""
@@ -205,3 +312,9 @@ class CapacityLocality:
             return _DEFAULT_LIMITS
         containers = conf.max_assign_per_heartbeat if conf.multiple_assignments else 1
         return HeartbeatLimits(containers if containers != 0 else 1, conf.offswitch_per_heartbeat)
+
+
+def _fits(task: Task, capacity: Any) -> bool:
+    """The task's container fits the node's capability (``assignContainer``: else ``LOCALITY_SKIPPED``)."""
+    size = task.resources
+    return size is None or capacity is None or size.fits_in(capacity)

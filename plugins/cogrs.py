@@ -102,10 +102,10 @@ class CenterOfGravity(DelayScheduling):
 
     # ------------------------------------------------------------------ hooks
     @hookimpl
-    def cs_select_task(self, job: Job, node: Node, kind: str, now: float) -> Task | None:
+    def cs_select_task(self, job: Job, node: Node, kind: str, now: float, nodes: int) -> Task | None:
         if kind == REDUCE:
             return self.select_reduce(job, node, now)
-        return DelayScheduling.cs_select_task(self, job, node, kind, now)
+        return DelayScheduling.cs_select_task(self, job, node, kind, now, nodes)
 
     @hookimpl
     def cs_select_hint(self, job: Job, kind: str, now: float) -> Hint | None:

@@ -258,7 +258,9 @@ class DelayScheduling:
                 st.since = None
 
     @hookimpl
-    def cs_select_task(self, job: Job, node: Node, kind: str, now: float) -> Task | None:
+    def cs_select_task(self, job: Job, node: Node, kind: str, now: float, nodes: int) -> Task | None:
+        """Delay scheduling (``nodes`` is unused: naming every argument of the hook lets the
+        engine call it without an adapter)."""
         if kind != MAP:
             return job.pending_task(kind)
         task = job.pending_failed_map()  # Hadoop's failedMaps: before any locality check

@@ -56,8 +56,7 @@ by ``[scheduler] allocation_file`` (read and validated by
   :mod:`corescheduler_plugins._yarn_capacity_limits`, the preemption monitor's round on the
   live tree in :mod:`corescheduler_plugins._yarn_capacity_victims` (mixins of this class).
 
-What is left out (node labels, reservations' CS rules, the delay for MR maps) is in
-``docs/yarn-capacity.md``.
+What is left out (node labels, auto-created queues, …) is in ``docs/yarn-capacity.md``.
 """
 
 from __future__ import annotations
@@ -759,6 +758,7 @@ class YarnCapacityScheduler(CapacityLimits, CapacityVictims, CapacityLocality, C
     @hookimpl
     def cs_job_removed(self, job: Job) -> None:
         self._order.pop(job.id, None)
+        self.forget_opportunities(job)
         self._apps[_path(job)] -= 1
         users = self._users.get(_path(job))
         if users is not None:

@@ -429,6 +429,7 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         if am is not None and not job.am_running:
             return am if am.state == PENDING else None
         select = self.owner.plugins.select_task
+        nodes = -1  # the cluster's nodes, counted when a selector is first asked
         for kind in (MAP, REDUCE, TASK):
             if not job.pending.get(kind):
                 continue
@@ -445,7 +446,9 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
                                              or task.state != PENDING):
                         return answers.selected_task(self.owner._who("TaskSelector"), task, job, TASK, "cs_select_ask")
                     return task
-            task = select(job, node, kind, now)
+            if nodes < 0:
+                nodes = len(self.owner.cluster.nodes)
+            task = select(job, node, kind, now, nodes)
             if task is not None:
                 if type(task) is not Task or task.job is not job or task.kind != kind or task.state != PENDING:
                     return self.owner._check_selected(task, job, kind)

@@ -232,6 +232,7 @@ class SlotEngine(SlotWalk):
         next_kind = self.root_policy.next_kind
         can_launch = self.plugins.can_launch
         select = self.plugins.select_task
+        nodes = len(self.owner.cluster.nodes)  # cs_select_task's ``nodes``
         assigned = {MAP: 0, REDUCE: 0}
         rejected = {MAP: False, REDUCE: False}
         visited: dict[str, Job] = {}
@@ -291,13 +292,13 @@ class SlotEngine(SlotWalk):
                                 self.owner._who("LoadManager"), "cs_can_launch", verdict
                             ):
                                 continue
-                        chosen = select(job, node, kind, now)
+                        chosen = select(job, node, kind, now, nodes)
                         if chosen is not None:
                             task = self._check_selected(chosen, job, kind)
                             break
                     if task is None:
                         for job in deferred:  # second pass: jobs the pool's policy deferred
-                            task = self._offer(job, node, kind, now, can_launch, select)
+                            task = self._offer(job, node, kind, now, can_launch, select, nodes)
                             if task is not None:
                                 break
                     if task is not None:
@@ -343,7 +344,8 @@ class SlotEngine(SlotWalk):
                 fn(node, out, skipped, now)
         return out
 
-    def _offer(self, job: Job, node: Node, kind: str, now: float, can_launch: Any, select: Any) -> Task | None:
+    def _offer(self, job: Job, node: Node, kind: str, now: float, can_launch: Any, select: Any,
+               nodes: int) -> Task | None:
         """Ask the LoadManager, then the TaskSelector, for a task of ``job`` on ``node``."""
         if can_launch is not None:
             verdict = can_launch(node, job, kind)
@@ -351,7 +353,7 @@ class SlotEngine(SlotWalk):
                 self.owner._who("LoadManager"), "cs_can_launch", verdict
             ):
                 return None
-        chosen = select(job, node, kind, now)
+        chosen = select(job, node, kind, now, nodes)
         return self._check_selected(chosen, job, kind) if chosen is not None else None
 
     def _check_selected(self, task: Any, job: Job, kind: str) -> Task:
