@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from corescheduler.core.hints import Hint
 from corescheduler.core.javamath import java_float
@@ -28,19 +28,16 @@ class CapacityVictims:
     _dominant: bool
     _users: dict[str, Any]
 
-    def _consumed(self, queue: Any) -> Resources:  # pragma: no cover - the policy's
-        raise NotImplementedError
+    if TYPE_CHECKING:  # the policy's
+        def _consumed(self, queue: Any) -> Resources: ...
 
-    def _less(self, a: Resources, b: Resources) -> bool:  # pragma: no cover - the policy's
-        raise NotImplementedError
+        def _less(self, a: Resources, b: Resources) -> bool: ...
 
-    def _ratio(self, used: Resources, guaranteed: Resources | None,
-               cluster: Resources | None) -> float:  # pragma: no cover - the policy's
-        raise NotImplementedError
+        def _ratio(self, used: Resources, guaranteed: Resources | None,
+                   cluster: Resources | None) -> float: ...
 
-    def _bounded_limit(self, by_users: Resources, current: Resources, queue_capacity: Resources,
-                       queue: Any, leaf: Any) -> Resources:  # pragma: no cover - the policy's
-        raise NotImplementedError
+        def _bounded_limit(self, by_users: Resources, current: Resources, queue_capacity: Resources,
+                           queue: Any, leaf: Any) -> Resources: ...
 
     # ------------------------------------------------------------------ preemption
     def choose_victims(self, root: Any, running: Mapping[str, Any], now: float) -> list[Any] | None:

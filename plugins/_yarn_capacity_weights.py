@@ -21,7 +21,7 @@ get (``getTotalPendingResourcesConsideringUserLimit``) follow, as both take the 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from corescheduler.core.javamath import java_float
 from corescheduler.resources import Resources
@@ -38,22 +38,18 @@ class CapacityUserWeights:
     _dominant: bool
     _cluster: Resources
 
-    def _consumed(self, queue: Any) -> Resources:  # pragma: no cover - the policy's
-        raise NotImplementedError
+    if TYPE_CHECKING:  # the policy's
+        def _consumed(self, queue: Any) -> Resources: ...
 
-    def _active(self, queue: Any) -> tuple[int, Resources]:  # pragma: no cover - the policy's
-        raise NotImplementedError
+        def _active(self, queue: Any) -> tuple[int, Resources]: ...
 
-    def _less(self, a: Resources, b: Resources) -> bool:  # pragma: no cover - the policy's
-        raise NotImplementedError
+        def _less(self, a: Resources, b: Resources) -> bool: ...
 
-    def _ratio(self, used: Resources, guaranteed: Resources | None,
-               cluster: Resources | None) -> float:  # pragma: no cover - the policy's
-        raise NotImplementedError
+        def _ratio(self, used: Resources, guaranteed: Resources | None,
+                   cluster: Resources | None) -> float: ...
 
-    def _bounded_limit(self, by_users: Resources, current: Resources, queue_capacity: Resources,
-                       queue: Any, leaf: Any) -> Resources:  # pragma: no cover - the policy's
-        raise NotImplementedError
+        def _bounded_limit(self, by_users: Resources, current: Resources, queue_capacity: Resources,
+                           queue: Any, leaf: Any) -> Resources: ...
 
     def active_weights(self, queue: Any, weights: Any) -> float:
         """``UsersManager.sumActiveUsersTimesWeights``: the active users' weights summed in
