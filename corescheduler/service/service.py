@@ -523,7 +523,11 @@ class Service(Workers, Attempts, Views):
             self.kick()
             return self.describe(job_id)
 
-    async def set_priority(self, job_id: str, priority: str) -> dict[str, Any]:
+    async def set_priority(self, job_id: str, priority: str, user: str | None = None,
+                           groups: tuple[str, ...] = ()) -> dict[str, Any]:
+        """Change a job's priority; ``user`` (and ``groups``), the caller whose right to the new
+        priority the scheduler's policy checks (the Capacity Scheduler's
+        ``acl_application_max_priority``): 403 when it refuses.  None: an admin."""
         if not isinstance(priority, str) or priority.upper() not in PRIORITY_WEIGHT:
             raise ServiceError(f"expected one of {', '.join(PRIORITY_WEIGHT)}", 400, "priority")
         priority = priority.upper()
@@ -533,7 +537,9 @@ class Service(Workers, Attempts, Views):
 
             def apply() -> None:
                 try:
-                    self.scheduler.set_priority(job_id, priority, self.now())
+                    self.scheduler.set_priority(job_id, priority, self.now(), user=user, groups=groups)
+                except AccessDeniedError as exc:  # the queue's priority ACL refuses the caller
+                    raise ServiceError(str(exc), 403, "priority") from None
                 except (SchedulerStateError, ValueError) as exc:
                     raise ServiceError(str(exc), 400, "priority") from None
 
