@@ -27,10 +27,28 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from corescheduler.core.model import Job, Rejection
-from corescheduler.formats.capacity_scheduler_priorities import allowed, user_default
 
 #: MR1 priority names -> YARN application priorities (None: asks none, the default applies)
 YARN_PRIORITY: dict[str, int | None] = {"VERY_LOW": -2, "LOW": -1, "NORMAL": None, "HIGH": 1, "VERY_HIGH": 2}
+
+
+def allowed(groups: Sequence[Any], user: str | None, user_groups: Sequence[str], priority: int) -> bool:
+    """``AppPriorityACLsManager.checkAccess``: no ACL on the queue allows all; else some group
+    listing the user (or one of its groups) allows ``priority`` (at most its ``max_priority``)."""
+    if not groups:
+        return True
+    return any(g.acl.allows(user, user_groups) and priority <= g.max_priority for g in groups)
+
+
+def user_default(groups: Sequence[Any], user: str | None, user_groups: Sequence[str]) -> int | None:
+    """``AppPriorityACLsManager.getDefaultPriority``: the default of the last group (in the sorted
+    order, the lowest ``max_priority``) listing the user; None when none does."""
+    found: int | None = None
+    hit = False
+    for g in groups:
+        if g.acl.allows(user, user_groups):
+            found, hit = g.default_priority, True
+    return found if hit else None
 
 
 class CapacityAppPriorities:

@@ -128,25 +128,6 @@ def _parse_acl(r: Any, p: Any, path: str, cluster_max: int) -> tuple[PriorityAcl
     return tuple(out)
 
 
-def allowed(groups: tuple[PriorityAcl, ...], user: str | None, user_groups: Sequence[str], priority: int) -> bool:
-    """``AppPriorityACLsManager.checkAccess``: no ACL on the queue allows all; else some group
-    listing the user (or one of its groups) allows ``priority`` (at most its ``max_priority``)."""
-    if not groups:
-        return True
-    return any(g.acl.allows(user, user_groups) and priority <= g.max_priority for g in groups)
-
-
-def user_default(groups: tuple[PriorityAcl, ...], user: str | None, user_groups: Sequence[str]) -> int | None:
-    """``AppPriorityACLsManager.getDefaultPriority``: the default of the last group (in the sorted
-    order, the lowest ``max_priority``) listing the user; None when none does."""
-    found: int | None = None
-    hit = False
-    for g in groups:
-        if g.acl.allows(user, user_groups):
-            found, hit = g.default_priority, True
-    return found if hit else None
-
-
 def _int(text: str) -> int | None:
     """``Integer.parseInt`` of the trimmed text (None: not a Java int)."""
     t = text.strip()

@@ -112,9 +112,9 @@ def test_priority_acls_refuse_what_a_user_may_not_set() -> None:
     h = _harness((MAX, "2"), ACL)
     mine = h.submit(queue="a", user="alice", tasks=1, resources="1024 mb, 1 vcores")
     assert prio(h, mine) == 1  # her default_priority
-    with pytest.raises(JobRejectedError, match="does not have permission to submit/update .* priority 2"):
+    with pytest.raises(JobRejectedError, match=r"does not have permission to submit/update .* priority 2"):
         h.submit(queue="a", user="alice", tasks=1, resources="1024 mb, 1 vcores", priority="VERY_HIGH")
-    with pytest.raises(AccessDeniedError, match="alice does not have permission .* priority 2"):
+    with pytest.raises(AccessDeniedError, match=r"alice does not have permission .* priority 2"):
         h.set_priority(mine, "VERY_HIGH", user="alice")
     assert prio(h, mine) == 1 and h.job(mine).priority == "NORMAL"  # nothing changed
     h.set_priority(mine, "LOW", user="alice")
@@ -151,7 +151,7 @@ def test_bad_priority_acls_refuse_the_file(value: str, expected: str) -> None:
 
 
 def test_bad_cluster_maximum_refuses_the_file() -> None:
-    with pytest.raises(AllocationError, match="yarn.cluster.max-application-priority: expected a whole number"):
+    with pytest.raises(AllocationError, match=r"yarn\.cluster\.max-application-priority: expected a whole number"):
         _harness((MAX, "ten"))
 
 
