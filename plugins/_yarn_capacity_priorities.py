@@ -17,8 +17,9 @@ and :meth:`note_priority`, from ``cs_job_added``) and when an admin action chang
 cluster's maximum (silently, as Hadoop caps it), then checked against the leaf's priority ACL
 with the submitting user (at submission) or the caller (on a change, as
 ``ClientRMService.updateApplicationPriority`` checks the caller): a priority no group of the
-ACL allows the user is refused (Hadoop's ``AccessControlException``).  The leaf's fifo order,
-the preemption iterator and the intra-queue priority selector read :meth:`app_priority`.
+ACL allows the user is refused (Hadoop's ``AccessControlException``: AccessDeniedError, a 403
+in ``serve``).  The leaf's fifo order, the preemption iterator and the intra-queue priority
+selector read :meth:`app_priority`.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ class CapacityAppPriorities:
         best = max((g.max_priority for g in acl if g.acl.allows(user, groups)), default=None)
         allows = f"its highest in {path} is {best}" if best is not None else f"no group of {path}'s lists it"
         return Rejection(f"User {user} does not have permission to submit/update {app} for priority {priority} "
-                         f"(acl_application_max_priority: {allows})")
+                         f"(acl_application_max_priority: {allows})", access=True)
 
     def priority_refusal(self, job: Any, path: str) -> Rejection | None:
         """At submission (``cs_resolve_pool``): the submitting user's right to the app's

@@ -373,7 +373,7 @@ class Scheduler:
                 continue
             answer = answers.pool_name(plugins.who("PoolResolver", name), answer)
             if isinstance(answer, Rejection):
-                raise JobRejectedError(f"job rejected by pool placement: {answer.reason}")
+                raise self.rejected(f"job rejected by pool placement: {answer.reason}", access=answer.access)
             return answer
         return DEFAULT_POOL
 

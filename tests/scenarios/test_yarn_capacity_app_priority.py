@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 from corescheduler_plugins._yarn_capacity_preemption import PREFIX
 
-from corescheduler.core.scheduler import AccessDeniedError, JobRejectedError
+from corescheduler.core.scheduler import AccessDeniedError
 from corescheduler.errors import AllocationError
 from corescheduler.testing import ClusterHarness
 
@@ -112,7 +112,7 @@ def test_priority_acls_refuse_what_a_user_may_not_set() -> None:
     h = _harness((MAX, "2"), ACL)
     mine = h.submit(queue="a", user="alice", tasks=1, resources="1024 mb, 1 vcores")
     assert prio(h, mine) == 1  # her default_priority
-    with pytest.raises(JobRejectedError, match=r"does not have permission to submit/update .* priority 2"):
+    with pytest.raises(AccessDeniedError, match=r"does not have permission to submit/update .* priority 2"):
         h.submit(queue="a", user="alice", tasks=1, resources="1024 mb, 1 vcores", priority="VERY_HIGH")
     with pytest.raises(AccessDeniedError, match=r"alice does not have permission .* priority 2"):
         h.set_priority(mine, "VERY_HIGH", user="alice")
@@ -124,7 +124,7 @@ def test_priority_acls_refuse_what_a_user_may_not_set() -> None:
     assert prio(h, his) == 2
     h.set_priority(mine, "VERY_HIGH", user="carol", groups=["admins"])
     assert prio(h, mine) == 2
-    with pytest.raises(JobRejectedError, match="carol does not have permission"):
+    with pytest.raises(AccessDeniedError, match="carol does not have permission"):
         h.submit(queue="a", user="carol", tasks=1, resources="1024 mb, 1 vcores")
     # the system (no caller: an undo, an admin of serve) is not checked; the cap still holds
     h.set_priority(his, "VERY_HIGH")

@@ -93,6 +93,11 @@ def test_a_tenant_raising_its_priority_kills_nothing_of_another_by_default(live_
         assert c.post("/api/v1/admin/reload", headers=admin).status_code == 200
         r = c.put(f"/api/v1/jobs/{his}/priority", json={"priority": "HIGH"}, headers=bob)
         assert r.status_code == 403, r.text
+        # so is a submission at a priority above his (AccessControlException at submit), nothing stored
+        before = len(c.get("/api/v1/jobs", headers=admin).json()["jobs"])
+        refused = c.post("/api/v1/jobs", json={**sleep, "priority": "HIGH"}, headers=bob)
+        assert refused.status_code == 403 and "does not have permission" in refused.json()["error"], refused.text
+        assert len(c.get("/api/v1/jobs", headers=admin).json()["jobs"]) == before
         assert "does not have permission" in r.json()["error"] and r.json()["field"] == "priority"
         assert c.get(f"/api/v1/jobs/{his}", headers=bob).json()["priority"] == "VERY_HIGH"  # as before
         assert policy.app_priority(scheduler.jobs[his]) == 0
