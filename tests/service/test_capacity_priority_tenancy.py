@@ -118,3 +118,37 @@ def test_a_tenant_raising_its_priority_kills_nothing_of_another_by_default(live_
         assert hers_running() < 2  # preempted for bob's app
         for job in (hers, his):
             assert c.delete(f"/api/v1/jobs/{job}", headers=admin).status_code == 200
+
+
+def test_an_admins_priority_change_outlives_a_restart(live_service, tmp_path: Path) -> None:
+    """SPEC §8 durability: a job an admin raised past what its owner's priority ACL allows is
+    restored at that priority after a restart (placed as submitted, then re-prioritised
+    again), not failed by the ACL."""
+    from corescheduler.service.api import Principal
+
+    path = tmp_path / "capacity-scheduler.xml"
+    path.write_text(capacity(prop("yarn.cluster.max-application-priority", "2")
+                             + prop("yarn.scheduler.capacity.root.shared.acl_application_max_priority",
+                                    "[user=alice max_priority=0]")))
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    tokens = {"alice-token-1": Principal("alice"), "admin-token-1": Principal("root", admin=True)}
+    config = {"cluster": {"racks": 1, "nodes_per_rack": 1},
+              "scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "allocation_file": str(path)},
+              "service": {"tick": 0.1, "workers": 1}}
+    alice = {"Authorization": "Bearer alice-token-1"}
+    admin = {"Authorization": "Bearer admin-token-1"}
+    sleep = {"queue": "shared", "task_resources": "128 mb, 1 vcores", "maps": [{"command": ["sleep", "30"]}]}
+    live = live_service(config, tokens=tokens, state=str(state))
+    with httpx.Client(base_url=live.url, timeout=30) as c:
+        job = c.post("/api/v1/jobs", json=sleep, headers=alice).json()["id"]
+        assert c.put(f"/api/v1/jobs/{job}/priority", json={"priority": "VERY_HIGH"}, headers=alice).status_code == 403
+        assert c.put(f"/api/v1/jobs/{job}/priority", json={"priority": "VERY_HIGH"}, headers=admin).status_code == 200
+    live.stop()
+    again = live_service(config, tokens=tokens, state=str(state))
+    with httpx.Client(base_url=again.url, timeout=30) as c:
+        r = c.get(f"/api/v1/jobs/{job}", headers=admin).json()
+        assert r["state"] in ("accepted", "running") and r["priority"] == "VERY_HIGH", r
+        policy = again.service.scheduler.plugins.share_policy("yarn_capacity").policy
+        assert policy.app_priority(again.service.scheduler.jobs[job]) == 2
+        assert c.delete(f"/api/v1/jobs/{job}", headers=admin).status_code == 200
