@@ -480,8 +480,11 @@ class ClusterHarness:
     def move(self, job: Job | str, pool: str) -> None:
         self.scheduler.move(_id(job), pool, self.clock)
 
-    def set_priority(self, job: Job | str, priority: str) -> None:
-        self.scheduler.set_priority(_id(job), priority, self.clock)
+    def set_priority(self, job: Job | str, priority: str, *, user: str | None = None,
+                     groups: Sequence[str] = ()) -> None:
+        """An admin's priority change; with ``user`` (and ``groups``) the caller's, checked by
+        the policy (AccessDeniedError when it refuses)."""
+        self.scheduler.set_priority(_id(job), priority, self.clock, user=user, groups=groups)
 
     # ------------------------------------------------------------------ reports
     def shares(self) -> dict[str, Any]:

@@ -145,7 +145,9 @@ class CapacityPlacement:
             return Rejection(f"Queue {path} already has {mine} applications from user {job.user} cannot accept "
                              f"submission of application: {job.id} (maximum applications per user {per_user}: "
                              "maximum-applications × minimum-user-limit-percent × user-limit-factor)")
-        return path
+        # CapacityScheduler.checkAndGetApplicationPriority: the submitter's priority ACL
+        refusal = self.priority_refusal(job, path)  # type: ignore[attr-defined]
+        return refusal if refusal is not None else path
 
     def _user_applications(self, path: str, user: str) -> int:
         """``User.getTotalApplications`` of ``user`` in leaf ``path``: its placed apps, less

@@ -31,6 +31,8 @@ class CapacityReports:
 
         def headroom(self, job: Job) -> Resources | None: ...
 
+        def app_priority(self, job: Job) -> int: ...
+
     def queue_report(self, queue: Any, reserved: Resources) -> dict[str, Any] | None:
         """SPEC §9's keys of a queue (Hadoop ``QueueCapacities`` / ``CSQueueUtils.updateQueueStatistics``):
         fractions of the parent and of the cluster, and the guarantee, maximum, used
@@ -76,7 +78,8 @@ class CapacityReports:
         (``queue_usage_percentage``; 0 for a queue of no capacity) and of the cluster
         (``cluster_usage_percentage``), by the scheduler's calculator (memory, or the dominant
         share)."""
-        report: dict[str, Any] = {"headroom": self.headroom(job)}
+        # the effective application priority (_yarn_capacity_priorities), as Hadoop's app report
+        report: dict[str, Any] = {"headroom": self.headroom(job), "application_priority": self.app_priority(job)}
         path = str(job.queue or job.pool)  # its leaf
         q = self.conf.queues.get(path) if self.conf is not None else None
         queue = self._live.get(path)

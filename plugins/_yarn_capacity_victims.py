@@ -27,8 +27,11 @@ class CapacityVictims:
     _minimum: Any
     _dominant: bool
     _users: dict[str, Any]
+    _order: dict[str, int]
 
     if TYPE_CHECKING:  # the policy's
+        def app_priority(self, job: Any) -> int: ...  # CapacityAppPriorities'
+
         def _consumed(self, queue: Any) -> Resources: ...
 
         def _less(self, a: Resources, b: Resources) -> bool: ...
@@ -104,7 +107,7 @@ class CapacityVictims:
         fair = leaf in self._fair_leaves  # type: ignore[attr-defined]
 
         def key(job: Any) -> tuple[int, int]:
-            rank = 0 if fair else int(job.sched["map"].priority)  # VERY_HIGH (0) first
+            rank = 0 if fair else -self.app_priority(job)  # the higher effective priority first
             return (rank, self._order.get(job.id, 0))
         return {job.id: n for n, job in enumerate(sorted(jobs.values(), key=key))}
 
@@ -121,10 +124,10 @@ class CapacityVictims:
         for job in [*leaf.runnable_apps, *leaf.waiting_apps]:
             js = job.sched[RESOURCES]
             user = str(job.user)
-            # Hadoop's app priority: a larger number is higher; here VERY_HIGH is rank 0
+            # the effective application priority (a larger number is higher)
             apps.append(AppView(id=job.id, user=user, order=self._order.get(job.id, 0),
                                 pending=(js.demand - job.usage).componentwise_max(_ZERO),
-                                priority=-int(job.sched["map"].priority)))
+                                priority=self.app_priority(job)))
             if user not in limits and self.conf is not None:
                 limit = self._limit_for_all_users(leaf, job.user)
                 if limit is not None:

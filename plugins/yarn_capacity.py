@@ -17,7 +17,9 @@ by ``[scheduler] allocation_file`` (read and validated by
   configured capacity.  Memory only under ``DefaultResourceCalculator``; the dominant share
   under ``DominantResourceCalculator``.
 * **App order** — a leaf's ``ordering-policy``: ``fifo`` (``FifoComparator``: higher
-  priority first, then submission) or ``fair`` (``FairOrderingPolicy``: least memory used
+  effective application priority first — capped by ``yarn.cluster.max-application-priority``,
+  bounded by ``acl_application_max_priority``: :mod:`corescheduler_plugins._yarn_capacity_priorities`
+  — then submission) or ``fair`` (``FairOrderingPolicy``: least memory used
   first; with ``fair.enable-size-based-weight`` used ÷ log2(1 + demand)).
 * **User limit** (:meth:`admit_job`) — ``UsersManager.computeUserLimit``: the queue's
   current capacity is its guarantee while it uses less, else its use plus the ask; a
@@ -70,6 +72,7 @@ from corescheduler_plugins._yarn_capacity_limits import CapacityLimits
 from corescheduler_plugins._yarn_capacity_locality import CapacityLocality
 from corescheduler_plugins._yarn_capacity_moves import CapacityMoves
 from corescheduler_plugins._yarn_capacity_placement import CapacityPlacement, capacity_conf
+from corescheduler_plugins._yarn_capacity_priorities import CapacityAppPriorities
 from corescheduler_plugins._yarn_capacity_reports import CapacityReports
 from corescheduler_plugins._yarn_capacity_reservations import CapacityReservations
 from corescheduler_plugins._yarn_capacity_user_limit import CapacityUserLimit, _path
@@ -92,7 +95,8 @@ _ZERO = Resources()
 
 
 class YarnCapacityScheduler(CapacityUserLimit, CapacityLimits, CapacityVictims, CapacityLocality, CapacityPlacement,
-                            CapacityUserWeights, CapacityReservations, CapacityReports, CapacityMoves, SharePolicy):
+                            CapacityUserWeights, CapacityReservations, CapacityReports, CapacityMoves,
+                            CapacityAppPriorities, SharePolicy):
     """Hadoop 3.3's ``CapacityScheduler``: guaranteed capacities, least-used-first queues,
     user limits; configured from a ``capacity-scheduler.xml``."""
 
@@ -122,6 +126,8 @@ class YarnCapacityScheduler(CapacityUserLimit, CapacityLimits, CapacityVictims, 
         self._ratios: dict[str, tuple[Resources, dict[str, float]]] = {}  # parent -> (its total, _min_ratios)
         self._cluster = Resources()
         self._order: dict[str, int] = {}  # app id -> submission order (preemption: latest first)
+        #: app id -> its effective YARN application priority (_yarn_capacity_priorities)
+        self._app_priority: dict[str, int] = {}
         self._preemption: Any = None
         self._seq = 0
         self._marked: list[str] = []
@@ -302,7 +308,8 @@ class YarnCapacityScheduler(CapacityUserLimit, CapacityLimits, CapacityVictims, 
                         weight = math.log1p(demand) / math.log(2) if demand > 0 else 1.0
                         usage = usage / weight if weight > 0 else usage
                     return (usage, s.start_time, s.name)
-            return (owner.sched["map"].priority, s.start_time, s.name)  # rank: VERY_HIGH (0) first
+            # FifoComparator: the higher effective application priority first (resolved when set)
+            return (-self._app_priority.get(owner.id, 0), s.start_time, s.name)
         ordering = self._ordering.get(owner.name)
         if ordering is None:  # no file: root.default alone
             running = s.running + owner.reserved
@@ -459,6 +466,7 @@ class YarnCapacityScheduler(CapacityUserLimit, CapacityLimits, CapacityVictims, 
     # ------------------------------------------------------------------ notifications
     @hookimpl
     def cs_job_added(self, job: Job) -> None:
+        self.note_priority(job)
         self._seq += 1
         self._order[job.id] = self._seq
         self._apps[_path(job)] += 1
@@ -477,6 +485,7 @@ class YarnCapacityScheduler(CapacityUserLimit, CapacityLimits, CapacityVictims, 
     def cs_job_removed(self, job: Job) -> None:
         self._order.pop(job.id, None)
         self.forget_opportunities(job)
+        self._app_priority.pop(job.id, None)
         self._apps[_path(job)] -= 1
         users = self._users.get(_path(job))
         if users is not None:

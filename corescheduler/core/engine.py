@@ -101,6 +101,13 @@ class Engine(Protocol):
     def job_changed(self, job: Job) -> None:
         """An admin action changed ``job`` (its priority); the scheduler updates next."""
 
+    def priority_allowed(self, job: Job, priority: str, caller: tuple[str, Sequence[str]] | None = None) -> None:
+        """Admin action, first step of a priority change to ``priority`` (a checked name): the
+        policy's rules (resource mode: :meth:`SharePolicy.set_priority
+        <corescheduler.core.policy.SharePolicy.set_priority>`) refuse it with AccessDeniedError
+        naming the rule, or take it; ``caller`` is who asks (None: the system)."""
+        ...
+
     def move_target(self, job: Job, pool_name: str, caller: tuple[str, Sequence[str]] | None = None) -> str | None:
         """Admin action, first step: the pool or leaf queue ``job`` would move to when asked to
         move to ``pool_name``, every rule of the engine and its policy checked (a refusal raises

@@ -241,6 +241,15 @@ class SharePolicy:
         ``CapacityScheduler.preValidateMoveApplication`` answers here."""
         return None
 
+    def set_priority(self, job: Job, priority: str, caller: tuple[str, Sequence[str]] | None) -> Rejection | None:
+        """Resource mode, the root queue's policy: the live ``job``'s priority is about to become
+        ``priority`` (a checked name, ``VERY_LOW`` … ``VERY_HIGH``), asked by ``caller`` (user and
+        groups; None: the system, as an undo).  A :class:`~corescheduler.core.model.Rejection`
+        refuses the change (the scheduler raises AccessDeniedError with its reason; nothing
+        changes); None takes it — the policy may note what the change means to it (the
+        Capacity Scheduler's capped application priority), as nothing fails after this."""
+        return None
+
     def next_kind(self, node: Node) -> str | None:
         """Slot mode, the root policy: ``"map"`` or ``"reduce"``, the kind a heartbeat tries
         first on ``node``; None: the core's rule."""

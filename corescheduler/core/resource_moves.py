@@ -54,6 +54,20 @@ def common_ancestor(a: Queue, b: Queue) -> Queue | None:
 class AppMoves(AppAdmission):
     """Moving a live app between leaf queues."""
 
+    def priority_allowed(self, job: Job, priority: str, caller: tuple[str, Sequence[str]] | None = None) -> None:
+        """The root policy's :meth:`~corescheduler.core.policy.SharePolicy.set_priority`: a
+        Rejection is an AccessDeniedError (``ClientRMService.updateApplicationPriority``'s
+        AccessControlException); nothing changes then."""
+        if job.is_finished:
+            return
+        root_policy = self.tree.root.policy
+        answer = self.owner.plugins.share_policy(root_policy).policy.set_priority(job, priority, caller)
+        if isinstance(answer, Rejection):
+            raise self.owner.rejected(answer.reason, access=True)
+        if answer is not None:
+            raise answers.refuse(self.owner.plugins.who("SharePolicy", root_policy), "set_priority", answer,
+                                 "a Rejection or None")
+
     def move_target(self, job: Job, pool_name: str, caller: tuple[str, Sequence[str]] | None = None) -> str | None:
         """The leaf ``job`` moves to, every rule checked (SchedulerStateError naming the app,
         the target and the rule; AccessDeniedError when ``caller`` may not submit there);

@@ -373,7 +373,7 @@ class Scheduler:
                 continue
             answer = answers.pool_name(plugins.who("PoolResolver", name), answer)
             if isinstance(answer, Rejection):
-                raise JobRejectedError(f"job rejected by pool placement: {answer.reason}")
+                raise self.rejected(f"job rejected by pool placement: {answer.reason}", access=answer.access)
             return answer
         return DEFAULT_POOL
 
@@ -404,14 +404,19 @@ class Scheduler:
         self.update(now)
 
     @_plugin_errors
-    def set_priority(self, job_id: str, priority: str, now: float | None = None) -> None:
-        """Admin action: change a job's priority."""
+    def set_priority(self, job_id: str, priority: str, now: float | None = None, *, user: str | None = None,
+                     groups: Sequence[str] = ()) -> None:
+        """Admin action: change a job's priority.  With ``user`` (and its ``groups``), the caller's
+        rights are checked by the policy (the Capacity Scheduler's ``acl_application_max_priority``,
+        ``ClientRMService.updateApplicationPriority``): AccessDeniedError, nothing changed."""
         now = self._tick(now)
         job = self.job(job_id)
         try:
-            job._priority = check_priority(priority)
+            name = check_priority(priority)
         except ValueError as exc:
             raise _chained(SchedulerStateError(str(exc)), None) from None
+        self._engine.priority_allowed(job, name, (user, tuple(groups)) if user is not None else None)
+        job._priority = name
         for js in job.sched.values():  # each kind's, or the resource engine's one
             js.priority = PRIORITY_RANK[job.priority]
         self._engine.job_changed(job)

@@ -270,6 +270,9 @@ class SlotPools:
         """An admin action changed ``job`` (its priority): the next update recomputes all."""
         self._dirty = True
 
+    def priority_allowed(self, job: Job, priority: str, caller: tuple[str, Sequence[str]] | None = None) -> None:
+        """Slot mode: every priority is allowed."""
+
     def move_target(self, job: Job, pool_name: str, caller: tuple[str, Sequence[str]] | None = None) -> str | None:
         """``pool_name`` (created if new), or None when there is nothing to move (it has ended,
         or is in that pool).  ``caller`` is not checked: MR1 pools have no ACLs, and

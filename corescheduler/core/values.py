@@ -111,9 +111,11 @@ class Assignment:
 
 @frozen
 class Rejection:
-    """A PoolResolver's "no": the job is rejected, for ``reason``."""
+    """A PoolResolver's "no": the job is rejected, for ``reason``; ``access``: an ACL refuses
+    the submitter (AccessDeniedError, a 403 in ``serve``)."""
 
     reason: str
+    access: bool = False
 
 
 @define

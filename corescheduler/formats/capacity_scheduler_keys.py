@@ -25,7 +25,7 @@ QUEUE_KEYS = frozenset({
     "maximum-applications", "maximum-am-resource-percent", "state", "acl_submit_applications",
     "acl_administer_queue", "ordering-policy", "ordering-policy.fair.enable-size-based-weight", "priority",
     "maximum-allocation-mb", "maximum-allocation-vcores", "disable_preemption", "max-parallel-apps",
-    "intra-queue-preemption.disable_preemption",
+    "intra-queue-preemption.disable_preemption", "default-application-priority", "acl_application_max_priority",
 })
 #: global keys read (after ``yarn.scheduler.capacity.``)
 GLOBAL_KEYS = frozenset({
@@ -39,8 +39,8 @@ GLOBAL_KEYS = frozenset({
 #: Hadoop keys with no meaning here (node labels, auto-created queues, the async scheduler,
 #: …): accepted with a warning naming them as not simulated
 _IGNORED_QUEUE_KEY = re.compile(
-    r"(accessible-node-labels.*|default-node-label-expression|acl_application_max_priority|"
-    r"default-application-priority|default-application-lifetime|maximum-application-lifetime|"
+    r"(accessible-node-labels.*|default-node-label-expression|"
+    r"default-application-lifetime|maximum-application-lifetime|"
     r"auto-create-child-queue.*|leaf-queue-template.*|auto-queue-creation.*|"
     r"intra-queue-preemption\.(?!disable_preemption$).*|ordering-policy\..*|multi-node-placement.*|reservable|"
     r"user-limit-.*|allow-zero-capacity-sum)"

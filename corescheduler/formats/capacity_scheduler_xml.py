@@ -53,6 +53,7 @@ from lxml import etree
 from corescheduler.errors import AllocationError
 from corescheduler.formats.capacity_scheduler_apps import read_app_limits
 from corescheduler.formats.capacity_scheduler_keys import PREFIX, ROOT, warn_unknown
+from corescheduler.formats.capacity_scheduler_priorities import AppPriorities, read_app_priorities
 from corescheduler.resources import Resources
 
 if TYPE_CHECKING:
@@ -177,6 +178,9 @@ class CapacitySchedulerConf:
     max_parallel_apps: int | None = None
     user_max_parallel_apps_default: int | None = None
     user_max_parallel_apps: Mapping[str, int] = field(factory=dict)
+    #: ``yarn.cluster.max-application-priority``, leaves' default application priorities and
+    #: ``acl_application_max_priority`` (:mod:`~corescheduler.formats.capacity_scheduler_priorities`)
+    priorities: AppPriorities = field(factory=AppPriorities)
     properties: Mapping[str, str] = field(factory=dict)
     warnings: tuple[str, ...] = ()
     source: str | None = None
@@ -629,6 +633,7 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
     glob["max_parallel_apps"] = apps.max_parallel_apps
     glob["user_max_parallel_apps_default"] = apps.user_max_parallel_apps_default
     glob["user_max_parallel_apps"] = apps.user_max_parallel_apps
+    glob["priorities"] = read_app_priorities(r, order, children)
     if r.problems:
         _raise(r)
     for path in order:

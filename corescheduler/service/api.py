@@ -266,8 +266,9 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         return {k: described[k] for k in SUMMARY if k in described}
 
     def mover(who: Principal) -> tuple[str | None, tuple[str, ...]]:
-        """Whose submit access a move's target queue must grant: the caller's, or nobody's for
-        an admin (``ClientRMService.moveApplicationAcrossQueues``)."""
+        """Whose submit access a move's target queue must grant, and whose priority ACL a
+        priority change must pass: the caller's, or nobody's for an admin
+        (``ClientRMService.moveApplicationAcrossQueues``, ``updateApplicationPriority``)."""
         return (None, ()) if who.admin else (who.user, tuple(who.groups))
 
     def owner_or_admin(who: Principal, job_id: str) -> None:
@@ -468,11 +469,12 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
     @app.put(API + "/jobs/{job_id}/priority", openapi_extra=_one("priority", {
         "type": "string", "enum": ["VERY_LOW", "LOW", "NORMAL", "HIGH", "VERY_HIGH"]}))
     async def priority(job_id: str, request: Request) -> dict[str, Any]:
-        """Change a job's priority (its owner, an admin or its queue's administrators)."""
+        """Change a job's priority (its owner, an admin or its queue's administrators; to a
+        priority the queue's priority ACL allows the caller, unless an admin)."""
         who = principal(request, mutating=True)
         assert who is not None
         owner_or_admin(who, job_id)
-        return await service.set_priority(job_id, await body_field(request, "priority"))
+        return await service.set_priority(job_id, await body_field(request, "priority"), *mover(who))
 
     @app.get(f"{API}/pools")
     @app.get(f"{API}/queues")
@@ -663,7 +665,8 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
 
     @app.post("/scheduler/jobs/{job_id}/priority", include_in_schema=False)
     async def page_priority(job_id: str, request: Request) -> Any:
-        return await page_action(request, job_id, lambda who, f: service.set_priority(job_id, f.get("priority", "")))
+        return await page_action(request, job_id,
+                                 lambda who, f: service.set_priority(job_id, f.get("priority", ""), *mover(who)))
 
     @app.post("/scheduler/jobs/{job_id}/kill", include_in_schema=False)
     async def page_kill(job_id: str, request: Request) -> Any:

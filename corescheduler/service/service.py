@@ -417,21 +417,27 @@ class Service(Workers, Attempts, Views):
         if job.initialized:
             self.store.job_started(job.id, job.pool)
 
-    def _resubmit(self, spec: Any, asked: str | None) -> Job:
-        """A job placed again after a restart, in the pool or queue it was in (``spec.pool``).
-        One an admin moved where its owner may not submit (the target's ACL): placed as it
-        was submitted (``asked``) and moved there again, as the admin's move was accepted."""
+    def _resubmit(self, spec: Any, asked: str | None, asked_priority: str | None = None) -> Job:
+        """A job placed again after a restart, in the pool or queue it was in (``spec.pool``), at
+        the priority it had (``spec.priority``).  One an admin moved where its owner may not
+        submit (the target's ACL), or re-prioritised past what its owner may set (a queue's
+        priority ACL): placed as it was submitted (``asked``, ``asked_priority``), then moved
+        and re-prioritised again, as the admin's change was accepted."""
         try:
             return self.scheduler.submit(spec, self.now(), update=False)
         except AccessDeniedError:
-            if asked is None or spec.pool == asked:
+            same_pool = asked is None or spec.pool == asked
+            if same_pool and (asked_priority is None or spec.priority == asked_priority):
                 raise
-        job = self.scheduler.submit(attrs.evolve(spec, pool=asked), self.now(), update=False)
+        first = attrs.evolve(spec, pool=asked or spec.pool, priority=asked_priority or spec.priority)
+        job = self.scheduler.submit(first, self.now(), update=False)
         try:
             self.scheduler.move(job.id, spec.pool, self.now())
         except SchedulerStateError as exc:  # its queue's rules refuse it now: it stays where it was placed
             log.warning("job %s stays in %s after the restart: %s", job.id, job.pool, exc)
             self.store.set_job(job.id, pool=job.pool)
+        if job.priority != spec.priority:
+            self.scheduler.set_priority(job.id, spec.priority, self.now())  # the system's: not checked
         return job
 
     def _restore(self) -> None:
@@ -461,7 +467,7 @@ class Service(Workers, Attempts, Views):
                                 reduces=[spec.reduces[i] for i in reduces_left],
                                 pool=row["pool"] or spec.pool, priority=row["priority"])
             try:
-                job = self._resubmit(spec, request.pool)
+                job = self._resubmit(spec, request.pool, request.priority)
             except CoreSchedulerError as exc:
                 self.store.job_ended(row["id"], "failed", error=f"could not be restored: {exc}")
                 continue
@@ -523,7 +529,11 @@ class Service(Workers, Attempts, Views):
             self.kick()
             return self.describe(job_id)
 
-    async def set_priority(self, job_id: str, priority: str) -> dict[str, Any]:
+    async def set_priority(self, job_id: str, priority: str, user: str | None = None,
+                           groups: tuple[str, ...] = ()) -> dict[str, Any]:
+        """Change a job's priority; ``user`` (and ``groups``), the caller whose right to the new
+        priority the scheduler's policy checks (the Capacity Scheduler's
+        ``acl_application_max_priority``): 403 when it refuses.  None: an admin."""
         if not isinstance(priority, str) or priority.upper() not in PRIORITY_WEIGHT:
             raise ServiceError(f"expected one of {', '.join(PRIORITY_WEIGHT)}", 400, "priority")
         priority = priority.upper()
@@ -533,7 +543,9 @@ class Service(Workers, Attempts, Views):
 
             def apply() -> None:
                 try:
-                    self.scheduler.set_priority(job_id, priority, self.now())
+                    self.scheduler.set_priority(job_id, priority, self.now(), user=user, groups=groups)
+                except AccessDeniedError as exc:  # the queue's priority ACL refuses the caller
+                    raise ServiceError(str(exc), 403, "priority") from None
                 except (SchedulerStateError, ValueError) as exc:
                     raise ServiceError(str(exc), 400, "priority") from None
 

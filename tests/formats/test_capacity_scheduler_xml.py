@@ -27,7 +27,10 @@ def test_hadoop_shipped_file_loads_unchanged() -> None:
     assert (conf.maximum_applications, conf.maximum_am_resource_percent, conf.node_locality_delay) == (10000, 0.1, 40)
     assert conf.dominant is False and conf.offswitch_per_heartbeat == 1
     assert conf.max_applications("root.default") == 10000
-    assert any("acl_application_max_priority" in w for w in a.warnings)
+    # read now (not warned as not simulated): Hadoop's "*" holds no [...] group, so no priority
+    # ACL (AppPriorityACLConfigurationParser.getPriorityAcl), and the cluster's cap is 0
+    assert not any("acl_application_max_priority" in w for w in a.warnings)
+    assert conf.priorities.acls == {} and conf.priorities.cluster_max == 0
 
 
 def test_documented_sample_loads_with_a_warning() -> None:

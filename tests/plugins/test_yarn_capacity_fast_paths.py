@@ -71,7 +71,7 @@ def check(h: ClusterHarness) -> None:
                 if leaf.ordering_policy == "fair":
                     assert js._key == (float(job.usage.memory), js.start_time, js.name)
                 else:
-                    assert js._key == (job.sched["map"].priority, js.start_time, js.name)
+                    assert js._key == (-policy.app_priority(job), js.start_time, js.name)
 
 
 STEP = st.one_of(

@@ -18,6 +18,14 @@ from corescheduler.testing import ClusterHarness
 GB = 1024
 
 
+def capped(xml: str) -> str:
+    """The fixture with ``yarn.cluster.max-application-priority`` 10: ``TestLeafQueue`` sets its
+    apps' priorities on the attempts (``setPriority``), past the cluster's cap of 0 by default
+    (``CapacityScheduler.checkAndGetApplicationPriority``); a cap above them is the same."""
+    return xml.replace("</configuration>", "<property><name>yarn.cluster.max-application-priority</name>"
+                                           "<value>10</value></property></configuration>")
+
+
 def usage(h: ClusterHarness, app: object) -> int:
     return int(h.job(app).usage.memory)  # type: ignore[arg-type]
 
@@ -33,7 +41,7 @@ def test_fifo_assignment() -> None:
     priority 3 asks for 2 GB, app_1 of priority 5 (higher: here HIGH against NORMAL) for
     1 GB.  app_1 is served first although submitted later: 1 GB, then app_0 2 GB; asked for
     1 GB more each, app_1 first again (2 GB), "and only then" app_0 (3 GB)."""
-    h = four_nodes(with_values(FIXTURE, a__ordering_policy="fifo"))
+    h = four_nodes(capped(with_values(FIXTURE, a__ordering_policy="fifo")))
     app_0 = h.submit(queue="a", user="user_0", tasks=1, resources="2048 mb, 1 vcores", priority="NORMAL")
     app_1 = h.submit(queue="a", user="user_0", tasks=1, resources="1024 mb, 1 vcores", priority="HIGH")
     h.heartbeat("n0000")
@@ -148,7 +156,7 @@ def test_activate_application_after_queue_refresh() -> None:
     100 × 16 GB: its AM limit is 10 % × 16 GB rounded up to 2 GB, so of user_e's three apps
     with 1 GB AMs two start and one waits; with maximum-am-resource-percent doubled by a
     refresh (4 GB) the third starts."""
-    xml = with_values(FIXTURE, e__acl_submit_applications="*")
+    xml = capped(with_values(FIXTURE, e__acl_submit_applications="*"))
     h = ClusterHarness(racks=1, nodes_per_rack=100, node_resources="16384 mb, 32 vcores", config=CONFIG,
                        allocations=xml)
     apps = []
@@ -170,7 +178,7 @@ def test_activate_application_by_updating_cluster_resource() -> None:
     user_e's three apps start on 100 × 16 GB; with the cluster grown to 200 nodes e's AM
     limit is 10 % × 32 GB rounded up to 4 GB and the third starts (``updateClusterResource``
     → ``activateApplications``)."""
-    xml = with_values(FIXTURE, e__acl_submit_applications="*")
+    xml = capped(with_values(FIXTURE, e__acl_submit_applications="*"))
     h = ClusterHarness(racks=1, nodes_per_rack=100, node_resources="16384 mb, 32 vcores", config=CONFIG,
                        allocations=xml)
     apps = []
