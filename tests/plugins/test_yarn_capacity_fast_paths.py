@@ -2,7 +2,8 @@
 for, on a live cluster after random submissions, heartbeats, completions, kills and updates:
 
 * ``order_key`` of a queue, whose fixed parts come from ``compute_shares`` by the queue's
-  schedulable, equals :func:`queue_order_key` over the used capacity (``_ratio``), and every
+  schedulable, equals :func:`queue_order_key` over the used capacity (``_ratio`` of its
+  running and reserved use over max(guarantee, minimum allocation)), and every
   queue in its parent's order holds that key;
 * ``_memory_limit`` (the admission's memory terms alone) equals the memory of
   ``_limit_amounts`` and ``_memory_bound``;
@@ -19,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from corescheduler.core.model import RUNNING, Job
+from corescheduler.resources import Resources
 from corescheduler.testing import ClusterHarness
 
 
@@ -46,7 +48,12 @@ def general_queue_key(policy: Any, s: Any) -> tuple[Any, ...]:
     """``order_key``'s queue case without the fixed parts by schedulable."""
     absolute, priority, tie = policy._ordering[s.owner.name]
     cluster = s.cluster
-    used = policy._ratio(s.running, s.fair_share if absolute > 0 else cluster, cluster)
+    guaranteed = s.fair_share if absolute > 0 else cluster
+    if absolute > 0 and guaranteed is not None and guaranteed.memory < policy._minimum_memory:
+        # CSQueueUtils.updateUsedCapacity: the use over max(guarantee, minimum allocation)
+        guaranteed = Resources(policy._minimum_memory, guaranteed.vcores)
+    # the queue's use counts its reservations (LeafQueue.apply -> allocateResource)
+    used = policy._ratio(s.running + s.owner.reserved, guaranteed, cluster)
     return queue_order_key(used, absolute, priority, tie, s.name)
 
 
