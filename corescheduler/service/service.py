@@ -26,6 +26,7 @@ import json
 import logging
 import math
 import os
+import sqlite3
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -311,6 +312,12 @@ class Service(Workers, Attempts, Views):
                 for assignment in sched.heartbeat(name, now):
                     try:
                         self._grant(assignment)
+                    except sqlite3.Error as exc:
+                        # the ledger could not record the job's start (written before the engine
+                        # gets the attempt): nothing ran, so no attempt failed — the container is
+                        # given back and the task waits for a later heartbeat, the ledger as it was
+                        log.error("the ledger could not be written; %s waits: %s", assignment.task, exc)
+                        sched.kill(assignment.task, now, reason="the ledger could not be written")
                     except Exception as exc:  # the engine would not take it: a failed attempt
                         failed.append((assignment, exc))
         for assignment, exc in failed:

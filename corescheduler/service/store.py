@@ -173,11 +173,17 @@ class Store:
                 self._pending_jobs.add(job)
 
     def flush(self) -> None:
+        """Write the deferred task changes (:meth:`_tx` takes them first; a transaction that
+        fails keeps them for the next write)."""
         with self._lock:
-            pending, self._pending = self._pending, []
-            jobs, self._pending_jobs = self._pending_jobs, set()
-        if pending:
-            self._tx(pending, jobs)
+            if not self._pending:
+                return
+        self._tx([], ())
+
+    def _keep(self, pending: list[tuple[str, tuple[Any, ...]]], jobs: set[str]) -> None:
+        """Deferred changes whose transaction was rolled back: first in line again (under the lock)."""
+        self._pending = pending + self._pending
+        self._pending_jobs |= jobs
 
     def _execute(self, sql: str, args: tuple[Any, ...] | list[tuple[Any, ...]] = ()) -> sqlite3.Cursor:
         """Every statement goes through here (one place to watch, or to make fail in a test);
@@ -192,19 +198,24 @@ class Store:
         change (None: any)."""
         touched: set[str] | None = set(jobs) if jobs is not None else None
         with self._lock:
-            if self._pending and statements is not self._pending:
-                statements = self._pending + statements  # task changes go first, in their order
+            deferred, deferred_jobs = self._pending, self._pending_jobs
+            if deferred:
+                statements = deferred + statements  # task changes go first, in their order
                 self._pending = []
             if touched is not None:
-                touched |= self._pending_jobs
+                touched |= deferred_jobs
             self._pending_jobs = set()
-            self._execute("BEGIN IMMEDIATE")
             try:
-                for sql, args in statements:
-                    self._execute(sql, args)
-                self._execute("COMMIT")
-            except BaseException:
-                self._rollback()
+                self._execute("BEGIN IMMEDIATE")
+                try:
+                    for sql, args in statements:
+                        self._execute(sql, args)
+                    self._execute("COMMIT")
+                except BaseException:
+                    self._rollback()
+                    raise
+            except BaseException:  # rolled back: the deferred changes wait for the next write
+                self._keep(deferred, deferred_jobs)
                 raise
             self._committed(touched)
 

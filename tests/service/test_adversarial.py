@@ -434,3 +434,61 @@ def test_a_stored_job_this_version_refuses_fails_at_restore_and_the_service_star
         job = c.get("/api/v1/jobs/job_0001").json()
         assert job["state"] == "failed" and "could not be restored" in job["error"] and "pool" in job["error"]
         _all_answer(c, {})
+
+
+def test_deferred_task_changes_outlive_a_commit_that_fails(tmp_path) -> None:
+    """A rolled-back transaction keeps the task changes deferred before it: the next write
+    records them (they were dropped, and the ledger lost e.g. a task's start for good)."""
+    from corescheduler.service.store import Store
+
+    store = Store(tmp_path / "state")
+    store._execute("CREATE TABLE t (x INTEGER)")
+    real = store._execute
+    failing = {"on": True}
+
+    def execute(sql: str, args: tuple = ()) -> object:
+        if failing["on"] and sql == "COMMIT":
+            raise sqlite3.OperationalError("disk I/O error")
+        return real(sql, args)
+
+    store._execute = execute
+    store.defer("INSERT INTO t (x) VALUES (?)", (1,))
+    with pytest.raises(sqlite3.OperationalError):
+        store._tx([("INSERT INTO t (x) VALUES (?)", (2,))])
+    with pytest.raises(sqlite3.OperationalError):
+        store.flush()
+    failing["on"] = False
+    store.flush()
+    assert [row[0] for row in real("SELECT x FROM t").fetchall()] == [1]
+
+
+def test_a_ledger_that_cannot_record_a_start_fails_no_attempt(live_service, tmp_path) -> None:
+    """While the ledger cannot record a job's start, its task is not started and no attempt
+    counts as failed (the job failed after max_attempts turns of a full disk, and its end could
+    not be written either: the scheduler and the ledger disagreed); once the ledger takes
+    writes again the job runs and finishes."""
+    live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 1, "reduce_slots": 1},
+                         "service": {"tick": 0.05}}, state=str(tmp_path / "state"))
+    store = live.service.store
+    real = store._execute
+    failing = {"on": False, "refused": 0}
+
+    def execute(sql: str, args: tuple = ()) -> object:
+        if failing["on"] and "SET state = 'running'" in sql:
+            failing["refused"] += 1
+            raise sqlite3.OperationalError("disk I/O error")
+        return real(sql, args)
+
+    store._execute = execute
+    failing["on"] = True
+    with httpx.Client(base_url=live.url, timeout=30) as c:
+        job = c.post("/api/v1/jobs", json={"maps": [{"command": ["true"]}]}).json()
+        deadline = time.monotonic() + 30
+        while failing["refused"] < 8 and time.monotonic() < deadline:  # twice max_attempts (4) turns
+            time.sleep(0.05)
+        assert failing["refused"] >= 8
+        assert c.get(f"/api/v1/jobs/{job['id']}").json()["state"] == "accepted"
+        failing["on"] = False
+        done = _wait(c, job["id"], {})
+        assert done["state"] == "finished", done
+        assert done["failed_attempts"] == 0
