@@ -51,7 +51,7 @@ class CapacityMoves:
 
         def _leaf_users(self, path: str) -> dict[Any, Resources] | None: ...
 
-        def _user_applications(self, path: str, user: str) -> int: ...
+        def _application_limits(self, conf: Any, path: str, job: Any) -> Rejection | None: ...
 
     def move_target(self, job: Job, source: Any, target: str) -> str | Rejection | None:
         """``CapacityScheduler.preValidateMoveApplication`` (Hadoop 3.3): the leaf's path, or the
@@ -80,18 +80,8 @@ class CapacityMoves:
                 return Rejection(f"The parent queue {head} of {path} is STOPPED (Queue {head} is STOPPED. "
                                  f"Cannot accept submission of application: {job.id})")
             head = head.rpartition(".")[0]
-        limit = self.max_applications(conf, path)
-        placed = self._apps.get(path, 0)
-        if placed >= limit:
-            return Rejection(f"Queue {path} already has {placed} applications, cannot accept submission of "
-                             f"application: {job.id} (maximum-applications {limit})")
-        mine = self._user_applications(path, job.user)
-        per_user = conf.max_applications_per_user(path, limit)
-        if mine >= per_user:
-            return Rejection(f"Queue {path} already has {mine} applications from user {job.user} cannot accept "
-                             f"submission of application: {job.id} (maximum applications per user {per_user}: "
-                             "maximum-applications × minimum-user-limit-percent × user-limit-factor)")
-        return path
+        refusal = self._application_limits(conf, path, job)
+        return refusal if refusal is not None else path
 
     @hookimpl
     def cs_job_moved(self, job: Job, source: str, tasks: Sequence[Any]) -> None:

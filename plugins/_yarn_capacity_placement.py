@@ -133,21 +133,30 @@ class CapacityPlacement:
         stopped = [p for p in (path, *_ancestors(path)) if conf.queues[p].state == "STOPPED"]
         if stopped:
             return Rejection(f"Queue {path} is STOPPED. Cannot accept submission of application")
+        refusal = self._application_limits(conf, path, job)
+        if refusal is not None:
+            return refusal
+        # CapacityScheduler.checkAndGetApplicationPriority: the submitter's priority ACL
+        refusal = self.priority_refusal(job, path)  # type: ignore[attr-defined]
+        return refusal if refusal is not None else path
+
+    def _application_limits(self, conf: Any, path: str, job: Any) -> Rejection | None:
+        """``LeafQueue.validateSubmitApplication``'s counts, for a submission or a move into leaf
+        ``path``: the leaf's ``maximum-applications``, then the user's ("Check submission limits
+        for the user on this queue": ``User.getTotalApplications``, pending and active, against
+        ``getMaxApplicationsPerUser``)."""
         limit = self.max_applications(conf, path)
-        if self._apps[path] >= limit:  # LeafQueue.validateSubmitApplication
-            return Rejection(f"Queue {path} already has {self._apps[path]} applications, cannot accept "
-                             f"submission of application (maximum-applications {limit})")
-        # LeafQueue.validateSubmitApplication: "Check submission limits for the user on this queue"
-        # (User.getTotalApplications, pending and active, against getMaxApplicationsPerUser)
+        placed = self._apps.get(path, 0)
+        if placed >= limit:
+            return Rejection(f"Queue {path} already has {placed} applications, cannot accept submission of "
+                             f"application: {job.id} (maximum-applications {limit})")
         mine = self._user_applications(path, job.user)
         per_user = conf.max_applications_per_user(path, limit)
         if mine >= per_user:
             return Rejection(f"Queue {path} already has {mine} applications from user {job.user} cannot accept "
                              f"submission of application: {job.id} (maximum applications per user {per_user}: "
                              "maximum-applications × minimum-user-limit-percent × user-limit-factor)")
-        # CapacityScheduler.checkAndGetApplicationPriority: the submitter's priority ACL
-        refusal = self.priority_refusal(job, path)  # type: ignore[attr-defined]
-        return refusal if refusal is not None else path
+        return None
 
     def _user_applications(self, path: str, user: str) -> int:
         """``User.getTotalApplications`` of ``user`` in leaf ``path``: its placed apps, less
