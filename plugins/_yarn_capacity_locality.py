@@ -154,13 +154,7 @@ class CapacityLocality:
         task = job.pending_failed_map()
         if task is not None:
             return task
-        conf = self.conf
-        if conf is not None:
-            node_delay, rack_extra = conf.node_locality_delay, conf.rack_locality_additional_delay
-            full_reset = conf.rack_locality_full_reset
-        else:
-            node_delay, rack_extra = DEFAULT_NODE_LOCALITY_DELAY, DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY
-            full_reset = True
+        node_delay, rack_extra, full_reset = self._delays()
         local = job.pending_map_on_node(node.name)
         probe = local if local is not None else job.pending_map(node, OFF_RACK)
         if probe is None or self._queue_skips(job, probe.resources):
@@ -202,17 +196,19 @@ class CapacityLocality:
         factor = min(java_float(java_float(float(unique - 1)) / java_float(nodes)), 1.0)  # getLocalityWaitFactor
         return min(float(nodes), java_float(java_float(float(required)) * factor)) < missed
 
+    def _delays(self) -> tuple[int, int, bool]:
+        """``node-locality-delay``, ``rack-locality-additional-delay`` and
+        ``rack-locality-full-reset`` of the file in force (Hadoop's defaults without one)."""
+        conf = self.conf
+        if conf is None:
+            return DEFAULT_NODE_LOCALITY_DELAY, DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY, True
+        return conf.node_locality_delay, conf.rack_locality_additional_delay, conf.rack_locality_full_reset
+
     @hookimpl
     def cs_select_ask(self, job: Job, node: Node, asks: Sequence[Any], nodes: int) -> Task | None:
         """``RegularContainerAllocator.assignContainers`` for one app on one node (see the module
         docstring)."""
-        conf = self.conf
-        if conf is not None:
-            node_delay, rack_extra = conf.node_locality_delay, conf.rack_locality_additional_delay
-            full_reset = conf.rack_locality_full_reset
-        else:
-            node_delay, rack_extra = DEFAULT_NODE_LOCALITY_DELAY, DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY
-            full_reset = True
+        node_delay, rack_extra, full_reset = self._delays()
         counts: dict[int, int] | None = None
         capacity = node.capacity
         name, rack = node.name, node.rack
