@@ -384,14 +384,40 @@ class _Reader:
         return Resources.of(values)
 
 
+#: ``Float.parseFloat``'s decimal form (``FloatingDecimal.readJavaFormatString``): ASCII digits,
+#: an optional exponent and an optional ``f``/``d`` suffix; ``NaN`` and ``Infinity`` spelt so
+_JAVA_FLOAT = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
+#: its hexadecimal form: ``0x1.8p1``, the binary exponent required
+_JAVA_HEX_FLOAT = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+[fFdD]?")
+_JAVA_INT = re.compile(r"[+-]?\d+")
+
+
 def _java_number(text: str, integer: bool) -> str:
-    """``text`` as Java's parsers take it, for Python's ``int``/``float``: ``ValueError`` for
-    what ``Integer.parseInt``/``Float.parseFloat`` refuse and Python would read — digit
-    separators (``1_000``) and, for a float, digits other than ASCII ones (``Float.parseFloat``
-    reads ASCII only; ``Integer.parseInt`` takes any Unicode digit, as ``int`` does)."""
-    if "_" in text or (not integer and not text.isascii()):
+    """``text`` as Hadoop's ``Configuration`` reads a number, for Python's ``int``/``float``;
+    ``ValueError`` for what it refuses.  Trimmed first (``getTrimmed``).  An int as
+    ``getInt``: ``0x``/``-0x`` hex digits (``getHexDigits``, ``Integer.parseInt(…, 16)``), else
+    ``Integer.parseInt`` (any Unicode digit, as ``int`` takes; no ``1_000``).  A float as
+    ``Float.parseFloat``: Java's decimal and hexadecimal forms with an optional ``f``/``d``
+    suffix (``0.5f``, ``0x1p-1``), ``NaN`` and ``Infinity`` (refused later where a finite
+    value is expected, as an error, where Hadoop would go on with it) — not Python's ``inf``
+    or ``1_000``, nor digits other than ASCII ones."""
+    text = text.strip()
+    if integer:
+        negative = text.startswith("-")
+        digits = text[1:] if negative else text
+        if digits[:2] in ("0x", "0X"):
+            digits = digits[2:]
+            if not digits or not all(c in "0123456789abcdefABCDEF" for c in digits):
+                raise ValueError(text)
+            return str(-int(digits, 16) if negative else int(digits, 16))
+        if not _JAVA_INT.fullmatch(text):
+            raise ValueError(text)
+        return text
+    if _JAVA_HEX_FLOAT.fullmatch(text):
+        return repr(float.fromhex(text.rstrip("fFdD")))
+    if not _JAVA_FLOAT.fullmatch(text):
         raise ValueError(text)
-    return text
+    return text if text.endswith(("NaN", "Infinity")) else text.rstrip("fFdD")
 
 
 def _capacity(r: _Reader, path: str) -> tuple[str, float | Resources | None, HadoopProperty | None]:

@@ -55,3 +55,26 @@ def test_a_weight_for_a_user_java_regex_does_not_match_is_not_read() -> None:
                                         ("root.a.user-settings.bob.weight", "0.5")), "cs.xml")
     assert dict(allocations.policy_config.queues["root.a"].user_weights) == {"bob": 0.5}
     assert any("jos\u00e9" in w and "ignored" in w for w in allocations.warnings)
+
+
+@pytest.mark.parametrize(("key", "value", "attr", "expected"), [
+    ("root.a.user-limit-factor", "2.5f", "user_limit_factor", 2.5),  # Float.parseFloat's suffix
+    ("root.a.user-limit-factor", "0x1.4p1", "user_limit_factor", 2.5),  # its hexadecimal form
+    ("root.a.user-limit-factor", " 2.5 ", "user_limit_factor", 2.5),  # Configuration.getTrimmed
+    ("root.a.maximum-applications", "0x20", "maximum_applications", 32),  # getInt: getHexDigits
+])
+def test_a_number_java_reads_is_read(key: str, value: str, attr: str, expected: float) -> None:
+    """What ``Configuration.getFloat``/``getInt`` read, a file may hold: ``2.5f``, ``0x1.4p1``,
+    ``0x20`` (each was refused here, a refusal Hadoop does not make)."""
+    allocations = parse_allocations(xml(*TWO, ("root.a.capacity", "50"), (key, value)), "cs.xml")
+    q = allocations.policy_config.queues["root.a"]
+    assert getattr(q, attr) == expected
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "inf", "1e400"])
+def test_a_float_that_is_no_finite_number_is_refused(value: str) -> None:
+    """``Float.parseFloat`` reads ``NaN`` and ``Infinity`` (and Hadoop would go on with them);
+    a user-limit factor of NaN means nothing a user wants: one error naming the key."""
+    with pytest.raises(AllocationError) as err:
+        parse_allocations(xml(*TWO, ("root.a.capacity", "50"), ("root.a.user-limit-factor", value)), "cs.xml")
+    assert "yarn.scheduler.capacity.root.a.user-limit-factor: expected" in str(err.value)
