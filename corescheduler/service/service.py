@@ -312,7 +312,7 @@ class Service(Workers, Attempts, Views):
                 for assignment in sched.heartbeat(name, now):
                     try:
                         self._grant(assignment)
-                    except sqlite3.Error as exc:
+                    except (sqlite3.Error, LedgerError) as exc:
                         # the ledger could not record the job's start (written before the engine
                         # gets the attempt): nothing ran, so no attempt failed — the container is
                         # given back and the task waits for a later heartbeat, the ledger as it was

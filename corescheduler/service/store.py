@@ -12,6 +12,7 @@ the process being killed (the case the service must survive), not a power cut
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import sqlite3
@@ -23,6 +24,8 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
+
+log = logging.getLogger("corescheduler.service")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -83,7 +86,12 @@ MAX_ERROR = 4000
 def bounded_error(text: str | None, limit: int = MAX_ERROR) -> str | None:
     """``text`` as the ledger keeps an error: whole up to ``limit`` characters, else its first
     part and ``… [cut: N more characters]``."""
-    if text is None or len(text) <= limit:
+    if text is None:
+        return text
+    # a task's own text may hold what SQLite cannot store (a lone surrogate): escaped, so the
+    # ledger takes it and the statement never blocks the writes after it
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if len(text) <= limit:
         return text
     note = f"… [cut: {len(text) - limit} more characters]"
     return text[:limit] + note
@@ -214,8 +222,13 @@ class Store:
                 except BaseException:
                     self._rollback()
                     raise
-            except BaseException:  # rolled back: the deferred changes wait for the next write
+            except sqlite3.OperationalError:  # rolled back (full, locked, I/O): the deferred changes wait
                 self._keep(deferred, deferred_jobs)
+                raise
+            except BaseException as exc:  # a statement that can never be stored: not kept to block the rest
+                if deferred:
+                    log.error("the ledger dropped %d task changes it cannot store: %s: %s", len(deferred),
+                              type(exc).__name__, exc)
                 raise
             self._committed(touched)
 
@@ -244,7 +257,10 @@ class Store:
         the scheduler agree.  A failed write or commit raises :class:`LedgerError`; an error
         of ``apply`` propagates as it is.  Returns what ``apply`` returned.  ``jobs``: the jobs
         whose tasks the statements change (None: any; the readers' kept stats of others stay)."""
-        self.flush()
+        try:
+            self.flush()
+        except (sqlite3.Error, UnicodeError, OverflowError, ValueError) as exc:
+            raise LedgerError(f"{type(exc).__name__}: {exc}") from None
 
         def w(sql: str, args: tuple[Any, ...] | list[tuple[Any, ...]] = ()) -> None:
             try:
@@ -352,7 +368,10 @@ class Store:
     # ------------------------------------------------------------------ reads
     def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
         if self._pending:
-            self.flush()
+            try:
+                self.flush()
+            except (sqlite3.Error, UnicodeError, OverflowError, ValueError) as exc:  # a read still answers
+                log.error("the ledger could not be written before a read: %s: %s", type(exc).__name__, exc)
         with self._lock:
             cur = self._db.execute(sql, args)
             names = [d[0] for d in cur.description]

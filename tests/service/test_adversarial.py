@@ -492,3 +492,35 @@ def test_a_ledger_that_cannot_record_a_start_fails_no_attempt(live_service, tmp_
         done = _wait(c, job["id"], {})
         assert done["state"] == "finished", done
         assert done["failed_attempts"] == 0
+
+
+def test_a_task_error_sqlite_cannot_store_blocks_no_later_write(tmp_path) -> None:
+    """A task's error text with a lone surrogate (a thread-isolated task's own exception text)
+    is stored escaped, and a deferred change that can never be stored is dropped, not kept
+    ahead of every later write; reads answer while writes fail."""
+    from corescheduler.service.store import LedgerError, Store, bounded_error
+
+    assert bounded_error("caf\udce9") == "caf\\udce9"
+    store = Store(tmp_path / "state")
+    store._execute("CREATE TABLE t (x TEXT)")
+    store.defer("INSERT INTO t (x) VALUES (?)", ("caf\udce9",))  # what no error text is any more
+    with pytest.raises(UnicodeError):
+        store.flush()
+    store._tx([("INSERT INTO t (x) VALUES (?)", ("ok",))])  # the next write goes through
+    assert [row[0] for row in store._execute("SELECT x FROM t").fetchall()] == ["ok"]
+    real = store._execute
+    failing = {"on": True}
+
+    def execute(sql: str, args: tuple = ()) -> object:
+        if failing["on"] and sql == "COMMIT":
+            raise sqlite3.OperationalError("database or disk is full")
+        return real(sql, args)
+
+    store._execute = execute
+    store.defer("INSERT INTO t (x) VALUES (?)", ("later",))
+    assert store.jobs() == []  # a read answers (the pending write waits)
+    with pytest.raises(LedgerError):  # a request's change: a LedgerError (the service's 503)
+        store.change(lambda w: w("INSERT INTO t (x) VALUES (?)", ("req",)), lambda: None, lambda _: None)
+    failing["on"] = False
+    store.flush()
+    assert sorted(row[0] for row in real("SELECT x FROM t").fetchall()) == ["later", "ok"]
