@@ -378,6 +378,18 @@ class Scheduler:
         return DEFAULT_POOL
 
     @_plugin_errors
+    def move_target(self, job_id: str, pool_name: str, *, user: str | None = None,
+                    groups: Sequence[str] = ()) -> str | None:
+        """Where :meth:`move` would move the job (its pool or leaf queue), or None when it is
+        there already; a refusal raises as :meth:`move` does.  Changes nothing: a caller that
+        must record a move before making it (``serve``'s ledger) asks this first."""
+        job = self.job(job_id)
+        if not isinstance(pool_name, str):
+            raise SchedulerStateError(f"cannot move {job_id}: the target pool or queue must be a name, "
+                                      f"got {pool_name!r}")
+        return self._engine.move_target(job, pool_name, (user, tuple(groups)) if user is not None else None)
+
+    @_plugin_errors
     def move(self, job_id: str, pool_name: str, now: float | None = None, *, user: str | None = None,
              groups: Sequence[str] = ()) -> None:
         """Admin action: move a job (and its running tasks' accounting) to another pool or leaf
@@ -386,14 +398,11 @@ class Scheduler:
         ``groups``), the caller must be allowed to submit to the target queue where submission
         checks ACLs (``ClientRMService.moveApplicationAcrossQueues``): else AccessDeniedError."""
         now = self._tick(now)
-        job = self.job(job_id)
-        if not isinstance(pool_name, str):
-            raise SchedulerStateError(f"cannot move {job_id}: the target pool or queue must be a name, "
-                                      f"got {pool_name!r}")
-        engine = self._engine
-        target = engine.move_target(job, pool_name, (user, tuple(groups)) if user is not None else None)
+        target = self.move_target(job_id, pool_name, user=user, groups=groups)
         if target is None:
             return
+        job = self.job(job_id)
+        engine = self._engine
         source = job.queue or job.pool
         engine.move_job(job, target, now)
         listeners = self.plugins.listeners("cs_job_moved")

@@ -516,23 +516,23 @@ class Service(Workers, Attempts, Views):
         except JobFormatError as exc:
             raise ServiceError(exc.message, 400, "pool") from None
         async with self._lock:
-            job = self._live(job_id)
-            before = job.pool
-
-            def apply() -> str:
-                try:
-                    self.scheduler.move(job_id, pool, self.now(), user=user, groups=groups)
-                except AccessDeniedError as exc:  # the target queue's submit ACL refuses the caller
-                    raise ServiceError(str(exc), 403, "pool") from None
-                except SchedulerStateError as exc:
-                    raise ServiceError(str(exc), 400, "pool") from None
-                return self.scheduler.jobs[job_id].pool
-
-            def undo(_: Any) -> None:
-                self.scheduler.move(job_id, before, self.now())
-
-            self._write(lambda w: w("UPDATE jobs SET pool = ? WHERE id = ?", (pool, job_id)), apply, undo,
-                        lambda w, placed: w("UPDATE jobs SET pool = ? WHERE id = ?", (placed, job_id)), [job_id])
+            self._live(job_id)
+            try:  # checked first, changing nothing: a move's undo would be a second move, which the
+                # queues' rules may refuse once the first has changed them (maxRunningApps)
+                target = self.scheduler.move_target(job_id, pool, user=user, groups=groups)
+            except AccessDeniedError as exc:  # the target queue's submit ACL refuses the caller
+                raise ServiceError(str(exc), 403, "pool") from None
+            except SchedulerStateError as exc:
+                raise ServiceError(str(exc), 400, "pool") from None
+            if target is not None:
+                # the ledger first, then the move, which nothing can refuse in between (the
+                # loop's turns hold this lock too)
+                self._write(lambda w: w("UPDATE jobs SET pool = ? WHERE id = ?", (target, job_id)),
+                            lambda: None, lambda _: None, jobs=[job_id])
+                self.scheduler.move(job_id, pool, self.now(), user=user, groups=groups)
+                placed = self.scheduler.jobs[job_id].pool
+                if placed != target:  # (a pool's name where the engine answered its path)
+                    self.store.set_job(job_id, pool=placed)
             self.kick()
             return self.describe(job_id)
 

@@ -129,3 +129,45 @@ def test_an_admins_move_outlives_a_restart(live_service, tmp_path: Path) -> None
         assert r["state"] in ("accepted", "running") and r["pool"] == "root.b", r
         assert again.service.scheduler.jobs[job].queue == "root.b"
         assert c.delete(f"/api/v1/jobs/{job}", headers=admin).status_code == 200
+
+
+def test_a_move_the_ledger_cannot_record_changes_nothing(live_service, tmp_path: Path) -> None:
+    """A move whose commit fails (a full disk) is a 503 and nothing moved.  The move used to be
+    made first and undone by a move back, which the queues' rules may refuse once the first
+    move has changed them: here the waiting app of queue a ran in the moved app's place, so the
+    move back broke a's maxRunningApps of 1 — a 500, the scheduler in b, the ledger in a."""
+    import sqlite3
+
+    path = tmp_path / "fair.xml"
+    path.write_text('<allocations><queue name="a"><maxRunningApps>1</maxRunningApps></queue>'
+                    '<queue name="b"/></allocations>')
+    live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 1},
+                         "scheduler": {"mode": "resources", "allocation_file": str(path)},
+                         "service": {"tick": 0.1, "workers": 1}}, state=str(tmp_path / "state"))
+    sleep = {"task_resources": "128 mb, 1 vcores", "maps": [{"command": ["sleep", "30"]}]}
+    sched = live.service.scheduler
+    store = live.service.store
+    with httpx.Client(base_url=live.url, timeout=30) as c:
+        first = c.post("/api/v1/jobs", json={**sleep, "queue": "a"}).json()["id"]
+        second = c.post("/api/v1/jobs", json={**sleep, "queue": "a"}).json()["id"]
+        assert [sched.jobs[j].runnable for j in (first, second)] == [True, False]
+        real = store._execute
+
+        def execute(sql: str, args: tuple = ()) -> object:
+            if sql == "COMMIT":
+                raise sqlite3.OperationalError("database or disk is full")
+            return real(sql, args)
+
+        store._execute = execute
+        try:
+            r = c.put(f"/api/v1/jobs/{first}/pool", json={"pool": "b"})
+        finally:
+            store._execute = real
+        assert r.status_code == 503, r.text
+        assert [(sched.jobs[j].queue, sched.jobs[j].runnable) for j in (first, second)] == [
+            ("root.a", True), ("root.a", False)]
+        assert c.get(f"/api/v1/jobs/{first}").json()["pool"] == "root.a"
+        r = c.put(f"/api/v1/jobs/{first}/pool", json={"pool": "b"})  # the ledger writes again: it moves
+        assert r.status_code == 200 and r.json()["pool"] == "root.b", r.text
+        assert [(sched.jobs[j].queue, sched.jobs[j].runnable) for j in (first, second)] == [
+            ("root.b", True), ("root.a", True)]
