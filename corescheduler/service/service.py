@@ -433,10 +433,12 @@ class Service(Workers, Attempts, Views):
         try:
             return self.scheduler.submit(spec, self.now(), update=False)
         except AccessDeniedError:
-            same_pool = asked is None or spec.pool == asked
+            # (asked None: its owner named no queue and the placement rules chose one; an admin
+            # may have moved it since — placed by the rules again, then moved)
+            same_pool = spec.pool == asked
             if same_pool and (asked_priority is None or spec.priority == asked_priority):
                 raise
-        first = attrs.evolve(spec, pool=asked or spec.pool, priority=asked_priority or spec.priority)
+        first = attrs.evolve(spec, pool=asked, priority=asked_priority or spec.priority)
         job = self.scheduler.submit(first, self.now(), update=False)
         try:
             self.scheduler.move(job.id, spec.pool, self.now())

@@ -171,3 +171,36 @@ def test_a_move_the_ledger_cannot_record_changes_nothing(live_service, tmp_path:
         assert r.status_code == 200 and r.json()["pool"] == "root.b", r.text
         assert [(sched.jobs[j].queue, sched.jobs[j].runnable) for j in (first, second)] == [
             ("root.b", True), ("root.a", True)]
+
+
+def test_a_job_placed_by_a_mapping_and_moved_by_an_admin_outlives_a_restart(live_service, tmp_path: Path) -> None:
+    """alice names no queue (a queue mapping places her job in a); an admin moves it to b, where
+    alice may not submit.  After a restart the job is placed by the mapping again and moved to
+    b again, as Hadoop's recovery runs no submit ACL (it was failed: "could not be restored")."""
+    from corescheduler.service.api import Principal
+
+    path = tmp_path / "capacity-scheduler.xml"
+    path.write_text(capacity(**{
+        "root.queues": "a,b", "root.a.capacity": "50", "root.b.capacity": "50",
+        "root.acl_submit_applications": " ", "root.acl_administer_queue": " ",
+        "root.a.acl_submit_applications": "alice", "root.b.acl_submit_applications": "bob",
+        "queue-mappings": "u:alice:a"}))
+    tokens = {"alice-token-1": Principal("alice"), "admin-token-1": Principal("root", admin=True)}
+    config = {"cluster": {"racks": 1, "nodes_per_rack": 1},
+              "scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "allocation_file": str(path)},
+              "service": {"tick": 0.1, "workers": 1}}
+    alice = {"Authorization": "Bearer alice-token-1"}
+    admin = {"Authorization": "Bearer admin-token-1"}
+    live = live_service(config, tokens=tokens, state=str(tmp_path / "state"))
+    with httpx.Client(base_url=live.url, timeout=30) as c:
+        r = c.post("/api/v1/jobs", json={"task_resources": "128 mb, 1 vcores",
+                                         "maps": [{"command": ["sleep", "30"]}]}, headers=alice)
+        assert r.status_code == 201 and r.json()["pool"] == "root.a", r.text
+        job = r.json()["id"]
+        r = c.put(f"/api/v1/jobs/{job}/pool", json={"pool": "b"}, headers=admin)
+        assert r.status_code == 200 and r.json()["pool"] == "root.b", r.text
+    live.stop()
+    again = live_service(config, tokens=tokens, state=str(tmp_path / "state"))
+    with httpx.Client(base_url=again.url, timeout=30) as c:
+        row = c.get(f"/api/v1/jobs/{job}", headers=admin).json()
+        assert row["state"] in ("accepted", "running") and row["pool"] == "root.b", row
