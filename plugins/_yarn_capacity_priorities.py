@@ -95,7 +95,8 @@ class CapacityAppPriorities:
         effective priority in the leaf ``path``."""
         groups = tuple(job.groups or ())
         effective = self.effective_priority(path, str(job.priority).upper(), job.user, groups)
-        return self._acl_refusal(path, effective, job.user, groups, str(job.id))
+        return self._acl_refusal(path, effective, job.user, groups,
+                                 str(job.id) if job.id is not None else "the application")  # (none yet)
 
     def note_priority(self, job: Job) -> None:
         """The placed app's effective priority (``cs_job_added``; a move keeps it, as

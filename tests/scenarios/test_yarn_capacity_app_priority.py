@@ -184,3 +184,12 @@ def test_a_raised_priority_preempts_another_users_containers_only_under_the_cap(
     chosen = h.shares()["preemption"]["marked"]
     assert len(chosen) == marked
     assert {h.task(t).job.id for t in chosen} <= {alice.id}
+
+
+def test_a_submission_refused_by_the_priority_acl_names_no_none_application() -> None:
+    """The refusal at submission names the application only once it has an id (it said
+    "submit/update None")."""
+    h = _harness((MAX, "2"), ("root.a.acl_application_max_priority", "[user=u max_priority=0]"))
+    with pytest.raises(AccessDeniedError) as err:
+        h.submit(queue="a", user="u", tasks=1, resources="1024 mb, 1 vcores", priority="VERY_HIGH")
+    assert "None" not in str(err.value) and "does not have permission" in str(err.value)
