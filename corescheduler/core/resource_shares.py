@@ -101,28 +101,12 @@ class ShareUpdate(EngineState):
             except answers.INCOMPARABLE as exc:
                 self._bad_key(leaf.policy, exc)
             js._ordered = True
-        q = leaf  # (the loop of _reposition_queues, inline: this runs for every container)
-        parent = q.parent
-        while parent is not None:
-            s = q.sched
-            if s._ordered:
-                parent.order.remove(s)
-                s._ordered = False
-            if q.order:
-                key = s._key = (key_fns.get(parent.policy) or self._key_fn(parent))(s)
-                if key is None:
-                    self._bad_key(parent.policy, None, key)
-                try:
-                    parent.order.add(s)
-                except answers.INCOMPARABLE as exc:
-                    self._bad_key(parent.policy, exc)
-                s._ordered = True
-            q = parent
-            parent = q.parent
+        self._reposition_queues(leaf)
 
     def _reposition_queues(self, leaf: Queue) -> None:
-        """The leaf's and every ancestor's place in its parent's order, anew (a reservation
-        made or dropped: a policy's order key may count a queue's ``reserved``)."""
+        """The leaf's and every ancestor's place in its parent's order, anew (after an app's use
+        changed, :meth:`_reposition`; or a reservation made or dropped: a policy's order key
+        may count a queue's ``reserved``)."""
         key_fns = self._key_fns
         q = leaf
         parent = q.parent
