@@ -170,25 +170,17 @@ class CapacityUserLimit:
         gm, gv = (guaranteed.memory, guaranteed.vcores) if guaranteed is not None else (0, 0)
         rm, rv = (step.memory, step.vcores) if step is not None else (0, 0)
         users = {js.owner.user for js in queue.order}  # the active users (_active)
-        by_user = self._leaf_users(queue.name)
         am = av = 0
-        if by_user:
-            for u in users:
-                r = by_user.get(u)
-                if r is not None:
-                    if r.extras:
-                        return None
-                    am += r.memory
-                    av += r.vcores
-        reserved = queue.reserved_by_user
-        if reserved:  # (their reserved containers too: _active)
-            for u in users:
-                r = reserved.get(u)
-                if r is not None:
-                    if r.extras:
-                        return None
-                    am += r.memory
-                    av += r.vcores
+        # their containers' use, and their reserved containers too (_active)
+        for table in (self._leaf_users(queue.name), queue.reserved_by_user):
+            if table:
+                for u in users:
+                    r = table.get(u)
+                    if r is not None:
+                        if r.extras:
+                            return None
+                        am += r.memory
+                        av += r.vcores
         return gm, gv, rm, rv, am, av, len(users)
 
     def _memory_limit(self, queue: Any, leaf: Any) -> tuple[int, int] | None:
