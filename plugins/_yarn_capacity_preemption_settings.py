@@ -13,7 +13,7 @@ from typing import Any
 
 from attrs import field, frozen
 
-from corescheduler.core.javamath import java_float, java_trim
+from corescheduler.core.javamath import java_float, java_trim, parse_java_double
 from corescheduler.errors import ConfigError
 
 #: the prefix of the policy's keys (``CapacitySchedulerConfiguration.PREEMPTION_CONFIG_PREFIX``)
@@ -31,26 +31,11 @@ class PreemptionConfigError(ConfigError):
 
 
 # ---------------------------------------------------------------------------- settings
-# ASCII digits only, as Java's parsers (Python's \d and int() take any Unicode digit)
-_DECIMAL = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
-_HEX_FLOAT = re.compile(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?")
+# ``Double.parseDouble`` is the core's (``corescheduler.core.javamath.parse_java_double``);
+# ``Configuration.getLong`` adds ``0x`` hex digits to ``Long.parseLong``, ASCII digits only here
 _LONG = re.compile(r"[+-]?[0-9]+")
 _HEX_LONG = re.compile(r"(-?)0[xX]([0-9a-fA-F]+)")
-
-
-def java_parse_double(text: str) -> float:
-    """``Double.parseDouble`` of a trimmed value: signs, ``1e3``, ``.5``, ``0.5f``/``d``
-    suffixes, ``NaN``, ``Infinity`` and hex floats (``0x1.8p1``); ``ValueError`` otherwise
-    (Python's own ``inf``, ``1_000`` or ``nan`` are not Java numbers)."""
-    text = java_trim(text)
-    if _DECIMAL.fullmatch(text):
-        body = text[:-1] if text[-1] in "fFdD" else text
-        return float(body.replace("Infinity", "inf"))
-    hexed = _HEX_FLOAT.fullmatch(text)
-    if hexed:
-        value = float.fromhex("0x" + hexed.group(2))
-        return -value if hexed.group(1) == "-" else value
-    raise ValueError(text)
+java_parse_double = parse_java_double
 
 
 def java_parse_long(text: str) -> int:

@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING
 from attrs import field, frozen
 from lxml import etree
 
+from corescheduler.core.javamath import parse_java_double
 from corescheduler.errors import AllocationError
 from corescheduler.formats.capacity_scheduler_apps import read_app_limits
 from corescheduler.formats.capacity_scheduler_keys import PREFIX, ROOT, warn_unknown
@@ -336,7 +337,7 @@ class _Reader:
         if p is None or p.value == "":
             return default
         try:
-            value = int(_java_number(p.value, integer)) if integer else float(_java_number(p.value, integer))
+            value = _java_number(p.value, integer)
         except ValueError:
             self.problem(p, key, what)
             return default
@@ -384,40 +385,31 @@ class _Reader:
         return Resources.of(values)
 
 
-#: ``Float.parseFloat``'s decimal form (``FloatingDecimal.readJavaFormatString``): ASCII digits,
-#: an optional exponent and an optional ``f``/``d`` suffix; ``NaN`` and ``Infinity`` spelt so
-_JAVA_FLOAT = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
-#: its hexadecimal form: ``0x1.8p1``, the binary exponent required
-_JAVA_HEX_FLOAT = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+[fFdD]?")
 _JAVA_INT = re.compile(r"[+-]?\d+")
 
 
-def _java_number(text: str, integer: bool) -> str:
-    """``text`` as Hadoop's ``Configuration`` reads a number, for Python's ``int``/``float``;
-    ``ValueError`` for what it refuses.  Trimmed first (``getTrimmed``).  An int as
-    ``getInt``: ``0x``/``-0x`` hex digits (``getHexDigits``, ``Integer.parseInt(…, 16)``), else
-    ``Integer.parseInt`` (any Unicode digit, as ``int`` takes; no ``1_000``).  A float as
-    ``Float.parseFloat``: Java's decimal and hexadecimal forms with an optional ``f``/``d``
-    suffix (``0.5f``, ``0x1p-1``), ``NaN`` and ``Infinity`` (refused later where a finite
-    value is expected, as an error, where Hadoop would go on with it) — not Python's ``inf``
-    or ``1_000``, nor digits other than ASCII ones."""
+def _java_number(text: str, integer: bool) -> int | float:
+    """``text`` as Hadoop's ``Configuration`` reads a number; ``ValueError`` for what it
+    refuses.  Trimmed first (``getTrimmed``).  An int as ``getInt``: ``0x``/``-0x`` hex digits
+    (``getHexDigits``, ``Integer.parseInt(…, 16)``), else ``Integer.parseInt`` (any Unicode
+    digit, as ``int`` takes; no ``1_000``; its range is the caller's check).  A float as
+    ``Float.parseFloat`` reads it (:func:`~corescheduler.core.javamath.parse_java_double`'s
+    grammar: ``0.5f``, ``0x1p-1``, ``NaN`` and ``Infinity`` — refused later where a finite value
+    is expected, as an error, where Hadoop would go on with them — not Python's ``inf`` or
+    ``1_000``, nor digits other than ASCII ones)."""
     text = text.strip()
-    if integer:
-        negative = text.startswith("-")
-        digits = text[1:] if negative else text
-        if digits[:2] in ("0x", "0X"):
-            digits = digits[2:]
-            if not digits or not all(c in "0123456789abcdefABCDEF" for c in digits):
-                raise ValueError(text)
-            return str(-int(digits, 16) if negative else int(digits, 16))
-        if not _JAVA_INT.fullmatch(text):
+    if not integer:
+        return parse_java_double(text)
+    negative = text.startswith("-")
+    digits = text[1:] if negative else text
+    if digits[:2] in ("0x", "0X"):
+        digits = digits[2:]
+        if not digits or not all(c in "0123456789abcdefABCDEF" for c in digits):
             raise ValueError(text)
-        return text
-    if _JAVA_HEX_FLOAT.fullmatch(text):
-        return repr(float.fromhex(text.rstrip("fFdD")))
-    if not _JAVA_FLOAT.fullmatch(text):
+        return -int(digits, 16) if negative else int(digits, 16)
+    if not _JAVA_INT.fullmatch(text):
         raise ValueError(text)
-    return text if text.endswith(("NaN", "Infinity")) else text.rstrip("fFdD")
+    return int(text)
 
 
 def _capacity(r: _Reader, path: str) -> tuple[str, float | Resources | None, HadoopProperty | None]:
@@ -431,7 +423,7 @@ def _capacity(r: _Reader, path: str) -> tuple[str, float | Resources | None, Had
     text = p.value
     if text.endswith("w"):  # weight mode, Hadoop 3.3 (YARN-10169)
         try:
-            weight = float(_java_number(text[:-1], False))
+            weight = _java_number(text[:-1], False)
         except ValueError:
             weight = -1.0
         if not (weight >= 0 and math.isfinite(weight)):
@@ -439,7 +431,7 @@ def _capacity(r: _Reader, path: str) -> tuple[str, float | Resources | None, Had
             return "weight", None, p
         return "weight", weight, p
     try:
-        pct = float(_java_number(text, False))
+        pct = _java_number(text, False)
     except ValueError:
         pct = math.nan
     if not 0 <= pct <= 100:
