@@ -531,10 +531,7 @@ class Service(Workers, Attempts, Views):
                 # loop's turns hold this lock too)
                 self._write(lambda w: w("UPDATE jobs SET pool = ? WHERE id = ?", (target, job_id)),
                             lambda: None, lambda _: None, jobs=[job_id])
-                self.scheduler.move(job_id, pool, self.now(), user=user, groups=groups)
-                placed = self.scheduler.jobs[job_id].pool
-                if placed != target:  # (a pool's name where the engine answered its path)
-                    self.store.set_job(job_id, pool=placed)
+                self.scheduler.move(job_id, pool, self.now(), user=user, groups=groups)  # into ``target``
             self.kick()
             return self.describe(job_id)
 

@@ -26,6 +26,8 @@ from typing import Any
 from urllib.parse import quote
 
 log = logging.getLogger("corescheduler.service")
+#: what a write to the ledger may raise: SQLite's errors, and a value it cannot bind
+_WRITE_ERRORS = (sqlite3.Error, UnicodeError, OverflowError, ValueError)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -259,13 +261,13 @@ class Store:
         whose tasks the statements change (None: any; the readers' kept stats of others stay)."""
         try:
             self.flush()
-        except (sqlite3.Error, UnicodeError, OverflowError, ValueError) as exc:
+        except _WRITE_ERRORS as exc:
             raise LedgerError(f"{type(exc).__name__}: {exc}") from None
 
         def w(sql: str, args: tuple[Any, ...] | list[tuple[Any, ...]] = ()) -> None:
             try:
                 self._execute(sql, args)
-            except (sqlite3.Error, UnicodeError, OverflowError, ValueError) as exc:
+            except _WRITE_ERRORS as exc:
                 raise LedgerError(f"{type(exc).__name__}: {exc}") from None
 
         with self._lock:
@@ -370,7 +372,7 @@ class Store:
         if self._pending:
             try:
                 self.flush()
-            except (sqlite3.Error, UnicodeError, OverflowError, ValueError) as exc:  # a read still answers
+            except _WRITE_ERRORS as exc:  # a read still answers
                 log.error("the ledger could not be written before a read: %s: %s", type(exc).__name__, exc)
         with self._lock:
             cur = self._db.execute(sql, args)
