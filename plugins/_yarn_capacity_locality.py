@@ -62,6 +62,7 @@ from corescheduler.core.javamath import java_float
 from corescheduler.core.model import MAP, OFF_RACK, REDUCE, Job, Node, Task
 from corescheduler.core.policy import HeartbeatLimits
 from corescheduler.hookspecs import hookimpl
+from corescheduler.resources import Resources
 
 #: ``CapacitySchedulerConfiguration``'s defaults (Hadoop 3.3), in force without a capacity file
 #: (the reader, ``corescheduler.formats.capacity_scheduler_xml``, has the same)
@@ -83,6 +84,8 @@ class CapacityLocality:
 
     conf: Any
     _live: dict[str, Any]  # path -> the engine's live queue (the plugin's compute_shares)
+    _minimum: Resources | None  # [cluster] minimum_allocation
+    _dominant: bool  # the file's resource-calculator is the DominantResourceCalculator
     #: app id -> priority (scheduler key) -> missed opportunities; an app's entry goes when it
     #: ends (:meth:`forget_opportunities`), as Hadoop's counts live on its app attempt
     _cs_missed: dict[str, dict[int, int]] | None = None
@@ -302,12 +305,20 @@ class CapacityLocality:
 
     # ------------------------------------------------------------------ heartbeat
     def heartbeat_limits(self) -> HeartbeatLimits:
-        """``CapacityScheduler.canAllocateMore``'s limits from the capacity file."""
+        """``CapacityScheduler.canAllocateMore``'s limits from the capacity file, and the
+        least a node must have free to be offered at all: the minimum allocation, by the
+        file's resource calculator (``allocateContainerOnSingleNode``:
+        ``computeAvailableContainers(unallocated, minimumAllocation) <= 0`` skips the node;
+        ``DefaultResourceCalculator`` counts memory alone)."""
         conf = self.conf
+        minimum = self._minimum
+        least = None
+        if isinstance(minimum, Resources) and minimum.any_positive():
+            least = minimum if self._dominant else Resources(minimum.memory, 0)
         if conf is None:
-            return _DEFAULT_LIMITS
+            return _DEFAULT_LIMITS._replace(min_free=least)
         containers = conf.max_assign_per_heartbeat if conf.multiple_assignments else 1
-        return HeartbeatLimits(containers if containers != 0 else 1, conf.offswitch_per_heartbeat)
+        return HeartbeatLimits(containers if containers != 0 else 1, conf.offswitch_per_heartbeat, least)
 
 
 def _fits(task: Task, capacity: Any) -> bool:

@@ -70,10 +70,15 @@ class HeartbeatLimits(NamedTuple):
     ask names, or for an ask that names none (YARN ``CapacityScheduler.canAllocateMore``:
     ``maximum-container-assignments``, ``maximum-offswitch-assignments``).  A node's
     reservation fulfilled at the start of the heartbeat does not end it, nor count
-    (``CapacityScheduler.allocateContainerOnSingleNode``)."""
+    (``CapacityScheduler.allocateContainerOnSingleNode``).  ``min_free``: the least a node
+    must have unallocated, in every resource type it names above zero, to be offered to any
+    queue at all — before each assignment; None: no such rule (YARN's Capacity Scheduler:
+    the minimum allocation, memory alone under ``DefaultResourceCalculator``,
+    ``allocateContainerOnSingleNode``'s ``computeAvailableContainers(...) <= 0``)."""
 
     containers: int = -1
     off_switch: int = -1
+    min_free: Resources | None = None
 
 
 class SharePolicy:

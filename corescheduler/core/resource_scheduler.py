@@ -210,9 +210,12 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         root = self.owner.plugins.share_policy(self.tree.root.policy)
         limits = root.policy.heartbeat_limits()
         if limits is not None and not (isinstance(limits, HeartbeatLimits) and all(
-                type(v) is int and (v >= 1 or v == -1) for v in (limits.containers, limits.off_switch))):
+                type(v) is int and (v >= 1 or v == -1) for v in (limits.containers, limits.off_switch))
+                and (limits.min_free is None or (type(limits.min_free) is Resources
+                                                 and all(v >= 0 for _, v in limits.min_free.items())))):
             raise answers.refuse(self.owner.plugins.who("SharePolicy", self.tree.root.policy), "heartbeat_limits",
-                                    limits, "None or a HeartbeatLimits of whole numbers ≥ 1 or -1")
+                                    limits, "None or a HeartbeatLimits of whole numbers ≥ 1 or -1 "
+                                    "and a min_free of None or Resources of amounts ≥ 0")
         #: the root policy's rule for a heartbeat's assignments, or None (``[scheduler] assign_multiple``'s)
         self._heartbeat_limits: HeartbeatLimits | None = limits
 
@@ -292,10 +295,12 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
             # assigned or ``off_switch`` containers ran off the places they ask for (or ask for
             # none) — YARN's CapacityScheduler.allocateContainersToNode / canAllocateMore (inline:
             # every heartbeat under such a policy runs it)
-            most, most_off = limits
+            most, most_off, least = limits
             count = off = 0
             root = self.tree.root
             while True:
+                if least is not None and (node.capacity is None or not node.used.fits_with(least, node.capacity)):
+                    return out  # allocateContainerOnSingleNode: no minimum allocation free, no queue offered
                 result = self._assign_queue(root, node, now, out)
                 if result is None or result is RESERVED:
                     return out

@@ -257,3 +257,34 @@ def test_an_ended_apps_opportunities_are_forgotten() -> None:
     for a in h.heartbeat("n0001"):
         h.finish(h.scheduler.task(a.task))
     assert job.is_finished and cs._cs_missed == {}
+
+
+def test_a_full_node_is_not_offered_and_counts_no_opportunity() -> None:
+    """``CapacityScheduler.allocateContainerOnSingleNode``: a node whose unallocated resources
+    hold no minimum allocation (``computeAvailableContainers(..., minimumAllocation) <= 0``;
+    ``ParentQueue.canAssign`` likewise) is not scheduled on — no queue or app is offered it,
+    so no scheduling opportunity is counted.  n0002 is filled by a first job (8 of 8 GB);
+    the second job's maps ask n0001: heartbeats of the full n0002 miss nothing, while one
+    of n0003 (free) counts one."""
+    h = harness()
+    h.submit(tasks=8, queue="a", user="filler", resources=GB)
+    assert sum(len(h.heartbeat("n0002")) for _ in range(8)) == 8  # one off-switch container a heartbeat
+    job = h.submit(maps=4, queue="a", user="u", map_locations=[["n0001"]] * 4, resources=GB)
+    for _ in range(5):
+        assert localities(h, "n0002") == []
+    assert opportunities(h, job) == 0
+    assert localities(h, "n0003") == []
+    assert opportunities(h, job) == 1
+
+
+def test_a_node_with_a_minimum_allocation_free_still_counts_an_opportunity() -> None:
+    """The check is the minimum allocation (1024 MB by default), not the ask: a node with
+    1 GB free misses a 2 GB map and counts its opportunity (``addSchedulingOpportunity``
+    before the fit, ``RegularContainerAllocator.preCheckForNodeCandidateSet``)."""
+    h = harness()
+    h.submit(tasks=7, queue="a", user="filler", resources=GB)
+    while len(h.heartbeat("n0002")):
+        pass
+    job = h.submit(maps=4, queue="a", user="u", map_locations=[["n0001"]] * 4, resources="2048 mb, 1 vcores")
+    assert localities(h, "n0002") == []
+    assert opportunities(h, job) == 1
