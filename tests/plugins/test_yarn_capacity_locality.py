@@ -11,6 +11,7 @@ from corescheduler.core.policy import HeartbeatLimits
 from corescheduler.errors import AllocationError, PluginAnswerError
 from corescheduler.formats.allocation_file import parse_allocations
 from corescheduler.hookspecs import hookimpl
+from corescheduler.resources import Resources
 from corescheduler.testing import ClusterHarness
 
 GB_ASK = "1024 mb, 1 vcores"
@@ -137,12 +138,27 @@ def test_heartbeat_limits_of_the_root_policy() -> None:
 
 
 @pytest.mark.parametrize("answer", [HeartbeatLimits(0, 1), HeartbeatLimits(1, -2), (1, 1),
-                                    HeartbeatLimits(1.5, 1), HeartbeatLimits(True, 1)])
+                                    HeartbeatLimits(1.5, 1), HeartbeatLimits(True, 1),
+                                    HeartbeatLimits(1, 1, "1024 mb"),  # type: ignore[arg-type]
+                                    HeartbeatLimits(1, 1, Resources(-1, 0))])
 def test_heartbeat_limits_bad_answer_is_refused(answer: object) -> None:
     policy = Limited()
     policy.answer = answer
     with pytest.raises(PluginAnswerError, match="heartbeat_limits"):
         _harness({"share_policy": "limited"}, plugins={"limited": policy})
+
+
+def test_heartbeat_limits_min_free_skips_a_node_without_room() -> None:
+    """``min_free``: before each assignment, a node with less unallocated in a type it names
+    (above zero) is offered to no queue — 3 GB: an 8 GB node takes 1 GB containers while it
+    has 8, 7, … 3 GB free (six) and stops with 2 GB free, where without the rule it takes
+    eight; vcores, named 0, are not asked."""
+    for least, taken in ((Resources(3072, 0), 6), (None, 8)):
+        policy = Limited()
+        policy.answer = HeartbeatLimits(-1, -1, least)
+        h = _harness({"share_policy": "limited"}, plugins={"limited": policy})
+        h.submit(queue="q", user="u", tasks=10, resources=GB_ASK)
+        assert len(h.heartbeat("n0000")) == taken
 
 
 def test_plugins_table_names_its_three_extension_points() -> None:
