@@ -23,7 +23,11 @@ against the fair scheduler on the same tree, 10 × 10 × 10 = 1,000 leaf queues
 1, so the guarantees equal the fair shares), 10,000 nodes, one app of 1024 MB /
 1 vcore tasks in every leaf: ``update()`` (median of 7) and one heartbeat of
 every node (assignments/s, median of 3 rounds); both schedulers in one
-process, timed in turns (see ``bench_capacity``).
+process, timed in turns (see ``bench_capacity``).  Then each cluster is filled
+(every node's 8 containers running, the apps still asking) and the heartbeat of
+a full node is timed on 500 nodes a round, in turns: YARN's fair scheduler
+offers such a node to every queue and app (``FSParentQueue.assignContainer``),
+the Capacity Scheduler to none (``allocateContainerOnSingleNode``).
 """
 
 from __future__ import annotations
@@ -162,7 +166,7 @@ def _capacity_scheduler(policy: str, names: list[str], nodes: int, fanout: int, 
 
 
 def bench_capacity(nodes: int = 10_000, fanout: int = 10, depth: int = 3, rounds: int = 3,
-                   chunk: int = 250) -> None:
+                   chunk: int = 250, full: int = 500) -> None:
     """``capacity``: both policies' schedulers live in this process and are timed in turns —
     the updates alternately, the heartbeats ``chunk`` nodes of one, then of the other, the
     first policy alternating — so a drift of the machine's speed (this host's runs land in
@@ -173,6 +177,7 @@ def bench_capacity(nodes: int = 10_000, fanout: int = 10, depth: int = 3, rounds
     updates: dict[str, list[float]] = {p: [] for p in policies}
     rates: dict[str, list[float]] = {p: [] for p in policies}
     assigned = dict.fromkeys(policies, 0)
+    idle = dict.fromkeys(policies, 0.0)
     for r in range(rounds):
         gc.collect()
         scheds = {p: _capacity_scheduler(p, names, nodes, fanout, depth) for p in policies}
@@ -196,6 +201,24 @@ def bench_capacity(nodes: int = 10_000, fanout: int = 10, depth: int = 3, rounds
                 spent[p] += time.perf_counter() - t
         for p in policies:
             rates[p].append(assigned[p] / spent[p])
+        # the cluster full (every node's 8 containers running, apps still asking): a
+        # heartbeat that finds no room, timed on ``full`` nodes in turns
+        size = Resources(1024, 1)
+        for p in policies:
+            sched = scheds[p]
+            for name in order:
+                node = sched.cluster.nodes[name]
+                while node.used.fits_with(size, node.capacity) and sched.heartbeat(name, 8.5):
+                    pass
+        sample = order[:full]
+        for c in range(0, len(sample), 50):
+            for p in policies if (r + c // 50) % 2 == 0 else policies[::-1]:
+                sched = scheds[p]
+                t = time.perf_counter()
+                for name in sample[c:c + 50]:
+                    if sched.heartbeat(name, 9.0):
+                        raise AssertionError(f"{p}: a full node took a container")
+                idle[p] += time.perf_counter() - t
         del scheds
     for p in policies:
         print(f"capacity: {p:>13}: {len(names)} leaf queues, {nodes} nodes: update "
@@ -205,6 +228,8 @@ def bench_capacity(nodes: int = 10_000, fanout: int = 10, depth: int = 3, rounds
     rate = statistics.median(c / f for f, c in zip(rates["fair"], rates["yarn_capacity"]))
     print(f"capacity: yarn_capacity / fair: update {update:.2f}x, heartbeat rate {rate:.2f}x "
           "(the rounds' median)")
+    print("capacity: a full node's heartbeat (nothing to assign, apps still asking; "
+          f"{full} nodes a round): " + ", ".join(f"{p} {idle[p] / (full * rounds) * 1e6:,.1f} µs" for p in policies))
 
 
 if __name__ == "__main__":
