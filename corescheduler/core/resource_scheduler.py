@@ -41,7 +41,10 @@ What happens here, with the YARN trunk class and method it follows:
   allows (``reservationExceedsThreshold``).  An app with an AM size runs its
   AM first, and only while the leaf's ``maxAMShare`` of its fair share (or,
   where that is 0, of min(available, max share)) can hold it
-  (``FSLeafQueue.canRunAppAM``, ``computeMaxAMResource``).
+  (``FSLeafQueue.canRunAppAM``, ``computeMaxAMResource``).  An MR job asks as
+  MapReduce's AM does (``RMContainerAllocator``): its reduces once every map is
+  scheduled (``scheduleReduces``), so a map the TaskSelector declines (a locality
+  wait: the job is ``cs_heartbeat_end``'s ``skipped``) gets the job no reduce.
 * **Completion** (``removeApplicationAttempt``): when an app ends, waiting
   apps become runnable in start-time order across the queues the end freed
   (``MaxRunningAppsEnforcer.updateRunnabilityOnAppRemoval``), and dynamic
@@ -152,6 +155,9 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         #: app id -> what it is starved for now (fair-share plus min-share starvation)
         self.starvation: dict[str, Resources] = {}
         self._starvation_time = -math.inf
+        #: the jobs whose map the TaskSelector declined on this heartbeat (``cs_heartbeat_end``'s
+        #: ``skipped``), in order, a job once a decline
+        self._declined: list[Job] = []
 
     # ================================================================== cluster
     def _cluster_total(self) -> Resources:
@@ -264,10 +270,23 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         listeners = self.owner.plugins.listeners
         for fn in listeners("cs_heartbeat_start"):
             fn(node, now)
+        declined = self._declined
+        if declined:  # (left by a heartbeat a plugin's error ended)
+            declined.clear()
         given = self._attempt_scheduling(node, now)
+        skipped = self._skipped(given) if declined else []
         for fn in listeners("cs_heartbeat_end"):
-            fn(node, given, [], now)
+            fn(node, given, skipped, now)
         return given
+
+    def _skipped(self, given: list[Assignment]) -> list[Job]:
+        """``cs_heartbeat_end``'s ``skipped``: the jobs offered a container on this heartbeat
+        whose map the TaskSelector declined and that launched no map (Hadoop's "skipped at
+        last heartbeat", as slot mode's), each once, in the order they were offered."""
+        launched = {a.job for a in given if a.kind == MAP}
+        out = list({job.id: job for job in self._declined if job.id not in launched}.values())
+        self._declined.clear()
+        return out
 
     def _attempt_scheduling(self, node: Node, now: float) -> list[Assignment]:
         out: list[Assignment] = []
@@ -470,6 +489,7 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
             if kind == MAP:  # the selector declined the job's maps here, maps still pending:
                 # its AM has asked no reduce yet (RMContainerAllocator.scheduleReduces:
                 # scheduledMaps == 0 -> scheduleAllReduces), so skip to its plain containers
+                self._declined.append(job)  # skipped (cs_heartbeat_end)
                 return self._choose(job, node, now, am, _TASK_ONLY) if job.pending.get(TASK) else None
         return None
 

@@ -53,6 +53,58 @@ def test_a_map_waiting_for_its_delay_keeps_the_jobs_reduces_back() -> None:
     assert kinds(h, "n0003") == [REDUCE]
 
 
+def placed(h: ClusterHarness, node: str) -> list[tuple[str, str | None]]:
+    return [(a.kind, a.locality) for a in h.heartbeat(node)]
+
+
+def test_the_delay_credits_its_wait_in_resource_mode_and_the_reduces_follow_the_last_map() -> None:
+    """Regression: resource mode told ``cs_heartbeat_end`` no skipped job, so the ``delay``
+    selector never credited a wait and a map with input elsewhere waited for its node for
+    ever.  Now the jobs whose map the selector declined are the heartbeat's ``skipped``
+    (Hadoop's "skipped at last heartbeat"): rack-local after 5 s of skips, off-rack after
+    10 s more; the reduce only once no map is pending."""
+    h = fair_delay()
+    job = h.submit(maps=4, reduces=1, user="u", map_locations=ON_N0001, resources=GB)
+    assert placed(h, "n0000") == []  # t=0: skipped, its wait starts
+    h.advance(4.0)
+    assert placed(h, "n0000") == []  # waited 4 s of 5
+    h.advance(1.0)
+    assert placed(h, "n0000") == [(MAP, "rack")]  # 5 s: rack-local (its wait starts again)
+    h.advance(1.0)
+    assert placed(h, "n0002") == []  # t=6: another rack, skipped
+    h.advance(9.0)
+    assert placed(h, "n0002") == []  # waited 9 s of 10
+    h.advance(1.0)
+    assert placed(h, "n0002") == [(MAP, "off")]  # 10 s: anywhere
+    assert placed(h, "n0003") == [(MAP, "off")]
+    assert job.pending[MAP] == 1 and job.running[REDUCE] == 0
+    assert placed(h, "n0003") == [(MAP, "off")]  # the last map
+    assert placed(h, "n0003") == [(REDUCE, None)]
+
+
+def test_a_job_that_launches_a_map_is_not_skipped() -> None:
+    """``skipped``: the jobs offered a container whose map was declined and that launched no
+    map on the heartbeat, each once (a listener sees them as slot mode's)."""
+    seen: list[tuple[list[str], list[str]]] = []
+
+    class Recorder:
+        @hookimpl
+        def cs_heartbeat_end(self, assignments: Any, skipped: Any) -> None:
+            seen.append(([a.job for a in assignments], [j.id for j in skipped]))
+
+    h = ClusterHarness(racks=2, nodes_per_rack=2, node_resources="8192 mb, 8 vcores",
+                       plugins={"recorder": Recorder},
+                       config={"scheduler": {"mode": "resources", "task_selector": "delay", "listeners": ["recorder"],
+                                             "assign_multiple": True, "dynamic_max_assign": False},
+                               "plugins": {"delay": {"node_locality_delay": 5.0, "rack_locality_delay": 10.0}}})
+    far = h.submit(maps=2, user="u", map_locations=[["n0001"]] * 2, resources=GB)
+    near = h.submit(maps=1, user="v", map_locations=[["n0002"]], resources=GB)
+    h.heartbeat("n0002")
+    assert seen[-1] == ([near.id], [far.id])
+    h.heartbeat("n0001")
+    assert seen[-1] == ([far.id, far.id], [])
+
+
 def test_with_assign_multiple_the_reduces_come_after_the_last_map_in_one_heartbeat() -> None:
     """``assign_multiple``: n0001 takes the four maps, then the reduces in the same
     heartbeat (the maps all scheduled); n0002 before it took nothing."""
