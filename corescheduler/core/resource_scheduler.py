@@ -156,7 +156,7 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         self.starvation: dict[str, Resources] = {}
         self._starvation_time = -math.inf
         #: the jobs whose map the TaskSelector declined on this heartbeat (``cs_heartbeat_end``'s
-        #: ``skipped``), in order, a job once a decline
+        #: ``skipped``), one entry a decline, in order
         self._declined: list[Job] = []
 
     # ================================================================== cluster
