@@ -503,7 +503,8 @@ def cs_heartbeat_end(node: Node, assignments: Sequence[Assignment], skipped: Seq
     :param assignments: the tasks launched on it, in order.
     :param skipped: jobs that were offered a map slot on this heartbeat but
         launched no map (Hadoop's "skipped at last heartbeat", used by delay
-        scheduling).
+        scheduling); in resource mode the jobs whose map the TaskSelector
+        declined and that launched no map, each once.
 
     Called on every plugin in use; **return values are ignored**.
     """

@@ -38,9 +38,9 @@ with ``share_policy = "yarn_capacity"`` — selects it.
 * **MR jobs** (:meth:`cs_select_task`): a job's maps with input locations are one scheduler
   key (``RMContainerAllocator.PRIORITY_MAP``) under the same rules, with ``cs_select_task``'s
   ``nodes`` (:meth:`_select_map`); maps without any, reduces and apps whose containers name
-  no place are never delayed (``uniqLocationAsks == 1``).  A job's reduces are asked once
-  all its maps are scheduled (``RMContainerAllocator.scheduleReduces``; the ramp-up while
-  maps are pending is not modelled): maps waiting for their delay hold them back.
+  no place are never delayed (``uniqLocationAsks == 1``).  The engine asks a job's reduces
+  once all its maps are scheduled (resource mode's model of the MR AM,
+  ``RMContainerAllocator.scheduleReduces``): maps waiting for their delay hold them back.
 * **Counts** live per app and priority and go when the app ends (``cs_job_removed`` →
   :meth:`forget_opportunities`), as Hadoop keeps them on the app attempt.
 * **Heartbeat** (:meth:`heartbeat_limits`; ``CapacityScheduler.allocateContainersToNode``,
@@ -59,7 +59,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from corescheduler.core.javamath import java_float
-from corescheduler.core.model import MAP, OFF_RACK, REDUCE, Job, Node, Task
+from corescheduler.core.model import MAP, OFF_RACK, Job, Node, Task
 from corescheduler.core.policy import HeartbeatLimits
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
@@ -124,14 +124,7 @@ class CapacityLocality:
     def cs_select_task(self, job: Job, node: Node, kind: str, nodes: int) -> Task | None:
         """An MR job's maps under the locality delay (:meth:`_select_map`); its reduces, and
         the containers of an app that names no place, at once (``uniqLocationAsks == 1``)."""
-        if kind != MAP:
-            if job.pending[MAP] and kind == REDUCE:
-                # The engine models the MR AM's reduce requests as "once every map is
-                # scheduled" (RMContainerAllocator.scheduleReduces: scheduledMaps == 0 ->
-                # scheduleAllReduces; its ramp-up while maps are pending is not modelled):
-                # maps waiting for their delay keep the job's reduces unasked, as greedy
-                # maps (never skipped) always did.
-                return None
+        if kind != MAP:  # (asked for reduces once every map is scheduled: the engine's MR AM model)
             return job.pending_task(kind)
         if not job.has_locality:
             return job.pending_map(node, OFF_RACK)

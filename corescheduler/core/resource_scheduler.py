@@ -41,7 +41,10 @@ What happens here, with the YARN trunk class and method it follows:
   allows (``reservationExceedsThreshold``).  An app with an AM size runs its
   AM first, and only while the leaf's ``maxAMShare`` of its fair share (or,
   where that is 0, of min(available, max share)) can hold it
-  (``FSLeafQueue.canRunAppAM``, ``computeMaxAMResource``).
+  (``FSLeafQueue.canRunAppAM``, ``computeMaxAMResource``).  An MR job asks as
+  MapReduce's AM does (``RMContainerAllocator``): its reduces once every map is
+  scheduled (``scheduleReduces``), so a map the TaskSelector declines (a locality
+  wait: the job is ``cs_heartbeat_end``'s ``skipped``) gets the job no reduce.
 * **Completion** (``removeApplicationAttempt``): when an app ends, waiting
   apps become runnable in start-time order across the queues the end freed
   (``MaxRunningAppsEnforcer.updateRunnabilityOnAppRemoval``), and dynamic
@@ -98,6 +101,10 @@ __all__ = ["AM", "STARVATION_RECHECK_WAIT", "ResourceScheduler"]
 _PER_APP: Any = object()
 #: a leaf's ``admit_until`` when its amount is ``admit_memory`` and ``admit_vcores`` alone
 _AMOUNTS: Any = object()
+#: the kinds :meth:`ResourceScheduler._choose` asks, in order; and the kinds left after the
+#: TaskSelector declined a map (an MR job's reduces wait until its maps are scheduled)
+_KINDS = (MAP, REDUCE, TASK)
+_TASK_ONLY = (TASK,)
 
 
 class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preemption, YarnAsks, NoWalk):
@@ -148,6 +155,9 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         #: app id -> what it is starved for now (fair-share plus min-share starvation)
         self.starvation: dict[str, Resources] = {}
         self._starvation_time = -math.inf
+        #: the jobs whose map the TaskSelector declined on this heartbeat (``cs_heartbeat_end``'s
+        #: ``skipped``), one entry a decline, in order
+        self._declined: list[Job] = []
 
     # ================================================================== cluster
     def _cluster_total(self) -> Resources:
@@ -263,10 +273,23 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         listeners = self.owner.plugins.listeners
         for fn in listeners("cs_heartbeat_start"):
             fn(node, now)
+        declined = self._declined
+        if declined:  # (left by a heartbeat a plugin's error ended)
+            declined.clear()
         given = self._attempt_scheduling(node, now)
+        skipped = self._skipped(given) if declined else []
         for fn in listeners("cs_heartbeat_end"):
-            fn(node, given, [], now)
+            fn(node, given, skipped, now)
         return given
+
+    def _skipped(self, given: list[Assignment]) -> list[Job]:
+        """``cs_heartbeat_end``'s ``skipped``: the jobs offered a container on this heartbeat
+        whose map the TaskSelector declined and that launched no map (Hadoop's "skipped at
+        last heartbeat", as slot mode's), each once, in the order they were offered."""
+        launched = {a.job for a in given if a.kind == MAP}
+        out = list({job.id: job for job in self._declined if job.id not in launched}.values())
+        self._declined.clear()
+        return out
 
     def _attempt_scheduling(self, node: Node, now: float) -> list[Assignment]:
         out: list[Assignment] = []
@@ -426,16 +449,26 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         pending = job.pending
         return bool(pending[MAP] or (pending[REDUCE] and job.reduces_schedulable) or pending.get(TASK, 0))
 
-    def _choose(self, job: Job, node: Node, now: float, am: Task | bool | None = False) -> Task | None:
+    def _choose(self, job: Job, node: Node, now: float, am: Task | bool | None = False,
+                kinds: tuple[str, ...] = _KINDS) -> Task | None:
         """The request to serve: the AM first; then the TaskSelector's map, reduce or task
-        (``am``: the app's AM task or None, when the caller has looked it up)."""
+        (``am``: the app's AM task or None, when the caller has looked it up; ``kinds``: the
+        kinds asked, in order).
+
+        An MR job's AM (YARN's ``RMContainerAllocator``) asks its reduces once every map is
+        scheduled: ``scheduleReduces`` past the slow start (``reduces_schedulable``) asks them
+        all when ``scheduledMaps == 0`` (``scheduleAllReduces``); its ramp-up while maps are
+        pending (``maxReduceRampupLimit``) is not modelled.  A selector always gives a pending
+        map when it may, so a job reaches its reduces with maps pending only when the selector
+        declined its map on this node (delay scheduling waiting for locality): then no reduce
+        is asked, only the job's plain containers."""
         if am is False:
             am = self.am_tasks.get(job.id)
         if am is not None and not job.am_running:
             return am if am.state == PENDING else None
         select = self.owner.plugins.select_task
         nodes = -1  # the cluster's nodes, counted when a selector is first asked
-        for kind in (MAP, REDUCE, TASK):
+        for kind in kinds:
             if not job.pending.get(kind):
                 continue
             if kind == REDUCE and not job.reduces_schedulable:
@@ -458,6 +491,11 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
                 if type(task) is not Task or task.job is not job or task.kind != kind or task.state != PENDING:
                     return self.owner._check_selected(task, job, kind)
                 return task
+            if kind == MAP:  # the selector declined the job's maps here, maps still pending:
+                # its AM has asked no reduce yet (RMContainerAllocator.scheduleReduces:
+                # scheduledMaps == 0 -> scheduleAllReduces), so skip to its plain containers
+                self._declined.append(job)  # skipped (cs_heartbeat_end)
+                return self._choose(job, node, now, am, _TASK_ONLY) if job.pending.get(TASK) else None
         return None
 
     def _fits_queues(self, q: Queue, size: Resources) -> bool:
