@@ -328,6 +328,10 @@ def place_queue(
     """Resource mode: the first queue (full name) or rejection a rule gives
     (``PlacementManager.placeApplication``); none → rejected, as YARN's
     ``FairScheduler.addApplication``."""
+    if requested == "":
+        # FairScheduler.addApplication (Hadoop 2.x-3.2; 3.3 refuses it too, the queue
+        # manager finding no valid node name in "root."): an empty queue name is refused
+        return Rejection(f"Reject application submitted by user {user or 'default'} with an empty queue name.")
     placement = _Placement(requested, user, groups, queues, live)
     for rule in rules:
         answer = placement.apply(rule)

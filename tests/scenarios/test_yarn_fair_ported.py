@@ -337,3 +337,102 @@ def test_reservation_threshold_gates_reservations() -> None:
     assert reserved(h, "n0000") is not None
     h.heartbeat("n0000")
     assert reserved(h, "n0000") is None
+
+
+def leaves(h: ClusterHarness) -> set[str]:
+    return {name for name, q in h.shares()["queues"].items() if q["leaf"]}
+
+
+def test_user_as_default_queue() -> None:
+    """``TestFairScheduler.testUserAsDefaultQueue``: user-as-default-queue true: an app for
+    "default" from user1 runs in root.user1, root.default has none."""
+    h = harness("8192 mb, 8 vcores", scheduler={"user_as_default_queue": True})
+    app = h.submit(queue="default", user="user1")
+    assert h.queue_of(app) == "root.user1"
+    assert h.shares()["queues"]["root.user1"]["runnable_apps"] == 1
+    assert h.shares()["queues"]["root.default"]["runnable_apps"] == 0
+
+
+def test_not_user_as_default_queue() -> None:
+    """``TestFairScheduler.testNotUserAsDefaultQueue``: user-as-default-queue false: user2's
+    app for "default" runs in root.default and no root.user2 is made."""
+    h = harness("8192 mb, 8 vcores", scheduler={"user_as_default_queue": False})
+    app = h.submit(queue="default", user="user2")
+    assert h.queue_of(app) == "root.default"
+    assert h.shares()["queues"]["root.default"]["runnable_apps"] == 1
+    assert "root.user2" not in h.shares()["queues"]
+
+
+@pytest.mark.parametrize(("queue", "message"), [("", "with an empty queue name"), (".A", "illegal queue name '.A'"),
+                                              ("A.", "illegal queue name 'A.'")])
+def test_empty_queue_name_and_names_with_bad_periods_are_rejected(queue: str, message: str) -> None:
+    """``TestFairScheduler.testEmptyQueueName`` and ``testQueueuNameWithPeriods``: an app for
+    "", ".A" or "A." is rejected and no queue is made (only root.default stays)."""
+    h = harness("8192 mb, 8 vcores")
+    with pytest.raises(SubmissionRejected, match=message):
+        h.submit(queue=queue, user="user1")
+    assert leaves(h) == {"root.default"} and h.scheduler.jobs == {}
+
+
+def test_queue_name_with_a_period_inside_is_accepted() -> None:
+    """``TestFairScheduler.testQueueuNameWithPeriods``: "A.B" is accepted: a second leaf,
+    root.A.B."""
+    h = harness("8192 mb, 8 vcores")
+    app = h.submit(queue="A.B", user="user1")
+    assert h.queue_of(app) == "root.A.B" and leaves(h) == {"root.default", "root.A.B"}
+
+
+def test_assign_to_queue() -> None:
+    """``TestFairScheduler.testAssignToQueue``: user-as-default-queue: ("default", asterix)
+    → root.asterix, ("notdefault", obelix) → root.notdefault."""
+    h = harness("8192 mb, 8 vcores", scheduler={"user_as_default_queue": True})
+    assert h.queue_of(h.submit(queue="default", user="asterix")) == "root.asterix"
+    assert h.queue_of(h.submit(queue="notdefault", user="obelix")) == "root.notdefault"
+
+
+def test_assign_to_non_leaf_queue_is_refused() -> None:
+    """``TestFairScheduler.testAssignToNonLeafQueueReturnsNull``: with root.child1.granchild
+    and root.child2 made, an app for root.child1 (a parent) is refused, one for root.child2
+    is placed."""
+    h = harness("8192 mb, 8 vcores", scheduler={"user_as_default_queue": True})
+    h.submit(queue="root.child1.granchild", user="u")
+    h.submit(queue="root.child2", user="u")
+    with pytest.raises(SubmissionRejected):
+        h.submit(queue="root.child1", user="tintin")
+    assert h.queue_of(h.submit(queue="root.child2", user="snowy")) == "root.child2"
+
+
+def simple_groups(user: str) -> list[str]:
+    """Hadoop's ``SimpleGroupsMapping``: user → usergroup, usersubgroup1, usersubgroup2."""
+    return [user + "group", user + "subgroup1", user + "subgroup2"]
+
+
+def test_queue_placement_with_policy() -> None:
+    """``TestFairScheduler.testQueuePlacementWithPolicy``: specified, user(create=false),
+    primaryGroup(create=false), secondaryGroupExistingQueue(create=false), default, with
+    leaves root.user1, root.user3group, root.user4subgroup1, root.user4subgroup2 and
+    root.user5subgroup2 configured (``SimpleGroupsMapping``); then user(create=false),
+    specified, default."""
+    queues = "".join(f'<queue name="{q}"/>' for q in ("user1", "user3group", "user4subgroup1",
+                                                      "user4subgroup2", "user5subgroup2"))
+    first = f"""<allocations>{queues}<queuePlacementPolicy>
+      <rule name="specified"/><rule name="user" create="false"/>
+      <rule name="primaryGroup" create="false"/><rule name="secondaryGroupExistingQueue" create="false"/>
+      <rule name="default"/></queuePlacementPolicy></allocations>"""
+    h = harness("8192 mb, 8 vcores", first)
+
+    def place(queue: str, user: str) -> str | None:
+        return h.queue_of(h.submit(queue=queue, user=user, groups=simple_groups(user)))
+
+    assert place("somequeue", "user1") == "root.somequeue"
+    assert place("default", "user1") == "root.user1"
+    assert place("default", "user3") == "root.user3group"
+    assert place("default", "user4") == "root.user4subgroup1"
+    assert place("default", "user5") == "root.user5subgroup2"
+    assert place("default", "otheruser") == "root.default"
+    h.set_allocations(f"""<allocations>{queues}<queuePlacementPolicy>
+      <rule name="user" create="false"/><rule name="specified"/><rule name="default"/>
+      </queuePlacementPolicy></allocations>""")
+    assert place("somequeue", "user1") == "root.user1"
+    assert place("somequeue", "otheruser") == "root.somequeue"
+    assert place("default", "otheruser") == "root.default"
