@@ -436,3 +436,190 @@ def test_queue_placement_with_policy() -> None:
     assert place("somequeue", "user1") == "root.user1"
     assert place("somequeue", "otheruser") == "root.somequeue"
     assert place("default", "otheruser") == "root.default"
+
+
+def steady(h: ClusterHarness, queue: str) -> int:
+    return h.shares()["queues"][queue]["steady"]["memory"]
+
+
+def test_fair_share_and_weights_in_nested_user_queue_rule() -> None:
+    """``TestFairScheduler.testFairShareAndWeightsInNestedUserQueueRule``: parentq (parent,
+    min 1024 MB); rules nestedUserQueue(specified create=false), default; 16 GB; user1 and
+    user2 submit to root.parentq, user3 to root.default: root.parentq.user1 and .user2 get a
+    quarter of the node each, fair and steady, with weight 1."""
+    xml = """<allocations>
+      <queue name="parentq" type="parent"><minResources>1024mb,0vcores</minResources></queue>
+      <queuePlacementPolicy>
+        <rule name="nestedUserQueue"><rule name="specified" create="false"/></rule>
+        <rule name="default"/>
+      </queuePlacementPolicy></allocations>"""
+    capacity = 16 * GB
+    h = harness(f"{capacity} mb, 16 vcores", xml)
+    a1 = h.submit(queue="root.parentq", user="user1", resources="10240 mb, 1 vcores")
+    a2 = h.submit(queue="root.parentq", user="user2", resources="10240 mb, 1 vcores")
+    h.submit(queue="root.default", user="user3", resources="10240 mb, 1 vcores")
+    h.update()
+    assert h.queue_of(a1) == "root.parentq.user1" and h.queue_of(a2) == "root.parentq.user2"
+    for q in ("root.parentq.user1", "root.parentq.user2"):
+        assert fair(h, q) == capacity // 4 and steady(h, q) == capacity // 4
+        assert h.scheduler.allocations.queue_config().weight(q) == 1.0
+
+
+def test_hierarchical_queue_allocation_file_parsing() -> None:
+    """``TestFairScheduler.testHierarchicalQueueAllocationFileParsing``: queueA, and queueB
+    holding queueC and queueD: the leaves are root.queueA, root.queueB.queueC,
+    root.queueB.queueD and root.default."""
+    xml = """<allocations>
+      <queue name="queueA"><minResources>2048mb,0vcores</minResources></queue>
+      <queue name="queueB"><minResources>2048mb,0vcores</minResources>
+        <queue name="queueC"><minResources>2048mb,0vcores</minResources></queue>
+        <queue name="queueD"><minResources>2048mb,0vcores</minResources></queue>
+      </queue></allocations>"""
+    h = harness("8192 mb, 8 vcores", xml)
+    assert leaves(h) == {"root.queueA", "root.queueB.queueC", "root.queueB.queueD", "root.default"}
+
+
+def test_configure_root_queue() -> None:
+    """``TestFairScheduler.testConfigureRootQueue``: root's own schedulingPolicy (drf) and
+    preemption settings (100 s, 120 s, 0.5) win over the defaults (300 s, 200 s, 0.6)."""
+    xml = """<allocations>
+      <defaultQueueSchedulingPolicy>fair</defaultQueueSchedulingPolicy>
+      <queue name="root"><schedulingPolicy>drf</schedulingPolicy>
+        <queue name="child1"><minResources>1024mb,1vcores</minResources></queue>
+        <queue name="child2"><minResources>1024mb,4vcores</minResources></queue>
+        <fairSharePreemptionTimeout>100</fairSharePreemptionTimeout>
+        <minSharePreemptionTimeout>120</minSharePreemptionTimeout>
+        <fairSharePreemptionThreshold>.5</fairSharePreemptionThreshold>
+      </queue>
+      <defaultFairSharePreemptionTimeout>300</defaultFairSharePreemptionTimeout>
+      <defaultMinSharePreemptionTimeout>200</defaultMinSharePreemptionTimeout>
+      <defaultFairSharePreemptionThreshold>.6</defaultFairSharePreemptionThreshold>
+    </allocations>"""
+    h = harness("8192 mb, 8 vcores", xml)
+    tree = h.scheduler.resource_engine.tree
+    assert tree.root.policy == "drf"
+    assert {"root.child1", "root.child2"} <= leaves(h)
+    qc = h.scheduler.allocations.queue_config()
+    assert qc.fair_share_preemption_timeout("root") == 100
+    assert qc.min_share_preemption_timeout("root") == 120
+    assert abs(qc.fair_share_preemption_threshold("root") - 0.5) < 0.01
+
+
+def test_multiple_containers_waiting_for_reservation() -> None:
+    """``TestFairScheduler.testMultipleContainersWaitingForReservation``: a full 1024 MB node;
+    queue2's and queue3's 1024 MB asks: one reserves the node, the other gets nothing."""
+    h = harness("1024 mb, 8 vcores")
+    h.submit(queue="queue1", user="user1", resources="1024 mb, 1 vcores")
+    h.update()
+    h.heartbeat("n0000")
+    a1 = h.submit(queue="queue2", user="user2", resources="1024 mb, 1 vcores")
+    a2 = h.submit(queue="queue3", user="user3", resources="1024 mb, 1 vcores")
+    h.update()
+    h.heartbeat("n0000")
+    assert reservations(h, a1) == 1 and reservations(h, a2) == 0
+
+
+def test_user_max_running_apps_lets_a_running_app_ask_again() -> None:
+    """``TestFairScheduler.testUserMaxRunningApps``: user1 may run 1 app; app 1 runs, app 2
+    does not; app 1 asking for another container gets it (2 live)."""
+    h = harness("8192 mb, 8 vcores", '<allocations><user name="user1"><maxRunningApps>1</maxRunningApps>'
+                                     '</user></allocations>')
+    a1 = h.submit_app(queue="queue1", user="user1", requests=[{"resources": "1024 mb, 1 vcores", "priority": 1}])
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(a1) == 1
+    a2 = h.submit_app(queue="queue1", user="user1", requests=[{"resources": "1024 mb, 1 vcores", "priority": 1}])
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(a2) == 0
+    h.add_requests(a1, [{"resources": "1024 mb, 1 vcores", "priority": 1, "count": 1}])
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(a1) == 2
+
+
+QUEUE_MAX = """<allocations><queue name="root"><queue name="queue1"><maxRunningApps>{}</maxRunningApps>
+  </queue></queue></allocations>"""
+USER_MAX = """<allocations><queue name="root"><queue name="queue1"><maxRunningApps>10</maxRunningApps>
+  </queue></queue><user name="user1"><maxRunningApps>{}</maxRunningApps></user></allocations>"""
+
+
+def _four_apps(h: ClusterHarness) -> list:
+    apps = []
+    for _ in range(4):
+        apps.append(h.submit(queue="queue1", user="user1", resources="1024 mb, 1 vcores"))
+        h.update()
+        h.heartbeat("n0000")
+    return apps
+
+
+@pytest.mark.parametrize("xml", [QUEUE_MAX, USER_MAX], ids=["queue", "user"])
+def test_increase_max_running_apps_on_the_fly(xml: str) -> None:
+    """``TestFairScheduler.testIncreaseQueueMaxRunningAppsOnTheFly`` /
+    ``testIncreaseUserMaxRunningAppsOnTheFly`` (``testIncreaseQueueSettingOnTheFlyInternal``):
+    limit 1, four apps of one container: only app 1 runs; raised to 3 and reloaded, apps 2
+    and 3 run at the next heartbeats, app 4 not; app 1 removed, app 4 runs."""
+    h = harness("8192 mb, 8 vcores", xml.format(1))
+    a1, a2, a3, a4 = _four_apps(h)
+    assert [h.running(a) for a in (a1, a2, a3, a4)] == [1, 0, 0, 0]
+    h.set_allocations(xml.format(3))
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(a2) == 1
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(a3) == 1
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(a4) == 0
+    h.kill_app(a1)
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(a4) == 1
+
+
+@pytest.mark.parametrize("xml", [QUEUE_MAX, USER_MAX], ids=["queue", "user"])
+def test_decrease_max_running_apps_on_the_fly(xml: str) -> None:
+    """``TestFairScheduler.testDecreaseQueueMaxRunningAppsOnTheFly`` /
+    ``testDecreaseUserMaxRunningAppsOnTheFly`` (``testDecreaseQueueSettingOnTheFlyInternal``):
+    limit 3, four apps: apps 1-3 run, app 4 waits; lowered to 1: 2 and 3 keep running, 4
+    waits after apps 1 and 2 end, and runs once app 3 ends too."""
+    h = harness("8192 mb, 8 vcores", xml.format(3))
+    a1, a2, a3, a4 = _four_apps(h)
+    assert [h.running(a) for a in (a1, a2, a3, a4)] == [1, 1, 1, 0]
+    h.set_allocations(xml.format(1))
+    for _ in range(3):
+        h.update()
+        h.heartbeat("n0000")
+    assert h.running(a2) == 1 and h.running(a3) == 1 and h.running(a4) == 0
+    for app in (a1, a2):
+        h.kill_app(app)
+        h.update()
+        h.heartbeat("n0000")
+        assert h.running(a4) == 0
+    h.kill_app(a3)
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(a4) == 1
+
+
+def test_reservation_with_multiple_priorities() -> None:
+    """``TestFairScheduler.testReservationWithMultiplePriorities``: a 2048 MB/2 vc node; app1
+    runs 1024/1; app2 asks 2048/2 at priority 2 and reserves the node; it then asks 2048/2
+    at priority 1; app1's container ends: the heartbeat runs app2's reserved priority-2 ask,
+    not the new priority-1 one."""
+    h = harness("2048 mb, 2 vcores")
+    app1 = h.submit_app(queue="queue", user="user", requests=[{"resources": "1024 mb, 1 vcores", "priority": 1}])
+    h.update()
+    (first,) = h.heartbeat("n0000")
+    assert h.running(app1) == 1
+    app2 = h.submit_app(queue="queue1", user="user1", requests=[{"resources": "2048 mb, 2 vcores", "priority": 2}])
+    h.update()
+    h.heartbeat("n0000")
+    assert reservations(h, app2) == 1
+    h.add_requests(app2, [{"resources": "2048 mb, 2 vcores", "priority": 1}])
+    reserved_task = reserved(h, "n0000")
+    h.finish(first)
+    (ran,) = h.heartbeat("n0000")
+    assert h.running(app2) == 1
+    assert ran.task == reserved_task.id  # the priority-2 container
