@@ -623,3 +623,117 @@ def test_reservation_with_multiple_priorities() -> None:
     (ran,) = h.heartbeat("n0000")
     assert h.running(app2) == 1
     assert ran.task == reserved_task.id  # the priority-2 container
+
+
+def test_acl_submit_application() -> None:
+    """``TestFairScheduler.testAclSubmitApplication``: root's ACLs " " (nobody), queue1's
+    "norealuserhasthisname": that user's app is accepted, norealuserhasthisname2's refused."""
+    xml = """<allocations><queue name="root"><aclSubmitApps> </aclSubmitApps>
+      <aclAdministerApps> </aclAdministerApps>
+      <queue name="queue1"><aclSubmitApps>norealuserhasthisname</aclSubmitApps>
+        <aclAdministerApps>norealuserhasthisname</aclAdministerApps></queue>
+    </queue></allocations>"""
+    h = harness("8192 mb, 8 vcores", xml)
+    app1 = h.submit(queue="queue1", user="norealuserhasthisname", resources="1024 mb, 1 vcores")
+    assert h.queue_of(app1) == "root.queue1"
+    with pytest.raises(SubmissionRejected):
+        h.submit(queue="queue1", user="norealuserhasthisname2", resources="1024 mb, 1 vcores")
+    assert list(h.scheduler.jobs) == [app1.id]
+
+
+def test_multiple_nodes_single_rack_request() -> None:
+    """``TestFairScheduler.testMultipleNodesSingleRackRequest``: nodes 1 and 2 (1024 MB, rack
+    1), node 3 on rack 2 never joins; one app asks 2 containers at nodes 1, 2, 3 and both
+    racks: node 1's heartbeat runs one, node 2's the other."""
+    h = harness("1024 mb, 8 vcores", nodes=2)
+    app = h.submit_app(queue="queue1", user="user1", requests=[
+        {"resources": "1024 mb, 1 vcores", "count": 2, "priority": 1,
+         "locations": ["n0000", "n0001", "n0100", "/r00", "/r01", "*"]}])
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(app) == 1
+    h.update()
+    h.heartbeat("n0001")
+    assert h.running(app) == 2
+
+
+def test_fifo_within_queue() -> None:
+    """``TestFairScheduler.testFifoWithinQueue``: queue1 fifo, a 3072 MB/3 vc node, two apps
+    of 2 × 1 GB: app 1 gets the first two containers, app 2 the third."""
+    xml = '<allocations><queue name="queue1"><schedulingPolicy>fifo</schedulingPolicy></queue></allocations>'
+    h = harness("3072 mb, 3 vcores", xml)
+    a1 = h.submit(queue="queue1", user="user1", tasks=2, resources="1024 mb, 1 vcores")
+    a2 = h.submit(queue="queue1", user="user1", tasks=2, resources="1024 mb, 1 vcores")
+    h.update()
+    seen = []
+    for _ in range(3):
+        h.heartbeat("n0000")
+        seen.append((h.running(a1), h.running(a2)))
+    assert seen == [(1, 0), (2, 0), (2, 1)]
+
+
+def _max_assign(h: ClusterHarness, value: int) -> None:
+    """Hadoop's tests set ``scheduler.maxAssign`` between heartbeats; so does this."""
+    from attrs import evolve
+
+    rs = h.scheduler.resource_engine
+    rs.settings = evolve(rs.settings, max_assign=value)
+
+
+@pytest.mark.parametrize("size", ["1024 mb, 1 vcores", "0 mb, 1 vcores"], ids=["1GB", "zero_memory"])
+def test_fixed_max_assign(size: str) -> None:
+    """``TestFairScheduler.testFixedMaxAssign`` / ``testMaxAssignWithZeroMemoryContainers``:
+    assignmultiple, no dynamic max assign, a 16 GB/16 vc node, an app of 8 containers
+    (1024 MB or 0 MB, 1 vc each): maxAssign 2 → 2 containers; maxAssign -1 → all 8."""
+    h = harness("16384 mb, 16 vcores", scheduler={"assign_multiple": True, "dynamic_max_assign": False})
+    app = h.submit(queue="root.default", user="user", tasks=8, resources=size)
+    _max_assign(h, 2)
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(app) == 2
+    _max_assign(h, -1)
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(app) == 8
+
+
+def test_dynamic_max_assign() -> None:
+    """``TestFairScheduler.testDynamicMaxAssign``: assignmultiple with dynamic max assign, an
+    8 GB/8 vc node, 12 × 1 GB asked: maxAssign does not matter; 5 containers (floor(8/2)
+    + 1), then 2 more (floor(3/2) + 1), then 1 (the node is full)."""
+    h = harness("8192 mb, 8 vcores", scheduler={"assign_multiple": True})
+    app = h.submit(queue="root.default", user="user", tasks=12, resources="1024 mb, 1 vcores")
+    _max_assign(h, 2)
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(app) == 5
+    _max_assign(h, 4)
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(app) == 7
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(app) == 8
+
+
+def test_assign_container() -> None:
+    """``TestFairScheduler.testAssignContainer``: two 8 GB nodes; "fifo" (fifo policy) holds
+    apps 1 and 4, fairParent.fairChild1 app 2, fairParent.fairChild2 app 3, each of 4 × 1 GB.
+    After every 4 heartbeats (nodes alternating) fifo got 2 (app 1 first, then app 4) and each
+    fairChild 1."""
+    xml = '<allocations><queue name="fifo"><schedulingPolicy>fifo</schedulingPolicy></queue></allocations>'
+    h = harness("8192 mb, 8 vcores", xml, nodes=2)
+    app1 = h.submit(queue="fifo", user="user1", tasks=4, resources="1024 mb, 1 vcores")
+    app2 = h.submit(queue="fairParent.fairChild1", user="user1", tasks=4, resources="1024 mb, 1 vcores")
+    app3 = h.submit(queue="fairParent.fairChild2", user="user1", tasks=4, resources="1024 mb, 1 vcores")
+    app4 = h.submit(queue="fifo", user="user1", tasks=4, resources="1024 mb, 1 vcores")
+    h.update()
+    for i in range(8):
+        h.heartbeat("n0000")
+        h.heartbeat("n0001")
+        if (i + 1) % 2 == 0:
+            if i < 4:
+                assert (h.running(app1), h.running(app4)) == (i + 1, 0), i
+            else:
+                assert (h.running(app1), h.running(app4)) == (4, i - 3), i
+            assert h.running(app2) == (i + 1) // 2 and h.running(app3) == (i + 1) // 2, i
