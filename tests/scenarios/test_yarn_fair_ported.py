@@ -737,3 +737,172 @@ def test_assign_container() -> None:
             else:
                 assert (h.running(app1), h.running(app4)) == (4, i - 3), i
             assert h.running(app2) == (i + 1) // 2 and h.running(app3) == (i + 1) // 2, i
+
+
+def test_strict_locality() -> None:
+    """``TestFairScheduler.testStrictLocality``: two 1024 MB nodes on one rack; an ask for node
+    1 only (rack and ANY not relaxed): ten heartbeats of node 2 give nothing and reserve
+    nothing; node 1's gives the container."""
+    h = harness("1024 mb, 8 vcores", nodes=2)
+    app = h.submit_app(queue="queue1", user="user1", requests=[
+        {"resources": "1024 mb, 1 vcores", "locations": ["n0000"], "relax_locality": False, "priority": 1}])
+    h.update()
+    for _ in range(10):
+        h.heartbeat("n0001")
+        assert h.running(app) == 0 and reservations(h, app) == 0
+    h.heartbeat("n0000")
+    assert h.running(app) == 1
+
+
+def test_cancel_strict_locality() -> None:
+    """``TestFairScheduler.testCancelStrictLocality``: the same node-1-only ask; node 2 gets
+    nothing in ten heartbeats; the ask cancelled and made again relaxed, node 2's next
+    heartbeat runs it."""
+    h = harness("1024 mb, 8 vcores", nodes=2)
+    strict = {"resources": "1024 mb, 1 vcores", "locations": ["n0000"], "relax_locality": False, "priority": 1}
+    app = h.submit_app(queue="queue1", user="user1", requests=[strict])
+    h.update()
+    for _ in range(10):
+        h.heartbeat("n0001")
+        assert h.running(app) == 0
+    h.add_requests(app, [{**strict, "count": 0}, {"resources": "1024 mb, 1 vcores", "priority": 1}])
+    h.heartbeat("n0001")
+    assert h.running(app) == 1
+
+
+@pytest.mark.parametrize(("place", "runs"), [(["/r01"], True), (["n0100"], True), (["/invalid"], False),
+                                             (["invalid"], False)],
+                         ids=["Rack", "Node", "RackInvalid", "NodeInvalid"])
+def test_am_strict_locality(place: list[str], runs: bool) -> None:
+    """``TestFairScheduler.testAMStrictLocality{Rack,Node,RackInvalid,NodeInvalid}``: node 1 on
+    rack 1, node 2 on rack 2 (1024 MB each); an ask not relaxed past node 2's rack (or node 2
+    itself): node 2's heartbeat runs it there and node 1 has nothing; asked at a rack or node
+    that does not exist, nothing runs anywhere."""
+    h = harness("1024 mb, 8 vcores")
+    h.add_node("n0100", rack="r01", resources="1024 mb, 8 vcores")
+    app = h.submit_app(queue="queue1", user="user1", requests=[
+        {"resources": "1024 mb, 1 vcores", "locations": place, "relax_locality": False, "priority": 1}])
+    h.update()
+    h.heartbeat("n0100")
+    assert h.running(app) == (1 if runs else 0)
+    on = {n: sum(1 for t in h.scheduler.ledger.running.values() if t.node == n) for n in ("n0000", "n0100")}
+    assert on == {"n0000": 0, "n0100": 1 if runs else 0}
+
+
+def test_reservations_strict_locality() -> None:
+    """``TestFairScheduler.testReservationsStrictLocality``: two 1024 MB/1 vc nodes; an ask for
+    node 2 only: node 1's heartbeats neither run it nor reserve node 1."""
+    h = harness("1024 mb, 1 vcores", nodes=2)
+    app = h.submit_app(queue="queue1", user="user1", requests=[
+        {"resources": "1024 mb, 1 vcores", "locations": ["n0001"], "relax_locality": False, "priority": 1}])
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(app) == 0
+    h.heartbeat("n0000")
+    assert reservations(h, app) == 0
+
+
+def test_no_more_cpu_on_node() -> None:
+    """``TestFairScheduler.testNoMoreCpuOnNode``: a 2048 MB/1 vc node, 2 × 1024 MB/1 vc asked:
+    one runs, the second heartbeat adds none."""
+    h = harness("2048 mb, 1 vcores")
+    app = h.submit(queue="default", user="user1", tasks=2, resources="1024 mb, 1 vcores")
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(app) == 1
+    h.heartbeat("n0000")
+    assert h.running(app) == 1
+
+
+def test_basic_drf_assignment() -> None:
+    """``TestFairScheduler.testBasicDRFAssignment``: queue1 drf, an 8192 MB/5 vc node; app1
+    2 × (2048 MB, 1 vc), app2 2 × (1024 MB, 2 vc): app1, app2, then app1 again (2048/8192 <
+    2/5).  Hadoop sets queue1's policy on the live queue; a file must make root drf too
+    (``isChildPolicyAllowed``), which changes nothing with one active queue."""
+    xml = """<allocations><queue name="root"><schedulingPolicy>drf</schedulingPolicy>
+      <queue name="queue1"><schedulingPolicy>drf</schedulingPolicy></queue></queue></allocations>"""
+    h = harness("8192 mb, 5 vcores", xml)
+    app1 = h.submit(queue="queue1", user="user1", tasks=2, resources="2048 mb, 1 vcores")
+    app2 = h.submit(queue="queue1", user="user1", tasks=2, resources="1024 mb, 2 vcores")
+    h.update()
+    seen = []
+    for _ in range(3):
+        h.heartbeat("n0000")
+        seen.append((h.running(app1), h.running(app2)))
+    assert seen == [(1, 0), (1, 1), (2, 1)]
+
+
+def test_basic_drf_with_queues() -> None:
+    """``TestFairScheduler.testBasicDRFWithQueues``: root and queue1 drf, an 8192 MB/7 vc node;
+    queue1: app1 2 × (3072, 1), app2 2 × (2048, 2); queue2: app3 2 × (1024, 2). Heartbeats
+    give app1, app3, app3, app2."""
+    xml = """<allocations><queue name="root"><schedulingPolicy>drf</schedulingPolicy>
+      <queue name="queue1"><schedulingPolicy>drf</schedulingPolicy></queue><queue name="queue2"/>
+    </queue></allocations>"""
+    h = harness("8192 mb, 7 vcores", xml)
+    app1 = h.submit(queue="queue1", user="user1", tasks=2, resources="3072 mb, 1 vcores")
+    app2 = h.submit(queue="queue1", user="user1", tasks=2, resources="2048 mb, 2 vcores")
+    app3 = h.submit(queue="queue2", user="user1", tasks=2, resources="1024 mb, 2 vcores")
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(app1) == 1
+    h.heartbeat("n0000")
+    assert h.running(app3) == 1
+    h.heartbeat("n0000")
+    assert h.running(app3) == 2
+    h.heartbeat("n0000")
+    assert h.running(app2) == 1
+
+
+def test_drf_hierarchical_queues() -> None:
+    """``TestFairScheduler.testDRFHierarchicalQueues``: root, queue1 and queue1.subqueue1 drf;
+    a 12288 MB/12 vc node; app1 2 × (3074, 1) and app2 2 × (1024, 3) in queue1.subqueue1,
+    app3 2 × (2048, 2) in queue1.subqueue2, app4 2 × (1024, 2) in queue2, started in that
+    order: app1, app4, app4, app3, app3, app2, then nothing (the CPU is used up)."""
+    xml = """<allocations><queue name="root"><schedulingPolicy>drf</schedulingPolicy>
+      <queue name="queue1"><schedulingPolicy>drf</schedulingPolicy>
+        <queue name="subqueue1"><schedulingPolicy>drf</schedulingPolicy></queue>
+        <queue name="subqueue2"/></queue>
+      <queue name="queue2"/>
+    </queue></allocations>"""
+    h = harness("12288 mb, 12 vcores", xml)
+    apps = []
+    for queue, size in (("queue1.subqueue1", "3074 mb, 1 vcores"), ("queue1.subqueue1", "1024 mb, 3 vcores"),
+                        ("queue1.subqueue2", "2048 mb, 2 vcores"), ("queue2", "1024 mb, 2 vcores")):
+        apps.append(h.submit(queue=queue, user="user1", tasks=2, resources=size))
+        h.clock_only(0.003)  # so that start times differ (Hadoop's Thread.sleep(3))
+    app1, app2, app3, app4 = apps
+    h.update()
+    expected = [(1, 0, 0, 0), (1, 0, 0, 1), (1, 0, 0, 2), (1, 0, 1, 2), (1, 0, 2, 2), (1, 1, 2, 2),
+                (1, 1, 2, 2)]
+    for want in expected:
+        h.heartbeat("n0000")
+        assert tuple(h.running(a) for a in apps) == want
+
+
+def test_user_and_queue_max_running_apps() -> None:
+    """``TestFairScheduler.testUserAndQueueMaxRunningApps``: queue1 runs at most 2, user1 at
+    most 1: app1 (queue1, user1) runs; app2 (queue2, user1) waits (user); app3 (queue1,
+    user2) runs; app4 (queue1, user2) waits (queue); app1 removed: apps 2 and 4 run; a new
+    app5 in queue1 waits."""
+    xml = """<allocations><queue name="queue1"><maxRunningApps>2</maxRunningApps></queue>
+      <user name="user1"><maxRunningApps>1</maxRunningApps></user></allocations>"""
+    h = harness("8192 mb, 8 vcores", xml)
+
+    def counts(queue: str) -> tuple[int, int]:
+        q = h.shares()["queues"][queue]
+        return q["runnable_apps"], q["waiting_apps"]
+
+    a1 = h.submit(queue="queue1", user="user1")
+    assert a1.runnable and counts("root.queue1") == (1, 0)
+    a2 = h.submit(queue="queue2", user="user1")
+    assert not a2.runnable and counts("root.queue2") == (0, 1)
+    a3 = h.submit(queue="queue1", user="user2")
+    assert a3.runnable and counts("root.queue1") == (2, 0)
+    a4 = h.submit(queue="queue1", user="user2")
+    assert not a4.runnable and counts("root.queue1") == (2, 1)
+    h.kill_app(a1)
+    assert a2.runnable and counts("root.queue2") == (1, 0)
+    assert a4.runnable and counts("root.queue1") == (2, 0)
+    a5 = h.submit(queue="queue1", user="user2")
+    assert not a5.runnable and counts("root.queue1") == (2, 1)
