@@ -1036,3 +1036,114 @@ def test_queue_max_am_share_default() -> None:
     h.update()
     h.heartbeat("n0000")
     assert h.running(app4) == 0 and am_usage(h, "root.queue3") == 0
+
+
+# --------------------------------------------------------------------------- TestFairSchedulerPreemption
+MODES = {"MinSharePreemption": (False, False), "MinSharePreemptionWithDRF": (False, True),
+         "FairSharePreemption": (True, False), "FairSharePreemptionWithDRF": (True, True)}
+
+
+def preemption_file(fairshare: bool, drf: bool) -> str:
+    """``TestFairSchedulerPreemption.writeAllocFile``: preemptable (child-1, child-2),
+    preemptable-sibling, nonpreemptable (allowPreemptionFrom false; child-1, child-2)."""
+    params = ("<fairSharePreemptionThreshold>1</fairSharePreemptionThreshold>"
+              "<fairSharePreemptionTimeout>0</fairSharePreemptionTimeout>" if fairshare
+              else "<minSharePreemptionTimeout>0</minSharePreemptionTimeout>")
+    res = "" if fairshare else "<minResources>4096mb,4vcores</minResources>"
+    children = f'<queue name="child-1">{res}</queue><queue name="child-2">{res}</queue>'
+    return (f'<allocations><queue name="preemptable">{params}{children}</queue>'
+            f'<queue name="preemptable-sibling">{params}</queue>'
+            f'<queue name="nonpreemptable"><allowPreemptionFrom>false</allowPreemptionFrom>{params}{children}</queue>'
+            + ("<defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>" if drf else "")
+            + "</allocations>")
+
+
+class PreemptionCluster:
+    """``TestFairSchedulerPreemption.setupCluster``: two nodes of 4 GB and 12 vcores,
+    preemption on, utilization threshold 0, no wait before the kill."""
+
+    def __init__(self, mode: str) -> None:
+        fairshare, drf = MODES[mode]
+        self.fairshare = fairshare
+        self.h = harness("4096 mb, 12 vcores", preemption_file(fairshare, drf), nodes=2,
+                         scheduler={"preemption": True, "preemption_utilization_threshold": 0.0})
+        self.greedy = None
+        self.starving = None
+
+    def assign_fully(self) -> None:
+        for node in ("n0000", "n0001"):
+            for _ in range(4):
+                self.h.heartbeat(node)
+
+    def take_all(self, queue: str) -> None:
+        self.greedy = self.h.submit(queue=queue, user="default", tasks=8, resources="1024 mb, 1 vcores")
+        self.h.update()
+        self.assign_fully()
+        assert self.h.running(self.greedy) == 8
+
+    def preempt_half(self, queue: str) -> None:
+        self.starving = self.h.submit(queue=queue, user="default", tasks=4, resources="2048 mb, 2 vcores")
+        self.h.advance(1)  # clock.tickSec(1); update; the preemption thread runs
+
+    def verify_preemption(self, n: int) -> None:
+        assert self.h.running(self.greedy) == 2 * n
+        self.assign_fully()
+        assert self.h.running(self.starving) == n
+
+    def verify_no_preemption(self) -> None:
+        assert self.h.running(self.greedy) == 8
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_preemption_within_same_leaf_queue(mode: str) -> None:
+    """``TestFairSchedulerPreemption.testPreemptionWithinSameLeafQueue``: both apps in
+    preemptable.child-1: fair-share preemption frees two 2 GB containers' worth (the greedy
+    app keeps 4), min-share preemption none."""
+    c = PreemptionCluster(mode)
+    c.take_all("root.preemptable.child-1")
+    c.preempt_half("root.preemptable.child-1")
+    if c.fairshare:
+        c.verify_preemption(2)
+    else:
+        c.verify_no_preemption()
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_preemption_between_two_sibling_leaf_queues(mode: str) -> None:
+    """``TestFairSchedulerPreemption.testPreemptionBetweenTwoSiblingLeafQueues``."""
+    c = PreemptionCluster(mode)
+    c.take_all("root.preemptable.child-1")
+    c.preempt_half("root.preemptable.child-2")
+    c.verify_preemption(2)
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_preemption_between_non_sibling_queues(mode: str) -> None:
+    """``TestFairSchedulerPreemption.testPreemptionBetweenNonSiblingQueues``."""
+    c = PreemptionCluster(mode)
+    c.take_all("root.preemptable.child-1")
+    c.preempt_half("root.nonpreemptable.child-1")
+    c.verify_preemption(2)
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_no_preemption_from_disallowed_queue(mode: str) -> None:
+    """``TestFairSchedulerPreemption.testNoPreemptionFromDisallowedQueue``."""
+    c = PreemptionCluster(mode)
+    c.take_all("root.nonpreemptable.child-1")
+    c.preempt_half("root.preemptable.child-1")
+    c.verify_no_preemption()
+
+
+@pytest.mark.parametrize("mode", ["FairSharePreemption", "FairSharePreemptionWithDRF"])
+def test_preemption_between_sibling_queues_with_parent_at_fair_share(mode: str) -> None:
+    """``TestFairSchedulerPreemption.testPreemptionBetweenSiblingQueuesWithParentAtFairShare``
+    (fair-share modes only): child-1 takes the cluster; an app in preemptable-sibling gets
+    half (greedy keeps 4); then one in preemptable.child-2 gets one container from child-1
+    (greedy keeps 2)."""
+    c = PreemptionCluster(mode)
+    c.take_all("root.preemptable.child-1")
+    c.preempt_half("root.preemptable-sibling")
+    c.verify_preemption(2)
+    c.preempt_half("root.preemptable.child-2")
+    c.verify_preemption(1)
