@@ -1147,3 +1147,85 @@ def test_preemption_between_sibling_queues_with_parent_at_fair_share(mode: str) 
     c.verify_preemption(2)
     c.preempt_half("root.preemptable.child-2")
     c.verify_preemption(1)
+
+
+# --------------------------------------------------------------------------- TestFairSchedulerFairShare
+FAIR_SHARE_TREE = """<allocations><queue name="root">
+  <queue name="parentA"><weight>8</weight>
+    <queue name="childA1"/><queue name="childA2"/><queue name="childA3"/><queue name="childA4"/></queue>
+  <queue name="parentB"><weight>1</weight><queue name="childB1"/><queue name="childB2"/></queue>
+</queue><defaultQueueSchedulingPolicy>{}</defaultQueueSchedulingPolicy></allocations>"""
+
+
+def fair_share_cluster(mem: int, vcores: int, policy: str) -> ClusterHarness:
+    """``TestFairSchedulerFairShare.createClusterWithQueuesAndOneNode``."""
+    return harness(f"{mem} mb, {vcores} vcores", FAIR_SHARE_TREE.format(policy))
+
+
+def verify_steady_fair_share_memory(h: ClusterHarness, capacity: int) -> None:
+    """``verifySteadyFairShareMemory``: each childA 20 %, each childB 5 %, active or not."""
+    for name, q in h.shares()["queues"].items():
+        if name.startswith("root.parentA.") or name.startswith("root.parentB."):
+            want = 0.2 if name.startswith("root.parentA.") else 0.05
+            assert abs(q["steady"]["memory"] / capacity - want) < 0.001, name
+
+
+def test_fair_share_no_apps_running() -> None:
+    """``TestFairSchedulerFairShare.testFairShareNoAppsRunning``: every child's fair share is 0;
+    the steady shares follow the weights."""
+    h = fair_share_cluster(16 * GB, 0, "fair")
+    h.update()
+    for name, q in h.shares()["queues"].items():
+        if name.startswith("root.parent") and q["leaf"]:
+            assert q["fair"]["memory"] == 0
+    verify_steady_fair_share_memory(h, 16 * GB)
+
+
+def test_fair_share_one_app_running() -> None:
+    """``TestFairSchedulerFairShare.testFairShareOneAppRunning``: childA1 alone is active: 100 %;
+    childA2 0."""
+    h = fair_share_cluster(16 * GB, 0, "fair")
+    h.submit(queue="root.parentA.childA1", user="user1", resources="2048 mb, 1 vcores")
+    h.update()
+    assert abs(fair(h, "root.parentA.childA1") / (16 * GB) * 100 - 100) <= 0.1
+    assert fair(h, "root.parentA.childA2") == 0
+    verify_steady_fair_share_memory(h, 16 * GB)
+
+
+def test_fair_share_multiple_active_queues_under_same_parent() -> None:
+    """``TestFairSchedulerFairShare.testFairShareMultipleActiveQueuesUnderSameParent``: childA1-3
+    active: 33 % each (± 0.9)."""
+    h = fair_share_cluster(16 * GB, 0, "fair")
+    for i in (1, 2, 3):
+        h.submit(queue=f"root.parentA.childA{i}", user=f"user{i}", resources="2048 mb, 1 vcores")
+    h.update()
+    for i in (1, 2, 3):
+        assert abs(fair(h, f"root.parentA.childA{i}") / (16 * GB) * 100 - 33) <= 0.9
+    verify_steady_fair_share_memory(h, 16 * GB)
+
+
+def test_fair_share_with_drf_multiple_active_queues_under_different_parent() -> None:
+    """``TestFairSchedulerFairShare.testFairShareWithDRFMultipleActiveQueuesUnderDifferentParent``:
+    drf everywhere, 16 GB and 10 vcores; apps in childA1, childA2, childB1 and root.default:
+    childA1 and childA2 get 40 % of memory and of vcores, childB1 10 % of each; steady: each
+    childA 20 % of both, each childB 5 % of memory and 10 % of vcores (parentB's one vcore:
+    the upper bracket of ``ComputeFairShares`` gives each child 1)."""
+    mem, cores = 16 * GB, 10
+    h = fair_share_cluster(mem, cores, "drf")
+    h.submit(queue="root.parentA.childA1", user="user1", resources="2048 mb, 1 vcores")
+    h.submit(queue="root.parentA.childA2", user="user2", resources="3072 mb, 1 vcores")
+    h.submit(queue="root.parentB.childB1", user="user3", resources="1024 mb, 1 vcores")
+    h.submit(queue="root.default", user="user4", resources="1024 mb, 1 vcores")
+    h.update()
+    q = h.shares()["queues"]
+    for i in (1, 2):
+        share = q[f"root.parentA.childA{i}"]["fair"]
+        assert abs(share["memory"] / mem * 100 - 40) <= 0.9 and abs(share["vcores"] / cores * 100 - 40) <= 0.9
+    share = q["root.parentB.childB1"]["fair"]
+    assert abs(share["memory"] / mem * 100 - 10) <= 0.9 and abs(share["vcores"] / cores * 100 - 10) <= 0.9
+    for name, s in q.items():
+        if name.startswith("root.parentA."):
+            assert abs(s["steady"]["memory"] / mem - 0.2) <= 0.001 and abs(s["steady"]["vcores"] / cores - 0.2) <= 0.001
+        elif name.startswith("root.parentB."):
+            assert abs(s["steady"]["memory"] / mem - 0.05) <= 0.001
+            assert abs(s["steady"]["vcores"] / cores - 0.1) <= 0.001, name
