@@ -1229,3 +1229,77 @@ def test_fair_share_with_drf_multiple_active_queues_under_different_parent() -> 
         elif name.startswith("root.parentB."):
             assert abs(s["steady"]["memory"] / mem - 0.05) <= 0.001
             assert abs(s["steady"]["vcores"] / cores - 0.1) <= 0.001, name
+
+
+def test_queue_max_am_share_with_container_reservation() -> None:
+    """``TestFairScheduler.testQueueMaxAMShareWithContainerReservation``: reservable-nodes 1,
+    queue1 maxAMShare 0.5; nodes of 10 GB, 10 GB and 5 GB (AM limit 12800 MB).  App 3's 10 GB
+    AM reserves nodes 1 and 2; app 4's 5 GB AM runs on node 3, putting app 3 over the limit:
+    with app 1 gone, node 1 drops app 3's reservation and runs app 5's AM; app 6's 10 GB AM
+    (over the limit) reserves nothing and app 7's runs; with apps 4 and 5 gone app 6 reserves
+    nodes 1 and 2, app 8 waits behind them; app 2 gone, app 6 runs on node 2, and node 1
+    drops its other reservation and runs app 8's AM."""
+    xml = '<allocations><queue name="queue1"><maxAMShare>0.5</maxAMShare></queue></allocations>'
+    h = harness("10240 mb, 10 vcores", xml, nodes=2, scheduler={"reservable_nodes": 1.0})
+    h.add_node("n0002", resources="5120 mb, 5 vcores")
+    h.update()
+    n1, n2, n3 = "n0000", "n0001", "n0002"
+
+    def submit(am: str):
+        app = am_app(h, "queue1", am)
+        h.update()
+        return app
+
+    app1 = submit("1024 mb, 1 vcores")
+    h.heartbeat(n1)
+    assert h.running(app1) == 1 and am_usage(h, "root.queue1") == 1024
+    app2 = submit("1024 mb, 1 vcores")
+    h.heartbeat(n2)
+    assert h.running(app2) == 1 and am_usage(h, "root.queue1") == 2048
+    app3 = submit("10240 mb, 1 vcores")
+    h.heartbeat(n1)
+    h.heartbeat(n2)
+    assert h.running(app3) == 0 and reservations(h, app3) == 2 and am_usage(h, "root.queue1") == 2048
+    app4 = submit("5120 mb, 1 vcores")
+    h.heartbeat(n1)
+    assert h.running(app4) == 0 and am_usage(h, "root.queue1") == 2048
+    h.update()
+    h.heartbeat(n3)
+    assert h.running(app4) == 1 and am_usage(h, "root.queue1") == 7168
+    h.kill_app(app1)
+    assert am_usage(h, "root.queue1") == 6144
+    app5 = submit("1024 mb, 1 vcores")
+    h.heartbeat(n1)
+    assert h.running(app5) == 1 and am_usage(h, "root.queue1") == 7168
+    assert reserved(h, n1) is None or reserved(h, n1).job is not app3
+    h.kill_app(app3)
+    assert am_usage(h, "root.queue1") == 7168
+    app6 = submit("10240 mb, 1 vcores")
+    h.heartbeat(n1)
+    assert h.running(app6) == 0 and reservations(h, app6) == 0 and am_usage(h, "root.queue1") == 7168
+    app7 = submit("1024 mb, 1 vcores")
+    h.heartbeat(n1)
+    assert h.running(app7) == 1 and am_usage(h, "root.queue1") == 8192
+    h.kill_app(app4)
+    assert am_usage(h, "root.queue1") == 3072
+    h.kill_app(app5)
+    assert am_usage(h, "root.queue1") == 2048
+    h.update()
+    h.heartbeat(n1)
+    h.heartbeat(n2)
+    assert reservations(h, app6) == 2
+    app8 = submit("1024 mb, 1 vcores")
+    h.heartbeat(n1)
+    assert h.running(app8) == 0 and am_usage(h, "root.queue1") == 2048
+    h.update()
+    h.heartbeat(n2)
+    assert h.running(app8) == 0 and am_usage(h, "root.queue1") == 2048
+    h.kill_app(app2)
+    assert am_usage(h, "root.queue1") == 1024
+    h.update()
+    h.heartbeat(n2)
+    assert h.running(app6) == 1 and am_usage(h, "root.queue1") == 11264
+    h.update()
+    h.heartbeat(n1)
+    assert h.running(app8) == 1 and am_usage(h, "root.queue1") == 12288
+    assert reservations(h, app6) == 0
