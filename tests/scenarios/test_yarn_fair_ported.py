@@ -1303,3 +1303,90 @@ def test_queue_max_am_share_with_container_reservation() -> None:
     h.heartbeat(n1)
     assert h.running(app8) == 1 and am_usage(h, "root.queue1") == 12288
     assert reservations(h, app6) == 0
+
+
+# --------------------------------------------------------------------------- TestFSAppStarvation
+STARVATION_QUEUES = ("no-preemption", "minshare", "fairshare.child", "drf.child")
+STARVATION_FILE = """<allocations>
+  <queue name="default"/>
+  <queue name="no-preemption"><fairSharePreemptionThreshold>0</fairSharePreemptionThreshold></queue>
+  <queue name="minshare"><fairSharePreemptionThreshold>0</fairSharePreemptionThreshold>
+    <minSharePreemptionTimeout>0</minSharePreemptionTimeout><minResources>2048mb,2vcores</minResources></queue>
+  <queue name="fairshare"><fairSharePreemptionThreshold>1</fairSharePreemptionThreshold>
+    <fairSharePreemptionTimeout>0</fairSharePreemptionTimeout><schedulingPolicy>fair</schedulingPolicy>
+    <queue name="child"><fairSharePreemptionThreshold>1</fairSharePreemptionThreshold>
+      <fairSharePreemptionTimeout>0</fairSharePreemptionTimeout><schedulingPolicy>fair</schedulingPolicy></queue>
+  </queue>
+  <queue name="drf"><fairSharePreemptionThreshold>1</fairSharePreemptionThreshold>
+    <fairSharePreemptionTimeout>0</fairSharePreemptionTimeout><schedulingPolicy>drf</schedulingPolicy>
+    <queue name="child"><fairSharePreemptionThreshold>1</fairSharePreemptionThreshold>
+      <fairSharePreemptionTimeout>0</fairSharePreemptionTimeout><schedulingPolicy>drf</schedulingPolicy></queue>
+  </queue>
+  <defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>
+</allocations>"""
+
+
+def starved_cluster(preemption: bool = True, threshold: float = 0.0) -> tuple[ClusterHarness, dict[str, object]]:
+    """``TestFSAppStarvation.setupClusterAndSubmitJobs``: two 4 GB/4 vc nodes filled by an app
+    in root.default; an app of one 1 GB container in each of the four queues; 10 ms on,
+    an update.  Returns the harness and the apps by queue."""
+    h = harness("4096 mb, 4 vcores", STARVATION_FILE, nodes=2,
+                scheduler={"preemption": preemption, "preemption_utilization_threshold": threshold})
+    greedy = h.submit(queue="root.default", user="default", tasks=8, resources="1024 mb, 1 vcores")
+    h.update()
+    for node in ("n0000", "n0001"):
+        for _ in range(4):
+            h.heartbeat(node)
+    assert h.running(greedy) == 8
+    apps = {q: h.submit(queue=f"root.{q}", user="user", resources="1024 mb, 1 vcores") for q in STARVATION_QUEUES}
+    h.update()
+    for node in ("n0000", "n0001"):
+        for _ in range(4):
+            h.heartbeat(node)
+    h.clock_only(0.01)
+    h.update()
+    return h, apps
+
+
+def starved(h: ClusterHarness) -> set[str]:
+    """The apps the update found starved (``FSContext.getStarvedApps``)."""
+    return set(h.scheduler.resource_engine.starvation)
+
+
+def test_starvation_with_preemption_enabled() -> None:
+    """``TestFSAppStarvation.testPreemptionEnabled``: three starved apps, one each for the
+    minshare, fairshare.child and drf.child queues; none for no-preemption."""
+    h, apps = starved_cluster()
+    assert starved(h) == {apps[q].id for q in ("minshare", "fairshare.child", "drf.child")}
+
+
+def test_starvation_with_preemption_disabled() -> None:
+    """``TestFSAppStarvation.testPreemptionDisabled``: no starved apps when preemption is off."""
+    h, _ = starved_cluster(preemption=False)
+    assert starved(h) == set()
+
+
+def test_starvation_cluster_utilization_threshold() -> None:
+    """``TestFSAppStarvation.testClusterUtilizationThreshold``: a preemption utilization
+    threshold of 1.1 (``yarn.scheduler.fair.preemption.cluster-utilization-threshold``, read
+    as any float): the cluster is never used above it, so no app is starved."""
+    h, _ = starved_cluster(threshold=1.1)
+    assert starved(h) == set()
+
+
+def test_reservable_nodes_above_one_is_read_as_yarn_reads_it() -> None:
+    """``FairSchedulerConfiguration.getReservableNodes`` is a plain ``getFloat``: 2.0 is taken
+    (ceil(3 × 2) = 6 nodes: no cap), as the same test with 0.5 caps at 2 nodes
+    (``testOffSwitchAppReservationThreshold``): here the new app reserves all three."""
+    h = harness("3072 mb, 8 vcores", scheduler={"reservable_nodes": 2.0})
+    h.add_node("n0001", resources="3072 mb, 8 vcores")
+    h.add_node("n0002", resources="3072 mb, 8 vcores")
+    for node in ("n0000", "n0001", "n0002"):
+        h.submit(queue="queue1", user="user1", resources="2048 mb, 1 vcores")
+        h.update()
+        h.heartbeat(node)
+    app = h.submit(queue="queue1", user="user1", resources="2048 mb, 1 vcores")
+    for node in ("n0000", "n0001", "n0002"):
+        h.update()
+        h.heartbeat(node)
+    assert reservations(h, app) == 3
