@@ -1390,3 +1390,76 @@ def test_reservable_nodes_above_one_is_read_as_yarn_reads_it() -> None:
         h.update()
         h.heartbeat(node)
     assert reservations(h, app) == 3
+
+
+# --------------------------------------------------------------------------- TestAppRunnability
+def test_app_addition_and_removal() -> None:
+    """``TestAppRunnability.testAppAdditionAndRemoval``: an app for "user1" makes a second leaf,
+    root.user1, with one runnable app; removed, the queue has none."""
+    h = harness("8192 mb, 8 vcores")
+    app = h.submit(queue="user1", user="user1")
+    assert leaves(h) == {"root.default", "root.user1"}
+    assert h.shares()["queues"]["root.user1"]["runnable_apps"] == 1
+    h.kill_app(app)
+    assert h.shares()["queues"].get("root.user1", {"runnable_apps": 0})["runnable_apps"] == 0
+
+
+def test_preemption_variables_for_queue_created_at_run_time() -> None:
+    """``TestAppRunnability.testPreemptionVariablesForQueueCreatedRuntime``: root's min-share
+    timeout 10 s, fair-share timeout 15 s and threshold 0.6 are inherited by root.user1,
+    created when user1 submits."""
+    xml = """<allocations><queue name="root"><minSharePreemptionTimeout>10</minSharePreemptionTimeout>
+      <fairSharePreemptionTimeout>15</fairSharePreemptionTimeout>
+      <fairSharePreemptionThreshold>.6</fairSharePreemptionThreshold></queue></allocations>"""
+    h = harness("8192 mb, 8 vcores", xml)
+    app = h.submit(queue="user1", user="user1")
+    assert h.queue_of(app) == "root.user1" and h.shares()["queues"]["root.user1"]["runnable_apps"] == 1
+    qc = h.scheduler.allocations.queue_config()
+    assert qc.min_share_preemption_timeout("root.user1") == 10
+    assert qc.fair_share_preemption_timeout("root.user1") == 15
+    assert abs(qc.fair_share_preemption_threshold("root.user1") - 0.6) < 0.001
+
+
+def test_dont_allow_undeclared_pools() -> None:
+    """``TestAppRunnability.testDontAllowUndeclaredPools``: allow-undeclared-pools false, queue
+    jerry configured: (jerry, someuser) → jerry; (default, someuser) twice → default (not
+    root.someuser, which may not be made); (jerry, jerry) → jerry."""
+    h = harness("8192 mb, 8 vcores", '<allocations><queue name="jerry"/></allocations>',
+                scheduler={"allow_undeclared_pools": False})
+
+    def runnable(q: str) -> int:
+        return h.shares()["queues"][q]["runnable_apps"]
+
+    assert h.queue_of(h.submit(queue="jerry", user="someuser")) == "root.jerry"
+    assert runnable("root.jerry") == 1
+    h.submit(queue="default", user="someuser")
+    assert (runnable("root.jerry"), runnable("root.default")) == (1, 1)
+    h.submit(queue="default", user="someuser")
+    assert (runnable("root.jerry"), runnable("root.default")) == (1, 2)
+    h.submit(queue="jerry", user="jerry")
+    assert (runnable("root.jerry"), runnable("root.default")) == (2, 2)
+    assert "root.someuser" not in h.shares()["queues"]
+
+
+def test_move_runnable_app_demand_and_usage() -> None:
+    """``TestAppRunnability.testMoveRunnableApp``: an app of 3 × 1 GB in queue1 runs one on a
+    1 GB node (usage 1024/1, demand 3072/3); moved to queue2, queue1 has no usage, no
+    runnable app and (after an update) no demand; queue2 has them all; root one runnable app."""
+    # Hadoop's test makes both leaves with getLeafQueue(…, true); here they are configured
+    h = harness("1024 mb, 8 vcores", '<allocations><queue name="queue1"/><queue name="queue2"/></allocations>')
+    app = h.submit(queue="queue1", user="user1", tasks=3, resources="1024 mb, 1 vcores")
+    h.heartbeat("n0000")
+    h.update()
+    q = h.shares()["queues"]
+    assert q["root.queue1"]["usage"] == {"memory": 1024, "vcores": 1}
+    assert q["root.queue1"]["demand"] == {"memory": 3072, "vcores": 3}
+    h.move(app, "queue2")
+    q = h.shares()["queues"]
+    assert h.queue_of(app) == "root.queue2"
+    assert q["root.queue1"]["usage"] == {"memory": 0, "vcores": 0} and q["root.queue1"]["runnable_apps"] == 0
+    assert q["root.queue2"]["usage"] == {"memory": 1024, "vcores": 1} and q["root.queue2"]["runnable_apps"] == 1
+    assert q["root"]["runnable_apps"] == 1
+    h.update()
+    q = h.shares()["queues"]
+    assert q["root.queue1"]["demand"] == {"memory": 0, "vcores": 0}
+    assert q["root.queue2"]["demand"] == {"memory": 3072, "vcores": 3}
