@@ -1463,3 +1463,32 @@ def test_move_runnable_app_demand_and_usage() -> None:
     q = h.shares()["queues"]
     assert q["root.queue1"]["demand"] == {"memory": 0, "vcores": 0}
     assert q["root.queue2"]["demand"] == {"memory": 3072, "vcores": 3}
+
+
+# --------------------------------------------------------------------------- TestFSLeafQueue
+def test_leaf_queue_update_demand_is_capped_by_max_resources() -> None:
+    """``TestFSLeafQueue.testUpdateDemand``: root.queue1 with maxResources 8192 MB; two apps
+    each demanding 8192 MB: the queue's demand is its max share, 8192 MB
+    (``FSLeafQueue.updateDemand``: componentwise min with getMaxShare)."""
+    xml = '<allocations><queue name="queue1"><maxResources>8192 mb, 8 vcores</maxResources></queue></allocations>'
+    h = harness("16384 mb, 16 vcores", xml)
+    for _ in range(2):
+        h.submit(queue="root.queue1", user="user1", tasks=8, resources="1024 mb, 1 vcores")
+    h.update()
+    assert h.demand("root.queue1") == {"memory": 8192, "vcores": 8}
+
+
+@pytest.mark.parametrize(("test1", "runs"), [(3, True), (6, False)], ids=["ReturnsTrue", "ReturnsFalse"])
+def test_can_run_app_am_with_a_custom_resource(test1: int, runs: bool) -> None:
+    """``TestFSLeafQueue.testCanRunAppAMReturnsTrue`` / ``…ReturnsFalse``: resource type test1;
+    queue1 max (8192 MB, 4 vc, 10 test1), maxAMShare 0.5; one node of (4096 MB, 10 vc, 25
+    test1): the AM limit is (2048, 2, 5), so an AM of (2048, 2, 3 test1) runs and one of
+    (2048, 2, 6 test1) does not."""
+    xml = """<allocations><queue name="queue1"><maxResources>memory-mb=8192, vcores=4, test1=10</maxResources>
+      <maxAMShare>0.5</maxAMShare></queue></allocations>"""
+    h = harness("memory-mb=4096, vcores=10, test1=25", xml)
+    app = h.submit_app(queue="root.queue1", user="user1", am_resources=f"memory-mb=2048, vcores=2, test1={test1}",
+                       requests=[IDLE])
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(app) == (1 if runs else 0)
