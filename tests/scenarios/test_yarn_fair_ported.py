@@ -1492,3 +1492,69 @@ def test_can_run_app_am_with_a_custom_resource(test1: int, runs: bool) -> None:
     h.update()
     h.heartbeat("n0000")
     assert h.running(app) == (1 if runs else 0)
+
+
+def test_resource_usage_by_move_app() -> None:
+    """``TestFairScheduler.testResourceUsageByMoveApp``: a 1 GB/4 vc node; an app in
+    parent1.queue1 runs one 1 GB/2 vc container: parent1 and queue1 use 1 GB; moved to
+    parent2.queue2, those two use it and parent1, queue1 nothing."""
+    xml = """<allocations><queue name="parent1"><queue name="queue1"/></queue>
+      <queue name="parent2"><queue name="queue2"/></queue></allocations>"""
+    h = harness("1024 mb, 4 vcores", xml)
+    app = h.submit(queue="parent1.queue1", user="user1", tasks=2, resources="1024 mb, 2 vcores")
+    h.update()
+    h.heartbeat("n0000")
+
+    def mem(q: str) -> int:
+        return h.shares()["queues"][q]["usage"]["memory"]
+
+    assert (mem("root.parent2"), mem("root.parent2.queue2"), mem("root.parent1"), mem("root.parent1.queue1")) == \
+        (0, 0, GB, GB)
+    h.move(app, "parent2.queue2")
+    assert (mem("root.parent2"), mem("root.parent2.queue2"), mem("root.parent1"), mem("root.parent1.queue1")) == \
+        (GB, GB, 0, 0)
+
+
+def test_double_removal_and_move_after_removal() -> None:
+    """``TestFairScheduler.testDoubleRemoval`` / ``testMoveAfterRemoval``: an app removed
+    leaves its queue; removing it again changes nothing; moving it afterwards is refused."""
+    from corescheduler.errors import SchedulerStateError
+
+    h = harness("8192 mb, 8 vcores")
+    app = h.submit(queue="user1", user="user1")
+    assert h.shares()["queues"]["root.user1"]["runnable_apps"] == 1
+    h.kill_app(app)
+    assert h.shares()["queues"].get("root.user1", {"runnable_apps": 0})["runnable_apps"] == 0
+    assert h.job(app).is_finished and h.queue_of(app) == "root.user1"
+    try:
+        h.kill_app(app)
+    except SchedulerStateError:
+        pass  # an ended app: nothing to do, as YARN's stopped attempt
+    assert h.queue_of(app) == "root.user1"
+    with pytest.raises(SchedulerStateError, match="is stopped and can't be moved"):
+        h.move(app, "default")
+    assert h.queue_of(app) == "root.user1"
+
+
+def test_queue_name_with_trailing_space() -> None:
+    """``TestFairScheduler.testQueueNameWithTrailingSpace``: "A" accepted (a second leaf);
+    "A " rejected; "B.C" accepted (a third); "A\\u00a0" rejected."""
+    h = harness("8192 mb, 8 vcores")
+    h.submit(queue="A", user="user1")
+    assert leaves(h) == {"root.default", "root.A"}
+    with pytest.raises(SubmissionRejected):
+        h.submit(queue="A ", user="user1")
+    h.submit(queue="B.C", user="user1")
+    assert leaves(h) == {"root.default", "root.A", "root.B.C"}
+    with pytest.raises(SubmissionRejected):
+        h.submit(queue="A\u00a0", user="user1")
+    assert leaves(h) == {"root.default", "root.A", "root.B.C"}
+
+
+def test_user_as_default_queue_with_leading_trailing_space_user_name() -> None:
+    """``TestFairScheduler.testUserAsDefaultQueueWithLeadingTrailingSpaceUserName``: user
+    "  user1" submitting to default lands in root.user1 (``cleanName`` trims it)."""
+    h = harness("8192 mb, 8 vcores", scheduler={"user_as_default_queue": True})
+    app = h.submit(queue="default", user="  user1")
+    assert h.queue_of(app) == "root.user1"
+    assert h.shares()["queues"]["root.default"]["runnable_apps"] == 0
