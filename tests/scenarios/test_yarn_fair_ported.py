@@ -1558,3 +1558,64 @@ def test_user_as_default_queue_with_leading_trailing_space_user_name() -> None:
     app = h.submit(queue="default", user="  user1")
     assert h.queue_of(app) == "root.user1"
     assert h.shares()["queues"]["root.default"]["runnable_apps"] == 0
+
+
+def test_container_allocation_with_container_id_leap() -> None:
+    """``TestFairScheduler.testContainerAllocationWithContainerIdLeap`` (what the harness
+    sees): reservable-nodes 0.5, two 3072 MB nodes; app1 runs 2 × 2048 (4096 MB used); app2's
+    2048 MB ask reserves node 1, not node 2, and keeps it over ten rounds of heartbeats; app1
+    killed, node 2's heartbeat runs app2 there."""
+    h = harness("3072 mb, 10 vcores", nodes=2, scheduler={"reservable_nodes": 0.5})
+    app1 = h.submit(queue="queue1", user="user1", tasks=2, resources="2048 mb, 1 vcores")
+    h.update()
+    h.heartbeat("n0000")
+    h.heartbeat("n0001")
+    app2 = h.submit(queue="queue1", user="user1", resources="2048 mb, 1 vcores")
+    h.update()
+    h.heartbeat("n0000")
+    h.heartbeat("n0001")
+    assert usage(h, "root.queue1")["memory"] == 4096
+    assert reserved(h, "n0000") is not None and reserved(h, "n0000").job is app2
+    assert reserved(h, "n0001") is None
+    for _ in range(10):
+        h.heartbeat("n0000")
+        h.heartbeat("n0001")
+    h.kill_app(app1)
+    assert usage(h, "root.queue1")["memory"] == 0
+    h.heartbeat("n0001")
+    assert h.running(app2) == 1
+    assert [t.node for t in h.scheduler.ledger.running.values() if t.job is app2] == ["n0001"]
+
+
+def test_reservation_metrics() -> None:
+    """``TestFairScheduler.testReservationMetrics``: a 4096 MB/4 vc node; an app in default
+    runs 1024/1; asked for (4096, 4) more, it reserves the node: root's reserved is 4096 MB/4
+    vc; the app removed, 0 again."""
+    h = harness("4096 mb, 4 vcores")
+    app = h.submit_app(queue="default", user="user1", requests=[{"resources": "1024 mb, 1 vcores", "priority": 1}])
+    h.update()
+    h.heartbeat("n0000")
+    root = h.scheduler.resource_engine.tree.root
+    assert not root.reserved.any_positive()
+    h.add_requests(app, [{"resources": "4096 mb, 4 vcores", "priority": 1}])
+    h.update()
+    h.heartbeat("n0000")
+    assert (root.reserved.memory, root.reserved.vcores) == (4096, 4)
+    assert reservations(h, app) == 1
+    h.kill_app(app)
+    assert not root.reserved.any_positive()
+
+
+def test_parent_queue_update_demand_is_capped_by_max_resources() -> None:
+    """``TestFairScheduler.testUpdateDemand``: parent queue1 (max 8192 MB) with leaves a and b
+    (max 8192 each), an app demanding 8192 in each: a's and b's demand is 8192, and so is
+    queue1's (its max share, not their 16384)."""
+    xml = """<allocations><queue name="queue1"><maxResources>8192 mb, 64 vcores</maxResources>
+      <queue name="a"><maxResources>8192 mb, 64 vcores</maxResources></queue>
+      <queue name="b"><maxResources>8192 mb, 64 vcores</maxResources></queue></queue></allocations>"""
+    h = harness("32768 mb, 32 vcores", xml)
+    h.submit(queue="queue1.a", user="user1", tasks=8, resources="1024 mb, 1 vcores")
+    h.submit(queue="queue1.b", user="user1", tasks=8, resources="1024 mb, 1 vcores")
+    h.update()
+    assert h.demand("root.queue1.a")["memory"] == 8192 and h.demand("root.queue1.b")["memory"] == 8192
+    assert h.demand("root.queue1")["memory"] == 8192
