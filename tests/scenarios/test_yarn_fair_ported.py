@@ -1619,3 +1619,35 @@ def test_parent_queue_update_demand_is_capped_by_max_resources() -> None:
     h.update()
     assert h.demand("root.queue1.a")["memory"] == 8192 and h.demand("root.queue1.b")["memory"] == 8192
     assert h.demand("root.queue1")["memory"] == 8192
+
+
+# --------------------------------------------------------------------------- TestSchedulingPolicy
+POLICY_PACKAGE = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.policies."
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    (POLICY_PACKAGE + "FairSharePolicy", "fair"), (POLICY_PACKAGE + "DominantResourceFairnessPolicy", "drf"),
+    (POLICY_PACKAGE + "FifoPolicy", "fifo"), ("drf", "drf"), ("fair", "fair"), ("fifo", "fifo"), ("DRF", "drf")])
+def test_parse_scheduling_policy(text: str, name: str) -> None:
+    """``TestSchedulingPolicy.testParseSchedulingPolicy``: a policy by its class name (or
+    canonical name: the same for these classes) or its short name, in any case."""
+    xml = f"""<allocations><queue name="root"><schedulingPolicy>drf</schedulingPolicy>
+      <queue name="q"><schedulingPolicy>{text}</schedulingPolicy></queue></queue></allocations>"""
+    h = harness("8192 mb, 8 vcores", xml)
+    assert h.scheduler.resource_engine.tree.get("root.q").policy == name
+
+
+def test_default_policy_by_class_name() -> None:
+    """``defaultQueueSchedulingPolicy`` goes through ``SchedulingPolicy.parse`` too: the drf
+    class sets drf for every queue; FifoPolicy's class is refused as fifo is."""
+    from corescheduler.errors import AllocationError
+
+    xml = f"""<allocations><queue name="q"/>
+      <defaultQueueSchedulingPolicy>{POLICY_PACKAGE}DominantResourceFairnessPolicy</defaultQueueSchedulingPolicy>
+    </allocations>"""
+    h = harness("8192 mb, 8 vcores", xml)
+    tree = h.scheduler.resource_engine.tree
+    assert tree.root.policy == "drf" and tree.get("root.q").policy == "drf"
+    with pytest.raises(AllocationError, match="can't be FIFO"):
+        harness("8192 mb, 8 vcores", f"<allocations><defaultQueueSchedulingPolicy>{POLICY_PACKAGE}FifoPolicy"
+                                     "</defaultQueueSchedulingPolicy></allocations>")
