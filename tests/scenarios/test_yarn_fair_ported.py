@@ -1651,3 +1651,117 @@ def test_default_policy_by_class_name() -> None:
     with pytest.raises(AllocationError, match="can't be FIFO"):
         harness("8192 mb, 8 vcores", f"<allocations><defaultQueueSchedulingPolicy>{POLICY_PACKAGE}FifoPolicy"
                                      "</defaultQueueSchedulingPolicy></allocations>")
+
+
+# --------------------------------------------------------------------------- TestQueuePlacementPolicy
+def placed(rules: str, queues: str = "") -> ClusterHarness:
+    return harness("8192 mb, 8 vcores", f"<allocations>{queues}<queuePlacementPolicy>{rules}"
+                                        "</queuePlacementPolicy></allocations>")
+
+
+def place(h: ClusterHarness, queue: str, user: str, groups: list[str] | None = None) -> str | None:
+    return h.queue_of(h.submit(queue=queue, user=user, groups=simple_groups(user) if groups is None else groups))
+
+
+def test_default_rule_with_queue_attribute() -> None:
+    """``TestQueuePlacementPolicy.testDefaultRuleWithQueueAttribute``: specified(create=false),
+    default(queue=root.someDefaultQueue), that queue configured: → root.someDefaultQueue."""
+    h = placed("<rule name='specified' create='false'/><rule name='default' queue='root.someDefaultQueue'/>",
+               '<queue name="someDefaultQueue"/>')
+    assert place(h, "default", "user1") == "root.someDefaultQueue"
+
+
+def test_nested_user_queue_primary_group() -> None:
+    """``TestQueuePlacementPolicy.testNestedUserQueuePrimaryGroup``: specified(create=false),
+    nestedUserQueue(primaryGroup): user1 → root.user1group.user1; a configured
+    root.specifiedq asked for → it; with root.user3group a configured leaf, user3 is
+    refused."""
+    rules = "<rule name='specified' create='false'/><rule name='nestedUserQueue'><rule name='primaryGroup'/></rule>"
+    h = placed(rules, '<queue name="specifiedq"/><queue name="user3group"/>')
+    assert place(h, "default", "user1") == "root.user1group.user1"
+    assert place(h, "root.specifiedq", "user2") == "root.specifiedq"
+    with pytest.raises(SubmissionRejected):
+        place(h, "default", "user3")
+
+
+def test_nested_user_queue_primary_group_no_create() -> None:
+    """``TestQueuePlacementPolicy.testNestedUserQueuePrimaryGroupNoCreate``: nestedUserQueue
+    (primaryGroup create=false), default: user1 → root.default; with root.user1group a
+    configured parent → root.user1group.user1.  Both create=false: user2 → root.default; with
+    root.user2group.user2 configured → it."""
+    rules = "<rule name='nestedUserQueue'><rule name='primaryGroup' create='false'/></rule><rule name='default'/>"
+    assert place(placed(rules), "default", "user1") == "root.default"
+    h = placed(rules, '<queue name="user1group" type="parent"/>')
+    assert place(h, "default", "user1") == "root.user1group.user1"
+    rules = ("<rule name='nestedUserQueue' create='false'><rule name='primaryGroup' create='false'/></rule>"
+             "<rule name='default'/>")
+    assert place(placed(rules), "default", "user2") == "root.default"
+    h = placed(rules, '<queue name="user2group"><queue name="user2"/></queue>')
+    assert place(h, "default", "user2") == "root.user2group.user2"
+
+
+def test_nested_user_queue_secondary_group() -> None:
+    """``TestQueuePlacementPolicy.testNestedUserQueueSecondaryGroup``: nestedUserQueue
+    (secondaryGroupExistingQueue), default: user1 → root.default; with root.user1subgroup1 a
+    configured parent → root.user1subgroup1.user1."""
+    rules = ("<rule name='nestedUserQueue'><rule name='secondaryGroupExistingQueue'/></rule>"
+             "<rule name='default'/>")
+    assert place(placed(rules), "default", "user1") == "root.default"
+    h = placed(rules, '<queue name="user1subgroup1" type="parent"/>')
+    assert place(h, "default", "user1") == "root.user1subgroup1.user1"
+
+
+def test_nested_user_queue_specific_rule() -> None:
+    """``TestQueuePlacementPolicy.testNestedUserQueueSpecificRule``: nestedUserQueue(specified
+    create=false), default; parents root.parent1 and root.parent2 configured: (root.parent1,
+    user1) → root.parent1.user1, (root.parent2, user2) → root.parent2.user2."""
+    rules = "<rule name='nestedUserQueue'><rule name='specified' create='false'/></rule><rule name='default'/>"
+    h = placed(rules, '<queue name="parent1" type="parent"/><queue name="parent2" type="parent"/>')
+    assert place(h, "root.parent1", "user1") == "root.parent1.user1"
+    assert place(h, "root.parent2", "user2") == "root.parent2.user2"
+
+
+def test_nested_user_queue_default_rule() -> None:
+    """``TestQueuePlacementPolicy.testNestedUserQueueDefaultRule``: specified(create=false),
+    nestedUserQueue(default queue=root.parent): user1 → root.parent.user1 (also with
+    root.parent a configured parent and create=false); with root.parent a configured leaf,
+    refused."""
+    rules = "<rule name='specified' create='false'/><rule name='nestedUserQueue'>" \
+            "<rule name='default' queue='root.parent'/></rule>"
+    assert place(placed(rules), "default", "user1") == "root.parent.user1"
+    rules2 = "<rule name='specified' create='false'/><rule name='nestedUserQueue'>" \
+             "<rule name='default' queue='root.parent' create='false'/></rule><rule name='default'/>"
+    assert place(placed(rules2, '<queue name="parent" type="parent"/>'), "default", "user1") == "root.parent.user1"
+    with pytest.raises(SubmissionRejected):
+        place(placed(rules, '<queue name="parent"/>'), "default", "user1")
+
+
+def test_user_contains_period() -> None:
+    """``TestQueuePlacementPolicy.testUserContainsPeriod``: user first.last → root.first_dot_last."""
+    h = placed("<rule name='user'/>")
+    assert place(h, "default", "first.last") == "root.first_dot_last"
+
+
+def test_group_contains_period() -> None:
+    """``TestQueuePlacementPolicy.testGroupContainsPeriod``: primary group user1.group
+    (``PeriodGroupsMapping``): nestedUserQueue(primaryGroup) → root.user1_dot_group.user1."""
+    h = placed("<rule name='specified' create='false'/><rule name='nestedUserQueue'><rule name='primaryGroup'/>"
+               "</rule>")
+    assert place(h, "default", "user1", ["user1.group"]) == "root.user1_dot_group.user1"
+
+
+def test_empty_groups_primary_group_rule() -> None:
+    """``TestQueuePlacementPolicy.testEmptyGroupsPrimaryGroupRule``: primaryGroup(create=false),
+    default; a user with no groups: placement fails (an error, not root.default)."""
+    h = placed("<rule name='primaryGroup' create='false'/><rule name='default'/>")
+    with pytest.raises(SubmissionRejected):
+        place(h, "root.fake", "emptygroupuser", [])
+
+
+@pytest.mark.parametrize("queue", ["A ", "A\u00a0"])
+def test_specified_queue_with_spaces(queue: str) -> None:
+    """``TestQueuePlacementPolicy.testSpecifiedQueueWithSpaces``: specified, default: "A " and
+    "A\\u00a0" are refused (not passed on to the default rule)."""
+    h = placed("<rule name='specified'/><rule name='default'/>")
+    with pytest.raises(SubmissionRejected):
+        place(h, queue, "user1")
