@@ -325,8 +325,8 @@ def test_reservation_threshold_gates_reservations() -> None:
     assert usage(h, "root.queue2")["memory"] == 0
     assert reservations(h, app) == 0
     # YARN's AppSchedulingInfo.updateResourceRequests: the ask at priority 1 for "*" is replaced
-    h.add_requests(app, [{"resources": "1024 mb, 1 vcores", "priority": 1, "count": 0},
-                         {"resources": "1024 mb, 3 vcores", "priority": 1}])
+    h.add_requests(app, [{"resources": "1024 mb, 3 vcores", "priority": 1}])
+    assert h.demand(app) == {"memory": 1024, "vcores": 3}
     h.update()
     h.heartbeat("n0000")
     assert usage(h, "root.queue2")["memory"] == 0
@@ -1765,3 +1765,21 @@ def test_specified_queue_with_spaces(queue: str) -> None:
     h = placed("<rule name='specified'/><rule name='default'/>")
     with pytest.raises(SubmissionRejected):
         place(h, queue, "user1")
+
+
+def test_a_request_of_another_size_replaces_the_ask_at_its_priority_and_places() -> None:
+    """``AppSchedulingInfo.updateResourceRequests``: YARN keys an app's requests by priority
+    and resource name, so asking again at priority 1 for "*" with another size replaces the
+    outstanding ask (its containers not yet run are cancelled); asks at another priority or
+    for other places stay, and containers already running are not touched."""
+    h = harness("8192 mb, 8 vcores")
+    app = h.submit_app(queue="q", user="u", requests=[
+        {"resources": "1024 mb, 1 vcores", "count": 3, "priority": 1},
+        {"resources": "1024 mb, 1 vcores", "count": 1, "priority": 2},
+        {"resources": "1024 mb, 1 vcores", "count": 1, "priority": 1, "locations": ["n0000"]}])
+    h.update()
+    h.heartbeat("n0000")  # one of the priority-1 containers runs
+    assert h.running(app) == 1
+    h.add_requests(app, [{"resources": "2048 mb, 1 vcores", "count": 2, "priority": 1}])
+    # running 1 GB + two 2 GB asked + the priority-2 and node-bound 1 GB asks
+    assert h.demand(app) == {"memory": 1024 + 2 * 2048 + 1024 + 1024, "vcores": 5}
