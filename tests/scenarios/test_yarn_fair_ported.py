@@ -1783,3 +1783,48 @@ def test_a_request_of_another_size_replaces_the_ask_at_its_priority_and_places()
     h.add_requests(app, [{"resources": "2048 mb, 1 vcores", "count": 2, "priority": 1}])
     # running 1 GB + two 2 GB asked + the priority-2 and node-bound 1 GB asks
     assert h.demand(app) == {"memory": 1024 + 2 * 2048 + 1024 + 1024, "vcores": 5}
+
+
+def test_backwards_compatible_preemption_configuration() -> None:
+    """``TestQueueManagerRealScheduler.testBackwardsCompatiblePreemptionConfiguration``:
+    default min-share timeout 15 s, fair-share 30 s; queueB.queueB1's own min-share timeout
+    5 s: every queue's fair-share timeout is 30 s, min-share 15 s but queueB1's 5 s; the
+    file reloaded with a default fair-share timeout of 25 s, root's is 25 s."""
+    xml = """<allocations><queue name="default"/><queue name="queueA"/>
+      <queue name="queueB"><queue name="queueB1"><minSharePreemptionTimeout>5</minSharePreemptionTimeout></queue>
+        <queue name="queueB2"/></queue><queue name="queueC"/>
+      <defaultMinSharePreemptionTimeout>15</defaultMinSharePreemptionTimeout>
+      <defaultFairSharePreemptionTimeout>{}</defaultFairSharePreemptionTimeout></allocations>"""
+    h = harness("8192 mb, 8 vcores", xml.format(30))
+    qc = h.scheduler.allocations.queue_config()
+    names = ["root", "root.default", "root.queueA", "root.queueB", "root.queueB.queueB1", "root.queueB.queueB2",
+             "root.queueC"]
+    assert [qc.fair_share_preemption_timeout(n) for n in names] == [30] * 7
+    assert [qc.min_share_preemption_timeout(n) for n in names] == [15, 15, 15, 15, 5, 15, 15]
+    h.set_allocations(xml.format(25))
+    assert h.scheduler.allocations.queue_config().fair_share_preemption_timeout("root") == 25
+
+
+@pytest.mark.parametrize(("user", "allowed"), [
+    ("queueA_user", {"queueA"}), ("queueB_user", {"queueB"}), ("common_user", {"queueA", "queueB"}),
+    ("queueA_admin", {"queueA"}), ("queueB_admin", {"queueB"}), ("root_admin", {"queueA", "queueB"}),
+    ("nobody", set())])
+def test_queue_acls(user: str, allowed: set[str]) -> None:
+    """``TestFairSchedulerQueueACLs`` (``QueueACLsTestBase.testQueueACLs``' file): root submit
+    " " (nobody), administer "root_admin"; queueA submit "queueA_user,common_user", administer
+    "queueA_admin"; queueB likewise.  A user may submit where it may submit or administer, on
+    the queue or an ancestor."""
+    xml = """<allocations><queue name="root"><aclSubmitApps> </aclSubmitApps>
+      <aclAdministerApps>root_admin </aclAdministerApps>
+      <queue name="queueA"><aclSubmitApps>queueA_user,common_user </aclSubmitApps>
+        <aclAdministerApps>queueA_admin </aclAdministerApps></queue>
+      <queue name="queueB"><aclSubmitApps>queueB_user,common_user </aclSubmitApps>
+        <aclAdministerApps>queueB_admin </aclAdministerApps></queue>
+    </queue></allocations>"""
+    h = harness("8192 mb, 8 vcores", xml)
+    for queue in ("queueA", "queueB"):
+        if queue in allowed:
+            assert h.queue_of(h.submit(queue=queue, user=user)) == f"root.{queue}"
+        else:
+            with pytest.raises(SubmissionRejected):
+                h.submit(queue=queue, user=user)
