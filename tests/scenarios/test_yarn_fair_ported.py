@@ -871,7 +871,6 @@ def test_drf_hierarchical_queues() -> None:
                         ("queue1.subqueue2", "2048 mb, 2 vcores"), ("queue2", "1024 mb, 2 vcores")):
         apps.append(h.submit(queue=queue, user="user1", tasks=2, resources=size))
         h.clock_only(0.003)  # so that start times differ (Hadoop's Thread.sleep(3))
-    app1, app2, app3, app4 = apps
     h.update()
     expected = [(1, 0, 0, 0), (1, 0, 0, 1), (1, 0, 0, 2), (1, 0, 1, 2), (1, 0, 2, 2), (1, 1, 2, 2),
                 (1, 1, 2, 2)]
