@@ -1827,3 +1827,19 @@ def test_queue_acls(user: str, allowed: set[str]) -> None:
         else:
             with pytest.raises(SubmissionRejected):
                 h.submit(queue=queue, user=user)
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_app_not_preempted_below_fair_share(mode: str) -> None:
+    """``TestFairSchedulerPreemption.testAppNotPreemptedBelowFairShare``: the greedy app holds
+    both nodes with eight 1 GB containers; an app in preemptable.child-2 asks 4 × (3 GB, 3 vc):
+    three of the greedy app's containers go for the first (it keeps 5), and no more, since
+    the greedy app may not fall below its fair share (4 GB) for the second: the starved app
+    runs 1."""
+    c = PreemptionCluster(mode)
+    c.take_all("root.preemptable.child-1")
+    c.starving = c.h.submit(queue="root.preemptable.child-2", user="default", tasks=4, resources="3072 mb, 3 vcores")
+    c.h.advance(0)  # no clock tick here in Hadoop's test: the timeouts are 0
+    assert c.h.running(c.greedy) == 5
+    c.assign_fully()
+    assert c.h.running(c.starving) == 1
