@@ -1843,3 +1843,18 @@ def test_app_not_preempted_below_fair_share(mode: str) -> None:
     assert c.h.running(c.greedy) == 5
     c.assign_fully()
     assert c.h.running(c.starving) == 1
+
+
+def test_hierarchical_queues_similar_parents() -> None:
+    """``TestFairScheduler.testHierarchicalQueuesSimilarParents``: parent.child made (2 leaves
+    with root.default); "parent" (a parent) and "parent.child.grandchild" (under a leaf) are
+    refused and make nothing; parent.sister is made (3 leaves)."""
+    h = harness("8192 mb, 8 vcores")
+    assert h.queue_of(h.submit(queue="parent.child", user="u")) == "root.parent.child"
+    assert leaves(h) == {"root.default", "root.parent.child"}
+    for bad in ("parent", "parent.child.grandchild"):
+        with pytest.raises(SubmissionRejected):
+            h.submit(queue=bad, user="u")
+        assert leaves(h) == {"root.default", "root.parent.child"}
+    assert h.queue_of(h.submit(queue="parent.sister", user="u")) == "root.parent.sister"
+    assert leaves(h) == {"root.default", "root.parent.child", "root.parent.sister"}
