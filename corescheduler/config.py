@@ -114,7 +114,9 @@ class SchedulerConfig:
                        pool_resolver=RESOURCE_POLICY_RESOLVERS.get(s.table.get("share_policy"), ("rules",)))
         return cls(
             mode=mode,
-            reservable_nodes=float(s.number("reservable_nodes", d.reservable_nodes, minimum=0, maximum=1)),
+            # FairSchedulerConfiguration.getReservableNodes / getPreemptionUtilizationThreshold read
+            # any float (getFloat, no upper bound): above 1, no cap on reservations / never preempt
+            reservable_nodes=float(s.number("reservable_nodes", d.reservable_nodes, minimum=0)),
             user_as_default_queue=s.boolean("user_as_default_queue", d.user_as_default_queue),
             allow_undeclared_pools=s.boolean("allow_undeclared_pools", d.allow_undeclared_pools),
             dynamic_max_assign=s.boolean("dynamic_max_assign", d.dynamic_max_assign),
@@ -122,7 +124,7 @@ class SchedulerConfig:
             reservation_threshold=_resources(s, "reservation_threshold", d.reservation_threshold),
             task_resources=_resources(s, "task_resources", d.task_resources),
             preemption_utilization_threshold=float(
-                s.number("preemption_utilization_threshold", d.preemption_utilization_threshold, minimum=0, maximum=1)
+                s.number("preemption_utilization_threshold", d.preemption_utilization_threshold, minimum=0)
             ),
             allocation_file=s.string("allocation_file", None),
             pool_resolver=s.names("pool_resolver", d.pool_resolver),

@@ -385,8 +385,10 @@ class ClusterHarness:
         ``FairScheduler.allocate``.  A request for an ask the app has (same priority, size
         once normalized, locations and ``relax_locality``) sets how many of its containers
         are outstanding, as YARN replaces a request's ``numContainers``: ``"count": 0``
-        cancels the ask's pending containers.  Any other request adds an ask.  Runs an
-        update; returns the containers added."""
+        cancels the ask's pending containers.  A request of another size for the same
+        priority, places and ``relax_locality`` replaces those asks (YARN keys requests by
+        priority and place): their pending containers are cancelled.  Any other request adds
+        an ask.  Runs an update; returns the containers added."""
         rs = self._engine()
         parsed = _requests(requests)
         seen: dict[tuple[Any, ...], int] = {}

@@ -88,6 +88,12 @@ def clean_name(name: str) -> str:
     return name.replace(".", "_dot_")
 
 
+def yarn_clean_name(name: str) -> str:
+    """Resource mode: ``FairQueuePlacementUtils.cleanName`` — the name trimmed first
+    (``FairSchedulerUtilities.trimQueueName``: "  user1" → "user1"), then ``.`` → ``_dot_``."""
+    return clean_name(name.strip())
+
+
 @frozen
 class Rule:
     """One rule of the chain; ``index`` is its position in ``rules``."""
@@ -292,11 +298,11 @@ class _Placement:
             if name == "primaryGroup":
                 if not self.groups:
                     return Rejection(f"No groups returned for user {self.user}")
-                leaf = clean_name(self.groups[0])
+                leaf = yarn_clean_name(self.groups[0])
             else:
                 if not self.user:
                     return None
-                leaf = clean_name(self.user)
+                leaf = yarn_clean_name(self.user)
             if rule.parent is not None:
                 parent = self._parent(rule)
                 if parent is None or isinstance(parent, Rejection):
@@ -313,7 +319,7 @@ class _Placement:
                     return found
                 parent = found
             for group in self.groups:  # trunk: the primary group too
-                g = clean_name(group)
+                g = yarn_clean_name(group)
                 q = f"{parent}.{g}" if parent else full_queue_name(g)
                 if self._configured(q):
                     return q
@@ -328,6 +334,10 @@ def place_queue(
     """Resource mode: the first queue (full name) or rejection a rule gives
     (``PlacementManager.placeApplication``); none → rejected, as YARN's
     ``FairScheduler.addApplication``."""
+    if requested == "":
+        # FairScheduler.addApplication (Hadoop 2.x-3.2; 3.3 refuses it too, the queue
+        # manager finding no valid node name in "root."): an empty queue name is refused
+        return Rejection(f"Reject application submitted by user {user or 'default'} with an empty queue name.")
     placement = _Placement(requested, user, groups, queues, live)
     for rule in rules:
         answer = placement.apply(rule)

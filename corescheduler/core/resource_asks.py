@@ -248,8 +248,12 @@ class YarnAsks(EngineState):
         whose ask (priority, normalized size, places, relax-locality) the app has sets that
         ask's outstanding containers to ``n`` (YARN replaces a key's ``numContainers``:
         ``AppSchedulingInfo.updateResourceRequests``; 0 cancels it); any other adds an ask of
-        ``n`` containers.  Returns the containers added.  The app must not have ended; a
-        bad request raises SchedulerStateError with nothing changed."""
+        ``n`` containers.  A request of another size for the priority, places and
+        relax-locality of asks the app has replaces them, as YARN's request for the same
+        priority and resource name does: their outstanding containers are cancelled
+        (``TestFairScheduler.testReservationThresholdGatesReservations``).  Returns the
+        containers added.  The app must not have ended; a bad request raises
+        SchedulerStateError with nothing changed."""
         if job.is_finished or job.id not in self.owner.jobs:
             raise SchedulerStateError(f"job {job.id} has ended ({job.state}): it asks for nothing more")
         leaf = self.tree.queues.get(job.queue or "")
@@ -287,6 +291,13 @@ class YarnAsks(EngineState):
             relax = ts.relax_locality or anywhere or not (nodes or racks)
             priority = ts.priority if ts.priority is not None else 0
             ask = apps.find((priority, size, nodes, racks, relax))
+            if ask is None:  # YARN keys a request by priority and place: this one replaces those
+                for other in apps.asks:
+                    if (other.priority, other.nodes, other.racks, other.relax) == (priority, nodes, racks, relax):
+                        for task in reversed(other.outstanding()):
+                            self.ledger.withdraw(task)
+                            job._pending_resources[TASK] = job._pending_resources.get(TASK, NONE) - other.size
+                            apps.withdrawn += 1
             have = ask.outstanding() if ask is not None else []
             for task in reversed(have[count:]):  # fewer: the newest pending ones go
                 self.ledger.withdraw(task)

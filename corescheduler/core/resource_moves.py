@@ -71,9 +71,12 @@ class AppMoves(AppAdmission):
     def move_target(self, job: Job, pool_name: str, caller: tuple[str, Sequence[str]] | None = None) -> str | None:
         """The leaf ``job`` moves to, every rule checked (SchedulerStateError naming the app,
         the target and the rule; AccessDeniedError when ``caller`` may not submit there);
-        None when there is nothing to move (it has ended, or ``pool_name`` is its queue)."""
+        None when there is nothing to move (``pool_name`` is its queue).  An app that has ended
+        is refused: ``FairScheduler.moveApplication`` ("is stopped and can't be moved", YARN-7139)
+        and ``ClientRMService.moveApplicationAcrossQueues`` ("App in FINISHED state cannot be
+        moved")."""
         if job.is_finished:
-            return None
+            raise SchedulerStateError(f"cannot move {job.id}: Application {job.id} is stopped and can't be moved!")
         source = self.tree.queues.get(job.queue or "")
         if source is None:  # pragma: no cover - a live app is in its leaf
             raise SchedulerStateError(f"job {job.id} has no leaf queue {job.queue!r}")

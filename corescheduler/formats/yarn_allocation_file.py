@@ -199,12 +199,24 @@ def _boolean(text: str) -> bool | _Warned:
     return lowered == "true"
 
 
+#: ``SchedulingPolicy.parse`` takes YARN's own policy classes by name too (``Class.forName``;
+#: ``TestSchedulingPolicy.testParseSchedulingPolicy``): the built-in policy each one is
+_POLICY_CLASSES = {
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.policies.FairSharePolicy": "fair",
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.policies.DominantResourceFairnessPolicy": "drf",
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.policies.FifoPolicy": "fifo",
+}
+
+
 def _policy(text: str) -> str:
-    """``SchedulingPolicy.parse``: fair, fifo, drf in any case; any other name is a
-    SharePolicy plugin's (checked when the scheduler starts)."""
+    """``SchedulingPolicy.parse``: fair, fifo, drf in any case, or YARN's class of one of them
+    (``…fair.policies.FairSharePolicy``, case as written); any other name is a SharePolicy
+    plugin's (checked when the scheduler starts)."""
     lowered = text.lower()
     if lowered in _BUILTIN_POLICIES:
         return lowered
+    if text in _POLICY_CLASSES:
+        return _POLICY_CLASSES[text]
     if not _POLICY_NAME_RE.fullmatch(text):
         # YARN refuses too: SchedulingPolicy.parse finds no such class (AllocationConfigurationException)
         raise ValueError(text)
@@ -567,8 +579,9 @@ def parse_queue_config(root: etree._Element, source: str) -> tuple[QueueConfig, 
             text = _text(p, child, "")
             if text is None:
                 continue
-            if text.lower() == "fifo":
-                # YARN refuses: AllocationFileParser.extractSchedulingPolicy (all versions)
+            if text.lower() == "fifo" or _POLICY_CLASSES.get(text) == "fifo":
+                # YARN refuses: AllocationFileParser.extractSchedulingPolicy (all versions; its
+                # FifoPolicy class is refused as the root's policy in any case)
                 p.error(
                     child,
                     "Bad fair scheduler config file: defaultQueueSchedulingPolicy or defaultQueueSchedulingMode "

@@ -212,6 +212,10 @@ def test_am_use_moves_and_the_old_leaf_frees_a_waiting_app() -> None:
 
 
 def test_a_finished_app_or_its_own_queue_moves_nothing() -> None:
+    """A move to the app's own queue changes nothing; an app that has ended is refused
+    (``FairScheduler.moveApplication``: "is stopped and can't be moved"), nothing changed."""
+    from corescheduler.errors import SchedulerStateError
+
     h = harness("1024 mb, 1 vcores")
     app = h.submit(queue="queue1", user="u", tasks=1, resources="1024 mb, 1 vcores")
     before = state(h)
@@ -221,7 +225,8 @@ def test_a_finished_app_or_its_own_queue_moves_nothing() -> None:
     (a,) = h.heartbeat("n0000")
     h.finish(a.task)
     assert app.is_finished
-    h.move(app, "queue2")
+    with pytest.raises(SchedulerStateError, match="is stopped and can't be moved"):
+        h.move(app, "queue2")
     assert app.pool == "root.queue1"
 
 
