@@ -89,3 +89,100 @@ def test_user_limit_cache_active_users_changed() -> None:
     h.heartbeat("n0001")
     assert used(h, "root.a") == 10 * GB
     assert [int(cs.user_limit(a).memory) for a in apps] == [3 * GB] * 4
+
+
+def rm_harness(allocations: str, nodes: int, node: str) -> ClusterHarness:
+    """An RM of ``nodes`` ``MockNM``s (``TestCapacityScheduler``'s RM-level tests: the
+    scheduler's defaults, several containers a heartbeat)."""
+    return ClusterHarness(racks=1, nodes_per_rack=nodes, node_resources=node, config=CONFIG,
+                          allocations=allocations)
+
+
+def run_until(h: ClusterHarness, done: object, node: str = "n0000", most: int = 50) -> None:
+    """``waitContainerAllocated``: heartbeats of ``node`` until ``done()`` (at most ``most``)."""
+    for _ in range(most):
+        if done():  # type: ignore[operator]
+            return
+        h.heartbeat(node)
+    assert done(), "not allocated"  # type: ignore[operator]
+
+
+def running(app: object) -> int:
+    return sum(1 for t in app.tasks["task"] if t.state == "running")  # type: ignore[attr-defined]
+
+
+def test_hierarchy_queues_current_limits() -> None:
+    """``TestCapacityScheduler.testHierarchyQueuesCurrentLimits``: ``setupQueueConfiguration``
+    (a 10.5 % (a1 30, a2 70), b 89.5 % (b1 79.2, b2 0.8, b3 20), leaves' user-limit-factor
+    100) on one 100 GB node.  app1 in b1 (1 GB AM, one 1 GB container): its headroom is b1's
+    user limit, 100 GB × 0.895 × 0.792 rounded up to 71 GB, less its 2 GB: 69 GB.  app2 in
+    b2 takes 41 GB (AM and 5 × 8 GB), app1 one more 1 GB: 100 − 41 − 3 = 56 GB.  app3 in a1
+    takes 25 GB (AM and 3 × 8 GB), app1 one more: 100 − 41 − 4 − 25 = 30 GB (b1's current
+    limit: what its parents leave it, ``ParentQueue.getResourceLimitsOfChild``)."""
+    from test_yarn_capacity_scheduler_rm import setup_queue_configuration
+
+    h = rm_harness(setup_queue_configuration(), nodes=1, node="102400 mb, 200 vcores")
+    one = "1024 mb, 1 vcores"
+
+    def headroom(app: object) -> int:
+        h.update()
+        return int(h.shares()["jobs"][app.id]["headroom"].memory)  # type: ignore[attr-defined]
+
+    app1 = h.submit_app(queue="b1", user="user", am_resources=one, requests=[{"resources": one}])
+    run_until(h, lambda: running(app1) == 1)
+    assert used(h, "root.b.b1") == 2 * GB
+    assert headroom(app1) == 69 * GB
+    app2 = h.submit_app(queue="b2", user="user", am_resources=one,
+                        requests=[{"resources": "8192 mb, 1 vcores", "count": 5}])
+    run_until(h, lambda: running(app2) == 5)
+    h.add_requests(app1, [{"resources": one}])
+    run_until(h, lambda: running(app1) == 2)
+    assert (used(h, "root.b.b2"), used(h, "root.b.b1")) == (41 * GB, 3 * GB)
+    assert headroom(app1) == 56 * GB
+    app3 = h.submit_app(queue="a1", user="user", am_resources=one,
+                        requests=[{"resources": "8192 mb, 1 vcores", "count": 3}])
+    run_until(h, lambda: running(app3) == 3)
+    h.add_requests(app1, [{"resources": one}])
+    run_until(h, lambda: running(app1) == 3)
+    assert (used(h, "root.a.a1"), used(h, "root.b.b1")) == (25 * GB, 4 * GB)
+    assert headroom(app1) == 30 * GB
+
+
+def test_parent_queue_max_caps_are_respected() -> None:
+    """``TestCapacityScheduler.testParentQueueMaxCapsAreRespected``: a 50 % (maximum 50 %:
+    12 GB of one 24 GB node) with a1 and a2 (50 % each, user-limit-factor 100), b 50 %.
+    app1 in a1 uses 9 GB (1 GB AM, 2 × 4 GB); app2 in a2 runs its 2 GB AM (a at 11 GB), and
+    its 2 GB container is never allocated: it would take a past its maximum."""
+    allocations = ("<configuration>" + "".join(
+        f"<property><name>yarn.scheduler.capacity.{k}</name><value>{v}</value></property>" for k, v in (
+            ("root.queues", "a,b"), ("root.a.capacity", "50"), ("root.a.maximum-capacity", "50"),
+            ("root.b.capacity", "50"), ("root.a.queues", "a1,a2"), ("root.a.a1.capacity", "50"),
+            ("root.a.a1.user-limit-factor", "100"), ("root.a.a2.capacity", "50"),
+            ("root.a.a2.user-limit-factor", "100"))) + "</configuration>")
+    h = rm_harness(allocations, nodes=1, node="24576 mb, 24 vcores")
+    app1 = h.submit_app(queue="a1", user="user", am_resources="1024 mb, 1 vcores",
+                        requests=[{"resources": "4096 mb, 1 vcores", "count": 2}])
+    run_until(h, lambda: running(app1) == 2)
+    app2 = h.submit_app(queue="a2", user="user", am_resources="2048 mb, 1 vcores",
+                        requests=[{"resources": "2048 mb, 1 vcores"}])
+    run_until(h, lambda: app2.am_running)
+    assert (used(h, "root.a.a1"), used(h, "root.a.a2"), used(h, "root.a")) == (9 * GB, 2 * GB, 11 * GB)
+    for _ in range(20):
+        h.heartbeat("n0000")
+    assert running(app2) == 0 and used(h, "root.a") == 11 * GB
+
+
+def test_am_used_resource() -> None:
+    """``TestCapacityScheduler.testAMUsedResource``: an AM asking 50 MB, below the 1 GB minimum
+    allocation, is normalized to it: its queue (a1 of ``setupQueueConfiguration``) and its
+    user count 1 GB of AM use."""
+    from test_yarn_capacity_scheduler_rm import setup_queue_configuration
+
+    h = rm_harness(setup_queue_configuration(), nodes=1, node="4096 mb, 4 vcores")
+    app = h.submit_app(queue="a1", user="user_0", am_resources="50 mb, 1 vcores",
+                       requests=[{"resources": "1024 mb, 1 vcores"}])
+    run_until(h, lambda: app.am_running)
+    h.update()
+    assert h.shares()["queues"]["root.a.a1"]["am_used"].memory == 1 * GB
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    assert int(cs._user_am["root.a.a1"]["user_0"].memory) == 1 * GB
