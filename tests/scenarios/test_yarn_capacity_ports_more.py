@@ -186,3 +186,148 @@ def test_am_used_resource() -> None:
     assert h.shares()["queues"]["root.a.a1"]["am_used"].memory == 1 * GB
     cs = h.scheduler.plugins.instances["yarn_capacity"]
     assert int(cs._user_am["root.a.a1"]["user_0"].memory) == 1 * GB
+
+
+def multiple_queues(*more: tuple[str, str]) -> str:
+    """``TestUtils.getConfigurationWithMultipleQueues``: root.a 10 %, b 20 %, c 70 %, each of
+    maximum 100 % and user-limit-factor 100; ``more`` properties after them."""
+    props = [("root.queues", "a,b,c")]
+    for name, capacity in (("a", "10"), ("b", "20"), ("c", "70")):
+        props += [(f"root.{name}.capacity", capacity), (f"root.{name}.maximum-capacity", "100"),
+                  (f"root.{name}.user-limit-factor", "100")]
+    props += list(more)
+    return ("<configuration>" + "".join(
+        f"<property><name>yarn.scheduler.capacity.{k}</name><value>{v}</value></property>" for k, v in props)
+        + "</configuration>")
+
+
+def live(app: object) -> int:
+    """``getLiveContainers().size()``: the app's running containers, its AM's included."""
+    return running(app) + (1 if app.am_running else 0)  # type: ignore[attr-defined]
+
+
+def launch(h: ClusterHarness, queue: str, user: str, am: str, node: str = "n0000") -> object:
+    """``MockRM.launchAndRegisterAM``: an app whose AM runs on ``node`` (heartbeats of it) and
+    which asks for nothing it can get yet: its placeholder (a container only on a node the
+    cluster does not have) keeps it alive until :func:`ask` (``am.allocate``) cancels it."""
+    app = h.submit_app(queue=queue, user=user, am_resources=am, requests=[PLACEHOLDER])
+    run_until(h, lambda: app.am_running, node=node)
+    return app
+
+
+#: an ask no node can serve (``relax_locality`` false on a node the cluster does not have)
+PLACEHOLDER = {"resources": "1024 mb, 1 vcores", "count": 1, "priority": 99, "locations": ["nosuch"],
+               "relax_locality": False}
+
+
+def ask(h: ClusterHarness, app: object, resources: str, count: int, **more: object) -> None:
+    """``am.allocate("*", size, count)``; the app's placeholder (:func:`launch`) goes."""
+    h.add_requests(app, [{"resources": resources, "count": count, **more},  # type: ignore[arg-type]
+                         {**PLACEHOLDER, "count": 0}])
+
+
+def test_queue_priority_ordering() -> None:
+    """``TestContainerAllocation.testQueuePriorityOrdering``: root orders its children by
+    ``priority-utilization``, a (10 %, maximum 20 %) priority 3, b (20 %) 2, c (70 %) 1, on one
+    100 GB node; an app in each (2 GB AMs) asks 10 × 5 GB, one container a heartbeat.  a gets
+    two (12 GB: at its guarantee), then b four (22 GB), then c ten (52 GB), then — all three
+    over their guarantees — a one (17 GB, then at its maximum) and b one, by priority."""
+    h = rm_harness(multiple_queues(("root.ordering-policy", "priority-utilization"),
+                                   ("root.a.maximum-capacity", "20"), ("root.c.priority", "1"),
+                                   ("root.b.priority", "2"), ("root.a.priority", "3")),
+                   nodes=1, node="102400 mb, 200 vcores")
+    apps = [launch(h, q, "user", "2048 mb, 1 vcores") for q in ("a", "b", "c")]
+    for app in apps:
+        ask(h, app, "5120 mb, 1 vcores", 10)
+
+    def beat(times: int = 1) -> tuple[int, ...]:
+        for _ in range(times):
+            h.heartbeat("n0000")
+        return tuple(live(a) for a in apps)
+
+    assert beat() == (2, 1, 1)
+    assert beat() == (3, 1, 1)
+    assert beat() == (3, 2, 1)
+    assert beat(3) == (3, 5, 1)
+    assert beat(10) == (3, 5, 11)
+    assert beat(20) == (4, 6, 11)
+
+
+def test_continuous_reservation_looking_when_used_equals_max() -> None:
+    """``TestContainerAllocation.testContinuousReservationLookingWhenUsedEqualsMax``: the
+    multiple queues with a's maximum 10 % (10 GB of nm1 10 GB + nm2 90 GB); app1 in a (2 GB AM)
+    and app2 in b (1 GB AM) on nm1; app1 asks 2 × 4 GB.  Two nm1 heartbeats: one 4 GB runs, the
+    other is reserved (a at 10 GB, its maximum, reservation included).  An nm2 heartbeat
+    runs it there and unreserves nm1 (``reservations-continue-look-all-nodes``)."""
+    h = ClusterHarness(racks=0, nodes_per_rack=0, config=CONFIG,
+                       allocations=multiple_queues(("root.a.maximum-capacity", "10")))
+    h.add_node("n0000", "r00", resources="10240 mb, 10 vcores")
+    h.add_node("n0001", "r00", resources="92160 mb, 90 vcores")
+    app1 = launch(h, "a", "user", "2048 mb, 1 vcores")
+    launch(h, "b", "user", "1024 mb, 1 vcores")
+    ask(h, app1, "4096 mb, 1 vcores", 2)
+    h.heartbeat("n0000")
+    h.heartbeat("n0000")
+    nodes = h.scheduler.cluster.nodes
+    assert live(app1) == 2 and nodes["n0000"].reserved is not None
+    h.heartbeat("n0001")
+    assert live(app1) == 3 and nodes["n0000"].reserved is None
+
+
+def test_user_limit_allocation_multiple_containers() -> None:
+    """``TestContainerAllocation.testUserLimitAllocationMultipleContainers``: the multiple
+    queues, c's minimum-user-limit-percent 50, ``maximum-container-assignments`` −1, one
+    1000 GB node h1; user1's and user2's apps in c (2 GB AMs) ask 1000 × 5 GB on h1.  One
+    heartbeat fills the node, the two users taking turns by the user limit: app1 101
+    containers (AM included), app2 100."""
+    h = rm_harness(multiple_queues(("per-node-heartbeat.maximum-container-assignments", "-1"),
+                                   ("root.c.minimum-user-limit-percent", "50")),
+                   nodes=1, node="1024000 mb, 2000 vcores")
+    app1 = launch(h, "c", "user1", "2048 mb, 1 vcores")
+    app2 = launch(h, "c", "user2", "2048 mb, 1 vcores")
+    for app in (app1, app2):
+        ask(h, app, "5120 mb, 1 vcores", 1000, locations=["n0000"])
+    h.heartbeat("n0000")
+    assert (live(app1), live(app2)) == (101, 100)
+
+
+def test_allocation_cannot_be_blocked_when_former_queue_reached_its_limit() -> None:
+    """``TestContainerAllocation.testAllocationCannotBeBlockedWhenFormerQueueReachedItsLimit``:
+    the multiple queues with c (70 %) split into c1 (10 %, maximum 10 %) and c2 (90 %),
+    ``DominantResourceCalculator``, two 10 GB, 10-vcore nodes; app1 in c1 and app2 in b run
+    1 GB AMs on nm1 and ask one 2 GB container each.  c is served before b (less used) but c1
+    is at its maximum: one nm1 heartbeat still gives app2 its container."""
+    h = rm_harness(multiple_queues(("root.c.queues", "c1,c2"), ("root.c.c1.capacity", "10"),
+                                   ("root.c.c1.maximum-capacity", "10"), ("root.c.c2.capacity", "90"),
+                                   ("resource-calculator",
+                                    "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator")),
+                   nodes=2, node="10240 mb, 10 vcores")
+    app1 = launch(h, "c1", "user", "1024 mb, 1 vcores")
+    app2 = launch(h, "b", "user", "1024 mb, 1 vcores")
+    ask(h, app1, "2048 mb, 1 vcores", 1)
+    ask(h, app2, "2048 mb, 1 vcores", 1)
+    h.heartbeat("n0000")
+    assert (live(app1), live(app2)) == (1, 2)
+
+
+def test_active_users_with_only_pending_apps() -> None:
+    """``TestContainerAllocation.testActiveUsersWithOnlyPendingApps``: default (100 %) with
+    maximum-am-resource-percent 0.2 on one 8 GB node; u1 and u2 run 1 GB AMs and ask 50 × 1 GB,
+    u3's and u4's apps wait for their AMs (the AM limit).  Ten heartbeats: four active users
+    (``UsersManager.getNumActiveUsers``), two of them with only pending apps."""
+    h = rm_harness("<configuration><property><name>yarn.scheduler.capacity.root.queues</name><value>default"
+                   "</value></property><property><name>yarn.scheduler.capacity.root.default.capacity</name>"
+                   "<value>100</value></property><property><name>yarn.scheduler.capacity.root.default."
+                   "maximum-am-resource-percent</name><value>0.2</value></property></configuration>",
+                   nodes=1, node="8192 mb, 8 vcores")
+    one = "1024 mb, 1 vcores"
+    apps = [launch(h, "default", u, one) for u in ("u1", "u2")]
+    apps += [h.submit_app(queue="default", user=u, am_resources=one, requests=[{"resources": one, "count": 50}])
+             for u in ("u3", "u4")]
+    for app in apps[:2]:
+        ask(h, app, one, 50)
+    for _ in range(10):
+        h.heartbeat("n0000")
+    assert [a.am_running for a in apps] == [True, True, False, False]
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    assert cs._active(cs._live["root.default"])[0] == 4
