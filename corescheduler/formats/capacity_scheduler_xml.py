@@ -20,8 +20,10 @@ validates it as Hadoop 3.3 does when the scheduler (re)initializes its queues:
   absolute mode"); an absolute child may not exceed its parent's absolute capacity.
 * ``CSQueueUtils.checkMaxCapacity`` / ``AbstractCSQueue.setupQueueConfigs``:
   ``maximum-capacity`` ≥ ``capacity`` (absolute: each resource).
-* ``LeafQueue.setupQueueConfigs``: ``minimum-user-limit-percent`` in (0, 100],
-  ``maximum-am-resource-percent`` in [0, 1], ``state`` RUNNING or STOPPED,
+* ``LeafQueue.setupQueueConfigs``: ``minimum-user-limit-percent`` ≥ 0 (Hadoop takes any
+  number: 0 leaves the limit to the active users' shares, above 100 lifts it past the
+  current capacity; a negative one is refused here), ``maximum-am-resource-percent`` in
+  [0, 1], ``state`` RUNNING or STOPPED,
   ``ordering-policy`` fifo or fair (the class names too); a parent's ``ordering-policy``
   ``utilization`` (the default) or ``priority-utilization``, inherited by the parents under
   it (``CapacitySchedulerConfiguration.getQueueOrderingPolicy``).
@@ -82,6 +84,8 @@ DEFAULT_OFFSWITCH_PER_HEARTBEAT = 1
 DEFAULT_MAX_ASSIGN_PER_HEARTBEAT = 100  # Hadoop 3.3 (YARN-8513); -1: no limit
 DEFAULT_USER_LIMIT_FACTOR = 1.0
 DEFAULT_MINIMUM_USER_LIMIT_PERCENT = 100.0
+#: what ``minimum-user-limit-percent`` takes
+MULP_EXPECTED = "a percent ≥ 0 (above 100 lifts the user limit past the queue's current capacity)"
 ORDERING_POLICIES = {
     "fifo": "fifo",
     "fair": "fair",
@@ -467,8 +471,8 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
                                                  what="a whole number ≥ -1 (-1: no limit)") or 0),
     }
     default_ulf = r.number("user-limit-factor", DEFAULT_USER_LIMIT_FACTOR, what="a number (-1: no limit)")
-    default_mulp = r.number("minimum-user-limit-percent", DEFAULT_MINIMUM_USER_LIMIT_PERCENT, 0, 100,
-                            what="a percent in (0, 100]")
+    default_mulp = r.number("minimum-user-limit-percent", DEFAULT_MINIMUM_USER_LIMIT_PERCENT, 0,
+                            what=MULP_EXPECTED)
     calc = r.get("resource-calculator")
     if calc is not None and calc.value:
         if calc.value not in CALCULATORS:
@@ -517,11 +521,9 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
             mx = r.number(f"{path}.maximum-capacity", 100.0, -1, 100, what="a percent from 0 to 100 (-1: 100)")
             s["maximum_pct"] = 100.0 if mx is None or mx < 0 else mx
         s["user_limit_factor"] = r.number(f"{path}.user-limit-factor", default_ulf, what="a number (-1: no limit)")
-        mulp = r.number(f"{path}.minimum-user-limit-percent", default_mulp, 0, 100, what="a percent in (0, 100]")
-        if mulp is not None and mulp <= 0:
-            r.problem(r.get(f"{path}.minimum-user-limit-percent"), f"{path}.minimum-user-limit-percent",
-                      "a percent in (0, 100]")
-        s["minimum_user_limit_percent"] = mulp
+        # CapacitySchedulerConfiguration.getUserLimit: any number (TestLeafQueue sets 0 and 1000)
+        s["minimum_user_limit_percent"] = r.number(f"{path}.minimum-user-limit-percent", default_mulp, 0,
+                                                   what=MULP_EXPECTED)
         ma = r.number(f"{path}.maximum-applications", None, -1, integer=True, what="a whole number (-1: the global)")
         s["maximum_applications"] = None if ma is None or ma < 0 else int(ma)
         s["maximum_am_resource_percent"] = r.number(f"{path}.maximum-am-resource-percent", None, 0, 1,
@@ -646,8 +648,10 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
                           f"≥ the capacity {pct:g} (Hadoop CSQueueUtils.checkMaxCapacity)")
             fraction[k] = (pct / 100.0, mx / 100.0)
             absolute[k] = (absolute[path][0] * pct / 100.0, absolute[path][1] * mx / 100.0)
-    apps = read_app_limits(r, order, children, {p: float(settings[p]["minimum_user_limit_percent"] or 100.0)  # type: ignore[arg-type]
-                                                for p in order})
+    apps = read_app_limits(r, order, children, {
+        p: float(settings[p]["minimum_user_limit_percent"] if settings[p]["minimum_user_limit_percent"] is not None  # type: ignore[arg-type]
+                 else DEFAULT_MINIMUM_USER_LIMIT_PERCENT)
+        for p in order})
     glob["max_parallel_apps"] = apps.max_parallel_apps
     glob["user_max_parallel_apps_default"] = apps.user_max_parallel_apps_default
     glob["user_max_parallel_apps"] = apps.user_max_parallel_apps

@@ -60,7 +60,10 @@ def test_disabled_user_limit_factor() -> None:
 
 def test_user_limit_cache_active_users_changed() -> None:
     """``TestLeafQueue.testUserLimitCacheActiveUsersChanged``: one queue a (100 %) on four 6 GB
-    nodes, minimum-user-limit-percent 1 (Hadoop sets 0 with ``setUserLimit``; the file takes a percent in (0, 100]: the limits of these steps are the same), user-limit-factor 1.  user_0's app_9 takes 10 GB
+    nodes, minimum-user-limit-percent 0
+    (``setUserLimit(0)``), user-limit-factor −1 (Hadoop's 1 is set after the queue computed its
+    per-user application limit; from a file, 0 % × 1 would refuse every app, as in Hadoop, and
+    −1 caps the limit at the queue's maximum, 24 GB, as 1 × its 24 GB guarantee does).  user_0's app_9 takes 10 GB
     (5 × 1 GB on node_0, 5 on node_1).  Three users' apps then ask 4 GB on host_0 (1) and
     anywhere (10 in all; delayed by locality on node_1: min(4 nodes, 10 × (3 − 1) ÷ 4) missed
     opportunities): each user's limit is ⌈(10 GB + 1 GB) ÷ 3⌉ → 4 GB; with a fourth
@@ -68,7 +71,7 @@ def test_user_limit_cache_active_users_changed() -> None:
     xml = ("<configuration>" + "".join(
         f"<property><name>yarn.scheduler.capacity.{k}</name><value>{v}</value></property>" for k, v in (
             ("root.queues", "a"), ("root.a.capacity", "100"), ("root.a.maximum-capacity", "100"),
-            ("root.a.minimum-user-limit-percent", "1"), ("root.a.user-limit-factor", "1"))) + "</configuration>")
+            ("root.a.minimum-user-limit-percent", "0"), ("root.a.user-limit-factor", "-1"))) + "</configuration>")
     h = harness(xml, nodes=4, node="6144 mb, 16 vcores")
     cs = h.scheduler.plugins.instances["yarn_capacity"]
     app_9 = h.submit_app(queue="a", user="user_0", requests=[
@@ -331,3 +334,136 @@ def test_active_users_with_only_pending_apps() -> None:
     assert [a.am_running for a in apps] == [True, True, False, False]
     cs = h.scheduler.plugins.instances["yarn_capacity"]
     assert cs._active(cs._live["root.default"])[0] == 4
+
+
+def xml_of(props: dict[str, str]) -> str:
+    return "<configuration>" + "".join(
+        f"<property><name>yarn.scheduler.capacity.{k}</name><value>{v}</value></property>" for k, v in props.items()
+    ) + "</configuration>"
+
+
+#: ``TestQueueParsing.setupQueueConfiguration``
+QUEUE_PARSING = {
+    "root.queues": "a,b,c", "root.a.capacity": "10", "root.a.maximum-capacity": "15", "root.b.capacity": "20",
+    "root.c.capacity": "70", "root.c.maximum-capacity": "70",
+    "root.a.queues": "a1,a2", "root.a.a1.capacity": "30", "root.a.a1.maximum-capacity": "45",
+    "root.a.a2.capacity": "70", "root.a.a2.maximum-capacity": "85",
+    "root.b.queues": "b1,b2,b3", "root.b.b1.capacity": "50", "root.b.b1.maximum-capacity": "85",
+    "root.b.b2.capacity": "30", "root.b.b2.maximum-capacity": "35", "root.b.b3.capacity": "20",
+    "root.b.b3.maximum-capacity": "35",
+    "root.c.queues": "c1,c2,c3,c4", "root.c.c1.capacity": "50", "root.c.c1.maximum-capacity": "55",
+    "root.c.c2.capacity": "10", "root.c.c2.maximum-capacity": "25", "root.c.c3.capacity": "35",
+    "root.c.c3.maximum-capacity": "38", "root.c.c4.capacity": "5", "root.c.c4.maximum-capacity": "5",
+    "root.c.c1.queues": "c11,c12,c13", "root.c.c1.c11.capacity": "15", "root.c.c1.c11.maximum-capacity": "30",
+    "root.c.c1.c12.capacity": "45", "root.c.c1.c12.maximum-capacity": "70", "root.c.c1.c13.capacity": "40",
+    "root.c.c1.c13.maximum-capacity": "40",
+}
+
+
+def absolute(props: dict[str, str], *queues: str) -> list[tuple[float, float]]:
+    """The queues' (absolute capacity, absolute maximum capacity) once the file is loaded."""
+    h = rm_harness(xml_of(props), nodes=1, node="8192 mb, 8 vcores")
+    h.update()
+    q = h.shares()["queues"]
+    return [(q[name]["absolute_capacity"], q[name]["absolute_maximum_capacity"]) for name in queues]
+
+
+def test_queue_parsing() -> None:
+    """``TestQueueParsing.testQueueParsing``: a 10 % (maximum 15 %); b1 50 % of b (20 %), its
+    maximum 85 % of b's (none: 100 %); c12 45 % of c1 (50 %) of c (70 %), its maximum
+    70 % × 55 % × 70 %."""
+    got = absolute(QUEUE_PARSING, "root.a", "root.b.b1", "root.c.c1.c12")
+    expected = [(0.10, 0.15), (0.2 * 0.5, 0.85), (0.7 * 0.5 * 0.45, 0.7 * 0.55 * 0.7)]
+    for (cap, cap_max), (want, want_max) in zip(got, expected, strict=True):
+        assert abs(cap - want) < 1e-6 and abs(cap_max - want_max) < 1e-6
+
+
+def test_queue_parsing_should_trim_spaces() -> None:
+    """``TestQueueParsing.testQueueParsingShouldTrimSpaces`` and
+    ``testNestedQueueParsingShouldTrimSpaces``: ``root.queues`` " a ,b, c" and ``root.a.queues``
+    "a1, a2 ": a (10 %, maximum 15 %), c (70 %, 70 %), a1 and a2 (60 % and 40 % of a, its
+    maximum)."""
+    props = {"root.queues": " a ,b, c", "root.a.capacity": "10", "root.a.maximum-capacity": "15",
+             "root.b.capacity": "20", "root.c.capacity": "70", "root.c.maximum-capacity": "70",
+             "root.a.queues": "a1, a2 ", "root.a.a1.capacity": "60", "root.a.a2.capacity": "40"}
+    got = absolute(props, "root.a", "root.c", "root.a.a1", "root.a.a2")
+    expected = [(0.10, 0.15), (0.70, 0.70), (0.10 * 0.6, 0.15), (0.10 * 0.4, 0.15)]
+    for (cap, cap_max), (want, want_max) in zip(got, expected, strict=True):
+        assert abs(cap - want) < 1e-6 and abs(cap_max - want_max) < 1e-6
+
+
+def test_queue_parsing_fail_when_sum_of_children_capacity_not_100_percent() -> None:
+    """``TestQueueParsing.testQueueParsingFailWhenSumOfChildrenNonLabeledCapacityNot100Percent``:
+    c2 at 5 % makes c's children 95 %: the file is refused, naming the key."""
+    import pytest
+
+    from corescheduler.errors import CoreSchedulerError
+
+    with pytest.raises(CoreSchedulerError, match=r"root\.c\."):
+        rm_harness(xml_of({**QUEUE_PARSING, "root.c.c2.capacity": "5"}), nodes=1, node="8192 mb, 8 vcores")
+
+
+def test_queue_parsing_with_move_queue() -> None:
+    """``TestQueueParsing.testQueueParsingWithMoveQueue``: root.a (x, y) reloaded as root (a,
+    x) with a (y): x would move from root.a.x to root.x, which ``refreshQueues`` refuses
+    (``CapacitySchedulerQueueManager.validateQueueHierarchy``); the tree in force stays."""
+    import pytest
+
+    from corescheduler.errors import CoreSchedulerError
+
+    h = rm_harness(xml_of({"root.queues": "a", "root.a.queues": "x,y", "root.a.capacity": "100",
+                           "root.a.x.capacity": "50", "root.a.y.capacity": "50"}), nodes=1, node="8192 mb, 8 vcores")
+    with pytest.raises(CoreSchedulerError, match=r"root\.a\.x"):
+        h.set_allocations(xml_of({"root.queues": "a,x", "root.a.queues": "y", "root.x.capacity": "50",
+                                  "root.a.capacity": "50", "root.a.y.capacity": "100"}))
+    h.update()
+    assert "root.a.x" in h.shares()["queues"] and "root.x" not in h.shares()["queues"]
+
+
+def test_minimum_user_limit_percent_above_100_and_0_load() -> None:
+    """``CapacitySchedulerConfiguration.getUserLimit`` takes any number; ``TestLeafQueue``'s
+    ``testGetTotalPendingResourcesConsideringUserLimitOneUser`` sets 1000 ("take
+    user-limit-percent out of the equation") and ``testUserLimitCacheActiveUsersChanged`` 0.
+    Both load (the reader refused them: "a percent in (0, 100]"); a negative one is still
+    refused.  With 1000 on queue e (1 % of 100 GB, maximum 100 %) user_0 gets 1 GB, then one
+    container more than its limit (2 GB), then nothing, as the port with 100 does."""
+    import pytest
+
+    from corescheduler.errors import CoreSchedulerError
+
+    xml = with_values(FIXTURE, e__maximum_capacity="100", e__acl_submit_applications="*",
+                      e__minimum_user_limit_percent="1000")
+    h = harness(xml, nodes=1, node="102400 mb, 128 vcores")
+    app_0 = h.submit(queue="e", user="user_0", tasks=3, resources="1024 mb, 1 vcores")
+    steps = []
+    for _ in range(3):
+        h.heartbeat("n0000")
+        steps.append(used(h, app_0.id))
+    assert steps == [1 * GB, 2 * GB, 2 * GB]
+    # 0: any weight ≥ 0 is valid (100.0f / 0 is Infinity in LeafQueue.setupQueueConfigs' check)
+    weight = ("<property><name>yarn.scheduler.capacity.root.newroot.e.user-settings.user_0.weight</name>"
+              "<value>50</value></property></configuration>")
+    h = harness(with_values(FIXTURE, e__minimum_user_limit_percent="0").replace("</configuration>", weight), nodes=1)
+    h.update()
+    assert h.shares()["queues"]["root.newroot.e"]["user_weights"] == {"user_0": 50.0}
+    with pytest.raises(CoreSchedulerError, match=r"root\.newroot\.e\.minimum-user-limit-percent"):
+        harness(with_values(FIXTURE, e__minimum_user_limit_percent="-1"), nodes=1)
+
+
+def test_user_am_limit_share_is_at_most_one() -> None:
+    """``LeafQueue.getUserAMResourceLimitPerPartition``: the user's share,
+    max(minimum-user-limit-percent ÷ 100, 1 ÷ active users), is at most 1
+    (``Math.min(effectiveUserLimit * userWeight, 1.0f)``).  Queue a (50 % of 10 GB, maximum
+    100 %, maximum-am-resource-percent 0.5, minimum-user-limit-percent 200): the queue's AM
+    limit is 0.5 × its current limit 10 GB = 5 GB; the user's 5 GB × 0.5 × 1, normalized up to
+    3 GB (× 2 it would be 5 GB)."""
+    allocations = xml_of({"root.queues": "a,b", "root.a.capacity": "50", "root.a.maximum-capacity": "100",
+                          "root.b.capacity": "50", "root.a.maximum-am-resource-percent": "0.5",
+                          "root.a.minimum-user-limit-percent": "200"})
+    h = rm_harness(allocations, nodes=1, node="10240 mb, 10 vcores")
+    h.submit(queue="a", user="u", tasks=1, resources="1024 mb, 1 vcores")
+    h.update()
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    queue = cs._live["root.a"]
+    assert int(cs.am_limit(queue).memory) == 5 * GB
+    assert int(cs.user_am_limit(queue, "u").memory) == 3 * GB
