@@ -6,8 +6,11 @@ giving at most one container, a setter is a reload of the file with that value).
 
 from __future__ import annotations
 
+import pytest
 from test_yarn_capacity_leaf_queue import CONFIG, FIXTURE, ONE_A_CALL, used, with_globals, with_values
+from test_yarn_capacity_scheduler_rm import setup_queue_configuration
 
+from corescheduler.errors import CoreSchedulerError
 from corescheduler.testing import ClusterHarness
 
 GB = 1024
@@ -122,8 +125,6 @@ def test_hierarchy_queues_current_limits() -> None:
     b2 takes 41 GB (AM and 5 × 8 GB), app1 one more 1 GB: 100 − 41 − 3 = 56 GB.  app3 in a1
     takes 25 GB (AM and 3 × 8 GB), app1 one more: 100 − 41 − 4 − 25 = 30 GB (b1's current
     limit: what its parents leave it, ``ParentQueue.getResourceLimitsOfChild``)."""
-    from test_yarn_capacity_scheduler_rm import setup_queue_configuration
-
     h = rm_harness(setup_queue_configuration(), nodes=1, node="102400 mb, 200 vcores")
     one = "1024 mb, 1 vcores"
 
@@ -179,8 +180,6 @@ def test_am_used_resource() -> None:
     """``TestCapacityScheduler.testAMUsedResource``: an AM asking 50 MB, below the 1 GB minimum
     allocation, is normalized to it: its queue (a1 of ``setupQueueConfiguration``) and its
     user count 1 GB of AM use."""
-    from test_yarn_capacity_scheduler_rm import setup_queue_configuration
-
     h = rm_harness(setup_queue_configuration(), nodes=1, node="4096 mb, 4 vcores")
     app = h.submit_app(queue="a1", user="user_0", am_resources="50 mb, 1 vcores",
                        requests=[{"resources": "1024 mb, 1 vcores"}])
@@ -395,10 +394,6 @@ def test_queue_parsing_should_trim_spaces() -> None:
 def test_queue_parsing_fail_when_sum_of_children_capacity_not_100_percent() -> None:
     """``TestQueueParsing.testQueueParsingFailWhenSumOfChildrenNonLabeledCapacityNot100Percent``:
     c2 at 5 % makes c's children 95 %: the file is refused, naming the key."""
-    import pytest
-
-    from corescheduler.errors import CoreSchedulerError
-
     with pytest.raises(CoreSchedulerError, match=r"root\.c\."):
         rm_harness(xml_of({**QUEUE_PARSING, "root.c.c2.capacity": "5"}), nodes=1, node="8192 mb, 8 vcores")
 
@@ -407,10 +402,6 @@ def test_queue_parsing_with_move_queue() -> None:
     """``TestQueueParsing.testQueueParsingWithMoveQueue``: root.a (x, y) reloaded as root (a,
     x) with a (y): x would move from root.a.x to root.x, which ``refreshQueues`` refuses
     (``CapacitySchedulerQueueManager.validateQueueHierarchy``); the tree in force stays."""
-    import pytest
-
-    from corescheduler.errors import CoreSchedulerError
-
     h = rm_harness(xml_of({"root.queues": "a", "root.a.queues": "x,y", "root.a.capacity": "100",
                            "root.a.x.capacity": "50", "root.a.y.capacity": "50"}), nodes=1, node="8192 mb, 8 vcores")
     with pytest.raises(CoreSchedulerError, match=r"root\.a\.x"):
@@ -427,10 +418,6 @@ def test_minimum_user_limit_percent_above_100_and_0_load() -> None:
     Both load (the reader refused them: "a percent in (0, 100]"); a negative one is still
     refused.  With 1000 on queue e (1 % of 100 GB, maximum 100 %) user_0 gets 1 GB, then one
     container more than its limit (2 GB), then nothing, as the port with 100 does."""
-    import pytest
-
-    from corescheduler.errors import CoreSchedulerError
-
     xml = with_values(FIXTURE, e__maximum_capacity="100", e__acl_submit_applications="*",
                       e__minimum_user_limit_percent="1000")
     h = harness(xml, nodes=1, node="102400 mb, 128 vcores")
@@ -467,3 +454,85 @@ def test_user_am_limit_share_is_at_most_one() -> None:
     queue = cs._live["root.a"]
     assert int(cs.am_limit(queue).memory) == 5 * GB
     assert int(cs.user_am_limit(queue, "u").memory) == 3 * GB
+
+
+def scheduler_rm(allocations: str, maximum: str | None = None) -> ClusterHarness:
+    """``TestCapacityScheduler``'s scheduler: two 8 GB nodes; ``maximum`` the cluster's
+    ``yarn.scheduler.maximum-allocation-*`` (``[cluster] maximum_allocation``; YARN's default
+    8192 MB, 4 vcores when None)."""
+    config = dict(CONFIG)
+    if maximum is not None:
+        config["cluster"] = {"maximum_allocation": maximum}
+    return ClusterHarness(racks=1, nodes_per_rack=2, node_resources="8192 mb, 8 vcores", config=config,
+                          allocations=allocations)
+
+
+def with_props(allocations: str, **props: str) -> str:
+    """``allocations`` with ``queue__key`` properties added (``a__a1__maximum_allocation_mb``)."""
+    extra = "".join(
+        f"<property><name>yarn.scheduler.capacity.root.{k.rsplit('__', 1)[0].replace('__', '.')}."
+        f"{k.rsplit('__', 1)[1].replace('_', '-')}</name><value>{v}</value></property>" for k, v in props.items())
+    return allocations.replace("</configuration>", extra + "</configuration>")
+
+
+def test_refresh_queues_max_allocation_refresh() -> None:
+    """``TestCapacityScheduler.testRefreshQueuesMaxAllocationRefresh``: a1 has the cluster's
+    maximum allocation (8192 MB, 4 vcores); a refresh to 4096 MB is refused ("the maximum
+    allocation size can not be decreased", ``LeafQueue.reinitialize``), 8192 is taken, 3 vcores
+    refused again; the tree in force keeps 8192 MB, 4 vcores."""
+    base = setup_queue_configuration()
+    h = scheduler_rm(base)
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    assert cs.maximum_allocation(cs.conf, "root.a.a1") == (8192, 4)
+    with pytest.raises(CoreSchedulerError, match="not be decreased"):
+        h.set_allocations(with_props(base, a__a1__maximum_allocation_mb="4096"))
+    h.set_allocations(with_props(base, a__a1__maximum_allocation_mb="8192"))
+    with pytest.raises(CoreSchedulerError, match="not be decreased"):
+        h.set_allocations(with_props(base, a__a1__maximum_allocation_mb="8192", a__a1__maximum_allocation_vcores="3"))
+    assert cs.maximum_allocation(cs.conf, "root.a.a1") == (8192, 4)
+
+
+def test_refresh_queues_max_allocation_per_queue_large() -> None:
+    """``TestCapacityScheduler.testRefreshQueuesMaxAllocationPerQueueLarge``: b3's maximum
+    allocation above the cluster's (8192 + 2048 MB, then 4 + 1 vcores) is refused ("Queue
+    maximum allocation cannot be larger than the cluster setting",
+    ``AbstractCSQueue.setupMaximumAllocation``); 8192 MB is taken.  A first file so is refused
+    too."""
+    base = setup_queue_configuration()
+    h = scheduler_rm(base)
+    with pytest.raises(CoreSchedulerError, match="maximum allocation"):
+        h.set_allocations(with_props(base, b__b3__maximum_allocation_mb=str(8192 + 2048)))
+    h.set_allocations(with_props(base, b__b3__maximum_allocation_mb="8192"))
+    with pytest.raises(CoreSchedulerError, match="maximum allocation"):
+        h.set_allocations(with_props(base, b__b3__maximum_allocation_mb="8192", b__b3__maximum_allocation_vcores="5"))
+    with pytest.raises(CoreSchedulerError, match=r"cluster setting for queue root\.b\.b3"):
+        scheduler_rm(with_props(base, b__b3__maximum_allocation_mb="10240"))
+
+
+def test_refresh_queues_max_allocation_refresh_larger() -> None:
+    """``TestCapacityScheduler.testRefreshQueuesMaxAllocationRefreshLarger``: a1 at 4096 MB and
+    2 vcores under the cluster's 8192 MB, 4 vcores; a refresh to 6144 MB and 3 vcores is taken
+    (only a decrease is refused), and a 6144 MB container may then be asked there."""
+    base = setup_queue_configuration()
+    h = scheduler_rm(with_props(base, a__a1__maximum_allocation_mb="4096", a__a1__maximum_allocation_vcores="2"),
+                     maximum="8192 mb, 4 vcores")
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    assert cs.maximum_allocation(cs.conf, "root.a.a1") == (4096, 2)
+    h.set_allocations(with_props(base, a__a1__maximum_allocation_mb="6144", a__a1__maximum_allocation_vcores="3"))
+    assert cs.maximum_allocation(cs.conf, "root.a.a1") == (6144, 3)
+    app = h.submit(queue="a1", user="u", tasks=1, resources="6144 mb, 3 vcores")
+    h.heartbeat("n0000")
+    assert used(h, app.id) == 6144
+
+
+def test_refresh_queues_max_allocation_cs_larger() -> None:
+    """``TestCapacityScheduler.testRefreshQueuesMaxAllocationCSLarger``, its first part: the
+    cluster's maximum allocation 10240 MB, 10 vcores, a1's 4096 MB, 4 vcores: a1 has its own,
+    a2 and b2 the cluster's.  (Its second part raises the cluster's setting with
+    ``reinitialize``; here that setting is ``[cluster] maximum_allocation``, not the capacity
+    file, and a reload does not change it.)"""
+    h = scheduler_rm(with_props(setup_queue_configuration(), a__a1__maximum_allocation_mb="4096",
+                                a__a1__maximum_allocation_vcores="4"), maximum="10240 mb, 10 vcores")
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    assert [cs.maximum_allocation(cs.conf, q) for q in ("root.a.a1", "root.a.a2", "root.b.b2")] == [
+        (4096, 4), (10240, 10), (10240, 10)]
