@@ -536,3 +536,61 @@ def test_refresh_queues_max_allocation_cs_larger() -> None:
     cs = h.scheduler.plugins.instances["yarn_capacity"]
     assert [cs.maximum_allocation(cs.conf, q) for q in ("root.a.a1", "root.a.a2", "root.b.b2")] == [
         (4096, 4), (10240, 10), (10240, 10)]
+
+
+DRF = "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
+
+
+def test_head_room_calculation_with_drc() -> None:
+    """``TestCapacityScheduler.testHeadRoomCalculationWithDRC``: ``DominantResourceCalculator``,
+    root.default with user-limit-factor 0.8, two nodes of 10 GB and 10 vcores.  user1's app1
+    runs 10 GB, 1 vcore: headroom 20 × 0.8 − 10 = 6 GB and 16 − 1 = 15 vcores.  user2's app2
+    runs 1 GB, 1 vcore: its user limit leaves 15 GB, 15 vcores, the queue 20 − 11 = 9 GB: 9 GB
+    and 15 vcores."""
+    h = ClusterHarness(racks=1, nodes_per_rack=2, node_resources="10240 mb, 10 vcores",
+                       config={**CONFIG, "cluster": {"maximum_allocation": "10240 mb, 10 vcores"}},
+                       allocations=xml_of({"resource-calculator": DRF, "root.queues": "default",
+                                           "root.default.capacity": "100", "root.default.user-limit-factor": "0.8"}))
+    app1 = h.submit(queue="default", user="user1", tasks=1, resources="10240 mb, 1 vcores")
+
+    def headroom(app: object) -> tuple[int, int]:
+        h.update()
+        r = h.shares()["jobs"][app.id]["headroom"]  # type: ignore[attr-defined]
+        return int(r.memory), int(r.vcores)
+
+    h.heartbeat("n0000")
+    h.heartbeat("n0001")
+    assert headroom(app1) == (6 * GB, 15)
+    app2 = h.submit(queue="default", user="user2", tasks=1, resources="1024 mb, 1 vcores")  # asks only now
+    h.heartbeat("n0000")
+    h.heartbeat("n0001")
+    assert used(h, app2.id) == 1 * GB
+    assert headroom(app2) == (9 * GB, 15)
+
+
+def test_am_limit_double() -> None:
+    """``TestCapacityScheduler.testAMLimitDouble``: ``DominantResourceCalculator``, minimum
+    allocation 512 MB and 1 vcore, four 10 GB, 10-vcore nodes: root.default's AM limit is
+    0.1 of 40 GB and 40 vcores, normalized up: 4096 MB, 4 vcores."""
+    h = ClusterHarness(racks=1, nodes_per_rack=4, node_resources="10240 mb, 10 vcores",
+                       config={**CONFIG, "cluster": {"minimum_allocation": "512 mb, 1 vcores"}},
+                       allocations=xml_of({"resource-calculator": DRF, "root.queues": "default",
+                                           "root.default.capacity": "100"}))
+    h.update()
+    limit = h.shares()["queues"]["root.default"]["am_limit"]
+    assert (int(limit.memory), int(limit.vcores)) == (4096, 4)
+
+
+def test_app_attempt_locality_statistics() -> None:
+    """``TestCapacityScheduler.testAppAttemptLocalityStatistics``: the multiple queues, one
+    200 GB node h1; an app in a (AM off-switch) asks at priority 1 for two 1 GB containers,
+    one on h1 and one on its rack.  The first heartbeat runs the h1 one NODE_LOCAL (the rack
+    one waits: one missed opportunity is not past min(1 node, node-locality-delay 40)); the
+    second runs the other RACK_LOCAL."""
+    h = rm_harness(multiple_queues(), nodes=1, node="204800 mb, 200 vcores")
+    app = launch(h, "a", "user", "1024 mb, 1 vcores")
+    h.add_requests(app, [{"resources": "1024 mb, 1 vcores", "locations": ["n0000"], "priority": 1},
+                         {"resources": "1024 mb, 1 vcores", "locations": ["/r00"], "priority": 1},
+                         {**PLACEHOLDER, "count": 0}])
+    assert [a.locality for a in h.heartbeat("n0000")] == ["node"]
+    assert [a.locality for a in h.heartbeat("n0000")] == ["rack"]
