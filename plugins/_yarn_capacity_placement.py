@@ -98,13 +98,15 @@ class CapacityPlacement:
         for path, before in old.queues.items():
             after = new.queues.get(path)
             stated = new.properties.get(f"yarn.scheduler.capacity.{path}.state", "").strip().upper()
-            stopped = before.state == "STOPPED" or stated == "STOPPED"
+            # the live queue's state: its own, else its parent's (a queue under a STOPPED parent is
+            # STOPPED: AbstractCSQueue.initializeQueueState), so a stopped parent goes with its children
+            stopped = before.effective_state == "STOPPED" or stated == "STOPPED"
             if after is None and not stopped:
                 problems.append(f"{path} cannot be deleted from the capacity scheduler configuration, as the queue "
-                                f"is not yet in stopped state. Current State : {before.state}")
+                                f"is not yet in stopped state. Current State : {before.effective_state}")
             elif after is not None and before.is_leaf and not after.is_leaf and not stopped:
                 problems.append(f"Can not convert the leaf queue: {path} to parent queue since it is not yet in "
-                                f"stopped state. Current State : {before.state}")
+                                f"stopped state. Current State : {before.effective_state}")
             elif after is None or (before.is_leaf and not after.is_leaf):
                 if self._apps.get(path, 0) > 0:
                     problems.append(f"{path} still has {self._apps[path]} applications; it cannot be removed or "

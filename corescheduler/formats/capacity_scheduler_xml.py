@@ -131,6 +131,9 @@ class CSQueueSpec:
     maximum_applications: int | None = None
     maximum_am_resource_percent: float | None = None
     state: str = "RUNNING"
+    #: its state as Hadoop's freshly parsed queue has it (``AbstractCSQueue.initializeQueueState``):
+    #: its own ``state`` when set, else its parent's (root: RUNNING)
+    effective_state: str = "RUNNING"
     acl_submit_applications: str | None = None
     acl_administer_queue: str | None = None
     ordering_policy: str = "fifo"
@@ -534,6 +537,18 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
             r.problem(st, f"{path}.state", "RUNNING or STOPPED")
             state = "RUNNING"
         s["state"] = state
+        # AbstractCSQueue.initializeQueueState (a freshly parsed queue): a queue without a state
+        # has its parent's; one set RUNNING under a parent that is not is refused
+        head = path.rpartition(".")[0]
+        inherited = str(settings[head]["effective_state"]) if head in settings else "RUNNING"
+        if st is None or not st.value:
+            s["effective_state"] = inherited
+        else:
+            if state == "RUNNING" and inherited != "RUNNING":
+                r.problem(st, f"{path}.state", f"STOPPED or no state under a STOPPED parent (Hadoop: \"The parent "
+                          f"queue:{head.rpartition('.')[2]} state is STOPPED, child queue:{path.rpartition('.')[2]} "
+                          "state cannot be RUNNING.\")")
+            s["effective_state"] = state
         for acl in ("acl_submit_applications", "acl_administer_queue"):
             ap = r.get(f"{path}.{acl}")
             s[acl] = None if ap is None else (ap.value if ap.value else " ")
@@ -672,7 +687,8 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
             minimum_user_limit_percent=float(s["minimum_user_limit_percent"]),  # type: ignore[arg-type]
             maximum_applications=s["maximum_applications"],  # type: ignore[arg-type]
             maximum_am_resource_percent=s["maximum_am_resource_percent"],  # type: ignore[arg-type]
-            state=str(s["state"]), acl_submit_applications=s["acl_submit_applications"],  # type: ignore[arg-type]
+            state=str(s["state"]), effective_state=str(s["effective_state"]),
+            acl_submit_applications=s["acl_submit_applications"],  # type: ignore[arg-type]
             acl_administer_queue=s["acl_administer_queue"],  # type: ignore[arg-type]
             ordering_policy=str(s["ordering_policy"]), fair_size_based_weight=bool(s["fair_size_based_weight"]),
             priority=int(s["priority"]),  # type: ignore[call-overload]

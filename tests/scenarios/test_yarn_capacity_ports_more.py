@@ -594,3 +594,75 @@ def test_app_attempt_locality_statistics() -> None:
                          {**PLACEHOLDER, "count": 0}])
     assert [a.locality for a in h.heartbeat("n0000")] == ["node"]
     assert [a.locality for a in h.heartbeat("n0000")] == ["rack"]
+
+
+def states(h: ClusterHarness, *queues: str) -> list[str]:
+    h.update()
+    q = h.shares()["queues"]
+    return [q[name]["state"] for name in queues]
+
+
+#: ``TestQueueState``'s tree: root.q1 (100 %) with q2 (and q3, 50 % each)
+Q1_Q2 = {"root.queues": "q1", "root.q1.queues": "q2", "root.q1.capacity": "100", "root.q1.q2.capacity": "100"}
+
+
+def test_queue_state() -> None:
+    """``TestQueueState.testQueueState``: q1 with child q2, both RUNNING; q1 STOPPED: q2 (no
+    state of its own) is STOPPED too; q1 RUNNING and q2 STOPPED is taken; q1 STOPPED with q2
+    RUNNING is refused ("The parent queue:q1 state is STOPPED, child queue:q2 state cannot be
+    RUNNING.", ``AbstractCSQueue.initializeQueueState``) and the states in force stay."""
+    h = rm_harness(xml_of(Q1_Q2), nodes=1, node="8192 mb, 8 vcores")
+    assert states(h, "root.q1", "root.q1.q2") == ["RUNNING", "RUNNING"]
+    h.set_allocations(xml_of({**Q1_Q2, "root.q1.state": "STOPPED"}))
+    assert states(h, "root.q1", "root.q1.q2") == ["STOPPED", "STOPPED"]
+    h.set_allocations(xml_of({**Q1_Q2, "root.q1.state": "RUNNING", "root.q1.q2.state": "STOPPED"}))
+    assert states(h, "root.q1", "root.q1.q2") == ["RUNNING", "STOPPED"]
+    with pytest.raises(CoreSchedulerError, match=r"The parent queue:q1 state is STOPPED, child queue:q2 state "
+                                                 r"cannot be RUNNING"):
+        h.set_allocations(xml_of({**Q1_Q2, "root.q1.state": "STOPPED", "root.q1.q2.state": "RUNNING"}))
+    assert states(h, "root.q1", "root.q1.q2") == ["RUNNING", "STOPPED"]
+
+
+def test_queue_state_transit() -> None:
+    """``TestQueueState.testQueueStateTransit``: q1 with q2 and q3 (50 % each); an app in q2.
+    q2 STOPPED: q2 DRAINING (its app runs on), q1 and q3 RUNNING.  q1 STOPPED too: q1 and q2
+    DRAINING, q3 STOPPED; q3 RUNNING under it is refused.  Once the app ends, all three are
+    STOPPED."""
+    tree = {"root.queues": "q1", "root.q1.queues": "q2,q3", "root.q1.capacity": "100",
+            "root.q1.q2.capacity": "50", "root.q1.q3.capacity": "50"}
+    h = rm_harness(xml_of(tree), nodes=1, node="8192 mb, 8 vcores")
+    names = ("root.q1", "root.q1.q2", "root.q1.q3")
+    assert states(h, *names) == ["RUNNING"] * 3
+    app = h.submit(queue="q2", user="testUser", tasks=1, resources="1024 mb, 1 vcores")
+    h.set_allocations(xml_of({**tree, "root.q1.q2.state": "STOPPED"}))
+    assert states(h, *names) == ["RUNNING", "DRAINING", "RUNNING"]
+    stopped = {**tree, "root.q1.q2.state": "STOPPED", "root.q1.state": "STOPPED"}
+    h.set_allocations(xml_of(stopped))
+    assert states(h, *names) == ["DRAINING", "DRAINING", "STOPPED"]
+    with pytest.raises(CoreSchedulerError, match="cannot be RUNNING"):
+        h.set_allocations(xml_of({**stopped, "root.q1.q3.state": "RUNNING"}))
+    h.kill_app(app)
+    assert states(h, *names) == ["STOPPED"] * 3
+
+
+def test_refresh_queues_with_queue_delete_parent() -> None:
+    """``TestCapacityScheduler.testRefreshQueuesWithQueueDelete``, its parent part: b (b1, b2,
+    b3) STOPPED — its children, without a state of their own, are STOPPED with it — may then be
+    dropped from the file with its children (``validateQueueHierarchy``: each old queue's state
+    is STOPPED).  A RUNNING b may not, nor b1 alone while an app of it runs (DRAINING)."""
+    base = setup_queue_configuration()
+    h = scheduler_rm(base)
+    without_b = xml_of({"root.queues": "a", "root.a.capacity": "100", "root.a.queues": "a1,a2",
+                        "root.a.a1.capacity": "30", "root.a.a2.capacity": "70", "root.a.a1.user-limit-factor": "100",
+                        "root.a.a2.user-limit-factor": "100"})
+    with pytest.raises(CoreSchedulerError, match=r"root\.b cannot be deleted"):
+        h.set_allocations(without_b)
+    app = h.submit(queue="b1", user="u", tasks=1, resources="1024 mb, 1 vcores")
+    h.set_allocations(with_props(base, b__state="STOPPED"))
+    assert states(h, "root.b", "root.b.b1", "root.b.b2") == ["DRAINING", "DRAINING", "STOPPED"]
+    with pytest.raises(CoreSchedulerError, match=r"root\.b\.b1 still has 1 applications"):
+        h.set_allocations(without_b)
+    h.kill_app(app)
+    h.set_allocations(without_b)
+    h.update()
+    assert not [q for q in h.shares()["queues"] if q.startswith("root.b")]
