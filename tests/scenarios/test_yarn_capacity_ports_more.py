@@ -11,7 +11,7 @@ from test_yarn_capacity_leaf_queue import CONFIG, FIXTURE, ONE_A_CALL, used, wit
 from test_yarn_capacity_scheduler_rm import setup_queue_configuration
 
 from corescheduler.errors import CoreSchedulerError
-from corescheduler.testing import ClusterHarness
+from corescheduler.testing import ClusterHarness, SubmissionRejected
 
 GB = 1024
 
@@ -666,3 +666,45 @@ def test_refresh_queues_with_queue_delete_parent() -> None:
     h.set_allocations(without_b)
     h.update()
     assert not [q for q in h.shares()["queues"] if q.startswith("root.b")]
+
+
+def test_setup_queue_configs_with_specified_configuration() -> None:
+    """``TestLeafQueue.testSetupQueueConfigsWithSpecifiedConfiguration`` (Hadoop 3.3's part): a
+    leaf of 10 % (maximum 100 %, user-limit-factor 0.1) with ``global-queue-max-application``
+    20 and node-locality-delay 30: it takes 20 applications (``maxApplications``), 2 of one
+    user (⌊20 × 100 % × 0.1⌋, ``maxApplicationsPerUser``): a user's third is refused."""
+    h = rm_harness(xml_of({"root.queues": "leaf,other", "root.leaf.capacity": "10", "root.other.capacity": "90",
+                           "root.leaf.maximum-capacity": "100", "root.leaf.user-limit-factor": "0.1",
+                           "global-queue-max-application": "20", "node-locality-delay": "30"}),
+                   nodes=1, node="8192 mb, 8 vcores")
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    assert cs.conf.node_locality_delay == 30
+    assert (cs.conf.max_applications("root.leaf"), cs.conf.max_applications_per_user("root.leaf")) == (20, 2)
+    for _ in range(2):
+        h.submit(queue="leaf", user="u", tasks=1, resources="1024 mb, 1 vcores")
+    with pytest.raises(SubmissionRejected, match="already has 2 applications from user u"):
+        h.submit(queue="leaf", user="u", tasks=1, resources="1024 mb, 1 vcores")
+
+
+def test_priority_with_pending_applications() -> None:
+    """``TestApplicationPriority.testPriorityWithPendingApplications``: cluster maximum priority
+    (here 2: the names' scale, ``VERY_LOW`` −2 … ``VERY_HIGH`` 2), one 8 GB node, root.default's
+    AM limit 0.1 × 8 GB normalized up to 1 GB.  app1 (Hadoop's 5; here ``VERY_LOW``) runs its
+    AM and 7 × 1 GB; app2 (7; ``HIGH``), app3 (8; ``VERY_HIGH``) and app4 (6; ``NORMAL``, 0)
+    wait for the AM limit.  app1 killed, app3 — the highest priority pending — starts its AM:
+    1 GB used, 7 GB free (``FifoOrderingPolicyForPendingApps``)."""
+    h = rm_harness(xml_of({"root.queues": "default", "root.default.capacity": "100"}).replace(
+        "</configuration>", "<property><name>yarn.cluster.max-application-priority</name><value>2</value>"
+                            "</property></configuration>"), nodes=1, node="8192 mb, 8 vcores")
+    one = "1024 mb, 1 vcores"
+    app1 = h.submit(queue="default", user="user", tasks=7, resources=one, am_resources=one, priority="VERY_LOW")
+    for _ in range(8):
+        h.heartbeat("n0000")
+    node = h.scheduler.cluster.nodes["n0000"]
+    assert (live(app1), int(node.used.memory)) == (8, 8 * GB)
+    apps = {p: h.submit(queue="default", user="user", tasks=1, resources=one, am_resources=one, priority=p)
+            for p in ("HIGH", "VERY_HIGH", "NORMAL")}
+    h.kill_app(app1)
+    h.heartbeat("n0000")
+    assert [a.am_running for a in apps.values()] == [False, True, False]
+    assert int(node.used.memory) == 1 * GB
