@@ -708,3 +708,112 @@ def test_priority_with_pending_applications() -> None:
     h.heartbeat("n0000")
     assert [a.am_running for a in apps.values()] == [False, True, False]
     assert int(node.used.memory) == 1 * GB
+
+
+def test_size_based_weight_not_affect_app_activation() -> None:
+    """``TestFairOrderingPolicy.testSizeBasedWeightNotAffectAppActivation``: root.default
+    ordered ``fair`` with ``fair.enable-size-based-weight``, maximum-am-resource-percent 0.1 on
+    one 10 GB node (an AM limit of 1 GB); four apps of 1 GB AMs: one runs, three wait, and a
+    heartbeat starts no more."""
+    h = rm_harness(xml_of({"root.queues": "default", "root.default.capacity": "100",
+                           "root.default.ordering-policy": "fair",
+                           "root.default.ordering-policy.fair.enable-size-based-weight": "true",
+                           "root.default.maximum-am-resource-percent": "0.1"}), nodes=1, node="10240 mb, 10 vcores")
+    one = "1024 mb, 1 vcores"
+    apps = [h.submit(queue="default", user="user", tasks=1, resources=one, am_resources=one) for _ in range(4)]
+    h.heartbeat("n0000")
+    assert sum(a.am_running for a in apps) == 1
+    h.heartbeat("n0000")
+    assert sum(a.am_running for a in apps) == 1
+
+
+#: MockRM's scheduler: Hadoop's shipped capacity-scheduler.xml (root.default, 100 %)
+DEFAULT_ONLY = xml_of({"root.queues": "default", "root.default.capacity": "100"})
+
+
+def reserved_on_n0000(h: ClusterHarness) -> tuple[object, object, int, int, int]:
+    """Two 8 GB nodes; app1 and app2 (1 GB AMs on nm1) ask 4 GB each; two nm1 heartbeats: app1's
+    runs, app2's is reserved (``TestContainerAllocation``'s common start).  Returns the apps,
+    nm1's unallocated memory, root's use (reservation included) and its reservation."""
+    app1 = launch(h, "default", "user", "1024 mb, 1 vcores")
+    app2 = launch(h, "default", "user", "1024 mb, 1 vcores")
+    ask(h, app1, "4096 mb, 1 vcores", 1)
+    ask(h, app2, "4096 mb, 1 vcores", 1)
+    h.heartbeat("n0000")
+    h.heartbeat("n0000")
+    return (app1, app2, *root_state(h))
+
+
+def cancel(h: ClusterHarness, app: object) -> None:
+    """``am.allocate("*", 4 * GB, 0)``: the app's 4 GB ask cancelled; it lives on (its AM runs)
+    by its placeholder (:func:`launch`)."""
+    h.add_requests(app, [{"resources": "4096 mb, 1 vcores", "count": 0}, PLACEHOLDER])  # type: ignore[arg-type]
+
+
+def root_state(h: ClusterHarness) -> tuple[int, int, int]:
+    h.update()
+    node = h.scheduler.cluster.nodes["n0000"]
+    root = h.shares()["queues"]["root"]
+    return (int(node.capacity.memory - node.used.memory) // GB, int(root["used"].memory) // GB,
+            int(root["reserved"].memory) // GB)
+
+
+def test_excess_reservation_will_be_unreserved() -> None:
+    """``TestContainerAllocation.testExcessReservationWillBeUnreserved``: after app2's 4 GB is
+    reserved on nm1 (2 GB left; root uses 10 GB, 4 reserved), app2 cancels its ask: the next
+    nm1 heartbeat drops the reservation (6 GB used, none reserved)."""
+    h = rm_harness(DEFAULT_ONLY, nodes=2, node="8192 mb, 8 vcores")
+    app1, app2, *state = reserved_on_n0000(h)
+    assert (live(app1), live(app2), *state) == (2, 1, 2, 10, 4)
+    assert h.scheduler.cluster.nodes["n0000"].reserved is not None
+    cancel(h, app2)
+    h.heartbeat("n0000")
+    assert root_state(h) == (2, 6, 0)
+    assert h.scheduler.cluster.nodes["n0000"].reserved is None
+
+
+def test_allocation_for_reserved_container() -> None:
+    """``TestContainerAllocation.testAllocationForReservedContainer``: after app2's 4 GB is
+    reserved on nm1, app1's 4 GB container is killed and its ask cancelled: the next nm1
+    heartbeat runs app2's reserved container there (app1 1 container, app2 2; 2 GB left, 6 GB
+    used, nothing reserved)."""
+    h = rm_harness(DEFAULT_ONLY, nodes=2, node="8192 mb, 8 vcores")
+    app1, app2, *state = reserved_on_n0000(h)
+    assert (live(app1), live(app2), *state) == (2, 1, 2, 10, 4)
+    for task in [t for t in h.scheduler._running_tasks.values() if t.job is app1 and not t.is_am]:
+        h.kill(task)  # markContainerForKillable
+    cancel(h, app1)
+    h.heartbeat("n0000")
+    assert (live(app1), live(app2), *root_state(h)) == (1, 2, 2, 6, 0)
+    assert h.scheduler.cluster.nodes["n0000"].reserved is None
+
+
+def test_reserved_container_metrics_on_decommisioned_node() -> None:
+    """``TestContainerAllocation.testReservedContainerMetricsOnDecommisionedNode``: after app2's
+    4 GB is reserved on nm1, nm1 is removed: both apps lose their containers there (their AMs
+    and app1's 4 GB) and the reservation goes: root uses and reserves nothing."""
+    h = rm_harness(DEFAULT_ONLY, nodes=2, node="8192 mb, 8 vcores")
+    app1, app2, *state = reserved_on_n0000(h)
+    assert (live(app1), live(app2), *state) == (2, 1, 2, 10, 4)
+    h.remove_node("n0000")
+    h.update()
+    root = h.shares()["queues"]["root"]
+    assert (live(app1), live(app2)) == (0, 0)
+    assert (int(root["used"].memory), int(root["reserved"].memory)) == (0, 0)
+
+
+def test_assign_multiple_offswitch_containers() -> None:
+    """``TestContainerAllocation.testAssignMultipleOffswitchContainers``: one 80 GB node; an app
+    (1 GB AM) asks 5 × 1 GB anywhere: a heartbeat gives one (off-switch, the default limit of
+    1); with ``per-node-heartbeat.maximum-offswitch-assignments`` 3 (a reload) the next gives
+    three: 5 containers with the AM."""
+    h = rm_harness(DEFAULT_ONLY, nodes=1, node="81920 mb, 80 vcores")
+    app = launch(h, "default", "user", "1024 mb, 1 vcores")
+    ask(h, app, "1024 mb, 1 vcores", 5)
+    h.heartbeat("n0000")
+    assert live(app) == 2
+    h.set_allocations(DEFAULT_ONLY.replace("</configuration>", "<property><name>yarn.scheduler.capacity.per-node-"
+                                           "heartbeat.maximum-offswitch-assignments</name><value>3</value></property>"
+                                           "</configuration>"))
+    h.heartbeat("n0000")
+    assert live(app) == 5
