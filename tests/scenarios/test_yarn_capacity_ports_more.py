@@ -817,3 +817,29 @@ def test_assign_multiple_offswitch_containers() -> None:
                                            "</configuration>"))
     h.heartbeat("n0000")
     assert live(app) == 5
+
+
+@pytest.mark.parametrize(("root_acl", "allowed"), [
+    ("", set()),  # testSpecifiedEmptySubmitACLForRoot(IsNotInherited)
+    (" ", set()),  # testSpecifiedSpaceSubmitACLForRoot(IsNotInherited)
+    ("user1 group1", {"user1", "member"}),  # testSpecifiedSubmitACLForRoot
+    ("user1,user2 group1, group2", {"user1", "user2", "member", "other_member"}),  # …TwoUsersTwoGroupsForRoot
+])
+def test_submit_acls_for_root(root_acl: str, allowed: set[str]) -> None:
+    """``TestCapacitySchedulerConfiguration``'s submit ACLs of root (its administer ACL closed,
+    since ``*`` by default lets everyone in): an empty or blank ACL lets nobody submit to root or
+    the leaf under it (whose own default is nobody, ``testDefaultSubmitACLForRootChildNoneAllowed``);
+    ``user1 group1`` lets user1 and group1's members submit to the leaf (an ancestor's ACL lets in);
+    ``user1,user2 group1, group2`` both users and both groups."""
+    h = rm_harness(xml_of({"root.queues": "test", "root.test.capacity": "100",
+                           "root.acl_submit_applications": root_acl, "root.acl_administer_queue": " "}),
+                   nodes=1, node="8192 mb, 8 vcores")
+    users = {"user1": (), "user2": (), "member": ("group1",), "other_member": ("group2",), "stranger": ("group3",)}
+    got = set()
+    for user, groups in users.items():
+        try:
+            h.submit(queue="test", user=user, groups=groups, tasks=1, resources="1024 mb, 1 vcores")
+        except SubmissionRejected:
+            continue
+        got.add(user)
+    assert got == allowed
