@@ -6,6 +6,8 @@ giving at most one container, a setter is a reload of the file with that value).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from test_yarn_capacity_leaf_queue import CONFIG, FIXTURE, ONE_A_CALL, used, with_globals, with_values
 from test_yarn_capacity_scheduler_rm import setup_queue_configuration
@@ -843,3 +845,41 @@ def test_submit_acls_for_root(root_acl: str, allowed: set[str]) -> None:
             continue
         got.add(user)
     assert got == allowed
+
+
+def test_refresh_queues_with_all_child_queues_deleted() -> None:
+    """``TestCapacityScheduler.testRefreshQueuesWithAllChildQueuesDeleted``: a file without b's
+    children (b1, b2, b3) makes b a leaf; refused while b1 is RUNNING, taken once b1, b2 and b3
+    are STOPPED: b stays, as a leaf, and its children are gone."""
+    base = setup_queue_configuration()
+    h = scheduler_rm(base)
+    without_children = base.replace("<value>b1,b2,b3</value>", "<value></value>")
+    for leaf in ("b1", "b2", "b3"):
+        without_children = re.sub(rf"<property><name>yarn\.scheduler\.capacity\.root\.b\.{leaf}\.[^<]*</name>"
+                                  r"<value>[^<]*</value></property>", "", without_children)
+    h.set_allocations(with_props(base, b__b2__state="STOPPED", b__b3__state="STOPPED"))
+    with pytest.raises(CoreSchedulerError, match=r"root\.b\.b1 cannot be deleted"):
+        h.set_allocations(without_children)
+    h.set_allocations(with_props(base, b__b1__state="STOPPED", b__b2__state="STOPPED", b__b3__state="STOPPED"))
+    h.set_allocations(without_children)
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    assert cs.conf.queues["root.b"].is_leaf
+    assert not [q for q in cs.conf.queues if q.startswith("root.b.")]
+
+
+def test_convert_leaf_queue_to_parent_queue() -> None:
+    """``TestCapacityScheduler.testConvertLeafQueueToParentQueue``: b1 RUNNING may not become a
+    parent (a file giving it a child b11 is refused); once STOPPED it may, and is then a RUNNING
+    parent (its state is no longer set: it has b's)."""
+    base = setup_queue_configuration()
+    h = scheduler_rm(base)
+    b1_parent = with_props(base, b__b1__queues="b11", b__b1__b11__capacity="100")
+    assert states(h, "root.b.b1") == ["RUNNING"]
+    with pytest.raises(CoreSchedulerError, match=r"Can not convert the leaf queue: root\.b\.b1"):
+        h.set_allocations(b1_parent)
+    h.set_allocations(with_props(base, b__b1__state="STOPPED"))
+    assert states(h, "root.b.b1") == ["STOPPED"]
+    h.set_allocations(b1_parent)
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    assert not cs.conf.queues["root.b.b1"].is_leaf
+    assert states(h, "root.b.b1", "root.b.b1.b11") == ["RUNNING", "RUNNING"]
