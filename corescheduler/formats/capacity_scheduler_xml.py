@@ -575,6 +575,16 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
         for res in ("maximum-allocation-mb", "maximum-allocation-vcores"):
             v = r.number(f"{path}.{res}", None, 1, integer=True, what="a whole number ≥ 1")
             s[res.replace("-", "_")] = None if v is None else int(v)
+        ma = r.get(f"{path}.maximum-allocation")
+        if ma is not None and ma.value:
+            # CapacitySchedulerConfiguration.getQueueMaximumAllocation: when set, the -mb and -vcores
+            # keys are not read (AbstractCSQueue.setupMaximumAllocation)
+            parsed = _maximum_allocation(ma.value)
+            if parsed is None:
+                r.problem(ma, f"{path}.maximum-allocation", "memory-mb=<MB>,vcores=<n> (ResourceUtils"
+                          ".createResourceFromString: memory-mb in MB or with a unit Mi/Gi/Ti, vcores a whole number)")
+            else:
+                s["maximum_allocation_mb"], s["maximum_allocation_vcores"] = parsed
         dp = r.get(f"{path}.disable_preemption")
         s["disable_preemption"] = None if dp is None else r.boolean(f"{path}.disable_preemption", False)
         ip = f"{path}.intra-queue-preemption.disable_preemption"
@@ -756,6 +766,31 @@ def _mappings(r: _Reader) -> tuple[tuple[str, str, str], ...]:
 def _raise(r: _Reader) -> None:
     problems = sorted(r.problems, key=lambda lp: (lp[0] is None, lp[0] or 0))
     raise AllocationError("; ".join(m for _, m in problems), r.source, problems[0][0], problems)
+
+
+_MEMORY_UNITS = {"": 1, "M": 1, "Mi": 1, "G": 1024, "Gi": 1024, "T": 1024 * 1024, "Ti": 1024 * 1024}
+
+
+def _maximum_allocation(value: str) -> tuple[int | None, int | None] | None:
+    """``<queue>.maximum-allocation`` as ``ResourceUtils.createResourceFromString`` reads it —
+    ``memory-mb=4096,vcores=2`` (``memory`` for ``memory-mb``; memory may carry a unit, Mi by
+    default): (memory in MB, vcores), None for a type it does not name; None when unreadable
+    (a value, a type other than memory and vcores, or a type named twice)."""
+    memory: int | None = None
+    vcores: int | None = None
+    for part in value.split(","):
+        key, sep, amount = (x.strip() for x in part.partition("="))
+        m = re.fullmatch(r"([0-9]+) ?([a-zA-Z]*)", amount)
+        if not sep or m is None or int(m.group(1)) < 1:
+            return None
+        number, unit = int(m.group(1)), m.group(2)
+        if key in ("memory-mb", "memory") and memory is None and unit in _MEMORY_UNITS:
+            memory = number * _MEMORY_UNITS[unit]
+        elif key == "vcores" and vcores is None and unit == "":
+            vcores = number
+        else:
+            return None
+    return memory, vcores
 
 
 def capacity_allocations(props: Mapping[str, HadoopProperty], source: str) -> Allocations:

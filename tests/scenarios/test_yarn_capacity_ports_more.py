@@ -883,3 +883,57 @@ def test_convert_leaf_queue_to_parent_queue() -> None:
     cs = h.scheduler.plugins.instances["yarn_capacity"]
     assert not cs.conf.queues["root.b.b1"].is_leaf
     assert states(h, "root.b.b1", "root.b.b1.b11") == ["RUNNING", "RUNNING"]
+
+
+def root_maximum_allocation(value: str, allocations: str) -> str:
+    """``allocations`` with root's ``maximum-allocation``."""
+    return allocations.replace("</configuration>", "<property><name>yarn.scheduler.capacity.root.maximum-allocation"
+                               f"</name><value>{value}</value></property></configuration>")
+
+
+def test_queues_max_allocation_inheritance() -> None:
+    """``TestCapacityScheduler.testQueuesMaxAllocationInheritance``: ``maximum-allocation``
+    (``memory-mb=…,vcores=…``) set on a queue or inherited from its parent, the cluster's
+    (8192 MB, 4 vcores) at the top.  root 4096/2, a1 6144/2, b 5120/2, b2 1024/2: a1 6144, a2
+    4096, b and b1 5120, b2 1024.  Then a1, b, b1 unset, root 6144/2, a 8192/2: a1 8192/2, b1
+    6144/2.  Then root, a, a1 unset: a1 and a2 the cluster's 8192/4."""
+    base = setup_queue_configuration()
+    h = scheduler_rm(root_maximum_allocation("memory-mb=4096,vcores=2", with_props(
+        base, a__a1__maximum_allocation="memory-mb=6144,vcores=2", b__maximum_allocation="memory-mb=5120, vcores=2",
+        b__b2__maximum_allocation="memory-mb=1024, vcores=2")))
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+
+    def allocations(*queues: str) -> list[tuple[float, float]]:
+        return [cs.maximum_allocation(cs.conf, "root" + ("." + q if q else "")) for q in queues]
+
+    assert allocations("a.a1", "a.a2", "b", "b.b1", "b.b2") == [(6144, 2), (4096, 2), (5120, 2), (5120, 2),
+                                                                (1024, 2)]
+    second = with_props(base, a__maximum_allocation="memory-mb=8192,vcores=2",
+                        b__b2__maximum_allocation="memory-mb=1024, vcores=2")
+    h.set_allocations(root_maximum_allocation("memory-mb=6144,vcores=2", second))
+    assert allocations("a.a1", "b.b1") == [(8192, 2), (6144, 2)]
+    h.set_allocations(with_props(base, b__b2__maximum_allocation="memory-mb=1024, vcores=2"))
+    assert allocations("a.a1", "a.a2") == [(8192, 4), (8192, 4)]
+
+
+def test_verify_queues_max_allocation_conf() -> None:
+    """``TestCapacityScheduler.testVerifyQueuesMaxAllocationConf``: a queue's
+    ``maximum-allocation`` above the cluster's (8192 MB, 4 vcores) is refused, root's
+    (9216 MB) or a1's (9216 MB, or 14 vcores) under root 4096/2 and a 6144/2."""
+    base = setup_queue_configuration()
+    h = scheduler_rm(base)
+    with pytest.raises(CoreSchedulerError, match="maximum allocation"):
+        h.set_allocations(root_maximum_allocation("memory-mb=9216,vcores=2", base))
+    for a1 in ("memory-mb=9216,vcores=2", "memory-mb=8192,vcores=14"):
+        with pytest.raises(CoreSchedulerError, match="maximum allocation"):
+            h.set_allocations(root_maximum_allocation("memory-mb=4096,vcores=2", with_props(
+                base, a__maximum_allocation="memory-mb=6144,vcores=2", a__a1__maximum_allocation=a1)))
+
+
+@pytest.mark.parametrize("value", ["memory-mb=abc", "gpu=1", "memory-mb=1024,memory=2048", "vcores", "vcores=0"])
+def test_a_bad_maximum_allocation_refuses_the_file(value: str) -> None:
+    """A ``maximum-allocation`` ``ResourceUtils.createResourceFromString`` cannot read (or that
+    names a type other than memory and vcores, or one twice, or 0) refuses the file, naming
+    the key."""
+    with pytest.raises(CoreSchedulerError, match=r"root\.a\.maximum-allocation: expected memory-mb="):
+        scheduler_rm(with_props(setup_queue_configuration(), a__maximum_allocation=value))
