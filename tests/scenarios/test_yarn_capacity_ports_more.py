@@ -937,3 +937,14 @@ def test_a_bad_maximum_allocation_refuses_the_file(value: str) -> None:
     the key."""
     with pytest.raises(CoreSchedulerError, match=r"root\.a\.maximum-allocation: expected memory-mb="):
         scheduler_rm(with_props(setup_queue_configuration(), a__maximum_allocation=value))
+
+
+def test_queue_mapping_with_current_user_queue_mapping_for_a_group() -> None:
+    """``TestCapacityScheduler.testQueueMappingWithCurrentUserQueueMappingForaGroup``:
+    ``setupQueueConfiguration`` with ``queue-mappings`` ``g:agroup:%user``; user a1 of group
+    agroup submitting to ``default`` is placed in the leaf named a1 (root.a.a1)."""
+    h = scheduler_rm(setup_queue_configuration().replace(
+        "</configuration>", "<property><name>yarn.scheduler.capacity.queue-mappings</name>"
+                            "<value>g:agroup:%user</value></property></configuration>"))
+    app = h.submit(queue="default", user="a1", groups=("agroup",), tasks=1, resources="1024 mb, 1 vcores")
+    assert h.queue_of(app) == "root.a.a1"
