@@ -101,8 +101,8 @@ class CapacityLimits:
 
     def user_am_limit(self, queue: Any, user: Any = None) -> Resources:
         """``LeafQueue.getUserAMResourceLimitPerPartition``: the guarantee × maximum-am-resource-percent
-        × max(minimum-user-limit-percent ÷ 100, 1 ÷ active users) × user-limit-factor (−1: not
-        scaled by either), normalized up, at most the queue's AM limit; with user weights, the
+        × max(minimum-user-limit-percent ÷ 100, 1 ÷ active users), at most 1, × user-limit-factor
+        (−1: not scaled by either), normalized up, at most the queue's AM limit; with user weights, the
         share × ``user``'s weight, at most 1 (``weighted_am_share``)."""
         assert self.conf is not None
         leaf = self.conf.queues[queue.name]
@@ -115,6 +115,8 @@ class CapacityLimits:
             share = max(leaf.minimum_user_limit_percent / 100.0, 1.0 / max(users, 1))
             if leaf.user_weights:
                 share = self.weighted_am_share(leaf, user, share)  # type: ignore[attr-defined]
+            elif share > 1.0:  # Math.min(effectiveUserLimit * userWeight, 1.0f): a percent above 100
+                share = 1.0
             limit = self._times_up(guaranteed, pct * share * leaf.user_limit_factor)
         return self._min(limit, self.am_limit(queue))
 

@@ -7,11 +7,14 @@ it reads (``conf``, the capacity file in force; ``_apps``, apps placed per leaf)
   ``default``, or the override is on; refusals as ``CapacityScheduler.addApplication`` and
   ``LeafQueue.validateSubmitApplication``.
 * **Reload** (:meth:`CapacityPlacement.cs_known_pools`) — ``refreshQueues`` as
-  ``CapacitySchedulerQueueManager.validateQueueHierarchy`` refuses it.
+  ``CapacitySchedulerQueueManager.validateQueueHierarchy`` refuses it, and a leaf's maximum
+  allocation decreased (``LeafQueue.reinitialize``); a queue's maximum allocation above the
+  cluster's is refused at every load (``AbstractCSQueue.setupMaximumAllocation``).
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -27,6 +30,12 @@ __all__ = ["DIALECT", "CapacityPlacement", "capacity_conf"]
 DIALECT = "yarn_capacity"
 
 
+def _resource(values: tuple[float, float]) -> str:
+    """A (memory, vcores) pair as Hadoop's ``Resource.toString``."""
+    memory, vcores = (v if math.isinf(v) else int(v) for v in values)
+    return f"<memory:{memory}, vCores:{vcores}>"
+
+
 def capacity_conf(allocations: Any) -> Any:
     """The validated capacity file of ``allocations``, or None."""
     return allocations.policy_config if getattr(allocations, "dialect", None) == DIALECT else None
@@ -40,6 +49,7 @@ class CapacityPlacement:
     _users: dict[str, Counter[Any]]
     _live: dict[str, Any]
     _cluster: Any
+    _maximum_allocation: Any  # [cluster] maximum_allocation (Resources), None when unknown
 
     def max_applications(self, conf: Any, path: str) -> int:
         """The leaf's ``maxApplications``: its own ``maximum-applications``, else the global one ×
@@ -72,29 +82,79 @@ class CapacityPlacement:
         """Asked before new allocations are put in force (nothing has changed yet): a reload is
         ``refreshQueues``, refused as ``CapacitySchedulerQueueManager.validateQueueHierarchy``
         refuses it — a queue the file drops must be STOPPED (in the running or in the new
-        file), and so must a leaf the file turns into a parent; the last good file stays."""
+        file), and so must a leaf the file turns into a parent; a leaf's maximum allocation may
+        not decrease (``LeafQueue.reinitialize``); the last good file stays.  At every load
+        (the first too), no queue's maximum allocation may exceed the cluster's
+        (``AbstractCSQueue.setupMaximumAllocation``)."""
         new = capacity_conf(allocations)
         old = self.conf
-        if new is None or old is None or new is old:
+        if new is None or new is old:
             return None
-        problems = []
+        problems = self._maximum_allocation_problems(new)
+        if old is None:
+            if problems:
+                raise AllocationError("; ".join(problems), new.source)
+            return None
         for path, before in old.queues.items():
             after = new.queues.get(path)
             stated = new.properties.get(f"yarn.scheduler.capacity.{path}.state", "").strip().upper()
-            stopped = before.state == "STOPPED" or stated == "STOPPED"
+            # the live queue's state: its own, else its parent's (a queue under a STOPPED parent is
+            # STOPPED: AbstractCSQueue.initializeQueueState), so a stopped parent goes with its children
+            stopped = before.effective_state == "STOPPED" or stated == "STOPPED"
             if after is None and not stopped:
                 problems.append(f"{path} cannot be deleted from the capacity scheduler configuration, as the queue "
-                                f"is not yet in stopped state. Current State : {before.state}")
+                                f"is not yet in stopped state. Current State : {before.effective_state}")
             elif after is not None and before.is_leaf and not after.is_leaf and not stopped:
                 problems.append(f"Can not convert the leaf queue: {path} to parent queue since it is not yet in "
-                                f"stopped state. Current State : {before.state}")
+                                f"stopped state. Current State : {before.effective_state}")
             elif after is None or (before.is_leaf and not after.is_leaf):
                 if self._apps.get(path, 0) > 0:
                     problems.append(f"{path} still has {self._apps[path]} applications; it cannot be removed or "
                                     "become a parent until they end")
+            if after is not None and before.is_leaf and after.is_leaf:
+                # LeafQueue.reinitialize: "don't allow the maximum allocation to be decreased in size
+                # since we have already told running AM's the size"
+                was, will = self.maximum_allocation(old, path), self.maximum_allocation(new, path)
+                if will[0] < was[0] or will[1] < was[1]:
+                    problems.append(f"Trying to reinitialize {path} the maximum allocation size can not be decreased! "
+                                    f"Current setting: {_resource(was)}, trying to set it to: {_resource(will)}")
         if problems:
             raise AllocationError("refreshQueues refused: " + "; ".join(problems), new.source)
         return None
+
+    def maximum_allocation(self, conf: Any, path: str) -> tuple[float, float]:
+        """``AbstractCSQueue.setupMaximumAllocation``: the queue's largest container (memory,
+        vcores) — the cluster's ``[cluster] maximum_allocation`` (YARN's
+        ``yarn.scheduler.maximum-allocation-*``; no bound when unknown), then each queue from
+        root down to ``path`` replacing the values it sets (``maximum-allocation-mb``,
+        ``-vcores``)."""
+        cluster = self._maximum_allocation
+        memory = float(cluster.memory) if cluster is not None else math.inf
+        vcores = float(cluster.vcores) if cluster is not None else math.inf
+        parts = path.split(".")
+        for i in range(1, len(parts) + 1):
+            q = conf.queues[".".join(parts[:i])]
+            if q.maximum_allocation_mb is not None:
+                memory = q.maximum_allocation_mb
+            if q.maximum_allocation_vcores is not None:
+                vcores = q.maximum_allocation_vcores
+        return memory, vcores
+
+    def _maximum_allocation_problems(self, conf: Any) -> list[str]:
+        """``AbstractCSQueue.setupMaximumAllocation``'s refusal: a queue's own
+        ``maximum-allocation-mb`` or ``-vcores`` above the cluster's maximum allocation."""
+        cluster = self._maximum_allocation
+        if cluster is None:
+            return []
+        problems = []
+        for path, q in conf.queues.items():
+            if ((q.maximum_allocation_mb is not None and q.maximum_allocation_mb > cluster.memory)
+                    or (q.maximum_allocation_vcores is not None and q.maximum_allocation_vcores > cluster.vcores)):
+                problems.append(f"Queue maximum allocation cannot be larger than the cluster setting for queue {path} "
+                                f"max allocation per queue: {_resource(self.maximum_allocation(conf, path))} "
+                                f"cluster setting: {_resource((cluster.memory, cluster.vcores))} "
+                                "([cluster] maximum_allocation)")
+        return problems
 
     # ------------------------------------------------------------------ PoolResolver
     @hookimpl

@@ -16,14 +16,15 @@ __all__ = ["CapacityReports"]
 
 class CapacityReports:
     """The reports of :class:`~corescheduler_plugins.yarn_capacity.YarnCapacityScheduler` (its
-    ``conf``, ``_cluster``, ``_live``, ``_marked``, ``_ratio``, ``am_limit`` and ``headroom``
-    are the policy's)."""
+    ``conf``, ``_cluster``, ``_live``, ``_marked``, ``_apps``, ``_ratio``, ``am_limit`` and
+    ``headroom`` are the policy's)."""
 
     if TYPE_CHECKING:
         conf: Any
         _cluster: Resources
         _live: dict[str, Any]
         _marked: Any
+        _apps: Any  # leaf -> apps placed (a Counter)
 
         def _ratio(self, used: Resources, guaranteed: Resources | None, cluster: Resources | None) -> float: ...
 
@@ -57,7 +58,7 @@ class CapacityReports:
             "used_capacity": self._ratio(used, guaranteed, cluster),
             "user_limit_factor": q.user_limit_factor,
             "minimum_user_limit_percent": q.minimum_user_limit_percent,
-            "state": q.state,
+            "state": self._reported_state(q),
             "ordering_policy": q.ordering_policy,
             # CSMaxRunningAppsEnforcer's queue limit (None: none) and the users' weights (leaves)
             "max_parallel_apps": self.conf.queue_max_parallel_apps(queue.name) if self.conf is not None else None,
@@ -71,6 +72,17 @@ class CapacityReports:
             report["am_limit"] = self.am_limit(queue)
             report["am_used"] = queue.am_usage
         return report
+
+    def _reported_state(self, q: Any) -> str:
+        """``CSQueue.getState``: its own state, else its parent's (``initializeQueueState``); a
+        STOPPED queue still holding apps (its own or its children's) is DRAINING until they end
+        (``stopQueue``, ``appFinished``)."""
+        state = q.effective_state
+        if state == "STOPPED":
+            prefix = q.path + "."
+            if any(n > 0 and (leaf == q.path or leaf.startswith(prefix)) for leaf, n in self._apps.items()):
+                return "DRAINING"
+        return str(state)
 
     def job_report(self, job: Job) -> dict[str, Any] | None:
         """An app's headroom and ``SchedulerApplicationAttempt.getResourceUsageReport``'s

@@ -134,6 +134,8 @@ class YarnCapacityScheduler(CapacityUserLimit, CapacityLimits, CapacityVictims, 
         config = getattr(context, "config", None)
         cluster = getattr(config, "cluster", None)
         self._minimum = getattr(cluster, "minimum_allocation", None)
+        #: yarn.scheduler.maximum-allocation-* (a queue's maximum allocation: _yarn_capacity_placement)
+        self._maximum_allocation = getattr(cluster, "maximum_allocation", None)
         #: the minimum allocation's memory: a used capacity's least denominator (order_key)
         self._minimum_memory = self._minimum.memory if isinstance(self._minimum, Resources) else 0
 

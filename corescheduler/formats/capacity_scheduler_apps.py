@@ -19,6 +19,7 @@ and user weights, read for :mod:`corescheduler.formats.capacity_scheduler_xml`.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -110,8 +111,9 @@ def read_app_limits(r: Any, order: list[str], children: Mapping[str, tuple[str, 
     for path in order:
         if children.get(path):
             continue
-        percent = min(100.0, float(user_limit_percent.get(path) or 100.0))
-        top = java_float(100.0 / percent)
+        limit = user_limit_percent.get(path)
+        percent = min(100.0, float(limit if limit is not None else 100.0))
+        top = java_float(100.0 / percent) if percent > 0 else math.inf  # Java's 100.0f / 0: Infinity
         for user, (weight, prop, key) in effective[path].items():
             if not 0.0 <= weight <= top and key not in reported:
                 reported.add(key)

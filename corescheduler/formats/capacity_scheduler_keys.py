@@ -24,7 +24,8 @@ QUEUE_KEYS = frozenset({
     "queues", "capacity", "maximum-capacity", "user-limit-factor", "minimum-user-limit-percent",
     "maximum-applications", "maximum-am-resource-percent", "state", "acl_submit_applications",
     "acl_administer_queue", "ordering-policy", "ordering-policy.fair.enable-size-based-weight", "priority",
-    "maximum-allocation-mb", "maximum-allocation-vcores", "disable_preemption", "max-parallel-apps",
+    "maximum-allocation-mb", "maximum-allocation-vcores", "maximum-allocation", "disable_preemption",
+    "max-parallel-apps",
     "intra-queue-preemption.disable_preemption", "default-application-priority", "acl_application_max_priority",
 })
 #: global keys read (after ``yarn.scheduler.capacity.``)

@@ -20,8 +20,10 @@ validates it as Hadoop 3.3 does when the scheduler (re)initializes its queues:
   absolute mode"); an absolute child may not exceed its parent's absolute capacity.
 * ``CSQueueUtils.checkMaxCapacity`` / ``AbstractCSQueue.setupQueueConfigs``:
   ``maximum-capacity`` ≥ ``capacity`` (absolute: each resource).
-* ``LeafQueue.setupQueueConfigs``: ``minimum-user-limit-percent`` in (0, 100],
-  ``maximum-am-resource-percent`` in [0, 1], ``state`` RUNNING or STOPPED,
+* ``LeafQueue.setupQueueConfigs``: ``minimum-user-limit-percent`` ≥ 0 (Hadoop takes any
+  number: 0 leaves the limit to the active users' shares, above 100 lifts it past the
+  current capacity; a negative one is refused here), ``maximum-am-resource-percent`` in
+  [0, 1], ``state`` RUNNING or STOPPED,
   ``ordering-policy`` fifo or fair (the class names too); a parent's ``ordering-policy``
   ``utilization`` (the default) or ``priority-utilization``, inherited by the parents under
   it (``CapacitySchedulerConfiguration.getQueueOrderingPolicy``).
@@ -82,6 +84,8 @@ DEFAULT_OFFSWITCH_PER_HEARTBEAT = 1
 DEFAULT_MAX_ASSIGN_PER_HEARTBEAT = 100  # Hadoop 3.3 (YARN-8513); -1: no limit
 DEFAULT_USER_LIMIT_FACTOR = 1.0
 DEFAULT_MINIMUM_USER_LIMIT_PERCENT = 100.0
+#: what ``minimum-user-limit-percent`` takes
+MULP_EXPECTED = "a percent ≥ 0 (above 100 lifts the user limit past the queue's current capacity)"
 ORDERING_POLICIES = {
     "fifo": "fifo",
     "fair": "fair",
@@ -127,6 +131,9 @@ class CSQueueSpec:
     maximum_applications: int | None = None
     maximum_am_resource_percent: float | None = None
     state: str = "RUNNING"
+    #: its state as Hadoop's freshly parsed queue has it (``AbstractCSQueue.initializeQueueState``):
+    #: its own ``state`` when set, else its parent's (root: RUNNING)
+    effective_state: str = "RUNNING"
     acl_submit_applications: str | None = None
     acl_administer_queue: str | None = None
     ordering_policy: str = "fifo"
@@ -467,8 +474,8 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
                                                  what="a whole number ≥ -1 (-1: no limit)") or 0),
     }
     default_ulf = r.number("user-limit-factor", DEFAULT_USER_LIMIT_FACTOR, what="a number (-1: no limit)")
-    default_mulp = r.number("minimum-user-limit-percent", DEFAULT_MINIMUM_USER_LIMIT_PERCENT, 0, 100,
-                            what="a percent in (0, 100]")
+    default_mulp = r.number("minimum-user-limit-percent", DEFAULT_MINIMUM_USER_LIMIT_PERCENT, 0,
+                            what=MULP_EXPECTED)
     calc = r.get("resource-calculator")
     if calc is not None and calc.value:
         if calc.value not in CALCULATORS:
@@ -517,11 +524,9 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
             mx = r.number(f"{path}.maximum-capacity", 100.0, -1, 100, what="a percent from 0 to 100 (-1: 100)")
             s["maximum_pct"] = 100.0 if mx is None or mx < 0 else mx
         s["user_limit_factor"] = r.number(f"{path}.user-limit-factor", default_ulf, what="a number (-1: no limit)")
-        mulp = r.number(f"{path}.minimum-user-limit-percent", default_mulp, 0, 100, what="a percent in (0, 100]")
-        if mulp is not None and mulp <= 0:
-            r.problem(r.get(f"{path}.minimum-user-limit-percent"), f"{path}.minimum-user-limit-percent",
-                      "a percent in (0, 100]")
-        s["minimum_user_limit_percent"] = mulp
+        # CapacitySchedulerConfiguration.getUserLimit: any number (TestLeafQueue sets 0 and 1000)
+        s["minimum_user_limit_percent"] = r.number(f"{path}.minimum-user-limit-percent", default_mulp, 0,
+                                                   what=MULP_EXPECTED)
         ma = r.number(f"{path}.maximum-applications", None, -1, integer=True, what="a whole number (-1: the global)")
         s["maximum_applications"] = None if ma is None or ma < 0 else int(ma)
         s["maximum_am_resource_percent"] = r.number(f"{path}.maximum-am-resource-percent", None, 0, 1,
@@ -532,6 +537,18 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
             r.problem(st, f"{path}.state", "RUNNING or STOPPED")
             state = "RUNNING"
         s["state"] = state
+        # AbstractCSQueue.initializeQueueState (a freshly parsed queue): a queue without a state
+        # has its parent's; one set RUNNING under a parent that is not is refused
+        head = path.rpartition(".")[0]
+        inherited = str(settings[head]["effective_state"]) if head in settings else "RUNNING"
+        if st is None or not st.value:
+            s["effective_state"] = inherited
+        else:
+            if state == "RUNNING" and inherited != "RUNNING":
+                r.problem(st, f"{path}.state", f"STOPPED or no state under a STOPPED parent (Hadoop: \"The parent "
+                          f"queue:{head.rpartition('.')[2]} state is STOPPED, child queue:{path.rpartition('.')[2]} "
+                          "state cannot be RUNNING.\")")
+            s["effective_state"] = state
         for acl in ("acl_submit_applications", "acl_administer_queue"):
             ap = r.get(f"{path}.{acl}")
             s[acl] = None if ap is None else (ap.value if ap.value else " ")
@@ -558,6 +575,16 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
         for res in ("maximum-allocation-mb", "maximum-allocation-vcores"):
             v = r.number(f"{path}.{res}", None, 1, integer=True, what="a whole number ≥ 1")
             s[res.replace("-", "_")] = None if v is None else int(v)
+        ma = r.get(f"{path}.maximum-allocation")
+        if ma is not None and ma.value:
+            # CapacitySchedulerConfiguration.getQueueMaximumAllocation: when set, the -mb and -vcores
+            # keys are not read (AbstractCSQueue.setupMaximumAllocation)
+            parsed = _maximum_allocation(ma.value)
+            if parsed is None:
+                r.problem(ma, f"{path}.maximum-allocation", "memory-mb=<MB>,vcores=<n> (ResourceUtils"
+                          ".createResourceFromString: memory-mb in MB or with a unit Mi/Gi/Ti, vcores a whole number)")
+            else:
+                s["maximum_allocation_mb"], s["maximum_allocation_vcores"] = parsed
         dp = r.get(f"{path}.disable_preemption")
         s["disable_preemption"] = None if dp is None else r.boolean(f"{path}.disable_preemption", False)
         ip = f"{path}.intra-queue-preemption.disable_preemption"
@@ -646,8 +673,10 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
                           f"≥ the capacity {pct:g} (Hadoop CSQueueUtils.checkMaxCapacity)")
             fraction[k] = (pct / 100.0, mx / 100.0)
             absolute[k] = (absolute[path][0] * pct / 100.0, absolute[path][1] * mx / 100.0)
-    apps = read_app_limits(r, order, children, {p: float(settings[p]["minimum_user_limit_percent"] or 100.0)  # type: ignore[arg-type]
-                                                for p in order})
+    apps = read_app_limits(r, order, children, {
+        p: float(settings[p]["minimum_user_limit_percent"] if settings[p]["minimum_user_limit_percent"] is not None  # type: ignore[arg-type]
+                 else DEFAULT_MINIMUM_USER_LIMIT_PERCENT)
+        for p in order})
     glob["max_parallel_apps"] = apps.max_parallel_apps
     glob["user_max_parallel_apps_default"] = apps.user_max_parallel_apps_default
     glob["user_max_parallel_apps"] = apps.user_max_parallel_apps
@@ -668,7 +697,8 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
             minimum_user_limit_percent=float(s["minimum_user_limit_percent"]),  # type: ignore[arg-type]
             maximum_applications=s["maximum_applications"],  # type: ignore[arg-type]
             maximum_am_resource_percent=s["maximum_am_resource_percent"],  # type: ignore[arg-type]
-            state=str(s["state"]), acl_submit_applications=s["acl_submit_applications"],  # type: ignore[arg-type]
+            state=str(s["state"]), effective_state=str(s["effective_state"]),
+            acl_submit_applications=s["acl_submit_applications"],  # type: ignore[arg-type]
             acl_administer_queue=s["acl_administer_queue"],  # type: ignore[arg-type]
             ordering_policy=str(s["ordering_policy"]), fair_size_based_weight=bool(s["fair_size_based_weight"]),
             priority=int(s["priority"]),  # type: ignore[call-overload]
@@ -736,6 +766,31 @@ def _mappings(r: _Reader) -> tuple[tuple[str, str, str], ...]:
 def _raise(r: _Reader) -> None:
     problems = sorted(r.problems, key=lambda lp: (lp[0] is None, lp[0] or 0))
     raise AllocationError("; ".join(m for _, m in problems), r.source, problems[0][0], problems)
+
+
+_MEMORY_UNITS = {"": 1, "M": 1, "Mi": 1, "G": 1024, "Gi": 1024, "T": 1024 * 1024, "Ti": 1024 * 1024}
+
+
+def _maximum_allocation(value: str) -> tuple[int | None, int | None] | None:
+    """``<queue>.maximum-allocation`` as ``ResourceUtils.createResourceFromString`` reads it —
+    ``memory-mb=4096,vcores=2`` (``memory`` for ``memory-mb``; memory may carry a unit, Mi by
+    default): (memory in MB, vcores), None for a type it does not name; None when unreadable
+    (a value, a type other than memory and vcores, or a type named twice)."""
+    memory: int | None = None
+    vcores: int | None = None
+    for part in value.split(","):
+        key, sep, amount = (x.strip() for x in part.partition("="))
+        m = re.fullmatch(r"([0-9]+) ?([a-zA-Z]*)", amount)
+        if not sep or m is None or int(m.group(1)) < 1:
+            return None
+        number, unit = int(m.group(1)), m.group(2)
+        if key in ("memory-mb", "memory") and memory is None and unit in _MEMORY_UNITS:
+            memory = number * _MEMORY_UNITS[unit]
+        elif key == "vcores" and vcores is None and unit == "":
+            vcores = number
+        else:
+            return None
+    return memory, vcores
 
 
 def capacity_allocations(props: Mapping[str, HadoopProperty], source: str) -> Allocations:
