@@ -39,6 +39,11 @@ MAX_DEPTH = 64
 MAX_TIMEOUT = 366 * 24 * 3600.0
 #: the longest job, pool or queue name, input node or property name
 MAX_NAME = 200
+#: the job properties that name its pool (:meth:`JobSpec.property`: Hadoop's ``queue.name``)
+POOL_PROPERTIES = ("queue.name", "mapred.job.queue.name", "pool")
+#: the job properties that name its user: the token's, never the job's (Hadoop's JobTracker set a
+#: job conf's ``user.name`` to the submitting user, ``JobInProgress``)
+USER_PROPERTIES = ("user.name", "user")
 #: a lone UTF-16 surrogate: valid in JSON text ("\ud800"), not storable as UTF-8 (SQLite, responses)
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 #: what a name (job, pool, queue, input node) may not hold: control characters, NUL included
@@ -110,7 +115,8 @@ class JobRequest:
             user=user,
             pool=self.pool,
             priority=self.priority,
-            properties={**self.properties, "mapred.job.name": self.name},
+            properties={**{k: v for k, v in self.properties.items() if k not in USER_PROPERTIES},
+                        "mapred.job.name": self.name},
             groups=tuple(groups),
             id=job_id,
             task_resources=self.task_resources,
@@ -242,6 +248,8 @@ def parse_job(doc: Any) -> JobRequest:
                                  "timeout")
     for key in properties:
         check_name(key, "properties", "a property name")
+        if key in POOL_PROPERTIES:  # names the pool as the pool field does: the same checks
+            check_pool(properties[key], f"properties.{key}")
     return JobRequest(
         timeout=timeout,
         name=name or "job", pool=pool.strip() if isinstance(pool, str) else None, priority=priority.upper(),

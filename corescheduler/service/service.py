@@ -52,7 +52,7 @@ from corescheduler.formats.allocation_file import AllocationFileLoader
 from corescheduler.service.attempts import Attempts, Grant, LiveJob, jsonable
 from corescheduler.service.backend import DaskBackend, WorkerInfo
 from corescheduler.service.errors import ServiceError
-from corescheduler.service.jobs import JobFormatError, check_pool, parse_job
+from corescheduler.service.jobs import MAX_NAME, JobFormatError, check_pool, parse_job
 from corescheduler.service.page import History
 from corescheduler.service.settings import ServiceSettings
 from corescheduler.service.store import LedgerError, Store
@@ -361,7 +361,15 @@ class Service(Workers, Attempts, Views):
 
             def place() -> Job:  # placed now (a rejection is answered now); the loop's next turn runs the update
                 try:
-                    return self.scheduler.submit(spec, now, update=False)
+                    job = self.scheduler.submit(spec, now, update=False)
+                    try:  # a pool a resolver read from a job property (``pool_name_property``) is
+                        # checked as the pool field is: the page, logs and ledger show the name stored
+                        check_pool(job.pool, "pool")
+                    except JobFormatError as exc:
+                        unplace(job)
+                        raise ServiceError(f"the job's pool {job.pool[:MAX_NAME]!r}, named by its properties: "
+                                           f"{exc.message}", 400, "properties") from None
+                    return job
                 except AccessDeniedError as exc:  # the queue's submit ACL
                     raise ServiceError(str(exc), 403, "pool") from None
                 except JobRejectedError as exc:

@@ -1,0 +1,134 @@
+"""Hostile review (session 17) of ``serve``: what a hostile or careless tenant, or a ledger that
+fails for a moment, did to the service before these fixes (SPEC §8, §8b: no request breaks the
+service or makes it disagree with its ledger; a tenant reaches only its own jobs)."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("distributed")
+httpx = pytest.importorskip("httpx")
+
+pytestmark = pytest.mark.slow
+
+ENDED = ("finished", "failed", "killed")
+
+
+def _wait_state(c: Any, job_id: str, states: tuple[str, ...], timeout: float = 30) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    job = c.get(f"/api/v1/jobs/{job_id}").json()
+    for _ in range(int(timeout / 0.05) + 1):
+        if job.get("state") in states or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+        job = c.get(f"/api/v1/jobs/{job_id}").json()
+    return job
+
+
+def _ledger(state: Path, job_id: str) -> tuple[str, str | None]:
+    db = sqlite3.connect(str(state / "state.db"))
+    try:
+        row = db.execute("SELECT state, error FROM jobs WHERE id = ?", (job_id,)).fetchone()
+    finally:
+        db.close()
+    return row
+
+
+def test_a_job_end_the_ledger_could_not_write_for_a_moment_is_written_once_it_can(live_service, tmp_path) -> None:
+    """A transient ledger failure (a full disk, a lock) when a job ends — it finished, or its task
+    used up its attempts — was lost for good: the scheduler had ended the job, the ledger kept it
+    ``running`` (its kill a 409 "has already ended (running)", its result never readable) until a
+    restart.  The end is kept with the deferred task changes and written by the next flush."""
+    state = tmp_path / "state"
+    live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 1, "reduce_slots": 1},
+                         "service": {"tick": 0.05, "max_attempts": 1}}, state=str(state))
+    store = live.service.store
+    real = store._execute
+    failing = {"on": True, "refused": 0}
+
+    def execute(sql: str, args: Any = ()) -> Any:
+        if failing["on"] and sql.startswith("UPDATE jobs SET state = ?, ended"):
+            failing["refused"] += 1
+            raise sqlite3.OperationalError("database or disk is full")
+        return real(sql, args)
+
+    store._execute = execute
+    sched = live.service.scheduler
+    with httpx.Client(base_url=live.url, timeout=30) as c:
+        ids = []
+        for command, end in ((["true"], "finished"), (["false"], "failed")):
+            failing.update(on=True, refused=0)
+            job = c.post("/api/v1/jobs", json={"maps": [{"command": command}]}).json()["id"]
+            ids.append(job)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and (job in sched.jobs or not failing["refused"]):
+                time.sleep(0.05)
+            assert job not in sched.jobs and failing["refused"], failing  # the scheduler let it go
+            failing["on"] = False
+            ended = _wait_state(c, job, ENDED)
+            assert ended["state"] == end, ended
+            if end == "finished":
+                assert c.get(f"/api/v1/jobs/{job}/result").json()["result"] is not None
+            else:
+                assert "failed 1 times" in ended["error"], ended
+        done, failed = ids
+    assert _ledger(state, done)[0] == "finished"
+    assert _ledger(state, failed)[0] == "failed"
+    assert not live.service.jobs  # nothing of theirs is kept in memory
+
+
+def test_a_pool_named_by_a_job_property_is_checked_as_the_pool_field_is(live_service, tmp_path) -> None:
+    """A job's ``properties`` name its pool as Hadoop's job conf does (``queue.name``, the
+    ``property`` resolver's ``pool_name_property``), and that name skipped every check of the
+    ``pool`` field: a control character, a bidirectional override (the page and the logs show
+    another name than the one stored), an empty part, 10,000 characters.  And ``user.name`` in
+    the properties claimed another user's name for the placement; the user is the token's
+    (Hadoop's JobTracker sets a job's ``user.name`` to the submitting user)."""
+    from corescheduler.service.api import Principal
+
+    tokens = {"alice-token-1": Principal("alice"), "bob-token-1": Principal("bob")}
+    live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 1, "reduce_slots": 1},
+                         "service": {"tick": 0.1}}, tokens=tokens)
+    alice = {"Authorization": "Bearer alice-token-1"}
+    task = {"command": ["sleep", "30"]}
+    with httpx.Client(base_url=live.url, timeout=30, headers=alice) as c:
+        for name in ("evil\u202eemag", "a\nb", "a..b", "q" * 10_000, "%2e%2e", " "):
+            for key in ("queue.name", "mapred.job.queue.name", "pool"):
+                r = c.post("/api/v1/jobs", json={"properties": {key: name}, "maps": [task]})
+                assert r.status_code == 400, (key, name[:20], r.status_code, r.text[:200])
+                assert r.json()["field"] == f"properties.{key}", r.text[:200]
+        assert c.get("/api/v1/jobs").json()["jobs"] == []
+        assert not any(p["name"].startswith(("evil", "a", "q", "%")) for p in c.get("/api/v1/pools").json()["pools"])
+        # claiming bob's name: placed by the token's user all the same
+        r = c.post("/api/v1/jobs", json={"properties": {"user.name": "bob"}, "maps": [task]})
+        assert r.status_code == 201, r.text
+        assert r.json()["pool"] == "alice" and r.json()["user"] == "alice"
+        # a good name in a property still names the pool
+        r = c.post("/api/v1/jobs", json={"properties": {"queue.name": "batch"}, "maps": [task]})
+        assert r.status_code == 201 and r.json()["pool"] == "batch", r.text
+        for job in c.get("/api/v1/jobs").json()["jobs"]:
+            assert c.delete(f"/api/v1/jobs/{job['id']}").status_code == 200
+
+
+def test_a_pool_read_from_a_configured_job_property_is_checked(live_service) -> None:
+    """``[plugins.property] pool_name_property`` may name any job property: the pool the
+    placement read from it is checked as the pool field is — refused (400, nothing stored, no
+    pool left behind) when it could not be one."""
+    live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 1, "reduce_slots": 1},
+                         "plugins": {"property": {"pool_name_property": ["team", "user.name"]}},
+                         "service": {"tick": 0.1}})
+    task = {"command": ["sleep", "30"]}
+    with httpx.Client(base_url=live.url, timeout=30) as c:
+        for name in ("evil\u202eemag", "a..b", "q" * 300, "%2e"):
+            r = c.post("/api/v1/jobs", json={"properties": {"team": name}, "maps": [task]})
+            assert r.status_code == 400 and r.json()["field"] == "properties", (name[:20], r.text[:200])
+        assert c.get("/api/v1/jobs").json()["jobs"] == []
+        assert not live.service.scheduler.jobs
+        r = c.post("/api/v1/jobs", json={"properties": {"team": "data"}, "maps": [task]})
+        assert r.status_code == 201 and r.json()["pool"] == "data", r.text
+        assert c.delete(f"/api/v1/jobs/{r.json()['id']}").status_code == 200
