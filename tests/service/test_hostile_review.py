@@ -132,3 +132,81 @@ def test_a_pool_read_from_a_configured_job_property_is_checked(live_service) -> 
         r = c.post("/api/v1/jobs", json={"properties": {"team": "data"}, "maps": [task]})
         assert r.status_code == 201 and r.json()["pool"] == "data", r.text
         assert c.delete(f"/api/v1/jobs/{r.json()['id']}").status_code == 200
+
+
+ALLOCATIONS = """<?xml version="1.0"?>
+<allocations>
+  <queue name="root">
+    <queue name="teams">
+      <aclAdministerApps>carol</aclAdministerApps>
+      <queue name="a"/>
+    </queue>
+    <queue name="other"/>
+  </queue>
+</allocations>
+"""
+
+
+def test_a_queue_admin_acts_on_a_job_only_while_it_is_in_their_queue(live_service, tmp_path) -> None:
+    """carol administers root.teams (``aclAdministerApps``).  Her kill, move or priority change
+    of alice's job was allowed by where the job was when the request arrived, and carried out
+    once the service's lock came free — after alice's own move (queued ahead of it) had taken
+    the job out of carol's queue: carol killed a job in a queue she has no right to.  The right
+    is checked again, under the lock, against where the job is then (YARN checks the caller's
+    ``ApplicationAccessType.MODIFY_APP`` on the application as it is:
+    ``ClientRMService.forceKillApplication`` / ``QueueACLsManager.checkAccess``)."""
+    import asyncio
+    import concurrent.futures
+
+    from corescheduler.service.api import Principal
+
+    alloc = tmp_path / "fair-scheduler.xml"
+    alloc.write_text(ALLOCATIONS)
+    tokens = {"alice-token-1": Principal("alice"), "carol-token-1": Principal("carol")}
+    live = live_service({"scheduler": {"mode": "resources", "allocation_file": str(alloc)},
+                         "cluster": {"racks": 1, "nodes_per_rack": 1},
+                         "service": {"tick": 0.1}}, tokens=tokens)
+    alice = {"Authorization": "Bearer alice-token-1"}
+    carol = {"Authorization": "Bearer carol-token-1"}
+    service = live.service
+    loop = service._loop_task.get_loop()
+    lock = service._lock
+
+    async def take() -> None:
+        await lock.acquire()
+
+    def waiting() -> int:
+        return len(lock._waiters or ())
+
+    with httpx.Client(base_url=live.url, timeout=30) as c, concurrent.futures.ThreadPoolExecutor(2) as pool:
+        for action in ("kill", "move", "priority"):
+            r = c.post("/api/v1/jobs", headers=alice, json={"queue": "root.teams.a",
+                                                            "maps": [{"command": ["sleep", "30"]}]})
+            assert r.status_code == 201, r.text
+            job = r.json()["id"]
+            asyncio.run_coroutine_threadsafe(take(), loop).result(10)  # the loop's turns wait too
+            try:
+                hers = pool.submit(c.put, f"/api/v1/jobs/{job}/pool", json={"pool": "root.other"}, headers=alice)
+                deadline = time.monotonic() + 10
+                while waiting() < 1 and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                if action == "kill":
+                    theirs = pool.submit(c.delete, f"/api/v1/jobs/{job}", headers=carol)
+                elif action == "move":
+                    theirs = pool.submit(c.put, f"/api/v1/jobs/{job}/pool", json={"pool": "root.teams.a"},
+                                         headers=carol)
+                else:
+                    theirs = pool.submit(c.put, f"/api/v1/jobs/{job}/priority", json={"priority": "VERY_HIGH"},
+                                         headers=carol)
+                while waiting() < 2 and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                assert waiting() >= 2
+            finally:
+                loop.call_soon_threadsafe(lock.release)
+            assert hers.result(30).status_code == 200
+            r = theirs.result(30)
+            assert r.status_code == 403, (action, r.status_code, r.text)
+            now = c.get(f"/api/v1/jobs/{job}", headers=alice).json()
+            assert (now["state"], now["pool"], now["priority"]) == ("accepted", "root.other", "NORMAL") or \
+                (now["state"], now["pool"], now["priority"]) == ("running", "root.other", "NORMAL"), now
+            assert c.delete(f"/api/v1/jobs/{job}", headers=alice).status_code == 200
