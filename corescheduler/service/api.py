@@ -76,6 +76,16 @@ _PIECE = re.compile(r"[^\s/?&=;,\"'()\[\]]{8,}")
 _TOKEN_PARAM = re.compile(r"(?i)((?:access_)?token=)[^&\s\"]*")
 
 
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number (RFC 8259)")
+
+
+def _strict_json(raw: bytes) -> Any:
+    """``raw`` read as JSON, and only JSON: Python's reader also takes ``NaN`` and ``Infinity``,
+    which a stored job would then echo in its answers, breaking every strict JSON client."""
+    return json.loads(raw, parse_constant=_not_json)
+
+
 def _safe(text: str | None) -> str | None:
     """Text a response can carry: a lone surrogate (from a request) as its escape."""
     return None if text is None else text.encode("utf-8", "backslashreplace").decode("utf-8")
@@ -304,8 +314,8 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         raw = await read_body(request)
         try:
             if len(raw) > LARGE_BODY:  # a large job's document is decoded off the event loop
-                return await asyncio.to_thread(json.loads, raw)
-            return json.loads(raw)
+                return await asyncio.to_thread(_strict_json, raw)
+            return _strict_json(raw)
         except RecursionError:
             raise ServiceError("the body nests too deep", 400, "body") from None
         except (ValueError, UnicodeDecodeError) as exc:

@@ -210,3 +210,30 @@ def test_a_queue_admin_acts_on_a_job_only_while_it_is_in_their_queue(live_servic
             assert (now["state"], now["pool"], now["priority"]) == ("accepted", "root.other", "NORMAL") or \
                 (now["state"], now["pool"], now["priority"]) == ("running", "root.other", "NORMAL"), now
             assert c.delete(f"/api/v1/jobs/{job}", headers=alice).status_code == 200
+
+
+def test_a_job_document_with_nan_is_refused_not_echoed_as_invalid_json(live_service) -> None:
+    """Python's JSON reader takes ``NaN`` and ``Infinity``, which are not JSON (RFC 8259): a
+    job whose arguments held one was accepted, stored, and its ``GET /jobs/{id}`` answered with
+    a body a strict JSON reader refuses (a browser's ``JSON.parse``, Go's, jq) — an admin's or
+    a queue administrator's client broke on a tenant's job.  The body is refused: a 400 naming it."""
+    import json
+
+    def strict(text: str) -> Any:
+        def refuse(name: str) -> Any:
+            raise ValueError(f"{name} is not JSON")
+
+        return json.loads(text, parse_constant=refuse)
+
+    live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 1, "reduce_slots": 1},
+                         "service": {"tick": 0.1}})
+    with httpx.Client(base_url=live.url, timeout=30, headers={"Content-Type": "application/json"}) as c:
+        for constant in ("NaN", "Infinity", "-Infinity"):
+            body = '{"maps": [{"call": "math:isnan", "args": [' + constant + ']}]}'
+            r = c.post("/api/v1/jobs", content=body.encode())
+            assert r.status_code == 400 and r.json()["field"] == "body", (constant, r.status_code, r.text[:200])
+            assert constant in r.json()["error"]
+        assert c.get("/api/v1/jobs").json()["jobs"] == []
+        r = c.post("/api/v1/jobs", content=b'{"maps": [{"call": "math:isnan", "args": [1.5e300]}]}')
+        assert r.status_code == 201, r.text
+        strict(c.get(f"/api/v1/jobs/{r.json()['id']}").text)
