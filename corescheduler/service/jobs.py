@@ -18,6 +18,7 @@ expected; nothing is stored for a job that has one.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -160,6 +161,10 @@ def check_pool(value: Any, field: str) -> str:
     if _BIDI.search(value):
         raise JobFormatError(f"a pool name may not hold a bidirectional control character "
                              f"(U+{ord(_BIDI.search(value).group(0)):04X})", field)
+    invisible = next((ch for ch in value if unicodedata.category(ch) == "Cf"), None)
+    if invisible is not None:  # zero-width space or joiner, soft hyphen, BOM, tag: "bob\u200b" shows as "bob"
+        raise JobFormatError(f"a pool name may not hold an invisible format character (U+{ord(invisible):04X}): "
+                             "it would show as another pool's name", field)
     if m := _PERCENT.search(value):
         raise JobFormatError(f"a pool name may not hold a percent-encoded octet ({m.group(0)!r}): send the "
                              "name itself", field)

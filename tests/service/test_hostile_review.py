@@ -237,3 +237,23 @@ def test_a_job_document_with_nan_is_refused_not_echoed_as_invalid_json(live_serv
         r = c.post("/api/v1/jobs", content=b'{"maps": [{"call": "math:isnan", "args": [1.5e300]}]}')
         assert r.status_code == 201, r.text
         strict(c.get(f"/api/v1/jobs/{r.json()['id']}").text)
+
+
+@pytest.mark.parametrize("pool", ["bob\u200b", "\ufeffbob", "b\u00adob", "bo\u2060b", "bob\U000e0041", "b\u200dob"])
+def test_a_pool_name_with_an_invisible_character_is_refused(pool: str) -> None:
+    """A zero-width space, joiner, word joiner, soft hyphen, byte-order mark or tag character
+    (Unicode's format characters, as the bidirectional controls already refused) makes a pool
+    created in ``serve`` show as another's — "bob\\u200b" is "bob" on the page, in the CLI's
+    table and in the logs, with one tenant's jobs in it."""
+    from corescheduler.service.jobs import JobFormatError, check_pool, parse_job
+
+    with pytest.raises(JobFormatError) as exc:
+        check_pool(pool, "pool")
+    assert "invisible" in exc.value.message and "U+" in exc.value.message
+    for key in ("pool", "queue"):
+        with pytest.raises(JobFormatError):
+            parse_job({key: pool, "maps": [{"command": ["true"]}]})
+    with pytest.raises(JobFormatError) as exc:
+        parse_job({"properties": {"queue.name": pool}, "maps": [{"command": ["true"]}]})
+    assert exc.value.field == "properties.queue.name"
+    assert check_pool("ünïcode.日本", "pool") == "ünïcode.日本"  # letters of any script stay names
