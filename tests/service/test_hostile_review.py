@@ -257,3 +257,40 @@ def test_a_pool_name_with_an_invisible_character_is_refused(pool: str) -> None:
         parse_job({"properties": {"queue.name": pool}, "maps": [{"command": ["true"]}]})
     assert exc.value.field == "properties.queue.name"
     assert check_pool("ünïcode.日本", "pool") == "ünïcode.日本"  # letters of any script stay names
+
+
+def test_a_job_whose_results_total_past_the_bound_fails_instead_of_filling_the_service(live_service) -> None:
+    """A map-only job's results come back to the service, which kept each whole (its pickle
+    bytes too, up to ``max_result_bytes`` = 64 MB a task) until the job ended: one job of a
+    hundred maps each returning 60 MB filled the service's memory, for every tenant.  A job's
+    results may total ``[service] max_job_result_bytes`` (their JSON text); past it the job fails,
+    saying so; below it the result is whole."""
+    live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 2, "reduce_slots": 1},
+                         "service": {"tick": 0.05, "max_job_result_bytes": 5000}})
+    big = {"call": "operator:mul", "args": ["x", 2000]}  # a 2,002-byte JSON text
+    with httpx.Client(base_url=live.url, timeout=30) as c:
+        under = c.post("/api/v1/jobs", json={"maps": [big] * 2}).json()["id"]
+        over = c.post("/api/v1/jobs", json={"maps": [big] * 4}).json()["id"]
+        reduced = c.post("/api/v1/jobs", json={"maps": [big] * 4, "reduces": [
+            {"call": "builtins:len"}]}).json()["id"]  # maps' results stay on the workers: not counted
+        done = _wait_state(c, under, ENDED)
+        assert done["state"] == "finished", done
+        assert c.get(f"/api/v1/jobs/{under}/result").json()["result"] == ["x" * 2000] * 2
+        failed = _wait_state(c, over, ENDED)
+        assert failed["state"] == "failed" and "max_job_result_bytes" in failed["error"], failed
+        assert _wait_state(c, reduced, ENDED)["state"] == "finished"
+        assert c.get(f"/api/v1/jobs/{reduced}/result").json()["result"] == [4]
+        assert c.get("/healthz").status_code == 200
+    assert not live.service.jobs and not live.service.grants
+
+
+def test_max_job_result_bytes_is_a_setting() -> None:
+    from corescheduler.config import Config
+    from corescheduler.service.settings import ServiceError, ServiceSettings
+
+    assert ServiceSettings.from_config(Config.from_dict({})).max_job_result_bytes == 256 << 20
+    assert ServiceSettings.from_config(Config.from_dict({"service": {"max_job_result_bytes": 10}})
+                                       ).max_job_result_bytes == 10
+    for bad in (0, -1, 1.5, "1 MB", True):
+        with pytest.raises(ServiceError, match="max_job_result_bytes"):
+            ServiceSettings.from_config(Config.from_dict({"service": {"max_job_result_bytes": bad}}))
