@@ -42,9 +42,10 @@ MAX_TIMEOUT = 366 * 24 * 3600.0
 MAX_NAME = 200
 #: the job properties that name its pool (:meth:`JobSpec.property`: Hadoop's ``queue.name``)
 POOL_PROPERTIES = ("queue.name", "mapred.job.queue.name", "pool")
-#: the job properties that name its user: the token's, never the job's (Hadoop's JobTracker set a
-#: job conf's ``user.name`` to the submitting user, ``JobInProgress``)
-USER_PROPERTIES = ("user.name", "user")
+#: the job properties that name its user and group: the token's, never the job's (Hadoop's
+#: JobTracker set a job conf's ``user.name`` to the submitting user, and ``group.name`` to its
+#: primary group, MAPREDUCE-2457, for the fair scheduler's ``poolnameproperty``)
+USER_PROPERTIES = ("user.name", "user", "group.name")
 #: a lone UTF-16 surrogate: valid in JSON text ("\ud800"), not storable as UTF-8 (SQLite, responses)
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 #: what a name (job, pool, queue, input node) may not hold: control characters, NUL included
@@ -117,7 +118,7 @@ class JobRequest:
             pool=self.pool,
             priority=self.priority,
             properties={**{k: v for k, v in self.properties.items() if k not in USER_PROPERTIES},
-                        "mapred.job.name": self.name},
+                        **({"group.name": groups[0]} if groups else {}), "mapred.job.name": self.name},
             groups=tuple(groups),
             id=job_id,
             task_resources=self.task_resources,

@@ -294,3 +294,22 @@ def test_max_job_result_bytes_is_a_setting() -> None:
     for bad in (0, -1, 1.5, "1 MB", True):
         with pytest.raises(ServiceError, match="max_job_result_bytes"):
             ServiceSettings.from_config(Config.from_dict({"service": {"max_job_result_bytes": bad}}))
+
+
+def test_a_jobs_group_name_property_is_the_tokens_group(live_service) -> None:
+    """With ``pool_name_property = "group.name"`` (the Hadoop fair scheduler's common
+    ``poolnameproperty``), a job's own ``group.name`` property put it in any group's pool; Hadoop's
+    JobTracker set it to the submitter's primary group (MAPREDUCE-2457): here the token's first."""
+    from corescheduler.service.api import Principal
+
+    tokens = {"alice-token-1": Principal("alice", groups=("eng", "ops")), "bob-token-1": Principal("bob")}
+    live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 1, "reduce_slots": 1},
+                         "plugins": {"property": {"pool_name_property": ["group.name", "user.name"]}},
+                         "service": {"tick": 0.1}}, tokens=tokens)
+    task = {"command": ["sleep", "30"]}
+    with httpx.Client(base_url=live.url, timeout=30) as c:
+        for token, pool in (("alice-token-1", "eng"), ("bob-token-1", "bob")):
+            headers = {"Authorization": f"Bearer {token}"}
+            r = c.post("/api/v1/jobs", json={"properties": {"group.name": "finance"}, "maps": [task]}, headers=headers)
+            assert r.status_code == 201 and r.json()["pool"] == pool, r.text
+            assert c.delete(f"/api/v1/jobs/{r.json()['id']}", headers=headers).status_code == 200
