@@ -28,7 +28,7 @@ import re
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import unquote
 
@@ -74,6 +74,16 @@ _LOGIN_VALUE = re.compile(r"[A-Za-z0-9_-]{43}")
 #: a piece of a log line that could be a token
 _PIECE = re.compile(r"[^\s/?&=;,\"'()\[\]]{8,}")
 _TOKEN_PARAM = re.compile(r"(?i)((?:access_)?token=)[^&\s\"]*")
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number (RFC 8259)")
+
+
+def _strict_json(raw: bytes) -> Any:
+    """``raw`` read as JSON, and only JSON: Python's reader also takes ``NaN`` and ``Infinity``,
+    which a stored job would then echo in its answers, breaking every strict JSON client."""
+    return json.loads(raw, parse_constant=_not_json)
 
 
 def _safe(text: str | None) -> str | None:
@@ -271,11 +281,20 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         (``ClientRMService.moveApplicationAcrossQueues``, ``updateApplicationPriority``)."""
         return (None, ()) if who.admin else (who.user, tuple(who.groups))
 
-    def owner_or_admin(who: Principal, job_id: str) -> None:
+    def owner_or_admin(who: Principal, job_id: str) -> Callable[[Any], None]:
+        """Refuses (403) a caller who may not change the job; returns the same check for the
+        service to run again under its lock, against the job as it is then (a request queued
+        behind another's move of the job out of the caller's queue acted on it there:
+        YARN checks ``MODIFY_APP`` on the application as it is, ``QueueACLsManager.checkAccess``)."""
         row = live_row(job_id)
-        if not may_act(who, row):
-            raise ServiceError(f"job {job_id} belongs to {row['user']}; only it, an admin or its queue's "
-                               "administrators may change it", 403, "id")
+
+        def refuse_unless(current: Mapping[str, Any]) -> None:
+            if not may_act(who, current):
+                raise ServiceError(f"job {job_id} belongs to {current['user']}; only it, an admin or its "
+                                   f"queue's administrators may change it", 403, "id")
+
+        refuse_unless(row)
+        return lambda job: refuse_unless({"user": job.user, "pool": job.pool})
 
     # ------------------------------------------------------------------ bodies
     async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
@@ -295,8 +314,8 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         raw = await read_body(request)
         try:
             if len(raw) > LARGE_BODY:  # a large job's document is decoded off the event loop
-                return await asyncio.to_thread(json.loads, raw)
-            return json.loads(raw)
+                return await asyncio.to_thread(_strict_json, raw)
+            return _strict_json(raw)
         except RecursionError:
             raise ServiceError("the body nests too deep", 400, "body") from None
         except (ValueError, UnicodeDecodeError) as exc:
@@ -447,8 +466,8 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
     async def kill(job_id: str, request: Request) -> dict[str, Any]:
         who = principal(request, mutating=True)
         assert who is not None
-        owner_or_admin(who, job_id)
-        return await service.kill_job(job_id, f"killed by {who.user}")
+        allowed = owner_or_admin(who, job_id)
+        return await service.kill_job(job_id, f"killed by {who.user}", allowed=allowed)
 
     def _one(name: str, schema: dict[str, Any]) -> dict[str, Any]:
         return {"requestBody": {"required": True, "content": {"application/json": {"schema": {
@@ -463,8 +482,8 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         queue the caller may submit to, unless an admin)."""
         who = principal(request, mutating=True)
         assert who is not None
-        owner_or_admin(who, job_id)
-        return await service.move(job_id, await body_field(request, "pool"), *mover(who))
+        allowed = owner_or_admin(who, job_id)
+        return await service.move(job_id, await body_field(request, "pool"), *mover(who), allowed=allowed)
 
     @app.put(API + "/jobs/{job_id}/priority", openapi_extra=_one("priority", {
         "type": "string", "enum": ["VERY_LOW", "LOW", "NORMAL", "HIGH", "VERY_HIGH"]}))
@@ -473,8 +492,9 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         priority the queue's priority ACL allows the caller, unless an admin)."""
         who = principal(request, mutating=True)
         assert who is not None
-        owner_or_admin(who, job_id)
-        return await service.set_priority(job_id, await body_field(request, "priority"), *mover(who))
+        allowed = owner_or_admin(who, job_id)
+        return await service.set_priority(job_id, await body_field(request, "priority"), *mover(who),
+                                          allowed=allowed)
 
     @app.get(f"{API}/pools")
     @app.get(f"{API}/queues")
@@ -652,29 +672,30 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
                 return back(request, "the form expired (or came from another site): try again")
         assert who is not None
         try:
-            if job_id is not None:
-                owner_or_admin(who, job_id)
-            await action(who, fields)
+            allowed = owner_or_admin(who, job_id) if job_id is not None else None
+            await action(who, fields, allowed)
         except ServiceError as exc:
             return back(request, exc.message)
         return back(request)
 
     @app.post("/scheduler/jobs/{job_id}/pool", include_in_schema=False)
     async def page_move(job_id: str, request: Request) -> Any:
-        return await page_action(request, job_id, lambda who, f: service.move(job_id, f.get("pool", ""), *mover(who)))
+        return await page_action(request, job_id, lambda who, f, allowed: service.move(
+            job_id, f.get("pool", ""), *mover(who), allowed=allowed))
 
     @app.post("/scheduler/jobs/{job_id}/priority", include_in_schema=False)
     async def page_priority(job_id: str, request: Request) -> Any:
-        return await page_action(request, job_id,
-                                 lambda who, f: service.set_priority(job_id, f.get("priority", ""), *mover(who)))
+        return await page_action(request, job_id, lambda who, f, allowed: service.set_priority(
+            job_id, f.get("priority", ""), *mover(who), allowed=allowed))
 
     @app.post("/scheduler/jobs/{job_id}/kill", include_in_schema=False)
     async def page_kill(job_id: str, request: Request) -> Any:
-        return await page_action(request, job_id, lambda who, f: service.kill_job(job_id, f"killed by {who.user}"))
+        return await page_action(request, job_id, lambda who, f, allowed: service.kill_job(
+            job_id, f"killed by {who.user}", allowed=allowed))
 
     @app.post("/scheduler/pools/{pool:path}/mode", include_in_schema=False)
     async def page_mode(pool: str, request: Request) -> Any:
-        async def act(who: Principal, f: dict[str, str]) -> Any:
+        async def act(who: Principal, f: dict[str, str], allowed: Any) -> Any:
             if not who.admin:
                 raise ServiceError("only an admin may change the scheduling mode", 403)
             return await service.set_mode(pool, f.get("mode", ""))

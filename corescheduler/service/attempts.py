@@ -23,7 +23,7 @@ from corescheduler.core.model import (
 from corescheduler.errors import SchedulerStateError
 from corescheduler.service.backend import wait_futures
 from corescheduler.service.jobs import JobRequest
-from corescheduler.service.result import shown
+from corescheduler.service.result import Result, shown
 from corescheduler.service.runner import AttemptFailed, AttemptKilled
 
 log = logging.getLogger("corescheduler.service")
@@ -56,6 +56,8 @@ class LiveJob:
     #: the Dask futures holding them, by submitted index (handed to the reduces, so Dask moves
     #: each result from its worker to the reduce's, never through the service)
     map_futures: dict[int, Any] = field(factory=dict)
+    #: the JSON text of the final results received so far (``[service] max_job_result_bytes``)
+    result_bytes: int = 0
 
 
 class Attempts:
@@ -162,10 +164,20 @@ class Attempts:
                 if live is not None:
                     live.map_futures[grant.index] = future
                 detail = None
-            elif live is not None:
-                (live.map_results if grant.kind == MAP else live.reduce_results)[grant.index] = detail
-            self.store.task_ended(grant.job, grant.kind, grant.index, "complete",
-                                  result=jsonable(detail) if final else None)
+            else:
+                # kept as shown (the JSON value), not as the attempt's Result: its pickle bytes,
+                # up to max_result_bytes a task, stayed in the service's memory until the job ended
+                text = len(detail.json) if isinstance(detail, Result) and detail.json is not None else 0
+                detail = jsonable(detail)
+                if live is not None:
+                    live.result_bytes += text
+                    limit = self.settings.max_job_result_bytes
+                    if live.result_bytes > limit:  # a job of many large results would fill the service
+                        await self._fail_job(task_id, grant, f"its results total over {limit} bytes "
+                                             "([service] max_job_result_bytes): write big outputs to files")
+                        return
+                    (live.map_results if grant.kind == MAP else live.reduce_results)[grant.index] = detail
+            self.store.task_ended(grant.job, grant.kind, grant.index, "complete", result=detail if final else None)
             sched.finish(task_id, now, output_bytes=size)  # where the output is: job.map_outputs
             if task.job.is_finished:
                 self._finish(grant.job)
@@ -183,11 +195,21 @@ class Attempts:
                               error=str(detail), failed=True)
         if exhausted:
             reason = (f"{grant.kind} {grant.index} failed {task.failures} times; last error: {detail}")
-            stopped = sched.end_job(grant.job, now, state="failed", reason=reason)
-            for other in stopped:
-                await self._stop_grant(other.id)
-            self.store.job_ended(grant.job, "failed", error=reason)
-            self._forget(grant.job, "failed", reason)
+            await self._end_failed(grant.job, reason)
+
+    async def _end_failed(self, job_id: str, reason: str) -> None:
+        """The job fails for ``reason``: its other attempts stop, the ledger and the service let it go."""
+        stopped = self.scheduler.end_job(job_id, self.now(), state="failed", reason=reason)
+        for other in stopped:
+            await self._stop_grant(other.id)
+        self.store.job_ended(job_id, "failed", error=reason)
+        self._forget(job_id, "failed", reason)
+
+    async def _fail_job(self, task_id: str, grant: Grant, reason: str) -> None:
+        """A running task's attempt is failed for ``reason``, and its job with it."""
+        self.scheduler.fail(task_id, self.now(), reason=reason[:200])
+        self.store.task_ended(grant.job, grant.kind, grant.index, "failed", error=reason, failed=True)
+        await self._end_failed(grant.job, f"{grant.kind} {grant.index}: {reason}")
 
     def _finish(self, job_id: str) -> None:
         live = self.jobs.get(job_id)

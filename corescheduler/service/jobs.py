@@ -18,6 +18,7 @@ expected; nothing is stored for a job that has one.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -39,6 +40,12 @@ MAX_DEPTH = 64
 MAX_TIMEOUT = 366 * 24 * 3600.0
 #: the longest job, pool or queue name, input node or property name
 MAX_NAME = 200
+#: the job properties that name its pool (:meth:`JobSpec.property`: Hadoop's ``queue.name``)
+POOL_PROPERTIES = ("queue.name", "mapred.job.queue.name", "pool")
+#: the job properties that name its user and group: the token's, never the job's (Hadoop's
+#: JobTracker set a job conf's ``user.name`` to the submitting user, and ``group.name`` to its
+#: primary group, MAPREDUCE-2457, for the fair scheduler's ``poolnameproperty``)
+USER_PROPERTIES = ("user.name", "user", "group.name")
 #: a lone UTF-16 surrogate: valid in JSON text ("\ud800"), not storable as UTF-8 (SQLite, responses)
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 #: what a name (job, pool, queue, input node) may not hold: control characters, NUL included
@@ -110,7 +117,8 @@ class JobRequest:
             user=user,
             pool=self.pool,
             priority=self.priority,
-            properties={**self.properties, "mapred.job.name": self.name},
+            properties={**{k: v for k, v in self.properties.items() if k not in USER_PROPERTIES},
+                        **({"group.name": groups[0]} if groups else {}), "mapred.job.name": self.name},
             groups=tuple(groups),
             id=job_id,
             task_resources=self.task_resources,
@@ -154,6 +162,10 @@ def check_pool(value: Any, field: str) -> str:
     if _BIDI.search(value):
         raise JobFormatError(f"a pool name may not hold a bidirectional control character "
                              f"(U+{ord(_BIDI.search(value).group(0)):04X})", field)
+    invisible = next((ch for ch in value if unicodedata.category(ch) == "Cf"), None)
+    if invisible is not None:  # zero-width space or joiner, soft hyphen, BOM, tag: "bob\u200b" shows as "bob"
+        raise JobFormatError(f"a pool name may not hold an invisible format character (U+{ord(invisible):04X}): "
+                             "it would show as another pool's name", field)
     if m := _PERCENT.search(value):
         raise JobFormatError(f"a pool name may not hold a percent-encoded octet ({m.group(0)!r}): send the "
                              "name itself", field)
@@ -242,6 +254,8 @@ def parse_job(doc: Any) -> JobRequest:
                                  "timeout")
     for key in properties:
         check_name(key, "properties", "a property name")
+        if key in POOL_PROPERTIES:  # names the pool as the pool field does: the same checks
+            check_pool(properties[key], f"properties.{key}")
     return JobRequest(
         timeout=timeout,
         name=name or "job", pool=pool.strip() if isinstance(pool, str) else None, priority=priority.upper(),

@@ -28,7 +28,7 @@ import math
 import os
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -52,7 +52,7 @@ from corescheduler.formats.allocation_file import AllocationFileLoader
 from corescheduler.service.attempts import Attempts, Grant, LiveJob, jsonable
 from corescheduler.service.backend import DaskBackend, WorkerInfo
 from corescheduler.service.errors import ServiceError
-from corescheduler.service.jobs import JobFormatError, check_pool, parse_job
+from corescheduler.service.jobs import MAX_NAME, JobFormatError, check_pool, parse_job
 from corescheduler.service.page import History
 from corescheduler.service.settings import ServiceSettings
 from corescheduler.service.store import LedgerError, Store
@@ -361,7 +361,15 @@ class Service(Workers, Attempts, Views):
 
             def place() -> Job:  # placed now (a rejection is answered now); the loop's next turn runs the update
                 try:
-                    return self.scheduler.submit(spec, now, update=False)
+                    job = self.scheduler.submit(spec, now, update=False)
+                    try:  # a pool a resolver read from a job property (``pool_name_property``) is
+                        # checked as the pool field is: the page, logs and ledger show the name stored
+                        check_pool(job.pool, "pool")
+                    except JobFormatError as exc:
+                        unplace(job)
+                        raise ServiceError(f"the job's pool {job.pool[:MAX_NAME]!r}, named by its properties: "
+                                           f"{exc.message}", 400, "properties") from None
+                    return job
                 except AccessDeniedError as exc:  # the queue's submit ACL
                     raise ServiceError(str(exc), 403, "pool") from None
                 except JobRejectedError as exc:
@@ -492,9 +500,15 @@ class Service(Workers, Attempts, Views):
         if count:
             log.info("restored %d unfinished jobs", count)
 
-    async def kill_job(self, job_id: str, reason: str = "killed by request") -> dict[str, Any]:
+    async def kill_job(self, job_id: str, reason: str = "killed by request",
+                       allowed: Callable[[Job], None] | None = None) -> dict[str, Any]:
+        """Kill a live job.  ``allowed(job)``: the caller's right to it, checked under the lock
+        against the job as it is then (raises :class:`ServiceError`): a right checked before the
+        lock was taken may be stale (another request moved the job meanwhile)."""
         async with self._lock:
-            self._live(job_id)
+            job = self._live(job_id)
+            if allowed is not None:
+                allowed(job)
             now = self.now()
 
             def write(w: Any) -> None:
@@ -510,15 +524,19 @@ class Service(Workers, Attempts, Views):
             self.kick()
             return self.describe(job_id)
 
-    async def move(self, job_id: str, pool: str, user: str | None = None, groups: Sequence[str] = ()) -> dict[str, Any]:
+    async def move(self, job_id: str, pool: str, user: str | None = None, groups: Sequence[str] = (),
+                   allowed: Callable[[Job], None] | None = None) -> dict[str, Any]:
         """Move a live job to another pool or queue.  ``user`` (and its ``groups``): the caller,
-        who must be allowed to submit to the target queue (403 otherwise); None: an admin."""
+        who must be allowed to submit to the target queue (403 otherwise); None: an admin.
+        ``allowed``: as :meth:`kill_job`'s."""
         try:
             pool = check_pool(pool, "pool").strip()
         except JobFormatError as exc:
             raise ServiceError(exc.message, 400, "pool") from None
         async with self._lock:
-            self._live(job_id)
+            job = self._live(job_id)
+            if allowed is not None:
+                allowed(job)
             try:  # checked first, changing nothing: a move's undo would be a second move, which the
                 # queues' rules may refuse once the first has changed them (maxRunningApps)
                 target = self.scheduler.move_target(job_id, pool, user=user, groups=groups)
@@ -536,15 +554,19 @@ class Service(Workers, Attempts, Views):
             return self.describe(job_id)
 
     async def set_priority(self, job_id: str, priority: str, user: str | None = None,
-                           groups: tuple[str, ...] = ()) -> dict[str, Any]:
+                           groups: tuple[str, ...] = (), allowed: Callable[[Job], None] | None = None,
+                           ) -> dict[str, Any]:
         """Change a job's priority; ``user`` (and ``groups``), the caller whose right to the new
         priority the scheduler's policy checks (the Capacity Scheduler's
-        ``acl_application_max_priority``): 403 when it refuses.  None: an admin."""
+        ``acl_application_max_priority``): 403 when it refuses.  None: an admin.  ``allowed``:
+        as :meth:`kill_job`'s."""
         if not isinstance(priority, str) or priority.upper() not in PRIORITY_WEIGHT:
             raise ServiceError(f"expected one of {', '.join(PRIORITY_WEIGHT)}", 400, "priority")
         priority = priority.upper()
         async with self._lock:
             job = self._live(job_id)
+            if allowed is not None:
+                allowed(job)
             before = job.priority
 
             def apply() -> None:

@@ -39,6 +39,9 @@ class ServiceSettings:
     dashboard: str | None = None
     #: the largest result (pickled) an attempt may return; past it the attempt fails
     max_result_bytes: int = 64 << 20
+    #: the most a job's final results (their JSON text) may total: the service keeps them until the
+    #: job ends and stores them in the ledger; past it the job fails (one job cannot fill its memory)
+    max_job_result_bytes: int = 256 << 20
 
     def account(self, user: str | None) -> str | None:
         """The OS account ``user``'s tasks run as (when the service runs as root)."""
@@ -60,7 +63,7 @@ class ServiceSettings:
 
         raw: Mapping[str, Any] = config.service
         known = {"tick", "max_attempts", "workers", "threads", "isolation", "backlog", "run_as",
-                 "task_timeout", "dashboard", "public_read", "max_result_bytes"}
+                 "task_timeout", "dashboard", "public_read", "max_result_bytes", "max_job_result_bytes"}
         for key in sorted(set(raw) - known):
             fail(f"[service] {key}: unknown setting; expected one of {', '.join(sorted(known))}")
         out = cls()
@@ -107,7 +110,7 @@ class ServiceSettings:
                      f"got {raw['task_timeout']!r}")
             else:
                 out.task_timeout = timeout
-        for key in ("max_attempts", "workers", "threads", "max_result_bytes"):
+        for key in ("max_attempts", "workers", "threads", "max_result_bytes", "max_job_result_bytes"):
             if key in raw:
                 value = raw[key]
                 if not isinstance(value, int) or isinstance(value, bool) or value < 1:

@@ -353,7 +353,21 @@ class Store:
                    (state, bounded_error(error), text, 1 if failed else 0, job_id, kind, idx), job_id)
 
     def job_ended(self, job_id: str, state: str, error: str | None = None, result: Any = None) -> None:
-        self._tx(self.end_statements(job_id, state, error, result), [job_id])
+        """A job's end as the scheduler decided it (finished, or failed by its task's attempts).
+        The scheduler has already let the job go, so an end the ledger cannot take now (a
+        transient failure: full, locked, I/O) is kept with the deferred task changes, after
+        them, and written by the next :meth:`flush` (the loop flushes every turn): it was lost,
+        and the ledger kept the job running until a restart.  Its statements are idempotent
+        (they change only a job not ended yet)."""
+        statements = self.end_statements(job_id, state, error, result)
+        try:
+            self._tx(statements, [job_id])
+        except sqlite3.OperationalError as exc:
+            log.error("the ledger could not record that job %s %s (%s); it is written with the next flush",
+                      job_id, state, exc)
+            with self._lock:
+                self._pending.extend(statements)
+                self._pending_jobs.add(job_id)
 
     @staticmethod
     def end_statements(job_id: str, state: str, error: str | None = None,
