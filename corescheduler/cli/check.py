@@ -11,7 +11,12 @@ from typing import Any
 
 import click
 
-from corescheduler.cli.common import one_line, plugin_settings_warnings, plugin_table_warnings
+from corescheduler.cli.common import (
+    capacity_file_warnings,
+    one_line,
+    plugin_settings_warnings,
+    plugin_table_warnings,
+)
 from corescheduler.core.framework import SharePolicyCallers
 from corescheduler.errors import ConfigError, CoreSchedulerError, LocatedError, PluginLoadError
 from corescheduler.plugin_manager import (
@@ -207,7 +212,10 @@ def _check_config(name: str, checked: dict[Path, bool]) -> bool:
     if allocations is None and alloc_path is not None:
         allocations = _quietly(alloc_path)  # read, but a policy it names failed: still a use
     settings = plugin_settings_warnings(plugin_set)
-    for warning in plugin_table_warnings(config, allocations) + _slot_only_warnings(config, plugin_set) + settings:
+    warnings = plugin_table_warnings(config, allocations)
+    if not plugin_set.failed(config.scheduler.share_policy):  # else its error says what is wrong
+        warnings += capacity_file_warnings(config, allocations)
+    for warning in warnings + _slot_only_warnings(config, plugin_set) + settings:
         click.echo(f"warning: {one_line(warning)}")
     return ok
 
@@ -315,6 +323,8 @@ def _config_allocations(config: Any, alloc_path: Path, name: str, plugin_set: An
         # policy reads (yarn_capacity's preemption settings, its need of a capacity file) is
         # refused here, not when the run starts
         for mode in dict.fromkeys([config.scheduler.share_policy, *_scheduling_modes(allocations)]):
+            if plugin_set.failed(mode):  # its problem is the config's, reported on its line
+                continue
             try:
                 plugin_set.share_policy(mode).policy.configure(allocations)
             except CoreSchedulerError as exc:
@@ -404,7 +414,15 @@ class _CheckingPlugins(PluginSet):
             self._misplaced.add(name)
             return _no_opinion
 
+    def failed(self, name: str) -> bool:
+        """Whether plugin ``name`` could not be used (its problem is in :attr:`errors`)."""
+        return name in self._failed or name in self._misplaced
+
     def share_policy(self, name: str, key: str | None = None) -> SharePolicyCallers:
+        if self._checking and name not in self.instances:
+            self.ensure(name, "SharePolicy", key)
+            if name in self._failed:  # reported; its stand-in answers nothing (no "returned None" after it)
+                return _stand_in_policy(name)
         if self._checking and self.instances.get(name, True) is None:  # a stand-in
             if key is not None:
                 self.ensure(name, "SharePolicy", key)  # named again: its own problem, with its own line

@@ -7,7 +7,15 @@ from typing import Any
 
 import click
 
-from corescheduler.cli.common import config_option, json_option, load_config, one_line, print_json, print_table
+from corescheduler.cli.common import (
+    capacity_file_warnings,
+    config_option,
+    json_option,
+    load_config,
+    one_line,
+    print_json,
+    print_table,
+)
 
 
 def _resources_json(value: Any) -> dict[str, int | None] | None:
@@ -169,7 +177,8 @@ def queue_rows(config: Any) -> dict[str, Any]:
         "users": dict(queues.user_max_apps),
         "user_max_apps_default": queues.user_max_apps_default,
         "placement": placement,
-        "warnings": list(allocations.warnings) if allocations is not None else [],
+        "warnings": [*allocations.warnings, *capacity_file_warnings(config, allocations)]
+        if allocations is not None else [],
         "notes": _acl_notes(queues),
     }
 

@@ -1,0 +1,96 @@
+"""A capacity-scheduler.xml under a config that does not run it (a new user's slips):
+``share_policy = "yarn_capacity"`` without resource mode is refused at its line; a
+capacity file under another share policy, or in slot mode, is warned about by ``check``,
+``queues`` and ``simulate``; an unknown or misplaced share policy is reported once by
+``check``, not again on the allocation file."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from cli_helpers import assert_user_error, run
+from paths import EXAMPLES
+
+WORKLOAD = EXAMPLES / "yarn-workload.json"
+
+
+def _config(tmp_path: Path, scheduler: str) -> Path:
+    shutil.copy(EXAMPLES / "yarn-capacity-scheduler.xml", tmp_path / "cs.xml")
+    config = tmp_path / "cs.toml"
+    config.write_text(f'[scheduler]\n{scheduler}allocation_file = "cs.xml"\n\n'
+                      '[cluster]\nracks = 2\nnodes_per_rack = 10\nnode_resources = "16384 mb, 16 vcores"\n')
+    return config
+
+
+def test_yarn_capacity_in_slot_mode_is_refused_at_its_line(tmp_path: Path) -> None:
+    config = _config(tmp_path, 'share_policy = "yarn_capacity"\n')
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    assert f'{config}:2: [scheduler] share_policy: \'yarn_capacity\' runs in resource mode only' in result.stdout
+    assert 'add mode = "resources" to [scheduler]' in result.stdout
+    assert "Traceback" not in result.output
+    # simulate said "AttributeError: 'Pool' object has no attribute 'reserved'" at the first update
+    sim = run("simulate", "--config", str(config), "--workload", str(WORKLOAD), "--out", str(tmp_path / "out"))
+    line = assert_user_error(sim, f"{config}:2:", "resource mode only")
+    assert "AttributeError" not in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_capacity_file_under_the_fair_policy_is_warned_about(tmp_path: Path) -> None:
+    config = _config(tmp_path, 'mode = "resources"\nshare_policy = "fair"\n')
+    result = run("check", str(config))
+    assert result.exit_code == 0, result.output  # a warning, not an error
+    warning = [line for line in result.stdout.splitlines() if line.startswith("warning:")]
+    assert len(warning) == 1, result.stdout
+    assert warning[0].startswith(f"warning: {tmp_path / 'cs.xml'}: a YARN capacity-scheduler.xml, but "
+                                 f"[scheduler] share_policy is 'fair' ({config}:3)")
+    assert "capacities" in warning[0] and 'set share_policy = "yarn_capacity"' in warning[0]
+    queues = run("queues", "--config", str(config))
+    assert queues.exit_code == 0 and "share_policy is 'fair'" in queues.stderr
+    sim = run("simulate", "--config", str(config), "--workload", str(WORKLOAD), "--out", str(tmp_path / "out"))
+    assert sim.exit_code == 0 and "share_policy is 'fair'" in sim.stderr
+
+
+def test_capacity_file_under_the_default_policy_says_it_is_the_default(tmp_path: Path) -> None:
+    config = _config(tmp_path, 'mode = "resources"\n')
+    result = run("check", str(config))
+    assert result.exit_code == 0
+    assert f"share_policy is 'fair' (the default; {config})" in result.stdout
+
+
+def test_capacity_file_in_slot_mode_is_warned_about(tmp_path: Path) -> None:
+    config = _config(tmp_path, "")
+    result = run("check", str(config))
+    assert result.exit_code == 0
+    assert "runs in slot mode (MR1), which reads none of its queues" in result.stdout
+    assert 'set mode = "resources" and share_policy = "yarn_capacity"' in result.stdout
+
+
+def test_capacity_file_under_yarn_capacity_has_no_warning(tmp_path: Path) -> None:
+    result = run("check", str(EXAMPLES / "yarn-capacity.toml"))
+    assert result.exit_code == 0
+    assert "warning" not in result.stdout
+
+
+def test_unknown_share_policy_is_reported_once(tmp_path: Path) -> None:
+    config = _config(tmp_path, 'mode = "resources"\nshare_policy = "yarn_capcity"\n')
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    # it added "cs.toml: SharePolicy plugin 'yarn_capcity' …: cs_share_policy returned None" and the
+    # same on cs.xml, which is not at fault
+    assert lines == [
+        f"{config}:3: [scheduler] share_policy: unknown plugin 'yarn_capcity' (did you mean 'yarn_capacity'?); "
+        "available: " + lines[0].partition("available: ")[2],
+        f"{tmp_path / 'cs.xml'}: ok",
+    ]
+    assert "returned None" not in result.output
+
+
+def test_misplaced_share_policy_is_reported_once(tmp_path: Path) -> None:
+    config = _config(tmp_path, 'mode = "resources"\nshare_policy = "delay"\n')
+    result = run("check", str(config))
+    assert result.exit_code == 1
+    errors = [line for line in result.stdout.splitlines() if "is not a SharePolicy" in line]
+    assert len(errors) == 1 and errors[0].startswith(f"{config}:3: [scheduler] share_policy: plugin 'delay'")
