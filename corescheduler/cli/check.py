@@ -113,8 +113,10 @@ def _check_allocations(name: str) -> bool:
     except CoreSchedulerError as exc:
         lines = _lines(name, exc)
         if len(lines) == 1 and lines[0].endswith(_NOT_ALLOCATIONS):  # a Hadoop *-site.xml or capacity file
-            lines[0] += ("; a Hadoop <configuration> file is not an allocation file: a capacity-scheduler.xml "
-                         "is checked through the config that names it ([plugins.capacity] config_file)")
+            lines[0] += ("; a Hadoop <configuration> file is not an allocation file: an MR1 capacity-scheduler.xml "
+                         "(mapred.capacity-scheduler.*) is checked through the config that names it "
+                         "([plugins.capacity] config_file); a YARN one (yarn.scheduler.capacity.*) is checked on "
+                         "its own")
         for line in lines:
             click.echo(line)
         return False

@@ -94,3 +94,15 @@ def test_misplaced_share_policy_is_reported_once(tmp_path: Path) -> None:
     assert result.exit_code == 1
     errors = [line for line in result.stdout.splitlines() if "is not a SharePolicy" in line]
     assert len(errors) == 1 and errors[0].startswith(f"{config}:3: [scheduler] share_policy: plugin 'delay'")
+
+
+def test_mr1_capacity_file_on_its_own_says_how_it_is_checked() -> None:
+    result = run("check", str(EXAMPLES / "capacity-scheduler.xml"))
+    assert result.exit_code == 1
+    (line,) = result.stdout.splitlines()
+    assert line.startswith(f"{EXAMPLES / 'capacity-scheduler.xml'}:")
+    # it said "a capacity-scheduler.xml is checked through the config", but a YARN one is checked alone
+    assert "an MR1 capacity-scheduler.xml (mapred.capacity-scheduler.*) is checked through the config" in line
+    assert "a YARN one (yarn.scheduler.capacity.*) is checked on its own" in line
+    yarn = run("check", str(EXAMPLES / "yarn-capacity-scheduler.xml"))
+    assert yarn.exit_code == 0 and yarn.stdout.endswith(": ok\n")
