@@ -84,6 +84,9 @@ def summary_rows(runs: Sequence[Run]) -> list[list[str]]:
         ("wasted slot-s", "wasted_seconds", "num"),
     ]
     if _resource_mode(runs):
+        from corescheduler.sim.stats import RESOURCE_LABELS
+
+        spec = [(RESOURCE_LABELS.get(label, label), key, kind) for label, key, kind in spec]
         at = spec.index(("utilisation", "utilization", "pct")) + 1
         spec[at:at] = [("memory in use", "memory_utilization", "pct"), ("vcores in use", "vcores_utilization", "pct")]
     rows = [[label, *(_fmt(m["summary"].get(key), kind) for _, m in runs)] for label, key, kind in spec]

@@ -106,3 +106,29 @@ def test_mr1_capacity_file_on_its_own_says_how_it_is_checked() -> None:
     assert "a YARN one (yarn.scheduler.capacity.*) is checked on its own" in line
     yarn = run("check", str(EXAMPLES / "yarn-capacity-scheduler.xml"))
     assert yarn.exit_code == 0 and yarn.stdout.endswith(": ok\n")
+
+
+def test_resource_mode_summary_counts_containers(tmp_path: Path) -> None:
+    """A YARN run's table says containers and container-seconds, not MR1's tasks and slot-seconds."""
+    result = run("simulate", "--config", str(EXAMPLES / "yarn-capacity.toml"), "--workload", str(WORKLOAD),
+                 "--out", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    labels = [line.split("  ")[0] for line in result.stdout.splitlines()]
+    assert "preempted containers" in labels and "wasted container-s" in labels
+    assert "wasted slot-s" not in labels and "preempted tasks" not in labels
+
+
+def test_resource_mode_across_seeds_counts_containers() -> None:
+    from corescheduler.sim.stats import compare_statistics
+
+    def metrics(resources: bool) -> dict[str, object]:
+        summary: dict[str, object] = {"preempted_tasks": 3, "wasted_seconds": 10.0}
+        if resources:
+            summary["cluster_resources"] = {"memory": 8192, "vcores": 8}
+        return {"summary": summary}
+
+    yarn = compare_statistics(["a", "b"], [0, 1], {(c, s): metrics(True) for c in "ab" for s in (0, 1)})
+    assert yarn["measures"]["wasted_seconds"]["label"] == "wasted container-s"
+    assert yarn["measures"]["preempted_tasks"]["label"] == "preempted containers"
+    mr1 = compare_statistics(["a", "b"], [0, 1], {(c, s): metrics(False) for c in "ab" for s in (0, 1)})
+    assert mr1["measures"]["wasted_seconds"]["label"] == "wasted slot-s"
