@@ -120,10 +120,32 @@ def _check_allocations(name: str) -> bool:
         for line in lines:
             click.echo(line)
         return False
+    refused = _capacity_policy_refusal(allocations)
+    if refused is not None:
+        _report(name, refused)
+        return False
     for warning in allocations.warnings:
         click.echo(f"warning: {one_line(warning)}")
     click.echo(f"{name}: ok")
     return True
+
+
+def _capacity_policy_refusal(allocations: Any) -> CoreSchedulerError | None:
+    """What the ``yarn_capacity`` policy refuses in a YARN capacity file that its reader
+    takes (the preemption monitor's settings, read as the policy takes the file), so that
+    ``check capacity-scheduler.xml`` on its own says what ``simulate`` would; None if
+    nothing, or for another file."""
+    if getattr(allocations, "dialect", None) != "yarn_capacity":
+        return None
+    from corescheduler.config import Config
+    from corescheduler.plugin_manager import PluginSet
+
+    config = Config.from_dict({"scheduler": {"mode": "resources", "share_policy": "yarn_capacity"}})
+    try:
+        PluginSet(config).share_policy("yarn_capacity").policy.configure(allocations)
+    except CoreSchedulerError as exc:
+        return exc
+    return None
 
 
 class _Problems:

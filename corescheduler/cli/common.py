@@ -113,10 +113,13 @@ def warn_plugin_settings(plugins: Any, nodes: int | None = None) -> None:
         click.echo(f"warning: {one_line(warning)}", err=True)
 
 
-def warn_unused_plugin_tables(config: Any, allocations: Any = None) -> None:
-    """Print :func:`plugin_table_warnings` and :func:`capacity_file_warnings` on standard
-    error, ``warning: …`` each."""
-    for warning in plugin_table_warnings(config, allocations) + capacity_file_warnings(config, allocations):
+def warn_config(config: Any, allocations: Any = None) -> None:
+    """Print on standard error, ``warning: …`` each, what ``check`` warns of in a config a
+    run is about to use: the allocation file's warnings (an unknown element or key, a value
+    read as another), :func:`plugin_table_warnings` and :func:`capacity_file_warnings`."""
+    found = [*(allocations.warnings if allocations is not None else ()),
+             *plugin_table_warnings(config, allocations), *capacity_file_warnings(config, allocations)]
+    for warning in found:
         click.echo(f"warning: {one_line(warning)}", err=True)
 
 

@@ -33,8 +33,8 @@ from corescheduler.cli.common import (
     print_json,
     print_table,
     stdout_is_terminal,
+    warn_config,
     warn_plugin_settings,
-    warn_unused_plugin_tables,
 )
 from corescheduler.wording import plural
 
@@ -280,7 +280,7 @@ def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: st
     from corescheduler.sim.report import summary_rows, write_report
 
     config, allocations, label = load_run_config(config_path)
-    warn_unused_plugin_tables(config, allocations)
+    warn_config(config, allocations)
     out = Path(out_dir)
     with progress_bars(stdout_is_terminal() and not as_json) as bars:
         result, workload = run_simulation(
@@ -430,7 +430,7 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
     labels = _labels(config_paths)
     loaded = {path: load_run_config(path)[:2] for path in config_paths}  # every config checked before any run
     for config, allocations in loaded.values():
-        warn_unused_plugin_tables(config, allocations)
+        warn_config(config, allocations)
     stall_timeouts = {path: _stall_timeout(config) for path, (config, _) in loaded.items()}
     runs = [(label if len(seeds) == 1 else f"{label}-seed{seed}", path, seed)
             for seed in seeds for label, path in zip(labels, config_paths)]

@@ -132,3 +132,40 @@ def test_resource_mode_across_seeds_counts_containers() -> None:
     assert yarn["measures"]["preempted_tasks"]["label"] == "preempted containers"
     mr1 = compare_statistics(["a", "b"], [0, 1], {(c, s): metrics(False) for c in "ab" for s in (0, 1)})
     assert mr1["measures"]["wasted_seconds"]["label"] == "wasted slot-s"
+
+
+def test_standalone_check_refuses_what_the_policy_refuses(tmp_path: Path) -> None:
+    """``check capacity-scheduler.xml`` said ok for a bad preemption value that ``simulate``
+    then refused; both now name its line."""
+    text = (EXAMPLES / "yarn-capacity-scheduler.xml").read_text()
+    bad = tmp_path / "cs.xml"
+    bad.write_text(text.replace("</configuration>", "  <property><name>yarn.resourcemanager.monitor.capacity."
+                                "preemption.max_wait_before_kill</name><value>15s</value></property>\n"
+                                "</configuration>"))
+    line = next(n for n, t in enumerate(bad.read_text().splitlines(), start=1) if "max_wait_before_kill" in t)
+    expected = (f"{bad}:{line}: yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill: "
+                "expected a whole number of milliseconds, got '15s'")
+    result = run("check", str(bad))
+    assert result.exit_code == 1 and result.stdout.splitlines() == [expected]
+    config = tmp_path / "cs.toml"
+    config.write_text('[scheduler]\nmode = "resources"\nshare_policy = "yarn_capacity"\nallocation_file = "cs.xml"\n')
+    named = run("check", str(config))
+    assert named.exit_code == 1 and named.stdout.splitlines() == [expected]
+    sim = run("simulate", "--config", str(config), "--workload", str(WORKLOAD), "--out", str(tmp_path / "out"))
+    assert_user_error(sim, expected)
+
+
+def test_simulate_and_compare_print_the_allocation_files_warnings(tmp_path: Path) -> None:
+    """A misspelt key is a warning (Hadoop ignores it); ``check`` and ``queues`` printed it, a
+    run did not, so a typo'd user-limit-factor was simulated as absent without a word."""
+    text = (EXAMPLES / "yarn-capacity-scheduler.xml").read_text()
+    (tmp_path / "cs.xml").write_text(text.replace("builds.user-limit-factor", "builds.user-limt-factor"))
+    config = tmp_path / "cs.toml"
+    config.write_text((EXAMPLES / "yarn-capacity.toml").read_text().replace("yarn-capacity-scheduler.xml", "cs.xml"))
+    warning = "unknown queue key 'user-limt-factor' (did you mean 'user-limit-factor'?)"
+    sim = run("simulate", "--config", str(config), "--workload", str(WORKLOAD), "--out", str(tmp_path / "out"))
+    assert sim.exit_code == 0 and sim.stderr.count(warning) == 1, sim.stderr
+    assert sim.stderr.startswith(f"warning: {tmp_path / 'cs.xml'}:")
+    cmp = run("compare", "--config", str(config), "--config", str(EXAMPLES / "yarn-capacity.toml"),
+              "--workload", str(WORKLOAD), "--out", str(tmp_path / "cmp"), "-j", "1")
+    assert cmp.exit_code == 0 and cmp.stderr.count(warning) == 1, cmp.stderr
