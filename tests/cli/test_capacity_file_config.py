@@ -169,3 +169,36 @@ def test_simulate_and_compare_print_the_allocation_files_warnings(tmp_path: Path
     cmp = run("compare", "--config", str(config), "--config", str(EXAMPLES / "yarn-capacity.toml"),
               "--workload", str(WORKLOAD), "--out", str(tmp_path / "cmp"), "-j", "1")
     assert cmp.exit_code == 0 and cmp.stderr.count(warning) == 1, cmp.stderr
+
+
+def test_refusals_name_the_application_only_when_it_has_an_id(tmp_path: Path) -> None:
+    """A STOPPED queue's refusal ended "… Cannot accept submission of application" with no
+    application, and an unnumbered submission's read "Application None submitted …"."""
+    import pytest
+
+    from corescheduler.errors import CoreSchedulerError
+    from corescheduler.testing import ClusterHarness
+
+    text = (EXAMPLES / "yarn-capacity-scheduler.xml").read_text().replace(
+        "</configuration>",
+        "<property><name>yarn.scheduler.capacity.root.default.state</name><value>STOPPED</value></property>\n"
+        "</configuration>")
+    h = ClusterHarness(racks=1, nodes_per_rack=2, node_resources="8192 mb, 8 vcores", allocations=text,
+                       config={"scheduler": {"mode": "resources", "share_policy": "yarn_capacity"}})
+    with pytest.raises(CoreSchedulerError) as unknown:
+        h.submit_app(queue="nosuch", user="u", tasks=1)
+    assert "Application submitted by user u to unknown queue: nosuch" in str(unknown.value)
+    with pytest.raises(CoreSchedulerError) as stopped:
+        h.submit_app(queue="default", user="u", tasks=1)
+    assert str(stopped.value).endswith("Queue root.default is STOPPED. Cannot accept submission of application")
+    assert "None" not in str(unknown.value) + str(stopped.value)
+    # in a run every job has its id, and Hadoop's message ends with it
+    (tmp_path / "cs.xml").write_text(text)
+    config = tmp_path / "cs.toml"
+    config.write_text((EXAMPLES / "yarn-capacity.toml").read_text().replace("yarn-capacity-scheduler.xml", "cs.xml"))
+    workload = tmp_path / "w.json"
+    workload.write_text('{"jobs": [{"id": "j1", "user": "u", "submit": 0, "tasks": [{"duration": 1}]}]}')
+    sim = run("simulate", "--config", str(config), "--workload", str(workload), "--out", str(tmp_path / "out"))
+    assert sim.exit_code == 0, sim.output
+    assert "j1 rejected: job rejected by pool placement: Queue root.default is STOPPED. Cannot accept " \
+           "submission of application: j1" in sim.stdout
