@@ -116,6 +116,11 @@ def test_resource_mode_summary_counts_containers(tmp_path: Path) -> None:
     labels = [line.split("  ")[0] for line in result.stdout.splitlines()]
     assert "preempted containers" in labels and "wasted container-s" in labels
     assert "wasted slot-s" not in labels and "preempted tasks" not in labels
+    # the report's queue plot: the share is the guarantee under yarn_capacity, not a "fair share"
+    report = (tmp_path / "out" / "report.html").read_text()
+    assert '<h2 id="running-share">Memory used per queue against its share</h2>' in report
+    assert "under YARN&#x27;s Capacity Scheduler (yarn_capacity) its guaranteed capacity" in report
+    assert "Running tasks per pool against fair share" not in report
 
 
 def test_resource_mode_across_seeds_counts_containers() -> None:
