@@ -191,13 +191,20 @@ def _acl_sources(queues: Any, name: str, kind: str) -> list[dict[str, Any]]:
     ]
 
 
-def _acl_notes(queues: Any) -> list[str]:
+#: how each kind of ACL is written: a fair-scheduler.xml's elements, a capacity-scheduler.xml's keys
+FAIR_ACLS = (("submit", "<aclSubmitApps>"), ("administer", "<aclAdministerApps>"))
+CAPACITY_ACLS = (("submit", "acl_submit_applications"), ("administer", "acl_administer_queue"))
+
+
+def _acl_notes(queues: Any, written: tuple[tuple[str, str], ...] = FAIR_ACLS) -> list[str]:
     """A note when a queue's ACL restricts nothing: it is set below root while root's
-    own ACL of the kind is YARN's default ``*``, which every queue inherits."""
+    own ACL of the kind is YARN's default ``*``, which every queue inherits (the fair
+    scheduler's ``FSQueue.hasAccess`` and the Capacity Scheduler's
+    ``AbstractCSQueue.hasAccess`` both let in whom any ancestor's ACL lets in)."""
     from corescheduler.core.queues import ROOT
 
     notes = []
-    for kind, element in (("submit", "aclSubmitApps"), ("administer", "aclAdministerApps")):
+    for kind, element in written:
         restricted = [  # in tree order
             spec.name for _, spec in queues.walk()
             if spec.name != ROOT
@@ -206,9 +213,9 @@ def _acl_notes(queues: Any) -> list[str]:
         root = queues.spec(ROOT)
         if restricted and (root.acl_submit_apps if kind == "submit" else root.acl_administer_apps) is None:
             notes.append(
-                f"<{element}> is set on {', '.join(restricted)} but not on root, whose ACL is then YARN's default "
+                f"{element} is set on {', '.join(restricted)} but not on root, whose ACL is then YARN's default "
                 f"'*': every queue inherits it, so anybody may {'submit to' if kind == 'submit' else 'administer'} "
-                f"every queue; set <{element}> on root (a single space: nobody) to restrict"
+                f"every queue; set {element} on root (a single space: nobody) to restrict"
             )
     return notes
 
@@ -304,6 +311,8 @@ def queues(config_path: str | None, as_json: bool) -> None:
 
 def _capacity_queues(config: Any, as_json: bool) -> None:
     """A capacity file's tree: guaranteed, maximum, absolute and used capacity (SPEC §9)."""
+    from corescheduler.formats.allocation_file import load_allocations
+
     rows, warnings = capacity_rows(config, extra=() if as_json else CAPACITY_TABLE_KEYS)
     for warning in warnings:
         click.echo(f"warning: {one_line(warning)}", err=True)
@@ -331,6 +340,8 @@ def _capacity_queues(config: Any, as_json: bool) -> None:
                       f"{_resources_text(config.cluster.total_resources())}")
     for note in capacity_user_notes(config):
         click.echo(note)
+    for note in _acl_notes(load_allocations(config.allocation_path()).queue_config(), CAPACITY_ACLS):
+        click.echo(f"note: {note}", err=True)
 
 
 def _rule_text(rule: dict[str, Any]) -> str:

@@ -207,3 +207,25 @@ def test_refusals_name_the_application_only_when_it_has_an_id(tmp_path: Path) ->
     assert sim.exit_code == 0, sim.output
     assert "j1 rejected: job rejected by pool placement: Queue root.default is STOPPED. Cannot accept " \
            "submission of application: j1" in sim.stdout
+
+
+def test_queues_notes_a_capacity_acl_that_restricts_nothing(tmp_path: Path) -> None:
+    """A leaf's acl_submit_applications under a root without one lets everybody in (root's
+    default is '*', and an ancestor's ACL lets in too): ``queues`` says so, as it does for a
+    fair-scheduler.xml's <aclSubmitApps>; with root's ACL set, nothing is noted."""
+    text = (EXAMPLES / "yarn-capacity-scheduler.xml").read_text()
+    leaf = "<property><name>yarn.scheduler.capacity.root.analytics.etl.acl_submit_applications</name>" \
+           "<value>alice</value></property>\n"
+    (tmp_path / "cs.xml").write_text(text.replace("</configuration>", leaf + "</configuration>"))
+    config = tmp_path / "cs.toml"
+    config.write_text((EXAMPLES / "yarn-capacity.toml").read_text().replace("yarn-capacity-scheduler.xml", "cs.xml"))
+    result = run("queues", "--config", str(config))
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        "note: acl_submit_applications is set on root.analytics.etl but not on root, whose ACL is then YARN's "
+        "default '*': every queue inherits it, so anybody may submit to every queue; set "
+        "acl_submit_applications on root (a single space: nobody) to restrict"]
+    root = "<property><name>yarn.scheduler.capacity.root.acl_submit_applications</name><value> </value></property>\n"
+    (tmp_path / "cs.xml").write_text(text.replace("</configuration>", leaf + root + "</configuration>"))
+    closed = run("queues", "--config", str(config))
+    assert closed.exit_code == 0 and "note:" not in closed.stderr
