@@ -188,6 +188,32 @@ def _echo_not_run(label: str, metrics: Any, stall_timeout: float, *, several: bo
         click.echo(f"  ... and {len(rows) - MAX_NOT_RUN_LINES:,} more (report.html, metrics.json)")
 
 
+#: a placement refusal naming the queue that does not exist (YARN's "… to unknown queue: NAME")
+_UNKNOWN_QUEUE = re.compile(r"unknown queue: (\S+)")
+
+
+def swim_pools_note(config: Any, metrics: Any, workload_spec: str) -> str | None:
+    """A note when jobs of the SWIM trace ``workload_spec`` were refused for naming a queue the
+    allocation file lacks and those queues are the ``pool0…`` its jobs are given
+    (``[simulation] pools``, 10 by default): the operator's file names its own queues, and
+    the cure is in the config."""
+    from corescheduler.formats.workloads import WorkloadSettings, is_swim_trace
+
+    if not metrics.get("rejected") or not is_swim_trace(workload_spec):
+        return None
+    pools = WorkloadSettings.from_config(config).pools
+    names = {m.group(1) for reason in (metrics.get("rejected") or {}).values()
+             if (m := _UNKNOWN_QUEUE.search(str(reason)))}
+    generated = sorted((n for n in names if re.fullmatch(r"pool\d+", n) and int(n[4:]) < pools),
+                       key=lambda n: int(n[4:]))
+    if not pools or not generated:
+        return None
+    return (f"note: the queues {', '.join(generated)} that jobs were refused for are those a SWIM trace's jobs "
+            f"are given ([simulation] pools = {pools}: pool0 … pool{pools - 1}, docs/workloads.md); name your "
+            "queues so, or set [simulation] pools = 0 so that jobs name no queue and the placement rules "
+            "(queue-mappings, default) place them.")
+
+
 def weight_note(config: Any, metrics: Any) -> str | None:
     """A note when the selected weight adjusters could not change any decision: a job's weight
     only divides its pool's share among the pool's jobs (Hadoop 1.x: ``PoolSchedulable.getWeight``
@@ -287,6 +313,7 @@ def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: st
             config, allocations, workload_spec, seed, out, bars(label) if bars else None, warn=True
         )
     note = weight_note(config, result.metrics)
+    pools_note = swim_pools_note(config, result.metrics, workload_spec)
     report = write_report(
         out / "report.html",
         [(label, result.metrics)],
@@ -300,9 +327,10 @@ def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: st
         rows = summary_rows([(label, result.metrics)])
         print_table(["measure", label], rows, right=(1,), title=_note(workload, seed, result))
         _echo_not_run(label, result.metrics, _stall_timeout(config))
-        if note:
-            click.echo()
-            click.echo(note)
+        for text in (pools_note, note):
+            if text:
+                click.echo()
+                click.echo(text)
         click.echo(f"wrote {result.metrics_path}, {result.events_path}, {report}")
     if strict:
         _strict_exit([(label, result.metrics)])
@@ -490,8 +518,15 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
                     title=f"{title}; mean ± 95% CI half-width over {len(seeds)} seeds")
         click.echo(f"{labels[0]} is the baseline: a difference is paired seed by seed, and marked (noise) when "
                    "its interval contains 0. Each run's own figures: compare.json, report.html.")
+    pools_notes: dict[str, str] = {}
     for (label, path, _), metrics in zip(runs, metrics_of):
         _echo_not_run(label, metrics, stall_timeouts[path], several=True)
+        pools_note = swim_pools_note(loaded[path][0], metrics, workload_spec)
+        if pools_note:
+            pools_notes.setdefault(path, pools_note.replace("note: ", f"note: {label}: ", 1))
+    for text in pools_notes.values():
+        click.echo()
+        click.echo(text)
     unweighted = [label for (label, path, _), metrics in zip(runs, metrics_of) if weight_note(loaded[path][0], metrics)]
     if unweighted:
         click.echo()

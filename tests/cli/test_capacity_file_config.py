@@ -229,3 +229,56 @@ def test_queues_notes_a_capacity_acl_that_restricts_nothing(tmp_path: Path) -> N
     (tmp_path / "cs.xml").write_text(text.replace("</configuration>", leaf + root + "</configuration>"))
     closed = run("queues", "--config", str(config))
     assert closed.exit_code == 0 and "note:" not in closed.stderr
+
+
+def _swim(tmp_path: Path) -> Path:
+    trace = tmp_path / "trace.tsv"
+    trace.write_text("".join(f"job{i}\t{i * 10}\t10\t1000000\t0\t1000\n" for i in range(6)))
+    return trace
+
+
+def test_simulate_says_where_swim_pools_come_from(tmp_path: Path) -> None:
+    """Hadoop's shipped file has one queue, default; a SWIM trace's jobs name pool0…pool9 and
+    were all refused as "unknown queue: pool3" with nothing saying where those names came from."""
+    from paths import DATA
+
+    shutil.copy(DATA / "yarn_capacity" / "hadoop-shipped-capacity-scheduler.xml", tmp_path / "cs.xml")
+    config = tmp_path / "cs.toml"
+    config.write_text('[scheduler]\nmode = "resources"\nshare_policy = "yarn_capacity"\nallocation_file = "cs.xml"\n'
+                      "\n[simulation]\npools = 3\n")
+    result = run("simulate", "--config", str(config), "--workload", str(_swim(tmp_path)), "--out",
+                 str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    assert "unknown queue: pool" in result.stdout
+    note = next(line for line in result.stdout.splitlines() if line.startswith("note:"))
+    assert note.startswith("note: the queues pool0, pool1, pool2 that jobs were refused for are those a SWIM "
+                           "trace's jobs are given ([simulation] pools = 3: pool0 … pool2")
+    assert "set [simulation] pools = 0" in note
+    # with pools = 0 the jobs name no queue and go to default: nothing refused, no note
+    config.write_text(config.read_text().replace("pools = 3", "pools = 0"))
+    placed = run("simulate", "--config", str(config), "--workload", str(_swim(tmp_path)), "--out",
+                 str(tmp_path / "out2"), "--strict")
+    assert placed.exit_code == 0 and "note:" not in placed.stdout, placed.output
+    # compare says it once per config
+    config.write_text(config.read_text().replace("pools = 0", "pools = 3"))
+    both = run("compare", "--config", str(config), "--config", str(EXAMPLES / "yarn-capacity.toml"),
+               "--workload", str(_swim(tmp_path)), "--out", str(tmp_path / "cmp2"), "-j", "1")
+    assert both.exit_code == 0
+    notes = [line for line in both.stdout.splitlines() if line.startswith("note:")]
+    # once per config: cs's pools = 3, and the example's (no [simulation] pools: 10) refuses them too
+    assert [n.split(": the queues ")[0] for n in notes] == ["note: cs", "note: yarn-capacity"]
+    assert "[simulation] pools = 3" in notes[0] and "[simulation] pools = 10" in notes[1]
+
+
+def test_no_swim_note_for_a_json_workload(tmp_path: Path) -> None:
+    from paths import DATA
+
+    shutil.copy(DATA / "yarn_capacity" / "hadoop-shipped-capacity-scheduler.xml", tmp_path / "cs.xml")
+    config = tmp_path / "cs.toml"
+    config.write_text('[scheduler]\nmode = "resources"\nshare_policy = "yarn_capacity"\nallocation_file = "cs.xml"\n')
+    workload = tmp_path / "w.json"
+    workload.write_text('{"jobs": [{"id": "j1", "user": "u", "pool": "pool1", "submit": 0, '
+                        '"tasks": [{"duration": 1}]}]}')
+    result = run("simulate", "--config", str(config), "--workload", str(workload), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 0 and "unknown queue: pool1" in result.stdout
+    assert "note:" not in result.stdout
