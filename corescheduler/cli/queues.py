@@ -323,13 +323,16 @@ def _capacity_queues(config: Any, as_json: bool) -> None:
     def pct(value: float | None) -> str:
         return "-" if value is None else f"{value * 100:.1f}%"
 
+    parents = {r["path"].rpartition(".")[0] for r in rows}
     table = []
     for r in rows:
         depth = r["path"].count(".")
+        leaf = r["path"] not in parents  # the user limit is a leaf's (LeafQueue): a parent shows none
         table.append([
             "  " * depth + r["path"].rpartition(".")[2], pct(r["capacity"]), pct(r["maximum_capacity"]),
             pct(r["absolute_capacity"]), pct(r["absolute_maximum_capacity"]), pct(r["used_capacity"]),
-            f"{r['user_limit_factor']:g}", f"{r['minimum_user_limit_percent']:g}", str(r["state"]),
+            f"{r['user_limit_factor']:g}" if leaf else "-",
+            f"{r['minimum_user_limit_percent']:g}" if leaf else "-", str(r["state"]),
             str(r["ordering_policy"]),
             "∞" if r.get("max_parallel_apps") is None else str(r["max_parallel_apps"]),
             ", ".join(f"{u}={w:g}" for u, w in sorted((r.get("user_weights") or {}).items())) or "-",

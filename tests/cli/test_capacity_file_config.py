@@ -282,3 +282,12 @@ def test_no_swim_note_for_a_json_workload(tmp_path: Path) -> None:
     result = run("simulate", "--config", str(config), "--workload", str(workload), "--out", str(tmp_path / "out"))
     assert result.exit_code == 0 and "unknown queue: pool1" in result.stdout
     assert "note:" not in result.stdout
+
+
+def test_queues_table_shows_no_user_limit_on_parents() -> None:
+    """The user limit is a leaf's (LeafQueue); root and engineering showed '1' and '100'."""
+    result = run("queues", "--config", str(EXAMPLES / "yarn-capacity.toml"))
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()[2:]}
+    assert rows["root"][6:8] == ["-", "-"] and rows["engineering"][6:8] == ["-", "-"]
+    assert rows["adhoc"][6:8] == ["3", "50"] and rows["default"][6:8] == ["1", "100"]
