@@ -66,12 +66,27 @@ def load_run_config(path: str | None) -> tuple[Any, Any, str]:
 
     if path is not None:
         config = load_config(path)
-        return config, load_allocations(config), printable_path(Path(path).stem)  # it goes into report.html
+        return config, _named_allocations(config, load_allocations), printable_path(Path(path).stem)
     with bundled_example() as folder:
         if folder is None or not (folder / EXAMPLE_CONFIG).is_file():
             return Config.default(), None, "defaults"
         config = Config.from_file(folder / EXAMPLE_CONFIG)
         return config, load_allocations(config), "example"
+
+
+def _named_allocations(config: Any, load: Callable[[Any], Any]) -> Any:
+    """``load(config)``'s allocations; an allocation file that cannot be read at all (no line
+    to point at) is said to be named by the config's ``allocation_file``, as ``check`` says
+    it: the path is taken from the config's folder, so the message says whose it is."""
+    from corescheduler.errors import AllocationError
+
+    try:
+        return load(config)
+    except AllocationError as exc:
+        if exc.line is not None or len(exc.problems) != 1:
+            raise
+        named = f"{config.locate('scheduler', 'allocation_file')} [scheduler] allocation_file"
+        raise AllocationError(f"{exc.message} (named by {named})", exc.source) from None
 
 
 def run_simulation(

@@ -291,3 +291,16 @@ def test_queues_table_shows_no_user_limit_on_parents() -> None:
     rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()[2:]}
     assert rows["root"][6:8] == ["-", "-"] and rows["engineering"][6:8] == ["-", "-"]
     assert rows["adhoc"][6:8] == ["3", "50"] and rows["default"][6:8] == ["1", "100"]
+
+
+def test_simulate_says_which_config_named_a_missing_allocation_file(tmp_path: Path) -> None:
+    """The path is taken from the config's folder; the error said only 'cs.xml: cannot read …'."""
+    config = tmp_path / "cs.toml"
+    config.write_text('[scheduler]\nmode = "resources"\nshare_policy = "yarn_capacity"\n'
+                      'allocation_file = "capacity-scheduler.xml"\n')
+    result = run("simulate", "--config", str(config), "--workload", str(WORKLOAD), "--out", str(tmp_path / "out"))
+    assert_user_error(result, f"{tmp_path / 'capacity-scheduler.xml'}: cannot read allocation file",
+                      f"(named by {config}:4 [scheduler] allocation_file)")
+    both = run("compare", "--config", str(config), "--config", str(EXAMPLES / "yarn-capacity.toml"),
+               "--workload", str(WORKLOAD), "--out", str(tmp_path / "cmp"))
+    assert_user_error(both, f"(named by {config}:4 [scheduler] allocation_file)")
