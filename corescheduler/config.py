@@ -37,6 +37,19 @@ RESOURCE_POLICY_RESOLVERS: dict[object, tuple[str, ...]] = {"yarn_capacity": ("y
 #: resource mode: share policies whose plugin is also the default TaskSelector (YARN's Capacity
 #: Scheduler's locality delay reads its capacity file: ``node-locality-delay`` …)
 RESOURCE_POLICY_SELECTORS: dict[object, str] = {"yarn_capacity": "yarn_capacity"}
+#: share policies that run in resource mode only (YARN's Capacity Scheduler schedules
+#: containers by memory and vcores over a queue tree; MR1's slots have neither)
+RESOURCE_ONLY_POLICIES = frozenset({"yarn_capacity"})
+
+
+def _share_policy(s: Settings, mode: str, default: str) -> str:
+    """``[scheduler] share_policy``; one that runs in resource mode only is refused in slot
+    mode (it would fail at the first update instead, naming no key)."""
+    name = s.string("share_policy", default)
+    if mode != "resources" and name in RESOURCE_ONLY_POLICIES:
+        s.problem("share_policy", f"{name!r} runs in resource mode only (YARN containers, not MR1 slots): "
+                  f"add mode = \"resources\" to [scheduler] (docs/yarn-capacity.md)")
+    return str(name)
 
 
 @frozen
@@ -131,7 +144,7 @@ class SchedulerConfig:
             weight_adjusters=s.names("weight_adjusters", d.weight_adjusters),
             load_manager=s.string("load_manager", d.load_manager),
             task_selector=s.string("task_selector", d.task_selector),
-            share_policy=s.string("share_policy", d.share_policy),
+            share_policy=_share_policy(s, mode, d.share_policy),
             victim_selector=s.string("victim_selector", d.victim_selector),
             listeners=s.names("listeners", d.listeners),
             blocked_plugins=s.names("blocked_plugins", d.blocked_plugins),

@@ -450,7 +450,7 @@ class PluginSet:
         except pluggy.PluginValidationError as exc:
             if self.pm.is_registered(obj):
                 self.pm.unregister(obj)
-            raise PluginLoadError(f"plugin {origin}: {exc}") from exc
+            raise PluginLoadError(f"plugin {origin}: {self._validation_message(exc)}") from exc
         self.instances[name] = obj
         self.origins[name] = origin
         impls: dict[str, Callable[..., Any]] = {}
@@ -516,6 +516,21 @@ class PluginSet:
                 f"is not a {point}: it does not implement {required} (it has {has})"
             )
         return fn
+
+    def _validation_message(self, exc: pluggy.PluginValidationError) -> str:
+        """pluggy's refusal, an unknown hook's without the object's repr and with the
+        closest hook name (a misspelt ``cs_adjust_wieght``: docs/plugin-authors.md)."""
+        text = str(exc)
+        unknown = re.match(r"unknown hook '([^']+)' in plugin ", text)
+        if unknown is None:
+            return text
+        hook = unknown.group(1)
+        # declared hooks only: pluggy has already made a caller without a spec for the unknown one
+        known = [n for n in dir(self.pm.hook)
+                 if n.startswith("cs_") and getattr(self.pm.hook, n).spec is not None]
+        near = closest_name(hook, known)
+        hint = f" (did you mean {near!r}?)" if near else ""
+        return f"unknown hook {hook!r}{hint}: no such hook is declared in corescheduler.hookspecs (docs/hooks.md)"
 
     def share_policy(self, name: str, key: str | None = None) -> SharePolicyCallers:
         """The share policy of plugin ``name``, ready to call (loaded and initialized on

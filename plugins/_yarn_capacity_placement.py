@@ -174,25 +174,25 @@ class CapacityPlacement:
         try:
             mapped = mapped_queue(conf, str(job.user), tuple(job.groups or ()))
         except _MappingError as exc:  # getPlacementForApp: "Failed to submit application …"
-            return Rejection(f"Failed to submit application {job.id} submitted by user {job.user} reason: {exc}")
+            return Rejection(f"Failed to submit application{_named(job)} submitted by user {job.user} reason: {exc}")
         # getPlacementForApp: "We have a mapping, should we use it?"
         use = mapped is not None and (requested == "default" or requested == mapped.rpartition(".")[2]
                                       or conf.mappings_override)
         name = mapped if use and mapped is not None else requested
         placed = sum(self._apps.values())
         if placed >= conf.maximum_applications:  # CapacityScheduler.isSystemAppsLimitReached
-            return Rejection(f"Maximum system application limit reached, cannot accept submission of application: "
-                             f"{job.id} ({placed} applications; maximum-applications {conf.maximum_applications})")
+            return Rejection(f"Maximum system application limit reached, cannot accept submission of application"
+                             f"{_after(job)} ({placed} applications; maximum-applications {conf.maximum_applications})")
         path = conf.resolve(name)
         if path is None:
-            return Rejection(f"Application {job.id} submitted by user {job.user} to unknown queue: {name} "
+            return Rejection(f"Application{_named(job)} submitted by user {job.user} to unknown queue: {name} "
                              f"(capacity file {conf.source})")
         leaf = conf.queues[path]
         if not leaf.is_leaf:
-            return Rejection(f"Application {job.id} submitted by user : {job.user} to non-leaf queue : {path}")
+            return Rejection(f"Application{_named(job)} submitted by user : {job.user} to non-leaf queue : {path}")
         stopped = [p for p in (path, *_ancestors(path)) if conf.queues[p].state == "STOPPED"]
         if stopped:
-            return Rejection(f"Queue {path} is STOPPED. Cannot accept submission of application")
+            return Rejection(f"Queue {path} is STOPPED. Cannot accept submission of application{_after(job)}")
         refusal = self._application_limits(conf, path, job)
         if refusal is not None:
             return refusal
@@ -209,12 +209,12 @@ class CapacityPlacement:
         placed = self._apps.get(path, 0)
         if placed >= limit:
             return Rejection(f"Queue {path} already has {placed} applications, cannot accept submission of "
-                             f"application: {job.id} (maximum-applications {limit})")
+                             f"application{_after(job)} (maximum-applications {limit})")
         mine = self._user_applications(path, job.user)
         per_user = conf.max_applications_per_user(path, limit)
         if mine >= per_user:
             return Rejection(f"Queue {path} already has {mine} applications from user {job.user} cannot accept "
-                             f"submission of application: {job.id} (maximum applications per user {per_user}: "
+                             f"submission of application{_after(job)} (maximum applications per user {per_user}: "
                              "maximum-applications × minimum-user-limit-percent × user-limit-factor)")
         return None
 
@@ -227,6 +227,17 @@ class CapacityPlacement:
         if mine and queue is not None and queue.waiting_apps:
             mine -= sum(1 for waiting in queue.waiting_apps if waiting.user == user)
         return mine
+
+
+def _named(job: Any) -> str:
+    """`` ID`` of the application in Hadoop's messages, or nothing before it has one (a
+    submission is placed before it is numbered: it read "Application None submitted …")."""
+    return f" {job.id}" if job.id is not None else ""
+
+
+def _after(job: Any) -> str:
+    """``: ID`` ending Hadoop's "cannot accept submission of application: ID", or nothing."""
+    return f": {job.id}" if job.id is not None else ""
 
 
 def _ancestors(path: str) -> list[str]:

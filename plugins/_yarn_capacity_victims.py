@@ -206,6 +206,7 @@ class CapacityVictims:
         )
         try:  # Hadoop reads them as the policy is initialized (updateConfigIfNeeded)
             settings = PreemptionSettings.from_properties(conf.properties)
-        except ConfigError as err:  # PreemptionConfigError: names the key
-            raise AllocationError(str(err), conf.source) from None
+        except ConfigError as err:  # PreemptionConfigError: names the key, and so the line
+            line = getattr(conf, "lines", {}).get(getattr(err, "key", None))
+            raise AllocationError(str(err), conf.source, line=line) from None
         return ProportionalCapacityPreemption(settings, dominant=bool(conf.dominant))

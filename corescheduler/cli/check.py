@@ -11,7 +11,12 @@ from typing import Any
 
 import click
 
-from corescheduler.cli.common import one_line, plugin_settings_warnings, plugin_table_warnings
+from corescheduler.cli.common import (
+    capacity_file_warnings,
+    one_line,
+    plugin_settings_warnings,
+    plugin_table_warnings,
+)
 from corescheduler.core.framework import SharePolicyCallers
 from corescheduler.errors import ConfigError, CoreSchedulerError, LocatedError, PluginLoadError
 from corescheduler.plugin_manager import (
@@ -108,15 +113,39 @@ def _check_allocations(name: str) -> bool:
     except CoreSchedulerError as exc:
         lines = _lines(name, exc)
         if len(lines) == 1 and lines[0].endswith(_NOT_ALLOCATIONS):  # a Hadoop *-site.xml or capacity file
-            lines[0] += ("; a Hadoop <configuration> file is not an allocation file: a capacity-scheduler.xml "
-                         "is checked through the config that names it ([plugins.capacity] config_file)")
+            lines[0] += ("; a Hadoop <configuration> file is not an allocation file: an MR1 capacity-scheduler.xml "
+                         "(mapred.capacity-scheduler.*) is checked through the config that names it "
+                         "([plugins.capacity] config_file); a YARN one (yarn.scheduler.capacity.*) is checked on "
+                         "its own")
         for line in lines:
             click.echo(line)
+        return False
+    refused = _capacity_policy_refusal(allocations)
+    if refused is not None:
+        _report(name, refused)
         return False
     for warning in allocations.warnings:
         click.echo(f"warning: {one_line(warning)}")
     click.echo(f"{name}: ok")
     return True
+
+
+def _capacity_policy_refusal(allocations: Any) -> CoreSchedulerError | None:
+    """What the ``yarn_capacity`` policy refuses in a YARN capacity file that its reader
+    takes (the preemption monitor's settings, read as the policy takes the file), so that
+    ``check capacity-scheduler.xml`` on its own says what ``simulate`` would; None if
+    nothing, or for another file."""
+    if getattr(allocations, "dialect", None) != "yarn_capacity":
+        return None
+    from corescheduler.config import Config
+    from corescheduler.plugin_manager import PluginSet
+
+    config = Config.from_dict({"scheduler": {"mode": "resources", "share_policy": "yarn_capacity"}})
+    try:
+        PluginSet(config).share_policy("yarn_capacity").policy.configure(allocations)
+    except CoreSchedulerError as exc:
+        return exc
+    return None
 
 
 class _Problems:
@@ -207,7 +236,10 @@ def _check_config(name: str, checked: dict[Path, bool]) -> bool:
     if allocations is None and alloc_path is not None:
         allocations = _quietly(alloc_path)  # read, but a policy it names failed: still a use
     settings = plugin_settings_warnings(plugin_set)
-    for warning in plugin_table_warnings(config, allocations) + _slot_only_warnings(config, plugin_set) + settings:
+    warnings = plugin_table_warnings(config, allocations)
+    if not plugin_set.failed(config.scheduler.share_policy):  # else its error says what is wrong
+        warnings += capacity_file_warnings(config, allocations)
+    for warning in warnings + _slot_only_warnings(config, plugin_set) + settings:
         click.echo(f"warning: {one_line(warning)}")
     return ok
 
@@ -315,6 +347,8 @@ def _config_allocations(config: Any, alloc_path: Path, name: str, plugin_set: An
         # policy reads (yarn_capacity's preemption settings, its need of a capacity file) is
         # refused here, not when the run starts
         for mode in dict.fromkeys([config.scheduler.share_policy, *_scheduling_modes(allocations)]):
+            if plugin_set.failed(mode):  # its problem is the config's, reported on its line
+                continue
             try:
                 plugin_set.share_policy(mode).policy.configure(allocations)
             except CoreSchedulerError as exc:
@@ -404,7 +438,15 @@ class _CheckingPlugins(PluginSet):
             self._misplaced.add(name)
             return _no_opinion
 
+    def failed(self, name: str) -> bool:
+        """Whether plugin ``name`` could not be used (its problem is in :attr:`errors`)."""
+        return name in self._failed or name in self._misplaced
+
     def share_policy(self, name: str, key: str | None = None) -> SharePolicyCallers:
+        if self._checking and name not in self.instances:
+            self.ensure(name, "SharePolicy", key)
+            if name in self._failed:  # reported; its stand-in answers nothing (no "returned None" after it)
+                return _stand_in_policy(name)
         if self._checking and self.instances.get(name, True) is None:  # a stand-in
             if key is not None:
                 self.ensure(name, "SharePolicy", key)  # named again: its own problem, with its own line

@@ -48,6 +48,33 @@ def plugin_table_warnings(config: Any, allocations: Any = None) -> list[str]:
     return warnings
 
 
+def capacity_file_warnings(config: Any, allocations: Any) -> list[str]:
+    """A warning when ``allocations`` is a YARN ``capacity-scheduler.xml`` that the config
+    does not run under ``share_policy = "yarn_capacity"``: in slot mode nothing of it is
+    read, and under another share policy only its tree and limits are — its capacities,
+    user limits, ordering policies, states and queue-mappings are silently not used."""
+    from corescheduler.config import locate
+
+    if allocations is None or getattr(allocations, "dialect", None) != "yarn_capacity":
+        return []
+    s = config.scheduler
+    source = allocations.source or "the allocation file"
+    if s.mode != "resources":
+        return [f"{source}: a YARN capacity-scheduler.xml, but {config.locate('scheduler', 'mode')} runs in slot "
+                "mode (MR1), which reads none of its queues: set mode = \"resources\" and share_policy = "
+                "\"yarn_capacity\" in [scheduler] (docs/yarn-capacity.md)"]
+    if s.share_policy == "yarn_capacity":
+        return []
+    given = locate(config.text, "scheduler", "share_policy") is not None
+    where = config.locate("scheduler", "share_policy") if given else f"the default; {config.source or 'the config'}"
+    return [f"{source}: a YARN capacity-scheduler.xml, but [scheduler] share_policy is {s.share_policy!r} "
+            f"({where}), not \"yarn_capacity\": its queues share by "
+            "equal weights, and their capacities, user limits, ordering policies, states, "
+            "maximum-applications and queue-mappings are not used (only the tree, maximum capacities, "
+            "ACLs, max-parallel-apps and the AM percent are); set share_policy = \"yarn_capacity\" "
+            "(docs/yarn-capacity.md)"]
+
+
 def allocation_policies(allocations: Any) -> dict[str, tuple[str, int | None]]:
     """Every share policy an allocation file names, with where it first does: an MR1
     file's ``schedulingMode`` and ``defaultPoolSchedulingMode``, a YARN file's
@@ -86,9 +113,13 @@ def warn_plugin_settings(plugins: Any, nodes: int | None = None) -> None:
         click.echo(f"warning: {one_line(warning)}", err=True)
 
 
-def warn_unused_plugin_tables(config: Any, allocations: Any = None) -> None:
-    """Print :func:`plugin_table_warnings` on standard error, ``warning: …`` each."""
-    for warning in plugin_table_warnings(config, allocations):
+def warn_config(config: Any, allocations: Any = None) -> None:
+    """Print on standard error, ``warning: …`` each, what ``check`` warns of in a config a
+    run is about to use: the allocation file's warnings (an unknown element or key, a value
+    read as another), :func:`plugin_table_warnings` and :func:`capacity_file_warnings`."""
+    found = [*(allocations.warnings if allocations is not None else ()),
+             *plugin_table_warnings(config, allocations), *capacity_file_warnings(config, allocations)]
+    for warning in found:
         click.echo(f"warning: {one_line(warning)}", err=True)
 
 

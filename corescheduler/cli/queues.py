@@ -7,7 +7,15 @@ from typing import Any
 
 import click
 
-from corescheduler.cli.common import config_option, json_option, load_config, one_line, print_json, print_table
+from corescheduler.cli.common import (
+    capacity_file_warnings,
+    config_option,
+    json_option,
+    load_config,
+    one_line,
+    print_json,
+    print_table,
+)
 
 
 def _resources_json(value: Any) -> dict[str, int | None] | None:
@@ -169,7 +177,8 @@ def queue_rows(config: Any) -> dict[str, Any]:
         "users": dict(queues.user_max_apps),
         "user_max_apps_default": queues.user_max_apps_default,
         "placement": placement,
-        "warnings": list(allocations.warnings) if allocations is not None else [],
+        "warnings": [*allocations.warnings, *capacity_file_warnings(config, allocations)]
+        if allocations is not None else [],
         "notes": _acl_notes(queues),
     }
 
@@ -182,13 +191,20 @@ def _acl_sources(queues: Any, name: str, kind: str) -> list[dict[str, Any]]:
     ]
 
 
-def _acl_notes(queues: Any) -> list[str]:
+#: how each kind of ACL is written: a fair-scheduler.xml's elements, a capacity-scheduler.xml's keys
+FAIR_ACLS = (("submit", "<aclSubmitApps>"), ("administer", "<aclAdministerApps>"))
+CAPACITY_ACLS = (("submit", "acl_submit_applications"), ("administer", "acl_administer_queue"))
+
+
+def _acl_notes(queues: Any, written: tuple[tuple[str, str], ...] = FAIR_ACLS) -> list[str]:
     """A note when a queue's ACL restricts nothing: it is set below root while root's
-    own ACL of the kind is YARN's default ``*``, which every queue inherits."""
+    own ACL of the kind is YARN's default ``*``, which every queue inherits (the fair
+    scheduler's ``FSQueue.hasAccess`` and the Capacity Scheduler's
+    ``AbstractCSQueue.hasAccess`` both let in whom any ancestor's ACL lets in)."""
     from corescheduler.core.queues import ROOT
 
     notes = []
-    for kind, element in (("submit", "aclSubmitApps"), ("administer", "aclAdministerApps")):
+    for kind, element in written:
         restricted = [  # in tree order
             spec.name for _, spec in queues.walk()
             if spec.name != ROOT
@@ -197,9 +213,9 @@ def _acl_notes(queues: Any) -> list[str]:
         root = queues.spec(ROOT)
         if restricted and (root.acl_submit_apps if kind == "submit" else root.acl_administer_apps) is None:
             notes.append(
-                f"<{element}> is set on {', '.join(restricted)} but not on root, whose ACL is then YARN's default "
+                f"{element} is set on {', '.join(restricted)} but not on root, whose ACL is then YARN's default "
                 f"'*': every queue inherits it, so anybody may {'submit to' if kind == 'submit' else 'administer'} "
-                f"every queue; set <{element}> on root (a single space: nobody) to restrict"
+                f"every queue; set {element} on root (a single space: nobody) to restrict"
             )
     return notes
 
@@ -295,6 +311,8 @@ def queues(config_path: str | None, as_json: bool) -> None:
 
 def _capacity_queues(config: Any, as_json: bool) -> None:
     """A capacity file's tree: guaranteed, maximum, absolute and used capacity (SPEC §9)."""
+    from corescheduler.formats.allocation_file import load_allocations
+
     rows, warnings = capacity_rows(config, extra=() if as_json else CAPACITY_TABLE_KEYS)
     for warning in warnings:
         click.echo(f"warning: {one_line(warning)}", err=True)
@@ -305,13 +323,16 @@ def _capacity_queues(config: Any, as_json: bool) -> None:
     def pct(value: float | None) -> str:
         return "-" if value is None else f"{value * 100:.1f}%"
 
+    parents = {r["path"].rpartition(".")[0] for r in rows}
     table = []
     for r in rows:
         depth = r["path"].count(".")
+        leaf = r["path"] not in parents  # the user limit is a leaf's (LeafQueue): a parent shows none
         table.append([
             "  " * depth + r["path"].rpartition(".")[2], pct(r["capacity"]), pct(r["maximum_capacity"]),
             pct(r["absolute_capacity"]), pct(r["absolute_maximum_capacity"]), pct(r["used_capacity"]),
-            f"{r['user_limit_factor']:g}", f"{r['minimum_user_limit_percent']:g}", str(r["state"]),
+            f"{r['user_limit_factor']:g}" if leaf else "-",
+            f"{r['minimum_user_limit_percent']:g}" if leaf else "-", str(r["state"]),
             str(r["ordering_policy"]),
             "∞" if r.get("max_parallel_apps") is None else str(r["max_parallel_apps"]),
             ", ".join(f"{u}={w:g}" for u, w in sorted((r.get("user_weights") or {}).items())) or "-",
@@ -322,6 +343,8 @@ def _capacity_queues(config: Any, as_json: bool) -> None:
                       f"{_resources_text(config.cluster.total_resources())}")
     for note in capacity_user_notes(config):
         click.echo(note)
+    for note in _acl_notes(load_allocations(config.allocation_path()).queue_config(), CAPACITY_ACLS):
+        click.echo(f"note: {note}", err=True)
 
 
 def _rule_text(rule: dict[str, Any]) -> str:

@@ -17,8 +17,8 @@ from corescheduler.cli.common import (
     load_config,
     print_json,
     print_table,
+    warn_config,
     warn_plugin_settings,
-    warn_unused_plugin_tables,
 )
 from corescheduler.errors import ConfigError
 
@@ -84,7 +84,7 @@ def serve(
 
         security = load_security(dask_security)
     service = Service(cfg, dask=dask, state=state, dask_security=security)
-    warn_unused_plugin_tables(cfg, service.scheduler.allocations)
+    warn_config(cfg, service.scheduler.allocations)
     # the embedded cluster's nodes are its workers (with [cluster]'s slots each); an external
     # cluster's are not known yet: [cluster]'s node count stands for them
     warn_plugin_settings(service.scheduler.plugins, service.backend.n_workers if service.embedded else None)

@@ -33,8 +33,8 @@ from corescheduler.cli.common import (
     print_json,
     print_table,
     stdout_is_terminal,
+    warn_config,
     warn_plugin_settings,
-    warn_unused_plugin_tables,
 )
 from corescheduler.wording import plural
 
@@ -66,12 +66,27 @@ def load_run_config(path: str | None) -> tuple[Any, Any, str]:
 
     if path is not None:
         config = load_config(path)
-        return config, load_allocations(config), printable_path(Path(path).stem)  # it goes into report.html
+        return config, _named_allocations(config, load_allocations), printable_path(Path(path).stem)
     with bundled_example() as folder:
         if folder is None or not (folder / EXAMPLE_CONFIG).is_file():
             return Config.default(), None, "defaults"
         config = Config.from_file(folder / EXAMPLE_CONFIG)
         return config, load_allocations(config), "example"
+
+
+def _named_allocations(config: Any, load: Callable[[Any], Any]) -> Any:
+    """``load(config)``'s allocations; an allocation file that cannot be read at all (no line
+    to point at) is said to be named by the config's ``allocation_file``, as ``check`` says
+    it: the path is taken from the config's folder, so the message says whose it is."""
+    from corescheduler.errors import AllocationError
+
+    try:
+        return load(config)
+    except AllocationError as exc:
+        if exc.line is not None or len(exc.problems) != 1:
+            raise
+        named = f"{config.locate('scheduler', 'allocation_file')} [scheduler] allocation_file"
+        raise AllocationError(f"{exc.message} (named by {named})", exc.source) from None
 
 
 def run_simulation(
@@ -188,6 +203,32 @@ def _echo_not_run(label: str, metrics: Any, stall_timeout: float, *, several: bo
         click.echo(f"  ... and {len(rows) - MAX_NOT_RUN_LINES:,} more (report.html, metrics.json)")
 
 
+#: a placement refusal naming the queue that does not exist (YARN's "… to unknown queue: NAME")
+_UNKNOWN_QUEUE = re.compile(r"unknown queue: (\S+)")
+
+
+def swim_pools_note(config: Any, metrics: Any, workload_spec: str) -> str | None:
+    """A note when jobs of the SWIM trace ``workload_spec`` were refused for naming a queue the
+    allocation file lacks and those queues are the ``pool0…`` its jobs are given
+    (``[simulation] pools``, 10 by default): the operator's file names its own queues, and
+    the cure is in the config."""
+    from corescheduler.formats.workloads import WorkloadSettings, is_swim_trace
+
+    if not metrics.get("rejected") or not is_swim_trace(workload_spec):
+        return None
+    pools = WorkloadSettings.from_config(config).pools
+    names = {m.group(1) for reason in (metrics.get("rejected") or {}).values()
+             if (m := _UNKNOWN_QUEUE.search(str(reason)))}
+    generated = sorted((n for n in names if re.fullmatch(r"pool\d+", n) and int(n[4:]) < pools),
+                       key=lambda n: int(n[4:]))
+    if not pools or not generated:
+        return None
+    return (f"note: the queues {', '.join(generated)} that jobs were refused for are those a SWIM trace's jobs "
+            f"are given ([simulation] pools = {pools}: pool0 … pool{pools - 1}, docs/workloads.md); name your "
+            "queues so, or set [simulation] pools = 0 so that jobs name no queue and the placement rules "
+            "(queue-mappings, default) place them.")
+
+
 def weight_note(config: Any, metrics: Any) -> str | None:
     """A note when the selected weight adjusters could not change any decision: a job's weight
     only divides its pool's share among the pool's jobs (Hadoop 1.x: ``PoolSchedulable.getWeight``
@@ -280,13 +321,14 @@ def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: st
     from corescheduler.sim.report import summary_rows, write_report
 
     config, allocations, label = load_run_config(config_path)
-    warn_unused_plugin_tables(config, allocations)
+    warn_config(config, allocations)
     out = Path(out_dir)
     with progress_bars(stdout_is_terminal() and not as_json) as bars:
         result, workload = run_simulation(
             config, allocations, workload_spec, seed, out, bars(label) if bars else None, warn=True
         )
     note = weight_note(config, result.metrics)
+    pools_note = swim_pools_note(config, result.metrics, workload_spec)
     report = write_report(
         out / "report.html",
         [(label, result.metrics)],
@@ -300,9 +342,10 @@ def simulate(config_path: str | None, workload_spec: str, seed: int, out_dir: st
         rows = summary_rows([(label, result.metrics)])
         print_table(["measure", label], rows, right=(1,), title=_note(workload, seed, result))
         _echo_not_run(label, result.metrics, _stall_timeout(config))
-        if note:
-            click.echo()
-            click.echo(note)
+        for text in (pools_note, note):
+            if text:
+                click.echo()
+                click.echo(text)
         click.echo(f"wrote {result.metrics_path}, {result.events_path}, {report}")
     if strict:
         _strict_exit([(label, result.metrics)])
@@ -430,7 +473,7 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
     labels = _labels(config_paths)
     loaded = {path: load_run_config(path)[:2] for path in config_paths}  # every config checked before any run
     for config, allocations in loaded.values():
-        warn_unused_plugin_tables(config, allocations)
+        warn_config(config, allocations)
     stall_timeouts = {path: _stall_timeout(config) for path, (config, _) in loaded.items()}
     runs = [(label if len(seeds) == 1 else f"{label}-seed{seed}", path, seed)
             for seed in seeds for label, path in zip(labels, config_paths)]
@@ -490,8 +533,15 @@ def compare(config_paths: tuple[str, ...], workload_spec: str, seeds: tuple[int,
                     title=f"{title}; mean ± 95% CI half-width over {len(seeds)} seeds")
         click.echo(f"{labels[0]} is the baseline: a difference is paired seed by seed, and marked (noise) when "
                    "its interval contains 0. Each run's own figures: compare.json, report.html.")
+    pools_notes: dict[str, str] = {}
     for (label, path, _), metrics in zip(runs, metrics_of):
         _echo_not_run(label, metrics, stall_timeouts[path], several=True)
+        pools_note = swim_pools_note(loaded[path][0], metrics, workload_spec)
+        if pools_note:
+            pools_notes.setdefault(path, pools_note.replace("note: ", f"note: {label}: ", 1))
+    for text in pools_notes.values():
+        click.echo()
+        click.echo(text)
     unweighted = [label for (label, path, _), metrics in zip(runs, metrics_of) if weight_note(loaded[path][0], metrics)]
     if unweighted:
         click.echo()

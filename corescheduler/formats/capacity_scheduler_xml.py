@@ -192,6 +192,9 @@ class CapacitySchedulerConf:
     properties: Mapping[str, str] = field(factory=dict)
     warnings: tuple[str, ...] = ()
     source: str | None = None
+    #: the line of each property in the file, for the messages of what reads
+    #: :attr:`properties` later (the preemption monitor's settings)
+    lines: Mapping[str, int] = field(factory=dict)
 
     def leaves(self) -> list[str]:
         return [p for p, q in self.queues.items() if q.is_leaf and p != ROOT]
@@ -713,7 +716,8 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -
     warn_unknown(r, set(order))
     conf = CapacitySchedulerConf(
         queues=queues, properties={n: p.value for n, p in props.items()}, warnings=tuple(r.warnings),
-        source=source, **glob,  # type: ignore[arg-type]
+        source=source, lines={n: p.line for n, p in props.items() if p.line is not None},
+        **glob,  # type: ignore[arg-type]
     )
     _check_static_mappings(r, conf)
     if r.problems:

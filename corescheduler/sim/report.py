@@ -84,6 +84,9 @@ def summary_rows(runs: Sequence[Run]) -> list[list[str]]:
         ("wasted slot-s", "wasted_seconds", "num"),
     ]
     if _resource_mode(runs):
+        from corescheduler.sim.stats import RESOURCE_LABELS
+
+        spec = [(RESOURCE_LABELS.get(label, label), key, kind) for label, key, kind in spec]
         at = spec.index(("utilisation", "utilization", "pct")) + 1
         spec[at:at] = [("memory in use", "memory_utilization", "pct"), ("vcores in use", "vcores_utilization", "pct")]
     rows = [[label, *(_fmt(m["summary"].get(key), kind) for _, m in runs)] for label, key, kind in spec]
@@ -392,12 +395,13 @@ def _running_figure(runs: Sequence[Run], shown: Sequence[str], other: set[str]) 
     from matplotlib.lines import Line2D
 
     handles = [Line2D([], [], color="0.3"), Line2D([], [], color="0.3", ls="--")]
-    labels = ["memory used" if resources else "running (maps + reduces)", "fair share"]
+    labels = ["memory used" if resources else "running (maps + reduces)",
+              "share (fair, or guaranteed)" if resources else "fair share"]
     if len(runs) > 1:
         handles += [Line2D([], [], color=c) for c in colors]
         labels += [label for label, _ in runs]
     fig.legend(handles, labels, loc="lower center", fontsize=8, ncol=min(6, len(labels)))
-    fig.suptitle("Memory used per queue (solid) against its fair share (dashed)" if resources
+    fig.suptitle("Memory used per queue (solid) against its share (dashed)" if resources
                  else "Running tasks per pool (solid) against fair share (dashed)")
     fig.tight_layout(rect=(0, 0.05, 1, 0.95))
     return fig
@@ -629,10 +633,14 @@ def render_report(runs: Sequence[Run], *, title: str = "corescheduler simulation
         "utilization": "Share of map and reduce slots running a task, sampled over the run.",
         "dominant-share": "Each queue's dominant share: its largest share of the cluster's memory or vcores.",
     }
+    plots: Sequence[tuple[str, str]] = PLOTS
     if _resource_mode(runs):
-        captions["running-share"] = "Memory each queue uses and its fair share, sampled over the run."
+        captions["running-share"] = ("Memory each queue uses and its share — its fair share, or under YARN's "
+                                     "Capacity Scheduler (yarn_capacity) its guaranteed capacity — sampled over "
+                                     "the run.")
         captions["utilization"] = "Share of the cluster's memory and vcores in use, sampled over the run."
-    plots = [*PLOTS, ("dominant-share", "Dominant shares")] if _resource_mode(runs) else PLOTS
+        plots = [(name, "Memory used per queue against its share" if name == "running-share" else heading)
+                 for name, heading in PLOTS] + [("dominant-share", "Dominant shares")]
     for name, heading in plots:
         parts.append(f'<h2 id="{name}">{esc(heading)}</h2>')
         parts.append(f'<figure data-plot="{name}">{svgs[name]}<figcaption>{esc(captions[name])}</figcaption></figure>')

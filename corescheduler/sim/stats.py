@@ -38,6 +38,8 @@ MEASURES: tuple[tuple[str, str, str], ...] = (
     ("preempted_tasks", "preempted tasks", "int"),
     ("wasted_seconds", "wasted slot-s", "num"),
 )
+#: the labels of resource-mode runs, whose tasks are containers, not MR1 slots
+RESOURCE_LABELS = {"preempted tasks": "preempted containers", "wasted slot-s": "wasted container-s"}
 
 
 def _betacf(a: float, b: float, x: float) -> float:
@@ -144,7 +146,9 @@ def compare_statistics(configs: Sequence[str], seeds: Sequence[int],
     per config the values by seed and their :func:`interval`; per config after the
     first, the :func:`paired_difference` against the first."""
     out: dict[str, Any] = {"confidence": confidence, "seeds": list(seeds), "baseline": configs[0], "measures": {}}
+    resources = any("cluster_resources" in m.get("summary", {}) for m in metrics.values())
     for key, label, kind in MEASURES:
+        label = RESOURCE_LABELS.get(label, label) if resources else label
         table = {c: [metrics[(c, s)].get("summary", {}).get(key) for s in seeds] for c in configs}
         if any(v is None for values in table.values() for v in values):
             continue
@@ -211,6 +215,7 @@ def statistics_rows(stats: Mapping[str, Any]) -> tuple[list[str], list[list[str]
 __all__ = [
     "CONFIDENCE",
     "MEASURES",
+    "RESOURCE_LABELS",
     "betainc",
     "compare_statistics",
     "format_interval",

@@ -36,8 +36,9 @@ BAD = ("<property><name>yarn.resourcemanager.monitor.capacity.preemption.natural
 
 @pytest.mark.parametrize(("name", "text", "expected"), [
     ("cs.xml", CAPACITY.format(extra=BAD),
-     "cs.xml: yarn.resourcemanager.monitor.capacity.preemption.natural_termination_factor: expected a number "
-     "(a Java double), got 'abc' (named by c.toml:6 [scheduler] allocation_file)"),
+     # the property's line (newuser session: it named the file only, "(named by c.toml:6 …)")
+     "cs.xml:5: yarn.resourcemanager.monitor.capacity.preemption.natural_termination_factor: expected a number "
+     "(a Java double), got 'abc'"),
     ("fs.xml", FAIR, "fs.xml: [scheduler] share_policy \"yarn_capacity\" needs a YARN capacity-scheduler.xml"),
 ])
 def test_check_refuses_what_the_run_refuses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, text: str,

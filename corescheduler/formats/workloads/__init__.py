@@ -98,6 +98,18 @@ def _format_of(path: Path, source: str) -> str:
     return "swim"
 
 
+def is_swim_trace(spec: str | os.PathLike[str]) -> bool:
+    """Whether :func:`load_workload` reads ``spec`` as a SWIM trace (whose jobs get the
+    ``[simulation] pools``); False for a built-in, a JSON file or one that cannot be read."""
+    source = os.fspath(spec)
+    if not isinstance(source, str) or source.startswith(BUILTIN_PREFIX):
+        return False
+    try:
+        return _format_of(Path(source), source) == "swim"
+    except (OSError, WorkloadError):
+        return False
+
+
 _NONE = object()
 
 
@@ -284,6 +296,7 @@ __all__ = [
     "Workload",
     "WorkloadSettings",
     "facebook_workload",
+    "is_swim_trace",
     "load_workload",
     "place_replicas",
     "size_bin",
