@@ -1,6 +1,6 @@
 """YARN's ``capacity-scheduler.xml``: the queues of Hadoop 3's Capacity Scheduler.
 
-The file is a Hadoop ``Configuration`` resource (``<configuration>``, ``<property>``
+The file is a Hadoop ``Configuration`` resource (:mod:`corescheduler.formats.hadoop_configuration`: ``<configuration>``, ``<property>``
 elements each with a ``<name>`` and a ``<value>``; ``<description>``, ``<final>`` and
 ``<source>`` are ignored).  It is told from HADOOP-3445's MR1 capacity file by its keys
 (``yarn.scheduler.capacity.`` against ``mapred.capacity-scheduler.``), not by its root
@@ -50,13 +50,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from attrs import field, frozen
-from lxml import etree
 
 from corescheduler.core.javamath import parse_java_double
 from corescheduler.errors import AllocationError
 from corescheduler.formats.capacity_scheduler_apps import read_app_limits
 from corescheduler.formats.capacity_scheduler_keys import PREFIX, ROOT, warn_unknown
 from corescheduler.formats.capacity_scheduler_priorities import AppPriorities, read_app_priorities
+from corescheduler.formats.hadoop_configuration import HadoopProperty, is_yarn_capacity, read_configuration
 from corescheduler.resources import Resources
 
 if TYPE_CHECKING:
@@ -101,15 +101,6 @@ CALCULATORS = {
     "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator": True,
 }
 _PRECISION = 0.0005  # ParentQueue's PRECISION (Hadoop compares capacity sums in floats)
-
-@frozen
-class HadoopProperty:
-    """One ``<property>``: its value (stripped, as ``Configuration.getTrimmed``) and line."""
-
-    name: str
-    value: str
-    line: int | None = None
-
 
 @frozen
 class CSQueueSpec:
@@ -283,38 +274,6 @@ def _java_int(x: float) -> int:
 
 
 # ============================================================================ reading
-
-
-def read_configuration(root: etree._Element, source: str) -> dict[str, HadoopProperty]:
-    """The properties of a ``<configuration>`` element (Hadoop ``Configuration.loadResource``:
-    the last definition of a name wins; a property without ``<name>`` is an error here)."""
-    props: dict[str, HadoopProperty] = {}
-    problems: list[tuple[int | None, str]] = []
-    for elem in root:
-        if not isinstance(elem.tag, str):
-            continue
-        if elem.tag != "property":
-            problems.append((elem.sourceline, f"<{elem.tag}>: expected <property> elements in <configuration>"))
-            continue
-        name = value = None
-        for child in elem:
-            if child.tag == "name":
-                name = (child.text or "").strip()
-            elif child.tag == "value":
-                value = (child.text or "").strip()
-        if not name:
-            problems.append((elem.sourceline, "<property> without a <name>"))
-            continue
-        props[name] = HadoopProperty(name, value or "", elem.sourceline)
-    if problems:
-        raise AllocationError("; ".join(m for _, m in problems), source, problems[0][0], problems)
-    return props
-
-
-def is_yarn_capacity(props: Mapping[str, HadoopProperty]) -> bool:
-    """A YARN capacity file: some key under ``yarn.scheduler.capacity.`` (an MR1 file has
-    ``mapred.capacity-scheduler.`` keys)."""
-    return any(name.startswith(PREFIX) for name in props)
 
 
 _ABSOLUTE = re.compile(r"^\[(.*)\]$")
