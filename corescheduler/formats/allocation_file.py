@@ -86,9 +86,10 @@ def parse_allocations(text: str | bytes, source: str = "<allocations>") -> Alloc
             read_configuration,
         )
 
-        props = read_configuration(root, source)
+        notes: list[str] = []
+        props = read_configuration(root, source, notes)
         if is_yarn_capacity(props):  # told by its keys (yarn.scheduler.capacity.), not its root
-            return capacity_allocations(props, source)
+            return capacity_allocations(props, source, notes)
     if root.tag != "allocations":
         # Hadoop refuses too: PoolManager.reloadAllocs throws AllocationConfigurationException
         # ("Bad allocations file: top-level element not <allocations>")

@@ -1,10 +1,10 @@
 """YARN's ``capacity-scheduler.xml``: the queues of Hadoop 3's Capacity Scheduler.
 
-The file is a Hadoop ``Configuration`` resource (:mod:`corescheduler.formats.hadoop_configuration`: ``<configuration>``, ``<property>``
-elements each with a ``<name>`` and a ``<value>``; ``<description>``, ``<final>`` and
-``<source>`` are ignored).  It is told from HADOOP-3445's MR1 capacity file by its keys
-(``yarn.scheduler.capacity.`` against ``mapred.capacity-scheduler.``), not by its root
-element: :func:`is_yarn_capacity`.
+The file is a Hadoop ``Configuration`` resource
+(:mod:`corescheduler.formats.hadoop_configuration`: ``<configuration>``, ``<property>``
+elements each with a ``<name>``, a ``<value>`` and maybe ``<final>``).  It is told from
+HADOOP-3445's MR1 capacity file by its keys (``yarn.scheduler.capacity.`` against
+``mapred.capacity-scheduler.``), not by its root element: :func:`is_yarn_capacity`.
 
 :func:`parse_capacity_scheduler` reads the queue tree from ``root.queues`` down and
 validates it as Hadoop 3.3 does when the scheduler (re)initializes its queues:
@@ -46,7 +46,7 @@ from __future__ import annotations
 import math
 import re
 import struct
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from attrs import field, frozen
@@ -409,9 +409,12 @@ def _capacity(r: _Reader, path: str) -> tuple[str, float | Resources | None, Had
     return "percent", pct, p
 
 
-def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str) -> CapacitySchedulerConf:
-    """Validate a YARN capacity file's properties (Hadoop 3.3; see the module docstring)."""
+def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str,
+                             warnings: Sequence[str] = ()) -> CapacitySchedulerConf:
+    """Validate a YARN capacity file's properties (Hadoop 3.3; see the module docstring);
+    ``warnings``: the reading's own (:func:`read_configuration`), reported first."""
     r = _Reader(props, source)
+    r.warnings.extend(warnings)
     glob: dict[str, object] = {
         "maximum_applications": int(r.number("maximum-applications", DEFAULT_MAXIMUM_APPLICATIONS, 0,
                                              integer=True, what="a whole number ≥ 0") or 0),
@@ -756,7 +759,7 @@ def _maximum_allocation(value: str) -> tuple[int | None, int | None] | None:
     return memory, vcores
 
 
-def capacity_allocations(props: Mapping[str, HadoopProperty], source: str) -> Allocations:
+def capacity_allocations(props: Mapping[str, HadoopProperty], source: str, warnings: Sequence[str] = ()) -> Allocations:
     """The :class:`~corescheduler.core.allocations.Allocations` of a YARN capacity file: its
     tree as a :class:`~corescheduler.core.queues.QueueConfig` (maximum capacity as the max
     resources, ``maximum-allocation-*`` as the largest container, ACLs; no running-app
@@ -767,7 +770,7 @@ def capacity_allocations(props: Mapping[str, HadoopProperty], source: str) -> Al
     from corescheduler.core.queues import INT_MAX, AccessControlList, QueueConfig, QueueSpec
     from corescheduler.resources import ConfigurableResources
 
-    conf = parse_capacity_scheduler(props, source)
+    conf = parse_capacity_scheduler(props, source, warnings)
     specs = {}
     for path, q in conf.queues.items():
         if q.maximum_resources is not None:
