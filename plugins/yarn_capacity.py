@@ -153,6 +153,14 @@ class YarnCapacityScheduler(CapacityUserLimit, CapacityLimits, CapacityVictims, 
         (one queue, ``root.default``, with all of the cluster)."""
         conf = capacity_conf(allocations)
         if conf is None and getattr(allocations, "source", None) is not None:
+            queues = allocations.queue_config() if hasattr(allocations, "queue_config") else None
+            for _, spec in queues.walk() if queues is not None else ():
+                if spec.scheduling_policy == "yarn_capacity":  # one queue's policy, not the scheduler's
+                    raise AllocationError(
+                        f"queue {spec.name!r} schedulingPolicy \"yarn_capacity\": YARN's Capacity Scheduler runs a "
+                        "whole queue tree from a capacity-scheduler.xml ([scheduler] share_policy = "
+                        "\"yarn_capacity\"); it is not a policy of one queue of a fair-scheduler allocation file",
+                        allocations.source, spec.line)
             raise AllocationError(
                 f"[scheduler] share_policy \"yarn_capacity\" needs a YARN capacity-scheduler.xml "
                 f"(yarn.scheduler.capacity.* properties); this is a {getattr(allocations, 'dialect', '?')} "

@@ -62,3 +62,20 @@ def test_check_passes_a_good_capacity_file(tmp_path: Path, monkeypatch: pytest.M
     result = run("check", "c.toml")
     assert result.exit_code == 0, result.output
     assert "c.toml: ok" in result.output
+
+
+def test_a_fair_queue_naming_yarn_capacity_is_blamed_by_its_line(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """newuser (session 17): a fair-scheduler file whose one queue says
+    ``<schedulingPolicy>yarn_capacity</schedulingPolicy>`` was refused blaming
+    ``[scheduler] share_policy``, which the config does not set; the error now names the queue
+    and its line."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fs.xml").write_text('<allocations>\n<queue name="a"><weight>1</weight></queue>\n'
+                                     '<queue name="b"><schedulingPolicy>yarn_capacity</schedulingPolicy></queue>\n'
+                                     '</allocations>\n')
+    (tmp_path / "c.toml").write_text('[scheduler]\nmode = "resources"\nallocation_file = "fs.xml"\n')
+    result = run("check", "c.toml")
+    assert result.exit_code == 1, result.output
+    assert "fs.xml:3: queue 'root.b' schedulingPolicy \"yarn_capacity\"" in result.output, result.output
+    assert "share_policy \"yarn_capacity\" needs" not in result.output
