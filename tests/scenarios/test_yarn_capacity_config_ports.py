@@ -452,3 +452,22 @@ def test_maximum_allocation_other_units_refuse_the_file(value: str) -> None:
     (``ResourceUtils.parseResourcesString``)."""
     with pytest.raises(CoreSchedulerError, match=r"root\.a\.maximum-allocation: expected memory-mb="):
         scheduler_rm(with_props(setup_queue_configuration(), a__maximum_allocation=value))
+
+
+@pytest.mark.parametrize("parent", ["maximum-allocation-vcores", "maximum-allocation"])
+def test_a_leaf_is_held_to_its_inherited_maximum_allocation(parent: str) -> None:
+    """``AbstractCSQueue.setupMaximumAllocation``: a queue starts from its parent's maximum
+    allocation and replaces the types it sets — root.a 2 vcores, root.a.a1 4096 MB: a1's is
+    4096 MB, 2 vcores, and a request above it is refused at submission
+    (``CapacityScheduler.getMaximumResourceCapability(queue)``: the leaf's
+    ``getMaximumAllocation``; ``SchedulerUtils.normalizeAndValidateRequest``)."""
+    value = "2" if parent == "maximum-allocation-vcores" else "vcores=2"
+    h = scheduler_rm(with_props(setup_queue_configuration(), **{f"a__{parent.replace('-', '_')}": value},
+                                a__a1__maximum_allocation_mb="4096"))
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    assert cs.maximum_allocation(cs.conf, "root.a.a1") == (4096, 2)
+    with pytest.raises(SubmissionRejected, match="maxContainerAllocation"):
+        h.submit(queue="a1", user="u", tasks=1, resources="1024 mb, 3 vcores")
+    with pytest.raises(SubmissionRejected, match="maxContainerAllocation"):
+        h.submit(queue="a1", user="u", tasks=1, resources="6144 mb, 1 vcores")
+    h.submit(queue="a1", user="u", tasks=1, resources="4096 mb, 2 vcores")
