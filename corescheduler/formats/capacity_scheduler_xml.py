@@ -815,10 +815,18 @@ def capacity_allocations(props: Mapping[str, HadoopProperty], source: str) -> Al
         else:
             maximum = ConfigurableResources(f"{q.absolute_maximum_capacity * 100:g}%",
                                             percentages={}, unlisted_percentage=q.absolute_maximum_capacity)
+        # AbstractCSQueue.setupMaximumAllocation: the parent's maximum allocation, each type the
+        # queue sets replaced — so the leaf's own spec holds every type inherited (the engine's
+        # QueueConfig.max_container_allocation takes the nearest spec that has one, whole)
+        memory = vcores = None
+        parts = path.split(".")
+        for i in range(1, len(parts) + 1):
+            up = conf.queues[".".join(parts[:i])]
+            memory = up.maximum_allocation_mb if up.maximum_allocation_mb is not None else memory
+            vcores = up.maximum_allocation_vcores if up.maximum_allocation_vcores is not None else vcores
         largest = None
-        if q.maximum_allocation_mb is not None or q.maximum_allocation_vcores is not None:
-            largest = Resources.of({"memory": q.maximum_allocation_mb or INT_MAX,
-                                    "vcores": q.maximum_allocation_vcores or INT_MAX})
+        if memory is not None or vcores is not None:
+            largest = Resources.of({"memory": memory or INT_MAX, "vcores": vcores or INT_MAX})
         parallel = conf.queue_max_parallel_apps(path)  # CSMaxRunningAppsEnforcer's queue limit
         specs[path] = QueueSpec(
             path, is_parent=not q.is_leaf, children=q.children, max_resources=maximum,
