@@ -309,7 +309,9 @@ class _Placement:
                     return parent
                 q = f"{parent}.{leaf}"
             else:
-                q = full_queue_name(leaf)
+                # a name of blanks cleans to "": assureRoot keeps it, QueueManager.getLeafQueue
+                # reads "root." and finds no valid node name (the app is rejected downstream)
+                q = full_queue_name(leaf) if leaf else f"{ROOT}."
             return q if rule.create or self._configured(q) else None
         if name == "secondaryGroupExistingQueue":
             parent = None

@@ -113,7 +113,8 @@ class Engine(Protocol):
         move to ``pool_name``, every rule of the engine and its policy checked (a refusal raises
         SchedulerStateError naming the job, the target and the rule; ``caller``, the user and
         groups asking, must be allowed to submit there where submission checks ACLs:
-        AccessDeniedError); None when there is nothing to move (it has ended, or is there).
+        AccessDeniedError); None when there is nothing to move (it is there; in slot mode, or
+        it has ended — resource mode refuses an ended app, as ``FairScheduler.moveApplication``).
         Changes nothing."""
         ...
 

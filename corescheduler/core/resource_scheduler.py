@@ -228,6 +228,13 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
                                     "and a min_free of None or Resources of amounts ≥ 0")
         #: the root policy's rule for a heartbeat's assignments, or None (``[scheduler] assign_multiple``'s)
         self._heartbeat_limits: HeartbeatLimits | None = limits
+        #: its ``min_free``'s types named above zero, (name, amount); None: no such rule.  Only
+        #: those are asked (``computeAvailableContainers`` skips a type whose minimum is 0, and
+        #: the DefaultResourceCalculator's divides memory alone): a node overcommitted in another
+        #: type (a LoadManager's ``cs_fits``) is still offered
+        self._min_free: tuple[tuple[str, int], ...] | None = None
+        if limits is not None and limits.min_free is not None:
+            self._min_free = tuple((n, v) for n, v in limits.min_free.items() if v > 0) or None
 
     def live_queues(self) -> Mapping[str, str]:
         """Every queue now, full name → ``"leaf"`` or ``"parent"`` (for the PoolResolvers; a read-only view)."""
@@ -318,12 +325,19 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
             # assigned or ``off_switch`` containers ran off the places they ask for (or ask for
             # none) — YARN's CapacityScheduler.allocateContainersToNode / canAllocateMore (inline:
             # every heartbeat under such a policy runs it)
-            most, most_off, least = limits
+            most, most_off = limits.containers, limits.off_switch
+            least = self._min_free
             count = off = 0
             root = self.tree.root
             while True:
-                if least is not None and (node.capacity is None or not node.used.fits_with(least, node.capacity)):
-                    return out  # allocateContainerOnSingleNode: no minimum allocation free, no queue offered
+                if least is not None:  # allocateContainerOnSingleNode: no minimum allocation free, no queue offered
+                    capacity = node.capacity
+                    if capacity is None:
+                        return out
+                    used = node.used
+                    for name, amount in least:
+                        if capacity.get(name) - used.get(name) < amount:
+                            return out
                 result = self._assign_queue(root, node, now, out)
                 if result is None or result is RESERVED:
                     return out

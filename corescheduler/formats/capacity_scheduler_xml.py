@@ -547,7 +547,7 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str,
             parsed = _maximum_allocation(ma.value)
             if parsed is None:
                 r.problem(ma, f"{path}.maximum-allocation", "memory-mb=<MB>,vcores=<n> (ResourceUtils"
-                          ".createResourceFromString: memory-mb in MB or with a unit Mi/Gi/Ti, vcores a whole number)")
+                          ".createResourceFromString: memory-mb in MB or with a unit M or G, vcores a whole number)")
             else:
                 s["maximum_allocation_mb"], s["maximum_allocation_vcores"] = parsed
         dp = r.get(f"{path}.disable_preemption")
@@ -734,14 +734,17 @@ def _raise(r: _Reader) -> None:
     raise AllocationError("; ".join(m for _, m in problems), r.source, problems[0][0], problems)
 
 
-_MEMORY_UNITS = {"": 1, "M": 1, "Mi": 1, "G": 1024, "Gi": 1024, "T": 1024 * 1024, "Ti": 1024 * 1024}
+#: ``ResourceUtils.parseResourcesString``'s units ("M"/"m" → Mi, "G"/"g" → Gi, else "Acceptable
+#: units are M/G or empty"): memory's factor to MB
+_MEMORY_UNITS = {"": 1, "M": 1, "m": 1, "G": 1024, "g": 1024}
 
 
 def _maximum_allocation(value: str) -> tuple[int | None, int | None] | None:
     """``<queue>.maximum-allocation`` as ``ResourceUtils.createResourceFromString`` reads it —
-    ``memory-mb=4096,vcores=2`` (``memory`` for ``memory-mb``; memory may carry a unit, Mi by
-    default): (memory in MB, vcores), None for a type it does not name; None when unreadable
-    (a value, a type other than memory and vcores, or a type named twice)."""
+    ``memory-mb=4096,vcores=2`` (``memory`` for ``memory-mb``; a unit M or G in either case,
+    or none: memory converted to MB, vcores' number kept, as ``parseResourcesString``):
+    (memory in MB, vcores), None for a type it does not name; None when unreadable (a value,
+    a unit, a type other than memory and vcores, or a type named twice)."""
     memory: int | None = None
     vcores: int | None = None
     for part in value.split(","):
@@ -752,7 +755,7 @@ def _maximum_allocation(value: str) -> tuple[int | None, int | None] | None:
         number, unit = int(m.group(1)), m.group(2)
         if key in ("memory-mb", "memory") and memory is None and unit in _MEMORY_UNITS:
             memory = number * _MEMORY_UNITS[unit]
-        elif key == "vcores" and vcores is None and unit == "":
+        elif key == "vcores" and vcores is None and unit in _MEMORY_UNITS:
             vcores = number
         else:
             return None
@@ -778,10 +781,18 @@ def capacity_allocations(props: Mapping[str, HadoopProperty], source: str, warni
         else:
             maximum = ConfigurableResources(f"{q.absolute_maximum_capacity * 100:g}%",
                                             percentages={}, unlisted_percentage=q.absolute_maximum_capacity)
+        # AbstractCSQueue.setupMaximumAllocation: the parent's maximum allocation, each type the
+        # queue sets replaced — so the leaf's own spec holds every type inherited (the engine's
+        # QueueConfig.max_container_allocation takes the nearest spec that has one, whole)
+        memory = vcores = None
+        parts = path.split(".")
+        for i in range(1, len(parts) + 1):
+            up = conf.queues[".".join(parts[:i])]
+            memory = up.maximum_allocation_mb if up.maximum_allocation_mb is not None else memory
+            vcores = up.maximum_allocation_vcores if up.maximum_allocation_vcores is not None else vcores
         largest = None
-        if q.maximum_allocation_mb is not None or q.maximum_allocation_vcores is not None:
-            largest = Resources.of({"memory": q.maximum_allocation_mb or INT_MAX,
-                                    "vcores": q.maximum_allocation_vcores or INT_MAX})
+        if memory is not None or vcores is not None:
+            largest = Resources.of({"memory": memory or INT_MAX, "vcores": vcores or INT_MAX})
         parallel = conf.queue_max_parallel_apps(path)  # CSMaxRunningAppsEnforcer's queue limit
         specs[path] = QueueSpec(
             path, is_parent=not q.is_leaf, children=q.children, max_resources=maximum,

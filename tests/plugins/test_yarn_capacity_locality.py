@@ -184,3 +184,32 @@ def test_defaults_agree_with_the_reader() -> None:
     for name in ("DEFAULT_NODE_LOCALITY_DELAY", "DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY",
                  "DEFAULT_MAX_ASSIGN_PER_HEARTBEAT", "DEFAULT_OFFSWITCH_PER_HEARTBEAT"):
         assert getattr(plugin, name) == getattr(reader, name)
+
+
+class MemoryOnlyFits:
+    """A LoadManager that fits containers by memory alone (vcores may be overcommitted, as
+    under YARN's ``DefaultResourceCalculator``)."""
+
+    @hookimpl
+    def cs_can_assign(self, node, kind, load):  # type: ignore[no-untyped-def]
+        return None
+
+    @hookimpl
+    def cs_fits(self, node, task, resources):  # type: ignore[no-untyped-def]
+        return node.used.memory + resources.memory <= node.capacity.memory
+
+
+def test_heartbeat_limits_min_free_asks_only_the_types_it_names() -> None:
+    """``min_free`` names 1 GB and no vcores (the Default calculator's minimum allocation):
+    a node whose vcores a LoadManager overcommitted but with memory free is still offered
+    (``allocateContainerOnSingleNode``: ``DefaultResourceCalculator.computeAvailableContainers``
+    divides memory alone; ``DominantResourceCalculator``'s skips a type whose minimum is 0).
+    2-vcore containers on an 8 GB, 8-vcore node: all eight 1 GB containers run, as without
+    the rule."""
+    for least in (Resources(1024, 0), None):
+        policy = Limited()
+        policy.answer = HeartbeatLimits(-1, -1, least)
+        h = _harness({"share_policy": "limited", "load_manager": "memonly"},
+                     plugins={"limited": policy, "memonly": MemoryOnlyFits()})
+        h.submit(queue="q", user="u", tasks=10, resources="1024 mb, 2 vcores")
+        assert len(h.heartbeat("n0000")) == 8, least

@@ -431,3 +431,43 @@ def test_queue_mapping_with_current_user_queue_mapping_for_a_group() -> None:
                             "<value>g:agroup:%user</value></property></configuration>"))
     app = h.submit(queue="default", user="a1", groups=("agroup",), tasks=1, resources="1024 mb, 1 vcores")
     assert h.queue_of(app) == "root.a.a1"
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("memory-mb=4g,vcores=2", (4096, 2)), ("memory-mb=4G,vcores=2", (4096, 2)),
+    ("memory-mb=4096m,vcores=2", (4096, 2)), ("memory-mb=4096 M, vcores=2", (4096, 2)),
+    ("memory=2G,vcores=1", (2048, 1)),
+])
+def test_maximum_allocation_units_as_resource_utils_reads_them(value: str, expected: tuple[int, int]) -> None:
+    """``ResourceUtils.parseResourcesString`` (``createResourceFromString``): a unit is M or G,
+    in either case, or none ("M"/"m" → Mi, "G"/"g" → Gi; memory converted to MB)."""
+    h = scheduler_rm(with_props(setup_queue_configuration(), a__maximum_allocation=value))
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    assert cs.maximum_allocation(cs.conf, "root.a") == expected
+
+
+@pytest.mark.parametrize("value", ["memory-mb=4Gi", "memory-mb=4096Mi", "memory-mb=1T"])
+def test_maximum_allocation_other_units_refuse_the_file(value: str) -> None:
+    """Any unit but M/G (or none) is refused: "Acceptable units are M/G or empty"
+    (``ResourceUtils.parseResourcesString``)."""
+    with pytest.raises(CoreSchedulerError, match=r"root\.a\.maximum-allocation: expected memory-mb="):
+        scheduler_rm(with_props(setup_queue_configuration(), a__maximum_allocation=value))
+
+
+@pytest.mark.parametrize("parent", ["maximum-allocation-vcores", "maximum-allocation"])
+def test_a_leaf_is_held_to_its_inherited_maximum_allocation(parent: str) -> None:
+    """``AbstractCSQueue.setupMaximumAllocation``: a queue starts from its parent's maximum
+    allocation and replaces the types it sets — root.a 2 vcores, root.a.a1 4096 MB: a1's is
+    4096 MB, 2 vcores, and a request above it is refused at submission
+    (``CapacityScheduler.getMaximumResourceCapability(queue)``: the leaf's
+    ``getMaximumAllocation``; ``SchedulerUtils.normalizeAndValidateRequest``)."""
+    value = "2" if parent == "maximum-allocation-vcores" else "vcores=2"
+    h = scheduler_rm(with_props(setup_queue_configuration(), **{f"a__{parent.replace('-', '_')}": value},
+                                a__a1__maximum_allocation_mb="4096"))
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    assert cs.maximum_allocation(cs.conf, "root.a.a1") == (4096, 2)
+    with pytest.raises(SubmissionRejected, match="maxContainerAllocation"):
+        h.submit(queue="a1", user="u", tasks=1, resources="1024 mb, 3 vcores")
+    with pytest.raises(SubmissionRejected, match="maxContainerAllocation"):
+        h.submit(queue="a1", user="u", tasks=1, resources="6144 mb, 1 vcores")
+    h.submit(queue="a1", user="u", tasks=1, resources="4096 mb, 2 vcores")

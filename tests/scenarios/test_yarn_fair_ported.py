@@ -1858,3 +1858,13 @@ def test_hierarchical_queues_similar_parents() -> None:
         assert leaves(h) == {"root.default", "root.parent.child"}
     assert h.queue_of(h.submit(queue="parent.sister", user="u")) == "root.parent.sister"
     assert leaves(h) == {"root.default", "root.parent.child", "root.parent.sister"}
+
+
+@pytest.mark.parametrize("user", ["  ", "\t"])
+def test_a_user_name_of_blanks_is_rejected_not_a_plugin_error(user: str) -> None:
+    """A user name that trims to nothing (``cleanName``: "") names no queue: ``assureRoot``
+    leaves "" and ``QueueManager.getLeafQueue`` finds no valid node name in "root.", so YARN
+    rejects the app — a rejection here too, not the rules plugin answering an empty pool name."""
+    h = harness("8192 mb, 8 vcores", scheduler={"user_as_default_queue": True})
+    with pytest.raises(SubmissionRejected):
+        h.submit(queue="default", user=user)
