@@ -232,9 +232,10 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         #: those are asked (``computeAvailableContainers`` skips a type whose minimum is 0, and
         #: the DefaultResourceCalculator's divides memory alone): a node overcommitted in another
         #: type (a LoadManager's ``cs_fits``) is still offered
-        self._min_free: tuple[tuple[str, int], ...] | None = None
-        if limits is not None and limits.min_free is not None:
-            self._min_free = tuple((n, v) for n, v in limits.min_free.items() if v > 0) or None
+        self._min_free: tuple[int, int, tuple[tuple[str, int], ...]] | None = None
+        least = limits.min_free if limits is not None else None
+        if least is not None and least.any_positive():  # (memory, vcores, the other types named above 0)
+            self._min_free = (least.memory, least.vcores, tuple((n, v) for n, v in least.extras if v > 0))
 
     def live_queues(self) -> Mapping[str, str]:
         """Every queue now, full name → ``"leaf"`` or ``"parent"`` (for the PoolResolvers; a read-only view)."""
@@ -335,9 +336,11 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
                     if capacity is None:
                         return out
                     used = node.used
-                    for name, amount in least:
-                        if capacity.get(name) - used.get(name) < amount:
-                            return out
+                    memory, vcores, extras = least  # (a 0 is not asked: the type is not named)
+                    if (0 < memory and capacity.memory - used.memory < memory) or (
+                            0 < vcores and capacity.vcores - used.vcores < vcores) or (
+                            extras and any(capacity.get(n) - used.get(n) < v for n, v in extras)):
+                        return out
                 result = self._assign_queue(root, node, now, out)
                 if result is None or result is RESERVED:
                     return out
