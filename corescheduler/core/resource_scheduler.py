@@ -285,8 +285,13 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         if declined:  # (left by a heartbeat a plugin's error ended)
             declined.clear()
         given = self._attempt_scheduling(node, now)
+        ends = listeners("cs_heartbeat_end")
+        if not ends:
+            if declined:
+                declined.clear()
+            return given
         skipped = self._skipped(given) if declined else []
-        for fn in listeners("cs_heartbeat_end"):
+        for fn in ends:
             fn(node, given, skipped, now)
         return given
 
