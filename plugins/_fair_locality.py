@@ -81,6 +81,12 @@ class FairLocality(GreedyLocality):
         if counts is not None:
             counts.pop(key, None)
 
+    def locality_level(self, job: Job | str, key: int = 0) -> str | None:
+        """The key's allowed level as kept (``allowedLocalityLevel.get``: None before its first
+        look), changing nothing."""
+        level = self._allowed.get(_id(job), {}).get(key)
+        return None if level is None else LEVELS[level]
+
     def reset_allowed_locality_level(self, job: Job | str, key: int, level: str) -> None:
         """``FSAppAttempt.resetAllowedLocalityLevel``: the key's allowed level is ``level``."""
         self._allowed.setdefault(_id(job), {})[key] = _RANK[level]

@@ -30,7 +30,7 @@ from corescheduler.hookspecs import hookimpl
 class GreedyLocality:
     """Best locality available now, never waiting."""
 
-    def __new__(cls, settings: Mapping[str, Any] | None = None, context: Any = None) -> GreedyLocality:
+    def __new__(cls, settings: Mapping[str, Any] | None = None, context: Any = None, **kwargs: Any) -> GreedyLocality:
         if settings:
             raise SettingsError(None, "this plugin takes no settings")
         if cls is GreedyLocality and context is not None:
