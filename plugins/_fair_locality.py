@@ -2,7 +2,7 @@
 locality delay counted in scheduling opportunities (``yarn.scheduler.fair.locality.threshold.node``
 / ``.rack``: ``[scheduler] locality_threshold_node`` / ``locality_threshold_rack``).
 
-:class:`~corescheduler_plugins.locality.GreedyLocality` gives this subclass when both thresholds
+:class:`~corescheduler_plugins.locality.GreedyLocality` gives this selector when both thresholds
 are ≥ 0 (``getAllowedLocalityLevel``: either one negative — the default, -1 — is no delay).
 
 * **Scheduler keys**: an app's asks of one priority are one key (YARN's ``SchedulerRequestKey``);
@@ -34,8 +34,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from corescheduler_plugins.locality import GreedyLocality
-
 from corescheduler.core.javamath import java_float
 from corescheduler.core.model import MAP, NODE_LOCAL, OFF_RACK, RACK_LOCAL, TASK, Job, Node, Task
 from corescheduler.hookspecs import hookimpl
@@ -48,7 +46,7 @@ _NODE, _RACK, _OFF = 0, 1, 2
 _RANK = {NODE_LOCAL: _NODE, RACK_LOCAL: _RACK, OFF_RACK: _OFF}
 
 
-class FairLocality(GreedyLocality):
+class FairLocality:
     """Delay scheduling by missed scheduling opportunities per (app, scheduler key)."""
 
     def __init__(self, settings: Mapping[str, Any] | None = None, context: Any = None, *,

@@ -12,7 +12,7 @@ waits, and Hadoop's capacity scheduler's.  An app's asks (resource mode) are lef
 the engine (YARN's ``FSAppAttempt.assignContainer`` with the thresholds at -1).
 
 With the thresholds set, constructing ``GreedyLocality`` gives a
-:class:`~corescheduler_plugins._fair_locality.FairLocality` instead (its subclass), so that
+:class:`~corescheduler_plugins._fair_locality.FairLocality` instead, so that
 with them off — YARN's default — the plugin is exactly the greedy one: no hook more, no
 work more on a heartbeat.
 """
@@ -30,16 +30,16 @@ from corescheduler.hookspecs import hookimpl
 class GreedyLocality:
     """Best locality available now, never waiting."""
 
-    def __new__(cls, settings: Mapping[str, Any] | None = None, context: Any = None, **kwargs: Any) -> GreedyLocality:
+    def __new__(cls, settings: Mapping[str, Any] | None = None, context: Any = None) -> Any:
         if settings:
             raise SettingsError(None, "this plugin takes no settings")
-        if cls is GreedyLocality and context is not None:
+        if cls is GreedyLocality and context is not None:  # (a subclass is its own)
             sc = context.config.scheduler
             node = getattr(sc, "locality_threshold_node", -1.0)
             rack = getattr(sc, "locality_threshold_rack", -1.0)
             if node >= 0 and rack >= 0:  # getAllowedLocalityLevel: either one negative = no delay
                 from corescheduler_plugins._fair_locality import FairLocality
-                return super().__new__(FairLocality)  # its __init__ reads the thresholds
+                return FairLocality(context=context)  # (not a GreedyLocality: no __init__ of ours)
         return super().__new__(cls)
 
     def __init__(self, settings: Mapping[str, Any] | None = None, context: Any = None) -> None:
