@@ -113,6 +113,12 @@ class SchedulerConfig:
     #: resource mode: preempt only while the cluster is used above this fraction (max over
     #: memory and vcores; yarn.scheduler.fair.preemption.cluster-utilization-threshold)
     preemption_utilization_threshold: float = 0.8
+    #: resource mode: YARN's delay scheduling by scheduling opportunities
+    #: (yarn.scheduler.fair.locality.threshold.node / .rack, read by the ``locality`` TaskSelector):
+    #: fractions of the cluster's nodes an app's priority passes up before it may run a container
+    #: rack-local / off-switch; -1 (any negative: either one) = off, Hadoop's default; above 1 = 1
+    locality_threshold_node: float = -1.0
+    locality_threshold_rack: float = -1.0
 
     @classmethod
     def from_table(cls, s: Settings) -> SchedulerConfig:
@@ -139,6 +145,9 @@ class SchedulerConfig:
             preemption_utilization_threshold=float(
                 s.number("preemption_utilization_threshold", d.preemption_utilization_threshold, minimum=0)
             ),
+            # FairSchedulerConfiguration.getLocalityThresholdNode / Rack: getFloat, any value
+            locality_threshold_node=float(s.number("locality_threshold_node", d.locality_threshold_node)),
+            locality_threshold_rack=float(s.number("locality_threshold_rack", d.locality_threshold_rack)),
             allocation_file=s.string("allocation_file", None),
             pool_resolver=s.names("pool_resolver", d.pool_resolver),
             weight_adjusters=s.names("weight_adjusters", d.weight_adjusters),
