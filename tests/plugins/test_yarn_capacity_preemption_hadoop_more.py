@@ -496,6 +496,10 @@ def test_preemption_keys_unread_here_are_warned():
             + prop(PREFIX + "colour", "red") + "</configuration>")
     warnings = [w.split(": ", 1)[1] for w in parse_allocations(text, "p.xml").warnings]
     assert warnings == [
+        # the two keys defined twice: the last definition wins, and says so (session 17)
+        PREFIX + "intra-queue-preemption.enabled is defined again (line 1): this definition, 'true', replaces 'false'",
+        PREFIX + "select_based_on_reserved_containers is defined again (line 1): this definition, 'true', "
+        "replaces 'FALSE'",
         PREFIX + "select_based_on_reserved_containers: not simulated (the reserved-container selector does not "
         "run); ignored",
         PREFIX + f"natural_termination_facter: unknown preemption key (did you mean "
