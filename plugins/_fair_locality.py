@@ -34,12 +34,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from corescheduler_plugins._mr_requests import MR_MAP_PRIORITY, fits_capability
+
 from corescheduler.core.javamath import java_float
 from corescheduler.core.model import MAP, NODE_LOCAL, OFF_RACK, RACK_LOCAL, TASK, Job, Node, Task
 from corescheduler.hookspecs import hookimpl
 
 #: ``RMContainerAllocator.PRIORITY_MAP``: the scheduler key of an MR job's map requests
-MR_MAP_KEY = 20
+MR_MAP_KEY = MR_MAP_PRIORITY
 #: the allowed levels, most local first (YARN's ``NodeType``)
 LEVELS = (NODE_LOCAL, RACK_LOCAL, OFF_RACK)
 _NODE, _RACK, _OFF = 0, 1, 2
@@ -133,7 +135,7 @@ class FairLocality:
         local = job.pending_map_on_node(node.name)
         rack = job.pending_map_on_rack(node.rack) if local is None else None
         probe = local or rack or job.pending_map(node, OFF_RACK)
-        if probe is None or not _fits(probe, node):
+        if probe is None or not fits_capability(probe, node.capacity):
             return None  # hasContainerForNode: nothing pending, or too big for the node: not counted
         job_id = job.id
         self.add_scheduling_opportunity(job_id, MR_MAP_KEY)
@@ -229,9 +231,3 @@ def _key_of(task: Task) -> int | None:
         return 0
     priority = specs[task.index].priority
     return priority if priority is not None else 0
-
-
-def _fits(task: Task, node: Node) -> bool:
-    """The task's container fits the node's capability (``hasContainerForNode``)."""
-    size, capacity = task.resources, node.capacity
-    return size is None or capacity is None or size.fits_in(capacity)

@@ -58,6 +58,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from corescheduler_plugins._mr_requests import MR_MAP_PRIORITY, fits_capability
+
 from corescheduler.core.javamath import java_float
 from corescheduler.core.model import MAP, OFF_RACK, Job, Node, Task
 from corescheduler.core.policy import HeartbeatLimits
@@ -71,8 +73,6 @@ DEFAULT_RACK_LOCALITY_ADDITIONAL_DELAY = -1
 DEFAULT_MAX_ASSIGN_PER_HEARTBEAT = 100
 DEFAULT_OFFSWITCH_PER_HEARTBEAT = 1
 
-#: ``RMContainerAllocator.PRIORITY_MAP``: the priority (scheduler key) of an MR job's map requests
-MR_MAP_PRIORITY = 20
 
 #: Hadoop's limits without a capacity file (``CapacitySchedulerConfiguration`` defaults)
 _DEFAULT_LIMITS = HeartbeatLimits(DEFAULT_MAX_ASSIGN_PER_HEARTBEAT, DEFAULT_OFFSWITCH_PER_HEARTBEAT)
@@ -160,18 +160,19 @@ class CapacityLocality:
         missed = counts.get(key, 0) + 1  # tryAllocateOnNode: addSchedulingOpportunity
         counts[key] = missed
         capacity = node.capacity
-        if local is not None and _fits(local, capacity):  # assignNodeLocalContainers: always
+        if local is not None and fits_capability(local, capacity):  # assignNodeLocalContainers: always
             del counts[key]  # doAllocation: resetSchedulingOpportunities
             return local
         task = job.pending_map_on_rack(node.rack)
-        if task is not None and min(nodes, node_delay) < missed and _fits(task, capacity):  # canAssign RACK_LOCAL
+        # canAssign RACK_LOCAL
+        if task is not None and min(nodes, node_delay) < missed and fits_capability(task, capacity):
             if full_reset:
                 del counts[key]
             return task
         if not self._map_off_switch_allowed(job, missed, nodes, node_delay, rack_extra):
             return None  # APP_SKIPPED
         # the AM's choice for the container: host, rack, any (``probe``: nothing has changed since)
-        return probe if _fits(probe, capacity) else None
+        return probe if fits_capability(probe, capacity) else None
 
     @staticmethod
     def _map_off_switch_allowed(job: Job, missed: int, nodes: int, node_delay: int, rack_extra: int) -> bool:
@@ -312,9 +313,3 @@ class CapacityLocality:
             return _DEFAULT_LIMITS._replace(min_free=least)
         containers = conf.max_assign_per_heartbeat if conf.multiple_assignments else 1
         return HeartbeatLimits(containers if containers != 0 else 1, conf.offswitch_per_heartbeat, least)
-
-
-def _fits(task: Task, capacity: Any) -> bool:
-    """The task's container fits the node's capability (``assignContainer``: else ``LOCALITY_SKIPPED``)."""
-    size = task.resources
-    return size is None or capacity is None or size.fits_in(capacity)
