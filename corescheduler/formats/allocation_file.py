@@ -80,11 +80,8 @@ def parse_allocations(text: str | bytes, source: str = "<allocations>") -> Alloc
     root = _parse_xml(text, source)
     ctx = _Context(source)
     if root.tag == "configuration":
-        from corescheduler.formats.capacity_scheduler_xml import (
-            capacity_allocations,
-            is_yarn_capacity,
-            read_configuration,
-        )
+        from corescheduler.formats.capacity_scheduler_allocations import capacity_allocations
+        from corescheduler.formats.hadoop_configuration import is_yarn_capacity, read_configuration
 
         notes: list[str] = []
         props = read_configuration(root, source, notes)
