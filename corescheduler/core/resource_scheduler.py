@@ -66,6 +66,7 @@ from typing import TYPE_CHECKING, Any
 from corescheduler.core import hook_answers as answers
 from corescheduler.core.blame import chained
 from corescheduler.core.model import (
+    ALL_KINDS,
     MAP,
     PENDING,
     REDUCE,
@@ -101,10 +102,6 @@ __all__ = ["AM", "STARVATION_RECHECK_WAIT", "ResourceScheduler"]
 _PER_APP: Any = object()
 #: a leaf's ``admit_until`` when its amount is ``admit_memory`` and ``admit_vcores`` alone
 _AMOUNTS: Any = object()
-#: the kinds :meth:`ResourceScheduler._choose` asks, in order; and the kinds left after the
-#: TaskSelector declined a map (an MR job's reduces wait until its maps are scheduled)
-_KINDS = (MAP, REDUCE, TASK)
-_TASK_ONLY = (TASK,)
 
 
 class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preemption, YarnAsks, NoWalk):
@@ -471,11 +468,9 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         pending = job.pending
         return bool(pending[MAP] or (pending[REDUCE] and job.reduces_schedulable) or pending.get(TASK, 0))
 
-    def _choose(self, job: Job, node: Node, now: float, am: Task | bool | None = False,
-                kinds: tuple[str, ...] = _KINDS) -> Task | None:
+    def _choose(self, job: Job, node: Node, now: float, am: Task | bool | None = False) -> Task | None:
         """The request to serve: the AM first; then the TaskSelector's map, reduce or task
-        (``am``: the app's AM task or None, when the caller has looked it up; ``kinds``: the
-        kinds asked, in order).
+        (``am``: the app's AM task or None, when the caller has looked it up).
 
         An MR job's AM (YARN's ``RMContainerAllocator``) asks its reduces once every map is
         scheduled: ``scheduleReduces`` past the slow start (``reduces_schedulable``) asks them
@@ -490,10 +485,11 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
             return am if am.state == PENDING else None
         select = self.owner.plugins.select_task
         nodes = -1  # the cluster's nodes, counted when a selector is first asked
-        for kind in kinds:
+        declined = False  # the selector declined the job's map here
+        for kind in ALL_KINDS:
             if not job.pending.get(kind):
                 continue
-            if kind == REDUCE and not job.reduces_schedulable:
+            if kind == REDUCE and (declined or not job.reduces_schedulable):
                 continue
             if kind == TASK and self.app_asks:
                 apps = self.app_asks.get(job.id)
@@ -515,9 +511,9 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
                 return task
             if kind == MAP:  # the selector declined the job's maps here, maps still pending:
                 # its AM has asked no reduce yet (RMContainerAllocator.scheduleReduces:
-                # scheduledMaps == 0 -> scheduleAllReduces), so skip to its plain containers
+                # scheduledMaps == 0 -> scheduleAllReduces), so on to its plain containers
+                declined = True
                 self._declined.append(job)  # skipped (cs_heartbeat_end)
-                return self._choose(job, node, now, am, _TASK_ONLY) if job.pending.get(TASK) else None
         return None
 
     def _fits_queues(self, q: Queue, size: Resources) -> bool:
