@@ -284,18 +284,13 @@ class CapacityLocality:
     def _queue_skips(self, job: Job, size: Any) -> bool:
         """``RegularContainerAllocator.preCheckForNodeCandidateSet`` → ``checkHeadroom``: a
         container of ``size`` past the headroom of the app's leaf or a parent (their maximum
-        capacities, as the engine then checks them: ``ResourceScheduler._fits_queues``) is
+        capacities, as the engine then checks them: the live queue's ``fits_max_shares``) is
         ``QUEUE_SKIPPED`` before ``tryAllocateOnNode`` counts a scheduling opportunity — so
         a queue at its maximum neither counts nor resets its apps' opportunities."""
         if size is None:
             return False
         q = self._live.get(job.queue or job.pool)  # the leaf's live queue (seen in compute_shares)
-        while q is not None:
-            s = q.sched
-            if not s.running.fits_with(size, s.max_share):
-                return True
-            q = q.parent
-        return False
+        return q is not None and not q.fits_max_shares(size)
 
     # ------------------------------------------------------------------ heartbeat
     def heartbeat_limits(self) -> HeartbeatLimits:

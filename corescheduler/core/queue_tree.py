@@ -132,6 +132,17 @@ class Queue:
             return not self.runnable_apps and not self.waiting_apps and self.user_apps == 0
         return all(c.is_empty() for c in self.children.values())
 
+    def fits_max_shares(self, size: Resources) -> bool:
+        """``FSQueue.fitsInMaxShare``: with ``size`` more, this queue and every ancestor stay
+        within their max share (the Capacity Scheduler's maximum capacities)."""
+        q: Queue | None = self
+        while q is not None:
+            s = q.sched
+            if not s.running.fits_with(size, s.max_share):
+                return False
+            q = q.parent
+        return True
+
     def ancestors(self) -> Iterator[Queue]:
         q = self.parent
         while q is not None:

@@ -197,7 +197,7 @@ class AMLimitsAndReservations(EngineState):
             and size is not None
             and node.capacity is not None
             and size.fits_in(node.capacity)
-            and self._fits_queues(leaf, size)
+            and leaf.fits_max_shares(size)
             and self._has_pending(job)
         )
         if valid and task.is_am:
@@ -212,7 +212,7 @@ class AMLimitsAndReservations(EngineState):
             if task.state != PENDING:  # the reserved task ran elsewhere: serve another of the app's
                 task = self._choose(job, node, now) or task
                 size = self._size(task)
-            if task.state == PENDING and size.fits_in(node.available) and self._fits_queues(leaf, size):
+            if task.state == PENDING and size.fits_in(node.available) and leaf.fits_max_shares(size):
                 self._unreserve(node)
                 self._allocate(leaf, job, task, node, size, now, out)
         return True

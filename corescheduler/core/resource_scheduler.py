@@ -516,16 +516,6 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
                 self._declined.append(job)  # skipped (cs_heartbeat_end)
         return None
 
-    def _fits_queues(self, q: Queue, size: Resources) -> bool:
-        """``FSQueue.fitsInMaxShare``: this queue and every ancestor stay within their max share."""
-        current: Queue | None = q
-        while current is not None:
-            s = current.sched
-            if not s.running.fits_with(size, s.max_share):
-                return False
-            current = current.parent
-        return True
-
     def _assign_app(self, leaf: Queue, job: Job, node: Node, now: float, out: list[Assignment]) -> Any:
         """``FSAppAttempt.assignContainer``: allocate the chosen request, or reserve the node."""
         am = self.am_tasks.get(job.id)
@@ -537,7 +527,7 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         size = task.resources
         if size is None:
             size = self._size(task)  # the error
-        if node.capacity is None or not size.fits_in(node.capacity) or not self._fits_queues(leaf, size):
+        if node.capacity is None or not size.fits_in(node.capacity) or not leaf.fits_max_shares(size):
             return None  # hasContainerForNode: never on this node, or over a max share
         fits = self.owner.plugins.fits
         answer = fits(node, task, size) if fits is not None else None
