@@ -128,3 +128,24 @@ def shared_dir() -> Iterator[Path]:
     path.chmod(0o1777)
     yield path
     shutil.rmtree(path, ignore_errors=True)
+
+
+def capacity_file(**props: str) -> str:
+    """A capacity-scheduler.xml: each ``key=value`` a ``yarn.scheduler.capacity.<key>`` property."""
+    body = "".join(f"<property><name>yarn.scheduler.capacity.{k}</name><value>{v}</value></property>"
+                   for k, v in props.items())
+    return f"<configuration>{body}</configuration>"
+
+
+def yarn_capacity_tenants(allocation_file: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, str],
+                                                           dict[str, str]]:
+    """A one-node resource-mode service under ``yarn_capacity`` on ``allocation_file``: its
+    config, its tokens (alice; root, an admin) and their request headers."""
+    from corescheduler.service.api import Principal
+
+    tokens = {"alice-token-1": Principal("alice"), "admin-token-1": Principal("root", admin=True)}
+    config = {"cluster": {"racks": 1, "nodes_per_rack": 1},
+              "scheduler": {"mode": "resources", "share_policy": "yarn_capacity",
+                            "allocation_file": str(allocation_file)},
+              "service": {"tick": 0.1, "workers": 1}}
+    return config, tokens, {"Authorization": "Bearer alice-token-1"}, {"Authorization": "Bearer admin-token-1"}

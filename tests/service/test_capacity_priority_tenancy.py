@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.service.conftest import yarn_capacity_tenants
+
 pytest.importorskip("distributed")
 httpx = pytest.importorskip("httpx")
 
@@ -124,20 +126,13 @@ def test_an_admins_priority_change_outlives_a_restart(live_service, tmp_path: Pa
     """SPEC §8 durability: a job an admin raised past what its owner's priority ACL allows is
     restored at that priority after a restart (placed as submitted, then re-prioritised
     again), not failed by the ACL."""
-    from corescheduler.service.api import Principal
-
     path = tmp_path / "capacity-scheduler.xml"
     path.write_text(capacity(prop("yarn.cluster.max-application-priority", "2")
                              + prop("yarn.scheduler.capacity.root.shared.acl_application_max_priority",
                                     "[user=alice max_priority=0]")))
     state = tmp_path / "state"
     state.mkdir(mode=0o700)
-    tokens = {"alice-token-1": Principal("alice"), "admin-token-1": Principal("root", admin=True)}
-    config = {"cluster": {"racks": 1, "nodes_per_rack": 1},
-              "scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "allocation_file": str(path)},
-              "service": {"tick": 0.1, "workers": 1}}
-    alice = {"Authorization": "Bearer alice-token-1"}
-    admin = {"Authorization": "Bearer admin-token-1"}
+    config, tokens, alice, admin = yarn_capacity_tenants(path)
     sleep = {"queue": "shared", "task_resources": "128 mb, 1 vcores", "maps": [{"command": ["sleep", "30"]}]}
     live = live_service(config, tokens=tokens, state=str(state))
     with httpx.Client(base_url=live.url, timeout=30) as c:

@@ -11,19 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.service.conftest import capacity_file, yarn_capacity_tenants
+
 pytest.importorskip("distributed")
 httpx = pytest.importorskip("httpx")
 
 pytestmark = pytest.mark.slow
 
 
-def capacity(**props: str) -> str:
-    body = "".join(f"<property><name>yarn.scheduler.capacity.{k}</name><value>{v}</value></property>"
-                   for k, v in props.items())
-    return f"<configuration>{body}</configuration>"
-
-
-FILE = capacity(**{
+FILE = capacity_file(**{
     "root.queues": "a,b,c", "root.a.capacity": "40", "root.b.capacity": "40", "root.c.capacity": "20",
     "root.acl_submit_applications": " ", "root.acl_administer_queue": " ",
     "root.a.acl_submit_applications": "alice", "root.b.acl_submit_applications": "bob",
@@ -105,18 +101,11 @@ def test_an_admins_move_outlives_a_restart(live_service, tmp_path: Path) -> None
     """SPEC §8 durability: a job an admin moved into a queue its owner may not submit to is
     restored there after a restart (placed as submitted, then moved again), not failed by the
     target's submit ACL."""
-    from corescheduler.service.api import Principal
-
     path = tmp_path / "capacity-scheduler.xml"
     path.write_text(FILE)
     state = tmp_path / "state"
     state.mkdir(mode=0o700)
-    tokens = {"alice-token-1": Principal("alice"), "admin-token-1": Principal("root", admin=True)}
-    config = {"cluster": {"racks": 1, "nodes_per_rack": 1},
-              "scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "allocation_file": str(path)},
-              "service": {"tick": 0.1, "workers": 1}}
-    alice = {"Authorization": "Bearer alice-token-1"}
-    admin = {"Authorization": "Bearer admin-token-1"}
+    config, tokens, alice, admin = yarn_capacity_tenants(path)
     sleep = {"task_resources": "128 mb, 1 vcores", "maps": [{"command": ["sleep", "30"]}]}
     live = live_service(config, tokens=tokens, state=str(state))
     with httpx.Client(base_url=live.url, timeout=30) as c:
@@ -177,20 +166,13 @@ def test_a_job_placed_by_a_mapping_and_moved_by_an_admin_outlives_a_restart(live
     """alice names no queue (a queue mapping places her job in a); an admin moves it to b, where
     alice may not submit.  After a restart the job is placed by the mapping again and moved to
     b again, as Hadoop's recovery runs no submit ACL (it was failed: "could not be restored")."""
-    from corescheduler.service.api import Principal
-
     path = tmp_path / "capacity-scheduler.xml"
-    path.write_text(capacity(**{
+    path.write_text(capacity_file(**{
         "root.queues": "a,b", "root.a.capacity": "50", "root.b.capacity": "50",
         "root.acl_submit_applications": " ", "root.acl_administer_queue": " ",
         "root.a.acl_submit_applications": "alice", "root.b.acl_submit_applications": "bob",
         "queue-mappings": "u:alice:a"}))
-    tokens = {"alice-token-1": Principal("alice"), "admin-token-1": Principal("root", admin=True)}
-    config = {"cluster": {"racks": 1, "nodes_per_rack": 1},
-              "scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "allocation_file": str(path)},
-              "service": {"tick": 0.1, "workers": 1}}
-    alice = {"Authorization": "Bearer alice-token-1"}
-    admin = {"Authorization": "Bearer admin-token-1"}
+    config, tokens, alice, admin = yarn_capacity_tenants(path)
     live = live_service(config, tokens=tokens, state=str(tmp_path / "state"))
     with httpx.Client(base_url=live.url, timeout=30) as c:
         r = c.post("/api/v1/jobs", json={"task_resources": "128 mb, 1 vcores",

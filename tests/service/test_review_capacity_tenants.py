@@ -11,19 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.service.conftest import capacity_file
+
 pytest.importorskip("distributed")
 httpx = pytest.importorskip("httpx")
 
 pytestmark = pytest.mark.slow
 
 
-def capacity(**props: str) -> str:
-    body = "".join(f"<property><name>yarn.scheduler.capacity.{k}</name><value>{v}</value></property>"
-                   for k, v in props.items())
-    return f"<configuration>{body}</configuration>"
-
-
-FILE = capacity(**{
+FILE = capacity_file(**{
     "root.queues": "a,b", "root.a.capacity": "50", "root.b.capacity": "50",
     "root.acl_submit_applications": " ", "root.acl_administer_queue": " ",
     "root.a.acl_submit_applications": "alice", "root.b.acl_submit_applications": "bob",
