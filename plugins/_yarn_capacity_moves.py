@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from corescheduler.core.model import Job, Rejection
+from corescheduler.core.model import RESOURCES, Job, Rejection
 from corescheduler.hookspecs import hookimpl
 from corescheduler.resources import Resources
 
@@ -43,13 +43,14 @@ class CapacityMoves:
     _users: dict[str, Counter[Any]]
     _users_use: dict[str, dict[Any, Resources]]
     _user_am: dict[str, dict[Any, Resources]]
-    _started: dict[str, list[Any]]
+    _started: list[Any]
+    _app_keys: dict[Any, Any]
     _bounds: dict[str, Any]
 
     if TYPE_CHECKING:  # the policy's
         def max_applications(self, conf: Any, path: str) -> int: ...
 
-        def _leaf_users(self, path: str) -> dict[Any, Resources] | None: ...
+        def _fold(self, moved: Any = None, source: str = "") -> None: ...
 
         def _application_limits(self, conf: Any, path: str, job: Any) -> Rejection | None: ...
 
@@ -90,6 +91,7 @@ class CapacityMoves:
         new = str(job.queue or job.pool)
         if old == new:
             return
+        self._app_keys.pop(job.sched.get(RESOURCES), None)  # its order key is the new leaf's policy's
         user = job.user
         self._apps[old] -= 1  # LeafQueue.finishApplication, submitApplication
         self._apps[new] += 1
@@ -100,7 +102,7 @@ class CapacityMoves:
                 del users[user]
         self._users.setdefault(new, Counter())[user] += 1
         # detachContainer / attachContainer: the user's use and AM use move with the containers
-        self._leaf_users(old)  # its started containers added first
+        self._fold(job, old)  # the containers started before the move added first, to the leaf they started in
         used = Resources()
         am = Resources()
         for task in tasks:
@@ -117,6 +119,5 @@ class CapacityMoves:
             ams[user] = ams.get(user, Resources()) - am
             ams = self._user_am.setdefault(new, {})
             ams[user] = ams.get(user, Resources()) + am
-        self._started.setdefault(new, [])
         self._bounds.pop(old, None)  # admit_job's bounds of both leaves are computed again
         self._bounds.pop(new, None)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from corescheduler.core.model import Job, Rejection
+from corescheduler.core.model import RESOURCES, Job, Rejection
 
 #: MR1 priority names -> YARN application priorities (None: asks none, the default applies)
 YARN_PRIORITY: dict[str, int | None] = {"VERY_LOW": -2, "LOW": -1, "NORMAL": None, "HIGH": 1, "VERY_HIGH": 2}
@@ -58,6 +58,7 @@ class CapacityAppPriorities:
     if TYPE_CHECKING:
         conf: Any
         _app_priority: dict[str, int]
+        _app_keys: dict[Any, tuple[int, float, str]]
 
     def app_priority(self, job: Job) -> int:
         """The app's effective YARN priority (0 before it is placed, or without a file)."""
@@ -104,6 +105,7 @@ class CapacityAppPriorities:
         path = str(job.queue or job.pool)
         self._app_priority[job.id] = self.effective_priority(path, job.priority, job.user,
                                                              tuple(job.spec.groups or ()))
+        self._app_keys.pop(job.sched.get(RESOURCES), None)  # order_key's, with the priority before
 
     def set_priority(self, job: Job, priority: str, caller: tuple[str, Sequence[str]] | None) -> Rejection | None:
         """``CapacityScheduler.updateApplicationPriority``: the new priority capped at the
@@ -117,4 +119,5 @@ class CapacityAppPriorities:
             if refusal is not None:
                 return refusal
         self._app_priority[job.id] = effective
+        self._app_keys.pop(job.sched.get(RESOURCES), None)  # order_key's, with the priority before
         return None

@@ -23,8 +23,7 @@ class CapacityUserLimit:
     _dominant: bool
     _live: dict[str, Any]
     _users_use: dict[str, dict[Any, Resources]]
-    _started: dict[str, list[Any]]
-    _unfolded: list[str]
+    _started: list[Any]
 
     if TYPE_CHECKING:  # the policy's and its other mixins'
         def _ratio(self, used: Resources, guaranteed: Resources | None, cluster: Resources | None) -> float: ...
@@ -42,32 +41,38 @@ class CapacityUserLimit:
         ``User.getUsed``), up to date: the containers started since the last read are added
         now (:meth:`cs_task_started` only notes them; the heartbeat has no use for the sums
         while :meth:`admit_leaf`'s answer holds)."""
-        if self._unfolded:
-            for path in self._unfolded:
-                self._fold(path)
-            self._unfolded.clear()
+        if self._started:
+            self._fold()
         return self._users_use
 
     def _leaf_users(self, path: str) -> dict[Any, Resources] | None:
-        """:attr:`_user_used` of one leaf (its own started containers added, the others' left)."""
-        if self._started.get(path):
-            self._fold(path)
+        """:attr:`_user_used` of one leaf."""
+        if self._started:
+            self._fold()
         return self._users_use.get(path)
 
-    def _fold(self, path: str) -> None:
-        """Add the leaf's started containers to their users' use (``updateUserResourceUsage``)."""
-        started = self._started.get(path)
-        if not started:
-            return
-        used = self._users_use.get(path)
-        if used is None:
-            used = self._users_use[path] = {}
-        for task in started:
+    def _fold(self, moved: Any = None, source: str = "") -> None:
+        """Add the containers started since the last fold to their users' use in their leaves
+        (``updateUserResourceUsage``); those of app ``moved`` to ``source``, the leaf it was
+        in when they started (a move folds first: :meth:`cs_job_moved`)."""
+        users_use = self._users_use
+        for task in self._started:
             size = task.resources
-            user = task.job.user
+            if size is None:
+                continue
+            job = task.job
+            path = job.queue or job.pool
+            if job is moved:
+                path = source
+            elif type(path) is not str:
+                path = str(path)
+            used = users_use.get(path)
+            if used is None:
+                used = users_use[path] = {}
+            user = job.user
             current = used.get(user)
             used[user] = size if current is None else current + size
-        started.clear()
+        self._started.clear()
 
     # ------------------------------------------------------------------ user limits
     def _active(self, queue: Any) -> tuple[int, Resources]:

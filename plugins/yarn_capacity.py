@@ -110,13 +110,15 @@ class YarnCapacityScheduler(CapacityUserLimit, CapacityLimits, CapacityVictims, 
         #: a live queue's schedulable -> order_key's fixed parts (DefaultResourceCalculator), from
         #: compute_shares: (positive absolute capacity, its negation, -priority, tie-breaker)
         self._queue_keys: dict[Any, tuple[bool, bool, int, tuple[float, ...]]] = {}
+        #: a FIFO-ordered app's schedulable -> its order key, fixed while its priority stays
+        #: (order_key; dropped by note_priority, set_priority, configure and the app's removal)
+        self._app_keys: dict[Any, tuple[int, float, str]] = {}
         self._dominant = False
         self._apps: Counter[str] = Counter()  # leaf -> apps placed (pending and running)
         self._users: dict[str, Counter[Any]] = {}  # leaf -> user -> apps
         self._users_use: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> resources used (_user_used)
-        #: leaf -> its containers started and not yet added to their users' use; the leaves with some
-        self._started: dict[str, list[Any]] = {}
-        self._unfolded: list[str] = []
+        #: the containers started and not yet added to their users' use (cs_task_started; _fold)
+        self._started: list[Any] = []
         self._user_am: dict[str, dict[Any, Resources]] = {}  # leaf -> user -> AM containers' resources
         self._live: dict[str, Any] = {}  # path -> the engine's live queue (seen in compute_shares)
         # leaf -> (its schedulable, guarantee, maximum, used memory, a lower bound of the user limit's
@@ -177,6 +179,7 @@ class YarnCapacityScheduler(CapacityUserLimit, CapacityLimits, CapacityVictims, 
         self.conf = conf
         self._bounds.clear()
         self._queue_keys.clear()
+        self._app_keys.clear()  # a leaf's ordering-policy may have changed
         self._dominant = bool(self.conf is not None and self.conf.dominant)
         self._ordering = self._orderings()
         #: parent -> its absolute children's configured guarantees together
@@ -296,7 +299,11 @@ class YarnCapacityScheduler(CapacityUserLimit, CapacityLimits, CapacityVictims, 
         queue up to root: the fixed parts come from :meth:`_orderings` and
         :attr:`_fair_leaves`, and ``used`` is divided inline (:meth:`_ratio`)."""
         fixed = self._queue_keys.get(s)
-        if fixed is not None:  # a queue of the file under DefaultResourceCalculator
+        if fixed is None:
+            key = self._app_keys.get(s)
+            if key is not None:  # a FIFO-ordered app: its key, unchanged
+                return key
+        else:  # a queue of the file under DefaultResourceCalculator
             positive, zero, priority, tie = fixed
             g = s.fair_share if positive else s.cluster  # both at 0: by absolute used capacity
             gm = g.memory if g is not None else 0
@@ -318,8 +325,10 @@ class YarnCapacityScheduler(CapacityUserLimit, CapacityLimits, CapacityVictims, 
                         weight = math.log1p(demand) / math.log(2) if demand > 0 else 1.0
                         usage = usage / weight if weight > 0 else usage
                     return (usage, s.start_time, s.name)
-            # FifoComparator: the higher effective application priority first (resolved when set)
-            return (-self._app_priority.get(owner.id, 0), s.start_time, s.name)
+            # FifoComparator: the higher effective application priority first (resolved when set);
+            # fixed while that priority stays (its submission time and name do not change)
+            key = self._app_keys[s] = (-self._app_priority.get(owner.id, 0), s.start_time, s.name)
+            return key
         ordering = self._ordering.get(owner.name)
         if ordering is None:  # no file: root.default alone
             running = s.running + owner.reserved
@@ -364,8 +373,8 @@ class YarnCapacityScheduler(CapacityUserLimit, CapacityLimits, CapacityVictims, 
         if bound is not None:
             s, guaranteed, maximum, running, least, by_user = bound
             if s.fair_share is guaranteed and s.max_share is maximum and s.running.memory >= running:
-                if self._started.get(job.queue or job.pool):  # (its users' use as by_user holds it, up to date)
-                    self._fold(_path(job))
+                if self._started:  # (its users' use as by_user holds it, up to date)
+                    self._fold()
                 used = by_user.get(job.user)
                 if (used.memory if used is not None else 0) <= least:
                     return None
@@ -488,14 +497,13 @@ class YarnCapacityScheduler(CapacityUserLimit, CapacityLimits, CapacityVictims, 
             used = self._user_used[_path(job)] = {}
         if job.user not in used:
             used[job.user] = Resources.from_parts(0, 0)
-        if _path(job) not in self._started:
-            self._started[_path(job)] = []
 
     @hookimpl
     def cs_job_removed(self, job: Job) -> None:
         self._order.pop(job.id, None)
         self.forget_opportunities(job)
         self._app_priority.pop(job.id, None)
+        self._app_keys.pop(job.sched.get(RESOURCES), None)
         self._apps[_path(job)] -= 1
         users = self._users.get(_path(job))
         if users is not None:
@@ -534,19 +542,11 @@ class YarnCapacityScheduler(CapacityUserLimit, CapacityLimits, CapacityVictims, 
     def cs_task_started(self, task: Any, node: Any, locality: Any, now: float) -> None:
         """:meth:`_count` (+1), deferred: every container's launch calls it (and naming all of
         the hook's arguments lets the engine call it without an adapter), so it only notes the
-        container in its leaf; the users' use is summed when read (:attr:`_user_used`,
-        :meth:`_leaf_users`) — after the heartbeat, as a rule."""
-        if task.resources is None:
-            return
+        container; the users' use is summed when read (:meth:`_fold`, from :attr:`_user_used`
+        and :meth:`_leaf_users`) — after the heartbeat, as a rule."""
         if task.is_am:
             self._count_am(task, +1)
-        job = task.job
-        started = self._started.get(job.queue or job.pool)  # (kept by the path as a str)
-        if started is None:
-            started = self._started[_path(job)] = []
-        if not started:
-            self._unfolded.append(_path(job))
-        started.append(task)
+        self._started.append(task)
 
     @hookimpl
     def cs_task_finished(self, task: Any) -> None:
