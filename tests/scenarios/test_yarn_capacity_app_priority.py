@@ -193,3 +193,55 @@ def test_a_submission_refused_by_the_priority_acl_names_no_none_application() ->
     with pytest.raises(AccessDeniedError) as err:
         h.submit(queue="a", user="u", tasks=1, resources="1024 mb, 1 vcores", priority="VERY_HIGH")
     assert "None" not in str(err.value) and "does not have permission" in str(err.value)
+
+
+def test_a_priority_raised_after_the_app_was_ordered_moves_it_ahead() -> None:
+    """``CapacityScheduler.updateApplicationPriority`` re-sorts the leaf's apps
+    (``LeafQueue.updateApplicationPriority``): a later app raised to HIGH after both were
+    offered containers is served before the earlier one from the next heartbeat on — the
+    order key the policy kept for it goes with its old priority."""
+    h = _harness((MAX, "2"), nodes=2)
+    early = h.submit(queue="a", user="u", tasks=20, resources="1024 mb, 1 vcores")
+    late = h.submit(queue="a", user="u", tasks=20, resources="1024 mb, 1 vcores")
+    h.heartbeat("n0000")
+    assert h.running(early) and not h.running(late)  # FIFO: the earlier app first
+    h.set_priority(late, "HIGH")
+    before = h.running(early)
+    h.heartbeat("n0001")
+    assert h.running(late) and h.running(early) == before
+
+
+def test_a_reload_to_fair_ordering_drops_the_fifo_keys() -> None:
+    """``ordering-policy`` changed from fifo to fair by ``refreshQueues``: the leaf's apps are
+    ordered by ``FairOrderingPolicy`` (the less used first) from then on, not by the FIFO keys
+    kept before the reload."""
+    h = _harness(nodes=2)
+    early = h.submit(queue="a", user="u", tasks=20, resources="1024 mb, 1 vcores")
+    late = h.submit(queue="a", user="v", tasks=20, resources="1024 mb, 1 vcores")
+    h.heartbeat("n0000")
+    assert h.running(early) and not h.running(late)
+    h.set_allocations(_xml(("root.a.ordering-policy", "fair")))
+    h.heartbeat("n0001")
+    assert h.running(late)  # the less used app first
+
+
+def test_an_app_moved_to_a_fair_ordered_leaf_is_ordered_by_its_use_there() -> None:
+    """``CapacityScheduler.moveApplication`` into a leaf whose ``ordering-policy`` is fair: the
+    app is sorted by ``FairOrderingPolicy`` there (the less used first), not by the FIFO key it
+    had in its old leaf."""
+    body = "".join(_prop(C + k, v) for k, v in (
+        ("root.queues", "a,b"), ("root.a.capacity", "50"), ("root.b.capacity", "50"),
+        ("root.a.user-limit-factor", "2"), ("root.b.user-limit-factor", "2"),
+        ("root.b.ordering-policy", "fair")))
+    config = {"scheduler": {"mode": "resources", "share_policy": "yarn_capacity"}}
+    h = ClusterHarness(racks=1, nodes_per_rack=4, node_resources="10240 mb, 20 vcores", config=config,
+                       allocations="<configuration>" + body + "</configuration>")
+    moved = h.submit(queue="a", user="u", tasks=20, resources="1024 mb, 1 vcores")
+    for _ in range(3):
+        h.heartbeat("n0000")
+    resident = h.submit(queue="b", user="v", tasks=20, resources="1024 mb, 1 vcores")
+    h.heartbeat("n0001")
+    assert (h.running(moved), h.running(resident)) == (3, 1)
+    h.move(moved, "root.b")
+    h.heartbeat("n0002")
+    assert (h.running(moved), h.running(resident)) == (3, 2)  # the less used app of b first
