@@ -132,6 +132,8 @@ class Scheduler:
         self._job_seq = 0
         self._last_preempt_check = -math.inf
         self._last_update = -math.inf
+        #: the nodes removed (and not added again): a heartbeat of one assigns nothing
+        self._removed_nodes: set[str] = set()
         #: the TaskSelector's cs_select_hint (select_hint, map_reach), else None
         self._any_hint = self.plugins.select_hint
         self.resource_mode = self.settings.mode == "resources"
@@ -212,6 +214,7 @@ class Scheduler:
         if name in self.cluster.nodes:
             raise SchedulerStateError(f"node {name!r} already exists")
         node = self.cluster.add_node(name, rack, map_slots, reduce_slots)
+        self._removed_nodes.discard(name)
         self._rack_of[name] = rack
         try:
             self._engine.node_added(node, resources)
@@ -227,6 +230,7 @@ class Scheduler:
         node = self.node(name)
         lost = self._engine.node_leaving(node, now)
         del self.cluster.nodes[name]
+        self._removed_nodes.add(name)
         self._rack_of.pop(name, None)
         self._engine.nodes_changed()
         return lost
@@ -443,9 +447,15 @@ class Scheduler:
     @_plugin_errors
     def heartbeat(self, node_name: str, now: float | None = None) -> list[Assignment]:
         """Assign tasks to ``node_name`` (Hadoop ``assignTasks``; resource mode: YARN's
-        ``attemptScheduling``); returns the assignments in launch order (empty when none)."""
+        ``attemptScheduling``); returns the assignments in launch order (empty when none; a
+        removed node's: YARN ``FairScheduler.attemptScheduling`` skips it)."""
         now = self._tick(now)
-        return self._engine.heartbeat(self.node(node_name), now)
+        node = self.cluster.nodes.get(node_name)
+        if node is None:
+            if node_name in self._removed_nodes:
+                return []
+            node = self.node(node_name)  # the error
+        return self._engine.heartbeat(node, now)
 
     @_plugin_errors
     def idle_heartbeat(self, node_name: str, now: float | None = None) -> None:
@@ -455,6 +465,8 @@ class Scheduler:
         more — without the search.  For a simulator that skips such heartbeats
         but must deliver those a plugin needs (:meth:`wants_idle_heartbeat`)."""
         now = self._tick(now)
+        if node_name in self._removed_nodes and node_name not in self.cluster.nodes:
+            return
         self._engine.idle_heartbeat(self.node(node_name), now)
 
     # ================================================================== what a simulator reads
