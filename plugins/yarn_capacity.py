@@ -388,7 +388,13 @@ class YarnCapacityScheduler(CapacityUserLimit, CapacityLimits, CapacityVictims, 
         grows.  So while the leaf's memory use stays within what it is now + (the bound − its
         heaviest user's use) every app is admitted — a user who joins uses nothing yet.  None
         (asked per app): the dominant share, user weights (a weighted user's own limit may be
-        below the bound: :meth:`_admit_exactly`), or a user over the bound."""
+        below the bound: :meth:`_admit_exactly`), or a user over the bound.
+
+        With ``minimum-user-limit-percent`` at 100 or more (Hadoop's default) the limit's term
+        ⌈current capacity × percent ÷ 100⌉ is at least the current capacity, which is above
+        the leaf's use and so above every user's: a user is over the limit only past its cap
+        (queue capacity × ``user-limit-factor``, or the queue's maximum).  Every app is then
+        admitted while the leaf's use stays within the cap, with no user's use read."""
         conf = self.conf
         if self._dominant or conf is None:
             return None
@@ -396,6 +402,19 @@ class YarnCapacityScheduler(CapacityUserLimit, CapacityLimits, CapacityVictims, 
         spec = conf.queues.get(path)
         if spec is None or spec.user_weights or self._live.get(path) is not leaf:
             return None
+        if spec.minimum_user_limit_percent >= 100:
+            s = leaf.sched
+            ulf = spec.user_limit_factor
+            if ulf >= 0:
+                guaranteed = s.fair_share
+                qm = guaranteed.memory if guaranteed is not None else 0
+                if qm < self._minimum_memory:  # queue capacity: at least the minimum allocation
+                    qm = self._minimum_memory
+                cap = int(qm * ulf)
+            else:
+                cap = s.max_share.memory
+            if s.running.memory <= cap:
+                return Resources.from_parts(cap, UNBOUNDED)
         least = self._memory_bound(leaf, spec)
         heaviest = 0
         by_user = self._leaf_users(path)

@@ -7,6 +7,9 @@ for, on a live cluster after random submissions, heartbeats, completions, kills 
   queue in its parent's order holds that key;
 * ``_memory_limit`` (the admission's memory terms alone) equals the memory of
   ``_limit_amounts`` and ``_memory_bound``;
+* ``admit_leaf``'s amount, while the leaf's use is within it, is a promise that ``admit_job``'s
+  exact computation admits every app of the leaf (with ``minimum-user-limit-percent`` at 100,
+  the amount is the user limit's cap: no user's use read);
 * ``order_key`` of an app in a ``fair``-ordered leaf (looked up in ``_fair_leaves``) is
   ``FairOrderingPolicy``'s: its memory used, then start time and name.
 """
@@ -73,6 +76,10 @@ def check(h: ClusterHarness) -> None:
             if fast is not None:
                 assert amounts is not None
                 assert fast == (amounts[0], policy._memory_bound(q, leaf)), q.name
+            answer = policy.admit_leaf(q, 0.0)
+            if answer is not None and q.sched.running.fits_in(answer):
+                for js in q.order:  # admit_leaf's promise: admit_job would admit every app now
+                    assert policy._admit_exactly(js.owner, q.name) is None, (q.name, js.name)
             for js in q.order:
                 job: Job = js.owner
                 if leaf.ordering_policy == "fair":
@@ -91,7 +98,7 @@ STEP = st.one_of(
 )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=st.lists(STEP, min_size=1, max_size=40))
 def test_the_shortcuts_equal_the_general_computations(steps: list[Any]) -> None:
     h = ClusterHarness(racks=1, nodes_per_rack=4, node_resources="8192 mb, 8 vcores",

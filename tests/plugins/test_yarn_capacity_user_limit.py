@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -119,6 +120,12 @@ def check(h: ClusterHarness) -> int:
         if expected is not None and queue is not None:
             assert policy._limit_resources(queue, policy.conf.queues[job.queue]) == expected
             policy.headroom(job)  # computes without error on the same limit
+    for leaf in {job.queue for job in h.scheduler.jobs.values() if not job.is_finished and job.queue}:
+        queue = policy._live.get(leaf)
+        answer = policy.admit_leaf(queue, h.clock) if queue is not None else None
+        if answer is not None and queue.sched.running.fits_in(answer):  # admit_leaf's promise
+            for js in queue.order:
+                assert not reference_over(policy, js.owner), (leaf, js.name, answer)
     return over
 
 
@@ -198,3 +205,32 @@ def test_a_user_over_the_bound_is_refused_exactly() -> None:
     assert policy.user_limit(job) == Resources(3072, 2)  # the cap: 30 % of 8 vcores truncated is 2
     assert int(job.usage.memory) == 4096  # the AM (1 GB) and 3 containers: past 3072, then refused
     assert isinstance(policy.admit_job(job, RESOURCES, h.clock), Rejection)
+
+
+@pytest.mark.parametrize("mulp", [100, 99])
+def test_admit_leaf_admits_up_to_the_cap_only(mulp: int) -> None:
+    """``admit_leaf``'s amount is a promise about ``admit_job``: with
+    ``minimum-user-limit-percent`` at 100 the amount is the user limit's cap (capacity ×
+    ``user-limit-factor``), and a leaf already past it gets none; below 100 the bound
+    comes from the users' use.  A user held at its limit, then the factor halved by a reload:
+    the user is over the new limit and no amount admits it."""
+    h = ClusterHarness(racks=1, nodes_per_rack=4, node_resources="8192 mb, 8 vcores",
+                       config={"scheduler": {"mode": "resources", "share_policy": "yarn_capacity"}},
+                       allocations=capacity_xml(False, (mulp, 2, 100), (100, 1, 100)))
+    job = h.submit(queue="a", user="u0", tasks=40, resources="1024 mb, 1 vcores")
+    for _ in range(12):
+        for node in sorted(h.cluster.nodes):
+            h.heartbeat(node)
+    policy = h.scheduler.plugins.share_policy("yarn_capacity").policy
+    queue = policy._live["root.a"]
+    used = queue.sched.running.memory
+    limit = reference_limit(policy, h.job(job))
+    assert limit is not None and used == limit.memory + 1024  # (held once over: canAssignToUser's >)
+    answer = policy.admit_leaf(queue, h.clock)
+    assert answer is None or not queue.sched.running.fits_in(answer)
+    h.set_allocations(capacity_xml(False, (mulp, 1, 100), (100, 1, 100)))
+    h.update()
+    assert reference_over(policy, h.job(job))
+    answer = policy.admit_leaf(queue, h.clock)
+    assert answer is None or not queue.sched.running.fits_in(answer)
+    assert isinstance(policy.admit_job(h.job(job), RESOURCES, h.clock), Rejection)
