@@ -1,0 +1,240 @@
+"""A hostile tenant's review of ``serve`` (SPEC §8, §8b): what one tenant could learn of
+another, or do to the service, before these fixes.  Each test is a request that was
+answered wrongly; the service now gives one clear 4xx, logs no traceback, and stores
+nothing for it.
+
+The service is real (its API, scheduler and ledger) on 127.0.0.1; its engine is the API
+fuzz's stand-in (attempts that never end unless killed), so nothing runs on this machine."""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("distributed")
+httpx = pytest.importorskip("httpx")
+
+from tests.service.conftest import free_port  # noqa: E402
+from tests.service.test_api_fuzz import StandInEngine, _wait_attempts  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+ALICE = {"Authorization": "Bearer alice-token-1"}
+BOB = {"Authorization": "Bearer bob-token-1"}
+OPS = {"Authorization": "Bearer ops-token-1"}
+JSON = {"Content-Type": "application/json"}
+
+
+class _Up:
+    """The service on a stand-in engine, under uvicorn in a thread (stopped by the fixture)."""
+
+    def __init__(self, config: dict[str, Any], state: Path) -> None:
+        import uvicorn
+
+        from corescheduler.config import Config
+        from corescheduler.service.api import create_app
+        from corescheduler.service.service import Service
+        from corescheduler.service.tokens import Principal, TokenTable
+
+        self.engine = StandInEngine()
+        self.service = Service(Config.from_dict(config), state=str(state), backend=self.engine)  # type: ignore[arg-type]
+        tokens = {"alice-token-1": Principal("alice"), "bob-token-1": Principal("bob"),
+                  "ops-token-1": Principal("ops", admin=True)}
+        self.app = create_app(self.service, TokenTable.from_plain(tokens))
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
+                                                    lifespan="on"))
+        self.thread = threading.Thread(target=self.server.run, name="hostile-tenant-service", daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 60
+        while not self.server.started and time.monotonic() < deadline and self.thread.is_alive():
+            time.sleep(0.05)
+        if not self.server.started:
+            self.stop()
+            raise RuntimeError("the service did not start")
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=60)
+
+
+@pytest.fixture
+def serve(monkeypatch, tmp_path) -> Iterator[Any]:
+    from corescheduler.service import attempts as attempts_module
+
+    monkeypatch.setattr(attempts_module, "wait_futures", _wait_attempts)
+    started: list[_Up] = []
+
+    def start(service: dict[str, Any] | None = None, **config: Any) -> _Up:
+        config = {"cluster": {"racks": 1, "nodes_per_rack": 2, "map_slots": 2, "reduce_slots": 1}, **config,
+                  "service": {"tick": 0.1, **(service or {})}}
+        up = _Up(config, tmp_path / f"state{len(started)}")
+        started.append(up)
+        return up
+
+    yield start
+    for up in started:
+        up.stop()
+
+
+def _strict(text: str) -> Any:
+    """``text`` as strict JSON (RFC 8259: no NaN, no Infinity)."""
+    def refuse(name: str) -> Any:
+        raise ValueError(f"not JSON: {name}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_a_number_past_a_floats_range_is_refused_not_stored_as_infinity(serve) -> None:
+    """``1e999`` is a JSON number Python reads as ``inf`` (no ``parse_constant`` is called for
+    it, as for the literal ``Infinity``): the job was stored and its document answered with
+    ``Infinity`` — a body no strict JSON client reads.  It is a 400 naming the number."""
+    up = serve()
+    task = '{"call": "math:fabs", "args": [%s]}'
+    with httpx.Client(base_url=up.url, timeout=30) as c:
+        for body in ('{"maps": [%s]}' % (task % "1e999"), '{"maps": [%s]}' % (task % "-1e400"),
+                     '{"maps": [{"command": ["true"]}], "properties": {"k": 2e308}}',
+                     '{"maps": [{"call": "math:fsum", "kwargs": {"x": [1, 1E+999]}}]}'):
+            r = c.post("/api/v1/jobs", content=body, headers={**ALICE, **JSON})
+            assert r.status_code == 400, (body, r.status_code, r.text)
+            assert r.json()["field"] == "body" and "number" in r.json()["error"], r.text
+        assert c.get("/api/v1/jobs", headers=OPS).json()["jobs"] == []  # nothing was stored
+        # the largest finite numbers are numbers: accepted, and answered as strict JSON
+        r = c.post("/api/v1/jobs", content='{"maps": [%s]}' % (task % "1.7976931348623157e308"),
+                   headers={**ALICE, **JSON})
+        assert r.status_code == 201, r.text
+        got = c.get(f"/api/v1/jobs/{r.json()['id']}", headers=ALICE)
+        assert _strict(got.text)["document"]["maps"][0]["args"] == [1.7976931348623157e308]
+
+
+def test_public_read_none_shows_the_anonymous_no_pool_and_no_tenant_name(serve) -> None:
+    """With ``public_read = "none"`` an anonymous reader got every pool's name from
+    ``/pools``, ``/queues``, ``/metrics`` (its labels) and the page's pool table and chart —
+    a job's default pool is its user's name, so each tenant's name.  Those need a token now
+    (401 without); the page shows the sign-in form alone."""
+    up = serve({"public_read": "none"})
+    with httpx.Client(base_url=up.url, timeout=30) as c:
+        for pool in (None, "zz-acquisition-of-initech"):
+            r = c.post("/api/v1/jobs", json={"maps": [{"command": ["true"]}], **({"pool": pool} if pool else {})},
+                       headers=ALICE)
+            assert r.status_code == 201, r.text
+        for _ in range(50):  # the chart has each pool's line
+            if "alice" in up.service.history.samples:
+                break
+            time.sleep(0.1)
+        secrets = ("alice", "zz-acquisition-of-initech")
+        for path in ("/api/v1/pools", "/api/v1/queues", "/metrics", "/api/v1/nodes"):
+            r = c.get(path)
+            assert r.status_code == 401 and r.json()["field"] == "Authorization", (path, r.status_code, r.text[:300])
+            assert not any(s in r.text for s in secrets), path
+            r = c.get(path, headers=BOB)  # a tenant sees the pools (as YARN's queues page)
+            assert r.status_code == 200, (path, r.text[:300])
+        page = c.get("/scheduler")
+        assert page.status_code == 200 and "id='login'" in page.text
+        assert not any(s in page.text for s in secrets), page.text
+        assert "alice" in c.get("/scheduler", headers=BOB).text  # a tenant's page has the pools
+        assert c.get("/healthz").status_code == 200
+    # the default (summary) keeps them public, as before
+    up = serve()
+    with httpx.Client(base_url=up.url, timeout=30) as c:
+        assert c.post("/api/v1/jobs", json={"maps": [{"command": ["true"]}]}, headers=ALICE).status_code == 201
+        for path in ("/api/v1/pools", "/metrics", "/api/v1/nodes", "/scheduler"):
+            r = c.get(path)
+            assert r.status_code == 200 and (path == "/api/v1/nodes" or "alice" in r.text), path
+
+
+def test_a_refused_change_does_not_name_an_owner_the_caller_may_not_see(serve) -> None:
+    """Under ``public_read = "none"`` a tenant may not learn who owns another's job, yet a
+    refused kill, move or priority change said ``job job_0001 belongs to alice`` (so did the
+    page's message after its form).  The refusal is still a 403, without the owner's name."""
+    up = serve({"public_read": "none"})
+    with httpx.Client(base_url=up.url, timeout=30) as c:
+        job = c.post("/api/v1/jobs", json={"maps": [{"command": ["true"]}]}, headers=ALICE).json()["id"]
+        for method, path, body in (("DELETE", f"/api/v1/jobs/{job}", None),
+                                   ("PUT", f"/api/v1/jobs/{job}/pool", {"pool": "elsewhere"}),
+                                   ("PUT", f"/api/v1/jobs/{job}/priority", {"priority": "HIGH"})):
+            r = c.request(method, path, json=body, headers=BOB)
+            assert r.status_code == 403 and r.json()["field"] == "id", (path, r.text)
+            assert "alice" not in r.text, (path, r.text)
+        r = c.post(f"/scheduler/jobs/{job}/kill", data={}, headers=BOB, follow_redirects=False)
+        assert r.status_code == 303 and "alice" not in r.headers["location"], r.headers.get("location")
+        assert c.get(f"/api/v1/jobs/{job}", headers=ALICE).json()["state"] != "killed"
+
+
+def test_two_authorization_headers_are_refused(serve) -> None:
+    """Two ``Authorization`` headers (two tokens) acted silently as the first; a proxy that
+    checks the last would see another caller than the service.  One clear 401; nothing done."""
+    up = serve()
+    with httpx.Client(base_url=up.url, timeout=30) as c:
+        for headers in ([("Authorization", "Bearer bob-token-1"), ("Authorization", "Bearer alice-token-1")],
+                        [("Authorization", "Bearer alice-token-1"), ("authorization", "Bearer alice-token-1")]):
+            r = c.post("/api/v1/jobs", json={"maps": [{"command": ["true"]}]}, headers=headers)
+            assert r.status_code == 401 and r.json()["field"] == "Authorization", r.text
+            assert "one" in r.json()["error"], r.text
+            assert c.get("/api/v1/jobs", headers=headers).status_code == 401
+        assert c.get("/api/v1/jobs", headers=OPS).json()["jobs"] == []
+
+
+@pytest.mark.parametrize("name", ["invoice\u202egpj.exe", "a\u2066b", "x\u200fy", "\u061cz"])
+def test_a_job_name_with_a_bidirectional_control_is_refused(name: str) -> None:
+    """A job name holding a bidirectional control (``U+202E``) was stored; in ``corescheduler
+    status``'s table (a terminal) it turns the rest of the line around, so a tenant's job
+    showed another user and pool than its own.  Refused as in a pool name: a 400 naming it."""
+    from corescheduler.service.jobs import JobFormatError, parse_job
+
+    with pytest.raises(JobFormatError, match="bidirectional") as caught:
+        parse_job({"name": name, "maps": [{"command": ["true"]}]})
+    assert caught.value.field == "name"
+    assert parse_job({"name": "déjà vu — 日本語", "maps": [{"command": ["true"]}]}).name == "déjà vu — 日本語"
+
+
+def test_a_client_gone_before_its_body_ended_leaves_no_traceback(serve) -> None:
+    """A client that sends part of a body and goes (a timeout mid-write) made each request
+    log ``Exception in ASGI application`` with a ``ClientDisconnect`` traceback; nothing is
+    stored for it and the log holds no traceback."""
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    keep = Keep(level=logging.WARNING)
+    up = serve()  # (uvicorn's logging configuration is set when it starts: the handler after)
+    watched = [logging.getLogger(n) for n in ("uvicorn.error", "uvicorn", "corescheduler")]
+    for lg in watched:
+        lg.addHandler(keep)
+    try:
+        with httpx.Client(base_url=up.url, timeout=30) as c:
+            job = c.post("/api/v1/jobs", json={"maps": [{"command": ["true"]}]}, headers=ALICE).json()["id"]
+            for method, path in (("POST", "/api/v1/jobs"), ("PUT", f"/api/v1/jobs/{job}/pool"),
+                                 ("POST", "/scheduler/login"), ("PUT", "/api/v1/admin/scheduling-mode")):
+                with socket.create_connection(("127.0.0.1", up.port), timeout=10) as s:
+                    s.sendall(f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer alice-token-1"
+                              "\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n".encode()
+                              + b'{"maps": [')
+                    time.sleep(0.2)
+            with socket.create_connection(("127.0.0.1", up.port), timeout=10) as s:  # chunked, then gone
+                s.sendall(b"POST /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer alice-token-1"
+                          b"\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"map\r\n")
+                time.sleep(0.2)
+            for _ in range(50):  # the server has seen each connection close
+                if c.get("/healthz").status_code == 200 and len(c.get("/api/v1/jobs", headers=OPS).json()["jobs"]) == 1:
+                    break
+                time.sleep(0.1)
+            assert [j["id"] for j in c.get("/api/v1/jobs", headers=OPS).json()["jobs"]] == [job]
+            assert c.get(f"/api/v1/jobs/{job}", headers=ALICE).json()["pool"] == "alice"
+        time.sleep(0.3)
+    finally:
+        for lg in watched:
+            lg.removeHandler(keep)
+    assert not [r for r in records if r.exc_info], [r.getMessage() for r in records]
+    assert not [r for r in records if r.levelno >= logging.ERROR], [r.getMessage() for r in records]
