@@ -247,6 +247,8 @@ def parse_job(doc: Any) -> JobRequest:
     properties = doc.get("properties", {})
     if not isinstance(properties, Mapping) or not all(isinstance(k, str) for k in properties):
         raise JobFormatError("expected an object of job properties", "properties")
+    if _depth(properties) > MAX_DEPTH:  # as a call's args: the ledger's writer and reader recurse
+        raise JobFormatError(f"nested more than {MAX_DEPTH} deep", "properties")
     timeout = doc.get("timeout")
     if timeout is not None:
         timeout = check_timeout(timeout)

@@ -685,6 +685,10 @@ def _json(value: Any) -> str | None:
 def _job_row(row: Any) -> dict[str, Any]:
     out = dict(row)
     out["groups"] = json.loads(out["groups"])
-    out["document"] = json.loads(out["document"])
+    try:
+        out["document"] = json.loads(out["document"])
+    except (ValueError, RecursionError):  # a ledger this reader cannot take (nested past its
+        # recursion limit): None, which the restore fails as a job it cannot rebuild
+        out["document"] = None
     out["result"] = json.loads(out["result"]) if out.get("result") is not None else None
     return out

@@ -238,3 +238,58 @@ def test_a_client_gone_before_its_body_ended_leaves_no_traceback(serve) -> None:
             lg.removeHandler(keep)
     assert not [r for r in records if r.exc_info], [r.getMessage() for r in records]
     assert not [r for r in records if r.levelno >= logging.ERROR], [r.getMessage() for r in records]
+
+
+def test_a_job_property_nested_deep_is_a_400_not_a_500(serve) -> None:
+    """A job's ``properties`` were not bounded in depth as a call's ``args`` are: a body over
+    256 KB (read in a thread, a shallow stack) holding a property nested ~985 deep was
+    accepted by the reader, then failed to be written (``RecursionError`` encoding it on
+    the loop): a 500 with a traceback.  One nested deeper than ``MAX_DEPTH`` is a 400 naming
+    ``properties``; nothing is stored."""
+    from corescheduler.service.jobs import MAX_DEPTH
+
+    up = serve()
+    with httpx.Client(base_url=up.url, timeout=30) as c:
+        for depth, pad in ((MAX_DEPTH + 1, 0), (300, 0), (985, 300_000)):
+            body = ('{"maps": [{"command": ["true"]}], "properties": {"pad": "%s", "x": %s%s}}'
+                    % ("p" * pad, "[" * depth, "]" * depth))
+            r = c.post("/api/v1/jobs", content=body, headers={**ALICE, **JSON})
+            assert r.status_code == 400 and r.json()["field"] == "properties", (depth, r.status_code, r.text[:300])
+            assert str(MAX_DEPTH) in r.json()["error"]
+        assert c.get("/api/v1/jobs", headers=OPS).json()["jobs"] == []
+        nested = {"a": {"b": ["c"]}}  # a property nested a little is kept as it was
+        r = c.post("/api/v1/jobs", json={"maps": [{"command": ["true"]}], "properties": {"x": nested}}, headers=ALICE)
+        assert r.status_code == 201, r.text
+        assert c.get(f"/api/v1/jobs/{r.json()['id']}", headers=ALICE).json()["document"]["properties"]["x"] == nested
+
+
+def test_a_ledger_row_python_cannot_decode_fails_that_job_and_the_service_starts(serve, tmp_path) -> None:
+    """A ledger whose job document Python's reader cannot decode (nested past its recursion
+    limit: written by an older version that bounded nothing, or by hand) stopped the
+    service at start (``RecursionError`` out of the restore): no tenant could use it.  That
+    job is failed, ``could not be restored``; the others are restored."""
+    import sqlite3
+
+    up = serve()
+    with httpx.Client(base_url=up.url, timeout=30) as c:
+        ids = [c.post("/api/v1/jobs", json={"maps": [{"command": ["true"]}]}, headers=who).json()["id"]
+               for who in (ALICE, BOB)]
+    up.stop()
+    db = sqlite3.connect(str(tmp_path / "state0" / "state.db"))
+    try:
+        deep = '{"maps": [{"command": ["true"]}], "properties": {"x": %s%s}}' % ("[" * 5000, "]" * 5000)
+        with db:
+            db.execute("UPDATE jobs SET document = ? WHERE id = ?", (deep, ids[0]))
+    finally:
+        db.close()
+    again = _Up({"cluster": {"racks": 1, "nodes_per_rack": 2, "map_slots": 2, "reduce_slots": 1},
+                 "service": {"tick": 0.1}}, tmp_path / "state0")
+    try:
+        with httpx.Client(base_url=again.url, timeout=30) as c:
+            hostile = c.get(f"/api/v1/jobs/{ids[0]}", headers=BOB)  # (its summary: no document)
+            assert hostile.status_code == 200 and hostile.json()["state"] == "failed", hostile.text[:300]
+            assert "could not be restored" in again.service.store.job(ids[0])["error"]
+            assert c.get(f"/api/v1/jobs/{ids[1]}", headers=BOB).json()["state"] in ("accepted", "running")
+            assert list(again.service.scheduler.jobs) == [ids[1]]
+    finally:
+        again.stop()
