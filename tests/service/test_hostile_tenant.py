@@ -99,9 +99,10 @@ def test_a_number_past_a_floats_range_is_refused_not_stored_as_infinity(serve) -
     it, as for the literal ``Infinity``): the job was stored and its document answered with
     ``Infinity`` — a body no strict JSON client reads.  It is a 400 naming the number."""
     up = serve()
-    task = '{"call": "math:fabs", "args": [%s]}'
+    task = '{"call": "math:fabs", "args": [NUMBER]}'
     with httpx.Client(base_url=up.url, timeout=30) as c:
-        for body in ('{"maps": [%s]}' % (task % "1e999"), '{"maps": [%s]}' % (task % "-1e400"),
+        for body in ('{"maps": [' + task.replace("NUMBER", "1e999") + "]}",
+                     '{"maps": [' + task.replace("NUMBER", "-1e400") + "]}",
                      '{"maps": [{"command": ["true"]}], "properties": {"k": 2e308}}',
                      '{"maps": [{"call": "math:fsum", "kwargs": {"x": [1, 1E+999]}}]}'):
             r = c.post("/api/v1/jobs", content=body, headers={**ALICE, **JSON})
@@ -109,7 +110,7 @@ def test_a_number_past_a_floats_range_is_refused_not_stored_as_infinity(serve) -
             assert r.json()["field"] == "body" and "number" in r.json()["error"], r.text
         assert c.get("/api/v1/jobs", headers=OPS).json()["jobs"] == []  # nothing was stored
         # the largest finite numbers are numbers: accepted, and answered as strict JSON
-        r = c.post("/api/v1/jobs", content='{"maps": [%s]}' % (task % "1.7976931348623157e308"),
+        r = c.post("/api/v1/jobs", content='{"maps": [' + task.replace("NUMBER", "1.7976931348623157e308") + "]}",
                    headers={**ALICE, **JSON})
         assert r.status_code == 201, r.text
         got = c.get(f"/api/v1/jobs/{r.json()['id']}", headers=ALICE)
@@ -251,8 +252,8 @@ def test_a_job_property_nested_deep_is_a_400_not_a_500(serve) -> None:
     up = serve()
     with httpx.Client(base_url=up.url, timeout=30) as c:
         for depth, pad in ((MAX_DEPTH + 1, 0), (300, 0), (985, 300_000)):
-            body = ('{"maps": [{"command": ["true"]}], "properties": {"pad": "%s", "x": %s%s}}'
-                    % ("p" * pad, "[" * depth, "]" * depth))
+            nested = "[" * depth + "]" * depth
+            body = '{"maps": [{"command": ["true"]}], "properties": {"pad": "' + "p" * pad + '", "x": ' + nested + "}}"
             r = c.post("/api/v1/jobs", content=body, headers={**ALICE, **JSON})
             assert r.status_code == 400 and r.json()["field"] == "properties", (depth, r.status_code, r.text[:300])
             assert str(MAX_DEPTH) in r.json()["error"]
@@ -277,7 +278,7 @@ def test_a_ledger_row_python_cannot_decode_fails_that_job_and_the_service_starts
     up.stop()
     db = sqlite3.connect(str(tmp_path / "state0" / "state.db"))
     try:
-        deep = '{"maps": [{"command": ["true"]}], "properties": {"x": %s%s}}' % ("[" * 5000, "]" * 5000)
+        deep = '{"maps": [{"command": ["true"]}], "properties": {"x": ' + "[" * 5000 + "]" * 5000 + "}}"
         with db:
             db.execute("UPDATE jobs SET document = ? WHERE id = ?", (deep, ids[0]))
     finally:
