@@ -379,8 +379,11 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         if hidden and who is None:
             raise ServiceError("a token is needed to list jobs", 401, "Authorization")
         try:
-            rows, following = service.store.cached_jobs_page(limit, after, state) \
-                or await service.read(service.store.jobs_page, limit, after, state)
+            if hidden and who is not None and not who.admin:
+                rows, following = await own_page(who, limit, after, state)
+            else:
+                rows, following = service.store.cached_jobs_page(limit, after, state) \
+                    or await service.read(service.store.jobs_page, limit, after, state)
         except KeyError:
             raise ServiceError(f"no job {after!r}", 400, "after") from None
         whole = [may_act(who, row) for row in rows]
@@ -389,6 +392,38 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         for described, w in zip(await service.describe_many(shown), [w for w in whole if w or not hidden]):
             out.append(described if w else summary(described))
         return JSONResponse({"jobs": out, "next": following})
+
+    def administers_a_queue(who: Principal) -> bool:
+        """Some queue's ``aclAdministerApps`` names ``who``."""
+        try:
+            return any(spec.acl_administer_apps is not None and spec.acl_administer_apps.allows(who.user, who.groups)
+                       for _, spec in service.scheduler.allocations.queue_config().walk())
+        except Exception:  # a queue tree that cannot be read: no queue ACL applies (as queue_admin)
+            return False
+
+    async def own_page(who: Principal, limit: int, after: str | None, state: str | None,
+                       ) -> tuple[list[dict[str, Any]], str | None]:
+        """Under ``public_read = "none"``, a page of the jobs ``who`` may read — and a cursor
+        that is one of them: a cursor read past another's job named it, and its state with
+        ``state=``.  Their own jobs (the ledger filters by user); a queue administrator's
+        are read a page at a time until ``limit`` of them are found."""
+        store = service.store
+        if not administers_a_queue(who):
+            return store.cached_jobs_page(limit, after, state, who.user) \
+                or await service.read(store.jobs_page, limit, after, state, who.user)
+        shown: list[dict[str, Any]] = []
+        cursor = after
+        while True:
+            rows, following = store.cached_jobs_page(MAX_PAGE, cursor, state) \
+                or await service.read(store.jobs_page, MAX_PAGE, cursor, state)
+            for i, row in enumerate(rows):
+                if may_act(who, row):
+                    shown.append(row)
+                    if len(shown) == limit:  # more may follow it (rows left, or pages)
+                        return shown, row["id"] if i + 1 < len(rows) or following else None
+            if following is None:
+                return shown, None
+            cursor = following
 
     async def job_row(job_id: str) -> dict[str, Any]:
         """A job's ledger row (without its document): kept in memory, or read in a reading thread

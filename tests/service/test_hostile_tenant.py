@@ -30,6 +30,7 @@ pytestmark = pytest.mark.slow
 ALICE = {"Authorization": "Bearer alice-token-1"}
 BOB = {"Authorization": "Bearer bob-token-1"}
 OPS = {"Authorization": "Bearer ops-token-1"}
+CAROL = {"Authorization": "Bearer carol-token-1"}  # root.teams' aclAdministerApps in TEAMS
 JSON = {"Content-Type": "application/json"}
 
 
@@ -47,7 +48,7 @@ class _Up:
         self.engine = StandInEngine()
         self.service = Service(Config.from_dict(config), state=str(state), backend=self.engine)  # type: ignore[arg-type]
         tokens = {"alice-token-1": Principal("alice"), "bob-token-1": Principal("bob"),
-                  "ops-token-1": Principal("ops", admin=True)}
+                  "carol-token-1": Principal("carol"), "ops-token-1": Principal("ops", admin=True)}
         self.app = create_app(self.service, TokenTable.from_plain(tokens))
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -258,10 +259,10 @@ def test_a_job_property_nested_deep_is_a_400_not_a_500(serve) -> None:
             assert r.status_code == 400 and r.json()["field"] == "properties", (depth, r.status_code, r.text[:300])
             assert str(MAX_DEPTH) in r.json()["error"]
         assert c.get("/api/v1/jobs", headers=OPS).json()["jobs"] == []
-        nested = {"a": {"b": ["c"]}}  # a property nested a little is kept as it was
-        r = c.post("/api/v1/jobs", json={"maps": [{"command": ["true"]}], "properties": {"x": nested}}, headers=ALICE)
+        kept = {"a": {"b": ["c"]}}  # a property nested a little is kept as it was
+        r = c.post("/api/v1/jobs", json={"maps": [{"command": ["true"]}], "properties": {"x": kept}}, headers=ALICE)
         assert r.status_code == 201, r.text
-        assert c.get(f"/api/v1/jobs/{r.json()['id']}", headers=ALICE).json()["document"]["properties"]["x"] == nested
+        assert c.get(f"/api/v1/jobs/{r.json()['id']}", headers=ALICE).json()["document"]["properties"]["x"] == kept
 
 
 def test_a_ledger_row_python_cannot_decode_fails_that_job_and_the_service_starts(serve, tmp_path) -> None:
@@ -294,3 +295,57 @@ def test_a_ledger_row_python_cannot_decode_fails_that_job_and_the_service_starts
             assert list(again.service.scheduler.jobs) == [ids[1]]
     finally:
         again.stop()
+
+
+TEAMS = """<?xml version="1.0"?>
+<allocations>
+  <queue name="root">
+    <queue name="teams"><aclAdministerApps>carol</aclAdministerApps><queue name="a"/></queue>
+    <queue name="other"/>
+  </queue>
+</allocations>
+"""
+
+
+def test_the_job_list_under_public_read_none_gives_no_cursor_to_anothers_job(serve, tmp_path) -> None:
+    """Under ``public_read = "none"`` a tenant's job list hid the others' jobs but its ``next``
+    cursor was the last row read, whoever's: ``GET /jobs?state=killed&limit=1`` answered
+    ``{"jobs": [], "next": "job_0002"}`` — alice's job, and that it was killed — and paging
+    on walked every hidden job of that state.  A tenant's pages (and cursors) are its own
+    jobs and those of the queues it administers."""
+    alloc = tmp_path / "fair-scheduler.xml"
+    alloc.write_text(TEAMS)
+    up = serve({"public_read": "none"}, scheduler={"mode": "resources", "allocation_file": str(alloc)})
+    with httpx.Client(base_url=up.url, timeout=30) as c:
+        def submit(headers: dict[str, str], queue: str) -> str:
+            r = c.post("/api/v1/jobs", json={"queue": queue, "maps": [{"command": ["true"]}]}, headers=headers)
+            assert r.status_code == 201, r.text
+            return r.json()["id"]
+
+        alice = [submit(ALICE, "root.teams.a"), submit(ALICE, "root.other"), submit(ALICE, "root.other")]
+        assert c.delete(f"/api/v1/jobs/{alice[1]}", headers=ALICE).status_code == 200
+        assert c.delete(f"/api/v1/jobs/{alice[2]}", headers=ALICE).status_code == 200
+        bob = [submit(BOB, "root.other"), submit(BOB, "root.other")]
+        assert c.delete(f"/api/v1/jobs/{bob[0]}", headers=BOB).status_code == 200
+
+        def walk(headers: dict[str, str], state: str | None = None) -> tuple[list[str], list[str]]:
+            seen, cursors, after = [], [], None
+            for _ in range(20):
+                query = {"limit": 1, **({"state": state} if state else {}), **({"after": after} if after else {})}
+                page = c.get("/api/v1/jobs", params=query, headers=headers)
+                assert page.status_code == 200, page.text
+                seen += [j["id"] for j in page.json()["jobs"]]
+                after = page.json()["next"]
+                if after is None:
+                    break
+                cursors.append(after)
+            return seen, cursors
+
+        for state in (None, "killed", "accepted", "running"):
+            seen, cursors = walk(BOB, state)
+            assert set(seen) <= set(bob) and set(cursors) <= set(bob), (state, seen, cursors)
+            assert set(seen) == {j for j in bob if state is None
+                                 or c.get(f"/api/v1/jobs/{j}", headers=BOB).json()["state"] == state}, (state, seen)
+        assert set(walk(ALICE)[0]) == set(alice)
+        assert set(walk(OPS)[0]) == set(alice) | set(bob)
+        assert walk(CAROL) == ([alice[0]], [])  # the queue's administrator: root.teams.a's job
