@@ -101,7 +101,11 @@ def serve(
     # proxy_headers off: uvicorn's default believes X-Forwarded-For from 127.0.0.1 and makes it the
     # client, which a local reader could set afresh on every read (a new caller for the read gate
     # each time, and its own text in the access log); the client is the connection's peer
-    uvicorn.run(app, host=host, port=port, lifespan="on", log_config=configure(log_json), proxy_headers=False)
+    # http: a request's head is bounded as Hadoop's HttpServer2 bounds it (431 past 64 KB)
+    from corescheduler.service.httplimit import http_protocol
+
+    uvicorn.run(app, host=host, port=port, lifespan="on", log_config=configure(log_json), proxy_headers=False,
+                http=http_protocol())
 
 
 def _check_identity(cfg: Any) -> None:

@@ -37,7 +37,7 @@ JSON = {"Content-Type": "application/json"}
 class _Up:
     """The service on a stand-in engine, under uvicorn in a thread (stopped by the fixture)."""
 
-    def __init__(self, config: dict[str, Any], state: Path) -> None:
+    def __init__(self, config: dict[str, Any], state: Path, **options: Any) -> None:
         import uvicorn
 
         from corescheduler.config import Config
@@ -53,7 +53,7 @@ class _Up:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
-                                                    lifespan="on"))
+                                                    lifespan="on", **options))
         self.thread = threading.Thread(target=self.server.run, name="hostile-tenant-service", daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 60
@@ -349,3 +349,67 @@ def test_the_job_list_under_public_read_none_gives_no_cursor_to_anothers_job(ser
         assert set(walk(ALICE)[0]) == set(alice)
         assert set(walk(OPS)[0]) == set(alice) | set(bob)
         assert walk(CAROL) == ([alice[0]], [])  # the queue's administrator: root.teams.a's job
+
+
+def _exchange(port: int, head: bytes, body: bytes = b"") -> bytes:
+    """What the service answers a raw request (its head sent in 64 KB pieces, as a client
+    would), until it closes the connection or 10 s pass."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        try:
+            for i in range(0, len(head), 65536):
+                s.sendall(head[i:i + 65536])
+            s.sendall(body)
+        except OSError:  # refused mid-head: the service closed the connection
+            pass
+        answer = b""
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and b"\r\n\r\n" not in answer:
+            try:
+                chunk = s.recv(65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            answer += chunk
+        return answer
+
+
+def test_a_request_head_past_hadoops_header_buffer_is_a_431(serve, tmp_path, monkeypatch) -> None:
+    """uvicorn's C parser read a request's head of any size: an 8 MB ``Authorization`` header
+    was read whole and answered (a larger one takes the service's memory, every tenant's).
+    ``serve`` bounds a head as Hadoop's ``HttpServer2`` does (``hadoop.http.max.request.header.size``,
+    65,536 bytes): past it, a 431 and the connection closed, before the API sees it."""
+    from review.test_review_forwarded_for import serve_options
+
+    from corescheduler.service.httplimit import MAX_HEAD
+
+    options = serve_options(tmp_path, monkeypatch)  # what `corescheduler serve` gives uvicorn
+    monkeypatch.undo()
+    from corescheduler.service import attempts as attempts_module
+
+    monkeypatch.setattr(attempts_module, "wait_futures", _wait_attempts)
+    kept = {k: v for k, v in options.items() if k not in ("host", "port", "log_config", "lifespan")}
+    assert "http" in kept, options
+    up = _Up({"cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 1, "reduce_slots": 1},
+              "service": {"tick": 0.1}}, tmp_path / "state", **kept)
+    try:
+        for size in (8 << 20, MAX_HEAD):
+            head = b"GET /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + b"a" * size + b"\r\n\r\n"
+            answer = _exchange(up.port, head)
+            assert answer.startswith(b"HTTP/1.1 431 "), (size, answer[:300])
+            assert b'"field": "headers"' in answer and str(MAX_HEAD).encode() in answer
+        many = b"".join(b"X-Pad-%d: %s\r\n" % (i, b"v" * 100) for i in range(1000))  # 110 KB of headers
+        answer = _exchange(up.port, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n" + many + b"\r\n")
+        assert answer.startswith(b"HTTP/1.1 431 "), answer[:300]
+        # a head under the bound is the API's to answer; a large body is not a head
+        head = b"GET /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + b"a" * 60000 + b"\r\n\r\n"
+        assert _exchange(up.port, head).startswith(b"HTTP/1.1 401 ")
+        doc = json.dumps({"name": "big", "maps": [{"command": ["true"], "env": {"PAD": "p" * 600_000}}]}).encode()
+        head = (b"POST /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer alice-token-1\r\n"
+                b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(doc))
+        assert _exchange(up.port, head, doc).startswith(b"HTTP/1.1 201 ")
+        with httpx.Client(base_url=up.url, timeout=30) as c:
+            assert c.get("/healthz").status_code == 200
+            assert [j["name"] for j in c.get("/api/v1/jobs", headers=OPS).json()["jobs"]] == ["big"]
+    finally:
+        up.stop()
