@@ -631,8 +631,10 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         from urllib.parse import quote
 
         target = "/scheduler" + ("?advanced" if "advanced" in request.query_params else "")
+        message = _safe(message)  # (a lone surrogate as its escape: quoted and signed as UTF-8)
         if message:
-            target += ("&" if "?" in target else "?") + "message=" + quote(message)
+            target += (("&" if "?" in target else "?") + "message=" + quote(message)
+                       + "&sig=" + csrf_for(f"message:{message}"))
         return RedirectResponse(target, status_code=303)
 
     async def form(request: Request) -> dict[str, str]:
@@ -648,8 +650,11 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         who, csrf = page_user(request)
         if "token" in request.query_params:  # never from a URL: it would be in logs and histories
             message, status = "a token is not taken from a URL: sign in with the form", 400
-        else:
+        else:  # a message the service wrote (signed): any other text is a link's bait, not shown
             message, status = request.query_params.get("message"), 200
+            if message is not None and not hmac.compare_digest(
+                    request.query_params.get("sig", ""), csrf_for(f"message:{message}")):
+                message = None
         if who is None and request.headers.get("authorization") is not None:
             try:  # a client with a token (its posts need no CSRF token): shown what that token may do
                 who = principal(request, mutating=False)

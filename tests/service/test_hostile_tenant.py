@@ -413,3 +413,27 @@ def test_a_request_head_past_hadoops_header_buffer_is_a_431(serve, tmp_path, mon
             assert [j["name"] for j in c.get("/api/v1/jobs", headers=OPS).json()["jobs"]] == ["big"]
     finally:
         up.stop()
+
+
+def test_the_page_shows_only_the_messages_it_wrote(serve) -> None:
+    """``/scheduler?message=…`` showed any text in the page's own error style, on the
+    service's own address: a tenant could send an admin a link reading "Your session
+    expired: sign in again at http://evil.example".  A message is shown only when the
+    service wrote it (its redirect after a refused form carries a signature); any other
+    is ignored."""
+    up = serve()
+    with httpx.Client(base_url=up.url, timeout=30) as c:
+        bait = "Your session expired: sign in again at http://evil.example"
+        for query in ({"message": bait}, {"message": bait, "sig": "0" * 64}, {"message": bait, "sig": ""}):
+            page = c.get("/scheduler", params=query)
+            assert page.status_code == 200 and "evil.example" not in page.text, query
+            assert "id='message'" not in page.text
+        job = c.post("/api/v1/jobs", json={"maps": [{"command": ["true"]}]}, headers=ALICE).json()["id"]
+        refused = c.post(f"/scheduler/jobs/{job}/kill", data={}, headers=BOB, follow_redirects=False)
+        assert refused.status_code == 303
+        shown = c.get(refused.headers["location"])  # the service's own message is shown
+        assert "id='message'" in shown.text and "may change it" in shown.text, shown.text[:500]
+        # a signature is for its own message only
+        location = httpx.URL(refused.headers["location"])
+        forged = c.get("/scheduler", params={"message": bait, "sig": location.params.get("sig", "")})
+        assert "evil.example" not in forged.text
