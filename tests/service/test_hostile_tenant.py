@@ -437,3 +437,29 @@ def test_the_page_shows_only_the_messages_it_wrote(serve) -> None:
         location = httpx.URL(refused.headers["location"])
         forged = c.get("/scheduler", params={"message": bait, "sig": location.params.get("sig", "")})
         assert "evil.example" not in forged.text
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_status_shows_a_tasks_error_without_its_terminal_controls(monkeypatch, terminal: bool) -> None:
+    """A task's error is its own text (stderr's tail, its exception): a hostile tenant's task
+    wrote terminal controls there — ``ESC [2J`` clears the screen, ``ESC ]52`` sets the
+    clipboard, ``U+202E`` turns the line around — and ``corescheduler status`` printed them
+    raw to the terminal of an admin (or a queue's administrator) reading the job list (rich
+    keeps ESC).  A cell shows each control as its escape (``\\x1b``)."""
+    from click.testing import CliRunner
+
+    import corescheduler.cli.common as common
+    from corescheduler.cli import cli
+    from corescheduler.client import Client
+
+    hostile = "boom\x1b[2J\x1b]52;c;ZWNobyBwd25lZA==\x07\u202eenilno\x9b31m"
+    job = {"id": "job_0001", "user": "mallory", "pool": "default", "state": "failed",
+           "maps": {"finished": 0, "total": 1}, "reduces": {"finished": 0, "total": 0}, "error": hostile}
+    monkeypatch.setattr(Client, "jobs_page", lambda self, *a, **k: {"jobs": [job], "next": None})
+    monkeypatch.setattr(common, "stdout_is_terminal", lambda: terminal)
+    out = CliRunner().invoke(cli, ["status", "--url", "http://127.0.0.1:9"])
+    assert out.exit_code == 0, out.output
+    cell = out.output.replace("\x1b[1m", "").replace("\x1b[0m", "")  # (rich's own header style)
+    for control in ("\x1b[2J", "\x1b]52", "\x07", "\u202e", "\x9b"):
+        assert control not in cell, (control, out.output)
+    assert "boom\\x1b[2J" in out.output.replace("\n", "").replace(" ", "").replace("│", ""), out.output
