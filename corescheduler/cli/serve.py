@@ -101,7 +101,11 @@ def serve(
     # proxy_headers off: uvicorn's default believes X-Forwarded-For from 127.0.0.1 and makes it the
     # client, which a local reader could set afresh on every read (a new caller for the read gate
     # each time, and its own text in the access log); the client is the connection's peer
-    uvicorn.run(app, host=host, port=port, lifespan="on", log_config=configure(log_json), proxy_headers=False)
+    # http: a request's head is bounded as Hadoop's HttpServer2 bounds it (431 past 64 KB)
+    from corescheduler.service.httplimit import http_protocol
+
+    uvicorn.run(app, host=host, port=port, lifespan="on", log_config=configure(log_json), proxy_headers=False,
+                http=http_protocol())
 
 
 def _check_identity(cfg: Any) -> None:
@@ -196,7 +200,8 @@ def submit(job_file: str, url: str, token: str | None, wait: bool, as_json: bool
     else:
         click.echo(f"{job['id']} {job['state']} (pool {job['pool']})")
     if wait and job["state"] != "finished":
-        raise ConfigError(f"job {job['id']} {job['state']}: {job.get('error') or ''}".rstrip(": "))
+        error = "\n".join(_shown(line) for line in (job.get("error") or "").splitlines())
+        raise ConfigError(f"job {job['id']} {job['state']}: {error}".rstrip(": "))
 
 
 @click.command()
@@ -231,8 +236,16 @@ def _one_line(error: str, width: int = 100) -> str:
     """An error as one table cell: its last line (a traceback's exception), at most ``width``
     characters; ``--json`` and ``status JOB --json`` give it whole."""
     lines = [line.strip() for line in error.splitlines() if line.strip()]
-    text = lines[-1] if lines else ""
+    text = _shown(lines[-1] if lines else "")
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _shown(text: str) -> str:
+    """``text`` with each character that is not printable — a terminal control (``ESC``,
+    C1), a bidirectional or other format character — as its escape (``\\x1b``): a task's
+    error is its own text, and a hostile one would otherwise clear, rewrite or turn around
+    the terminal of whoever reads the job list (rich passes ``ESC`` through)."""
+    return text if text.isprintable() else "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
 @click.command()

@@ -24,6 +24,7 @@ import hashlib
 import hmac
 import json
 import logging
+import math
 import re
 import secrets
 import time
@@ -36,7 +37,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.requests import HTTPConnection
+from starlette.requests import ClientDisconnect, HTTPConnection
 
 from corescheduler.core.queues import full_queue_name
 from corescheduler.service.accesslog import AccessLog, DropUvicornAccess
@@ -80,10 +81,21 @@ def _not_json(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number (RFC 8259)")
 
 
+def _finite(text: str) -> float:
+    """A JSON number with a fraction or an exponent, as a float; one past a float's range
+    (``1e999``, which Python reads as ``inf``) is refused: stored, it would be answered as
+    ``Infinity``."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is past a float's range (about 1.8e308)")
+    return value
+
+
 def _strict_json(raw: bytes) -> Any:
     """``raw`` read as JSON, and only JSON: Python's reader also takes ``NaN`` and ``Infinity``,
-    which a stored job would then echo in its answers, breaking every strict JSON client."""
-    return json.loads(raw, parse_constant=_not_json)
+    and reads ``1e999`` as ``inf``, which a stored job would then echo in its answers as
+    ``Infinity``, breaking every strict JSON client."""
+    return json.loads(raw, parse_constant=_not_json, parse_float=_finite)
 
 
 def _safe(text: str | None) -> str | None:
@@ -169,7 +181,8 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         if table is None:  # no credentials: X-User is anyone's to set
             return None
         conn = HTTPConnection(scope)
-        header = conn.headers.get("authorization")
+        headers = conn.headers.getlist("authorization")
+        header = headers[0] if len(headers) == 1 else None  # two: refused by the route (principal)
         if header is not None and header.lower().startswith("bearer "):
             who = table.lookup(header[7:].strip())
             if who is not None:
@@ -218,7 +231,10 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         token is a 401).  Without a tokens file everyone is an admin (``X-User`` names them)."""
         if table is None:
             return Principal(request.headers.get("x-user") or "anonymous", admin=True)
-        header = request.headers.get("authorization")
+        headers = request.headers.getlist("authorization")
+        if len(headers) > 1:  # which one is meant? a proxy may check another than the first
+            raise ServiceError(f"expected one Authorization header, got {len(headers)}", 401, "Authorization")
+        header = headers[0] if headers else None
         if header is None:
             if mutating:
                 raise ServiceError("a token is needed: Authorization: Bearer <token>", 401, "Authorization")
@@ -290,7 +306,9 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
 
         def refuse_unless(current: Mapping[str, Any]) -> None:
             if not may_act(who, current):
-                raise ServiceError(f"job {job_id} belongs to {current['user']}; only it, an admin or its "
+                # the owner is named only where anyone may read it (a job's summary)
+                whose = "is not yours" if service.settings.public_read == "none" else f"belongs to {current['user']}"
+                raise ServiceError(f"job {job_id} {whose}; only its owner, an admin or its "
                                    f"queue's administrators may change it", 403, "id")
 
         refuse_unless(row)
@@ -303,11 +321,14 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         if declared is not None and declared.isdigit() and int(declared) > limit:
             raise ServiceError(f"the request body is over {limit} bytes", 413, "body")
         chunks, size = [], 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise ServiceError(f"the request body is over {limit} bytes", 413, "body")
-            chunks.append(chunk)
+        try:
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise ServiceError(f"the request body is over {limit} bytes", 413, "body")
+                chunks.append(chunk)
+        except ClientDisconnect:  # gone mid-body (a client's timeout): nothing done, and no traceback
+            raise ServiceError("the client closed the connection before the body ended", 400, "body") from None
         return b"".join(chunks)
 
     async def body_json(request: Request) -> Any:
@@ -358,8 +379,11 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         if hidden and who is None:
             raise ServiceError("a token is needed to list jobs", 401, "Authorization")
         try:
-            rows, following = service.store.cached_jobs_page(limit, after, state) \
-                or await service.read(service.store.jobs_page, limit, after, state)
+            if hidden and who is not None and not who.admin:
+                rows, following = await own_page(who, limit, after, state)
+            else:
+                rows, following = service.store.cached_jobs_page(limit, after, state) \
+                    or await service.read(service.store.jobs_page, limit, after, state)
         except KeyError:
             raise ServiceError(f"no job {after!r}", 400, "after") from None
         whole = [may_act(who, row) for row in rows]
@@ -368,6 +392,38 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         for described, w in zip(await service.describe_many(shown), [w for w in whole if w or not hidden]):
             out.append(described if w else summary(described))
         return JSONResponse({"jobs": out, "next": following})
+
+    def administers_a_queue(who: Principal) -> bool:
+        """Some queue's ``aclAdministerApps`` names ``who``."""
+        try:
+            return any(spec.acl_administer_apps is not None and spec.acl_administer_apps.allows(who.user, who.groups)
+                       for _, spec in service.scheduler.allocations.queue_config().walk())
+        except Exception:  # a queue tree that cannot be read: no queue ACL applies (as queue_admin)
+            return False
+
+    async def own_page(who: Principal, limit: int, after: str | None, state: str | None,
+                       ) -> tuple[list[dict[str, Any]], str | None]:
+        """Under ``public_read = "none"``, a page of the jobs ``who`` may read — and a cursor
+        that is one of them: a cursor read past another's job named it, and its state with
+        ``state=``.  Their own jobs (the ledger filters by user); a queue administrator's
+        are read a page at a time until ``limit`` of them are found."""
+        store = service.store
+        if not administers_a_queue(who):
+            return store.cached_jobs_page(limit, after, state, who.user) \
+                or await service.read(store.jobs_page, limit, after, state, who.user)
+        shown: list[dict[str, Any]] = []
+        cursor = after
+        while True:
+            rows, following = store.cached_jobs_page(MAX_PAGE, cursor, state) \
+                or await service.read(store.jobs_page, MAX_PAGE, cursor, state)
+            for i, row in enumerate(rows):
+                if may_act(who, row):
+                    shown.append(row)
+                    if len(shown) == limit:  # more may follow it (rows left, or pages)
+                        return shown, row["id"] if i + 1 < len(rows) or following else None
+            if following is None:
+                return shown, None
+            cursor = following
 
     async def job_row(job_id: str) -> dict[str, Any]:
         """A job's ledger row (without its document): kept in memory, or read in a reading thread
@@ -496,13 +552,23 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         return await service.set_priority(job_id, await body_field(request, "priority"), *mover(who),
                                           allowed=allowed)
 
+    def overview_reader(request: Request, what: str) -> None:
+        """Under ``public_read = "none"``, the pools, nodes and metrics are for token holders
+        (401 without): a job's default pool is its user's name, and a pool any name a tenant
+        gave it.  Under ``"summary"`` they are anyone's, as Hadoop's scheduler page was."""
+        if table is not None and service.settings.public_read == "none" \
+                and principal(request, mutating=False) is None:
+            raise ServiceError(f"a token is needed to read {what}", 401, "Authorization")
+
     @app.get(f"{API}/pools")
     @app.get(f"{API}/queues")
-    async def pools() -> dict[str, Any]:
+    async def pools(request: Request) -> dict[str, Any]:
+        overview_reader(request, "the pools")
         return {"pools": service.pools()}
 
     @app.get(f"{API}/nodes")
-    async def nodes() -> dict[str, Any]:
+    async def nodes(request: Request) -> dict[str, Any]:
+        overview_reader(request, "the nodes")
         return {"nodes": service.nodes()}
 
     @app.put(f"{API}/admin/scheduling-mode", openapi_extra={"requestBody": {"required": True, "content": {
@@ -565,8 +631,10 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         from urllib.parse import quote
 
         target = "/scheduler" + ("?advanced" if "advanced" in request.query_params else "")
+        message = _safe(message)  # (a lone surrogate as its escape: quoted and signed as UTF-8)
         if message:
-            target += ("&" if "?" in target else "?") + "message=" + quote(message)
+            target += (("&" if "?" in target else "?") + "message=" + quote(message)
+                       + "&sig=" + csrf_for(f"message:{message}"))
         return RedirectResponse(target, status_code=303)
 
     async def form(request: Request) -> dict[str, str]:
@@ -582,8 +650,11 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         who, csrf = page_user(request)
         if "token" in request.query_params:  # never from a URL: it would be in logs and histories
             message, status = "a token is not taken from a URL: sign in with the form", 400
-        else:
+        else:  # a message the service wrote (signed): any other text is a link's bait, not shown
             message, status = request.query_params.get("message"), 200
+            if message is not None and not hmac.compare_digest(
+                    request.query_params.get("sig", ""), csrf_for(f"message:{message}")):
+                message = None
         if who is None and request.headers.get("authorization") is not None:
             try:  # a client with a token (its posts need no CSRF token): shown what that token may do
                 who = principal(request, mutating=False)
@@ -601,7 +672,9 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
             return rows, [(row, row["error"] or (store.job_stats(row["id"])["last_error"]
                                                  if row["state"] != "finished" else None)) for row in recent]
 
-        rows, recent = await service.read(read)
+        # an anonymous reader under public_read = "none" gets the sign-in form alone
+        overview = table is None or who is not None or service.settings.public_read != "none"
+        rows, recent = await service.read(read) if overview else ({}, [])
         ended = [(row, err if may_act(who, row) else None) for row, err in recent
                  if visible is None or visible(row)]  # the error for those who may read the job (SPEC §8b)
         # the sign-in form's CSRF token is bound to this browser's own random cookie (a
@@ -615,7 +688,8 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
                                        login_csrf=csrf_for(f"login:{pre}") if table is not None else None,
                                        visible=visible, ended=ended, rows=rows,
                                        may_act=None if table is None else functools.partial(may_act, who),
-                                       admin=who is not None and who.admin), status_code=status)
+                                       admin=who is not None and who.admin, overview=overview),
+                                status_code=status)
         if fresh:
             response.set_cookie(LOGIN_COOKIE, pre, max_age=int(SESSION_TTL), httponly=True, samesite="strict",
                                 path="/scheduler")
@@ -730,8 +804,10 @@ def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | 
         return JSONResponse({"ok": ok, "status": why}, status_code=200 if ok else 503)
 
     @app.get("/metrics")
-    async def metrics() -> PlainTextResponse:
+    async def metrics(request: Request) -> PlainTextResponse:
         from corescheduler.service.metrics import render
+
+        overview_reader(request, "the metrics")
 
         return PlainTextResponse(render(service, app.state.read_turns), media_type="text/plain; version=0.0.4")
 

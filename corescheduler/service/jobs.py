@@ -134,8 +134,8 @@ def _nodes_for(name: str, nodes: Mapping[str, str]) -> list[str]:
 
 def check_name(value: Any, field: str, what: str = "a name") -> str:
     """A pool, queue or job name as the ledger stores it: a string of at most ``MAX_NAME``
-    characters with no control character (NUL included) and no lone surrogate; else a
-    :class:`JobFormatError` naming ``field``."""
+    characters with no control character (NUL included), no bidirectional control and no
+    lone surrogate; else a :class:`JobFormatError` naming ``field``."""
     if not isinstance(value, str):
         raise JobFormatError(f"expected {what} (a string), got {_kind(value)}", field)
     if len(value) > MAX_NAME:
@@ -144,6 +144,9 @@ def check_name(value: Any, field: str, what: str = "a name") -> str:
         raise JobFormatError(f"{what} holds a lone UTF-16 surrogate (not valid Unicode text)", field)
     if _CONTROL.search(value):
         raise JobFormatError(f"{what} holds a control character (NUL, newline, ...)", field)
+    if m := _BIDI.search(value):  # in a terminal's table it turns the rest of the line (user, pool) around
+        raise JobFormatError(f"{what} may not hold a bidirectional control character (U+{ord(m.group(0)):04X})",
+                             field)
     return value
 
 
@@ -152,16 +155,14 @@ def check_pool(value: Any, field: str) -> str:
     refuses — an empty part between dots (``a..b``, ``.a``, ``a.``) or a part with white space
     around it (``a. b``; ``FairSchedulerUtilities.trimQueueName``) — after the name's own outer
     white space is trimmed; and what makes a name shown differ from the name stored: a
-    bidirectional control character, a percent-encoded octet (``%00``).  Returns the name as given."""
+    bidirectional control character (:func:`check_name`), an invisible format character, a
+    percent-encoded octet (``%00``).  Returns the name as given."""
     from corescheduler.core.queues import trim_queue_name
 
     check_name(value, field, "a pool name")
     name = value.strip()
     if not name:
         raise JobFormatError("expected a pool name (a non-empty string)", field)
-    if _BIDI.search(value):
-        raise JobFormatError(f"a pool name may not hold a bidirectional control character "
-                             f"(U+{ord(_BIDI.search(value).group(0)):04X})", field)
     invisible = next((ch for ch in value if unicodedata.category(ch) == "Cf"), None)
     if invisible is not None:  # zero-width space or joiner, soft hyphen, BOM, tag: "bob\u200b" shows as "bob"
         raise JobFormatError(f"a pool name may not hold an invisible format character (U+{ord(invisible):04X}): "
@@ -246,6 +247,8 @@ def parse_job(doc: Any) -> JobRequest:
     properties = doc.get("properties", {})
     if not isinstance(properties, Mapping) or not all(isinstance(k, str) for k in properties):
         raise JobFormatError("expected an object of job properties", "properties")
+    if _depth(properties) > MAX_DEPTH:  # as a call's args: the ledger's writer and reader recurse
+        raise JobFormatError(f"nested more than {MAX_DEPTH} deep", "properties")
     timeout = doc.get("timeout")
     if timeout is not None:
         timeout = check_timeout(timeout)

@@ -121,7 +121,8 @@ def render(service: Service, history: History, advanced: bool = False, message: 
            visible: Callable[[dict[str, Any]], bool] | None = None,
            ended: list[tuple[dict[str, Any], str | None]] | None = None,
            rows: dict[str, dict[str, Any]] | None = None,
-           may_act: Callable[[dict[str, Any]], bool] | None = None, admin: bool = True) -> str:
+           may_act: Callable[[dict[str, Any]], bool] | None = None, admin: bool = True,
+           overview: bool = True) -> str:
     """The whole page.  ``csrf``: the token its forms carry (None: no one is signed in);
     ``user``: who is signed in (None: no one, or an open service); ``login_csrf``: the
     sign-in form's (a service with tokens); ``visible``: which jobs' rows to show (all if None);
@@ -130,7 +131,9 @@ def render(service: Service, history: History, advanced: bool = False, message: 
     ``may_act``: on which jobs (by ledger row) the reader may act — move, change the priority,
     kill: its owner, an admin, its queue's ``aclAdministerApps`` (None: on every job, an open
     service); ``admin``: the reader may switch a pool's scheduling mode.  Controls the reader
-    may not use are not shown (the server refuses them anyway)."""
+    may not use are not shown (the server refuses them anyway).  ``overview`` False: the
+    sign-in form alone — no pool, job or count (an anonymous reader under ``public_read =
+    "none"``: a job's default pool is its user's name)."""
     sched = service.scheduler
     q = "?advanced" if advanced else ""
     hidden = f"<input type='hidden' name='csrf' value='{_e(csrf)}'>" if csrf else ""
@@ -152,6 +155,9 @@ def render(service: Service, history: History, advanced: bool = False, message: 
                      f"<input type='hidden' name='csrf' value='{_e(login_csrf)}'>"
                      "<label>Token <input type='password' name='token' autocomplete='off'></label> "
                      "<button type='submit'>Sign in</button></form>")
+    if not overview:
+        parts.append("<p class='muted'>Sign in to see the pools and jobs.</p></body></html>")
+        return "".join(parts)
     ok, why = service.healthy()
     parts.append(f"<p class='muted' id='summary'>{plural(len(service.workers), 'worker')}, "
                  f"{plural(len(service.grants), 'task running', 'tasks running')}, "
