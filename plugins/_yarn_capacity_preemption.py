@@ -132,8 +132,10 @@ class QueueView:
     For intra-queue preemption a leaf lists its ``apps`` (running and pending), each user's
     limit (``user_limits``: ``LeafQueue.getResourceLimitForAllUsers``; a user not listed has
     the queue's maximum), ``intra_queue_disabled`` (``getIntraQueuePreemptionDisabled``:
-    its own or inherited switch, or ``preemption_disabled``) and the scheduler's
-    ``minimum_allocation`` (``LeafQueue.getMinimumAllocation``).
+    its own or inherited switch, or ``preemption_disabled``), the scheduler's
+    ``minimum_allocation`` (``LeafQueue.getMinimumAllocation``) and its ``ordering_policy``
+    (``fifo`` or ``fair``: under ``fair`` and ``userlimit_first`` the intra-queue selector
+    orders apps by their users' use, ``TAFairOrderingComparator``).
     """
 
     path: str
@@ -151,6 +153,7 @@ class QueueView:
     user_limits: dict[str, Resources] = field(factory=dict)
     intra_queue_disabled: bool = False
     minimum_allocation: Resources = field(factory=Resources)
+    ordering_policy: str = "fifo"
 
 
 @frozen

@@ -81,10 +81,13 @@ class CapacityVictims:
                              # getIntraQueuePreemptionDisabled: its hierarchy's switch or disable_preemption
                              intra_queue_disabled=intra_off or off,
                              max_am_capacity=self._am_capacity(q) if q.is_leaf else Resources(),
+                             # the leaf's ordering-policy (TAFairOrderingComparator under fair)
+                             ordering_policy="fair" if q.name in fair_leaves else "fifo",
                              # relativePriority (ProportionalCapacityPreemptionPolicy.cloneQueues)
                              priority=self._ordering[q.name][1] if q.name in self._ordering else 0)
 
         minimum = self._minimum if isinstance(self._minimum, Resources) else Resources()
+        fair_leaves = self._fair_leaves  # type: ignore[attr-defined]
         chosen = monitor.select(view(root, False, False), self._cluster, now)
         self._marked = list(chosen.marked)
         return [tasks[i] for i in chosen.kill if i in tasks]
