@@ -11,7 +11,10 @@ assignment met them) used at least ``minimum-threshold`` of its guarantee:
    gives other queues and less its AM containers is handed out from the highest-priority
    app down (of equal priorities the earlier first), each app at most its use (AMs aside) +
    pending less what is already selected from it, each user at most its user limit (less
-   its AMs); what an app gets above its use it needs from the others.
+   its AMs); what an app gets above its use it needs from the others.  In a leaf whose
+   ordering policy is ``fair``, under ``userlimit_first``, the apps go in
+   ``TAFairOrderingComparator``'s order instead: the least used user's first (use less AMs),
+   one user's apps from the one using the least memory.
 2. **What each app may give** (``calculateToBePreemptedResourcePerApp``): from the
    lowest-priority app up, its use above its ideal, less what is selected and its AMs
    (``userlimit_first``: less one minimum allocation too), within min(``max-allowable-limit``

@@ -336,3 +336,33 @@ def test_priority_preemption_for_balance_between_satisfied_queues():
              "-c(=[40 100 60 25]){priority=2}"
     apps = "b\t(1,1,n1,,40,false);c\t(1,1,n1,,60,false)"
     assert edit_schedule(build_env("=100,true", queues, apps), BALANCE) == {"app1": 10}
+
+
+# ---------------------------------------------------------------------------- the live tree
+@pytest.mark.parametrize("policy", ["fifo", "fair"])
+def test_live_tree_passes_the_leafs_ordering_policy(policy, monkeypatch):
+    """The yarn_capacity plugin tells the monitor each leaf's ordering-policy, which the
+    intra-queue selector orders a fair leaf's apps by (``TAFairOrderingComparator``)."""
+    from corescheduler.testing import ClusterHarness
+
+    c = "yarn.scheduler.capacity."
+
+    def prop(n: str, v: str) -> str:
+        return f"<property><name>{n}</name><value>{v}</value></property>"
+    xml = ("<configuration>" + prop(c + "root.queues", "a,b") + prop(c + "root.a.capacity", "60")
+           + prop(c + "root.b.capacity", "40") + prop(c + "root.a.ordering-policy", policy)
+           + prop(PREFIX + "intra-queue-preemption.enabled", "true") + "</configuration>")
+    config = {"scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "preemption": True}}
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="10240 mb, 10 vcores", config=config,
+                       allocations=xml)
+    seen: dict[str, str] = {}
+    real = ProportionalCapacityPreemption.select
+
+    def spy(self, root, cluster, now):
+        seen.update({q.path: q.ordering_policy for q in root.children})
+        return real(self, root, cluster, now)
+    monkeypatch.setattr(ProportionalCapacityPreemption, "select", spy)
+    h.submit(queue="a", user="u1", tasks=2, resources="1024 mb, 1 vcores")
+    h.heartbeat("n0000")
+    h.preempt()
+    assert (seen["root.a"], seen["root.b"]) == (policy, "fifo")
