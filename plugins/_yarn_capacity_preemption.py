@@ -84,8 +84,9 @@ class ContainerView:
 
     id: str
     app_id: str
-    #: the app's place in its leaf's ordering policy (submission order under ``fifo``):
-    #: the largest is preempted first (``OrderingPolicy.getPreemptionIterator``)
+    #: the app's place in its leaf's ordering policy (priority, then submission under
+    #: ``fifo``; memory used, then submission under ``fair``): the largest is preempted first
+    #: (``OrderingPolicy.getPreemptionIterator``)
     app_order: int
     resources: Resources
     is_am: bool = False

@@ -366,3 +366,39 @@ def test_live_tree_passes_the_leafs_ordering_policy(policy, monkeypatch):
     h.heartbeat("n0000")
     h.preempt()
     assert (seen["root.a"], seen["root.b"]) == (policy, "fifo")
+
+
+@pytest.mark.parametrize(("policy", "expected"), [("fifo", {"job_0002": 2, "job_0001": 1}), ("fair", {"job_0001": 3})])
+def test_live_fair_leaf_is_preempted_from_its_most_used_app_first(policy, expected):
+    """``FifoCandidatesSelector`` walks a leaf's apps by ``getPreemptionIterator``, its ordering
+    policy's order descending: under ``fifo`` the later app first; under ``fair``
+    (``FairOrderingPolicy``: ``FairComparator`` by the memory used, then ``FifoComparator``) the
+    app using the most first.  a (fair share 5 of 10) runs job_0001 with 7 and job_0002 with 2;
+    b asks for 4, so a gives back 3."""
+    from corescheduler.testing import ClusterHarness
+
+    c = "yarn.scheduler.capacity."
+
+    def prop(n: str, v: str) -> str:
+        return f"<property><name>{n}</name><value>{v}</value></property>"
+    xml = ("<configuration>" + prop(c + "root.queues", "a,b") + prop(c + "root.a.capacity", "50")
+           + prop(c + "root.b.capacity", "50") + prop(c + "root.a.ordering-policy", policy)
+           + prop(c + "root.a.user-limit-factor", "2") + prop(PREFIX + "natural_termination_factor", "1")
+           + prop(PREFIX + "total_preemption_per_round", "1") + "</configuration>")
+    config = {"scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "preemption": True}}
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="10240 mb, 10 vcores", config=config,
+                       allocations=xml)
+    jobs = [h.submit(queue="a", user="u1", tasks=7, resources="1024 mb, 1 vcores")]
+    for _ in range(8):
+        h.heartbeat("n0000")
+    jobs.append(h.submit(queue="a", user="u2", tasks=2, resources="1024 mb, 1 vcores"))
+    for _ in range(8):
+        h.heartbeat("n0000")
+    h.submit(queue="b", user="u3", tasks=4, resources="1024 mb, 1 vcores")
+    assert [h.running(j) for j in jobs] == [7, 2]
+    h.update()
+    h.preempt()
+    counts: dict[str, int] = {}
+    for t in h.shares()["preemption"]["marked"]:
+        counts[h.task(t).job.id] = counts.get(h.task(t).job.id, 0) + 1
+    assert counts == expected
