@@ -11,7 +11,10 @@ assignment met them) used at least ``minimum-threshold`` of its guarantee:
    gives other queues and less its AM containers is handed out from the highest-priority
    app down (of equal priorities the earlier first), each app at most its use (AMs aside) +
    pending less what is already selected from it, each user at most its user limit (less
-   its AMs); what an app gets above its use it needs from the others.
+   its AMs); what an app gets above its use it needs from the others.  In a leaf whose
+   ordering policy is ``fair``, under ``userlimit_first``, the apps go in
+   ``TAFairOrderingComparator``'s order instead: the least used user's first (use less AMs),
+   one user's apps from the one using the least memory.
 2. **What each app may give** (``calculateToBePreemptedResourcePerApp``): from the
    lowest-priority app up, its use above its ideal, less what is selected and its AMs
    (``userlimit_first``: less one minimum allocation too), within min(``max-allowable-limit``
@@ -32,6 +35,7 @@ Amounts are vectors of :mod:`corescheduler_plugins._yarn_capacity_calc`.
 
 from __future__ import annotations
 
+from functools import cmp_to_key
 from typing import Any
 
 from corescheduler_plugins._yarn_capacity_calc import Vec, _add, _Calc, _multiply, _sub, try_preempt
@@ -188,8 +192,12 @@ def _compute_apps_ideal(calc: _Calc, cluster: Vec, tq: Any, chosen: set[str], al
             state.users[app.user] = _TempUser(used, per_user_am.get(app.user, calc.zero),
                                               tq.maximum if limit is None else calc.vec(limit), calc.zero)
     # 4. calculateIdealAssignedResourcePerApp: from the highest priority (TAPriorityComparator:
-    # of equal priorities the earlier app first)
-    high_to_low = sorted(apps, key=lambda a: (-a.priority, a.order, a.id))
+    # of equal priorities the earlier app first); under a fair leaf and userlimit_first from the
+    # least used user (TAFairOrderingComparator)
+    if view.ordering_policy == "fair" and s.intra_queue_order == USERLIMIT_FIRST:
+        high_to_low = _fair_order(calc, cluster, apps, state)
+    else:
+        high_to_low = sorted(apps, key=lambda a: (-a.priority, a.order, a.id))
     for app in high_to_low:
         if calc.compare(cluster, reassignable, calc.zero) <= 0 or any(x == 0 for x in reassignable):
             continue
@@ -229,6 +237,27 @@ def _compute_apps_ideal(calc: _Calc, cluster: Vec, tq: Any, chosen: set[str], al
     # 8. validateOutSameAppPriorityFromDemand
     _validate_out_same_priority(calc, cluster, state, s.intra_queue_order)
     return state
+
+
+def _fair_order(calc: _Calc, cluster: Vec, apps: list[_TempApp], state: _LeafState) -> list[_TempApp]:
+    """``IntraQueueCandidatesSelector.TAFairOrderingComparator``: apps of different users by
+    their users' use less AM containers (``TempUserPerPartition.getUsedDeductAM``), the less
+    used first, equal uses by application id; apps of one user as the leaf's
+    ``FairOrderingPolicy`` orders them (``FairComparator``: the app's memory in use, less first;
+    then ``FifoComparator``: the earlier submitted)."""
+    def compare(a: _TempApp, b: _TempApp) -> int:
+        if a.user == b.user:
+            mem_a, mem_b = a.used[0], b.used[0]  # getCachedUsed(ANY).getMemorySize()
+            if mem_a != mem_b:
+                return -1 if mem_a < mem_b else 1
+            return -1 if (a.order, a.id) < (b.order, b.id) else (1 if (a.order, a.id) > (b.order, b.id) else 0)
+        used_a = state.users[a.user].used_deduct_am()
+        used_b = state.users[b.user].used_deduct_am()
+        if used_a == used_b:
+            return -1 if (a.order, a.id) < (b.order, b.id) else 1
+        return -1 if calc.lt(cluster, used_a, used_b) else 1
+
+    return sorted(apps, key=cmp_to_key(compare))
 
 
 def _validate_out_same_priority(calc: _Calc, cluster: Vec, state: _LeafState, order: str) -> None:

@@ -84,8 +84,9 @@ class ContainerView:
 
     id: str
     app_id: str
-    #: the app's place in its leaf's ordering policy (submission order under ``fifo``):
-    #: the largest is preempted first (``OrderingPolicy.getPreemptionIterator``)
+    #: the app's place in its leaf's ordering policy (priority, then submission under
+    #: ``fifo``; memory used, then submission under ``fair``): the largest is preempted first
+    #: (``OrderingPolicy.getPreemptionIterator``)
     app_order: int
     resources: Resources
     is_am: bool = False
@@ -132,8 +133,10 @@ class QueueView:
     For intra-queue preemption a leaf lists its ``apps`` (running and pending), each user's
     limit (``user_limits``: ``LeafQueue.getResourceLimitForAllUsers``; a user not listed has
     the queue's maximum), ``intra_queue_disabled`` (``getIntraQueuePreemptionDisabled``:
-    its own or inherited switch, or ``preemption_disabled``) and the scheduler's
-    ``minimum_allocation`` (``LeafQueue.getMinimumAllocation``).
+    its own or inherited switch, or ``preemption_disabled``), the scheduler's
+    ``minimum_allocation`` (``LeafQueue.getMinimumAllocation``) and its ``ordering_policy``
+    (``fifo`` or ``fair``: under ``fair`` and ``userlimit_first`` the intra-queue selector
+    orders apps by their users' use, ``TAFairOrderingComparator``).
     """
 
     path: str
@@ -151,6 +154,7 @@ class QueueView:
     user_limits: dict[str, Resources] = field(factory=dict)
     intra_queue_disabled: bool = False
     minimum_allocation: Resources = field(factory=Resources)
+    ordering_policy: str = "fifo"
 
 
 @frozen

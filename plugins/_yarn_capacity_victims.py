@@ -81,10 +81,13 @@ class CapacityVictims:
                              # getIntraQueuePreemptionDisabled: its hierarchy's switch or disable_preemption
                              intra_queue_disabled=intra_off or off,
                              max_am_capacity=self._am_capacity(q) if q.is_leaf else Resources(),
+                             # the leaf's ordering-policy (TAFairOrderingComparator under fair)
+                             ordering_policy="fair" if q.name in fair_leaves else "fifo",
                              # relativePriority (ProportionalCapacityPreemptionPolicy.cloneQueues)
                              priority=self._ordering[q.name][1] if q.name in self._ordering else 0)
 
         minimum = self._minimum if isinstance(self._minimum, Resources) else Resources()
+        fair_leaves = self._fair_leaves  # type: ignore[attr-defined]
         chosen = monitor.select(view(root, False, False), self._cluster, now)
         self._marked = list(chosen.marked)
         return [tasks[i] for i in chosen.kill if i in tasks]
@@ -100,15 +103,25 @@ class CapacityVictims:
 
     def _preemption_places(self, leaf: str, tasks: Any) -> dict[str, int]:
         """Each running app's place in the leaf's ordering policy, the last preempted from
-        first (``OrderingPolicy.getPreemptionIterator``): under ``fifo`` by priority, then
-        submission (``FifoOrderingPolicy``: ``PriorityComparator``, then ``FifoComparator``);
-        under ``fair`` by submission."""
+        first (``AbstractComparatorOrderingPolicy.getPreemptionIterator``: the policy's order,
+        descending): under ``fifo`` by priority, then submission (``FifoOrderingPolicy``:
+        ``PriorityComparator``, then ``FifoComparator``); under ``fair`` by the memory the app
+        uses (``FairOrderingPolicy.FairComparator``: ``getCachedUsed``, divided by
+        log2(1 + demand) with ``fair.enable-size-based-weight``), then submission, so the app
+        using the most is preempted from first."""
         jobs = {t.job.id: t.job for t in tasks}
-        fair = leaf in self._fair_leaves  # type: ignore[attr-defined]
+        sized = self._fair_leaves.get(leaf)  # type: ignore[attr-defined]
 
-        def key(job: Any) -> tuple[int, int]:
-            rank = 0 if fair else -self.app_priority(job)  # the higher effective priority first
-            return (rank, self._order.get(job.id, 0))
+        def key(job: Any) -> tuple[float, int]:
+            if sized is None:  # the higher effective priority first
+                return (-self.app_priority(job), self._order.get(job.id, 0))
+            s = job.sched[RESOURCES]
+            usage = float(s.running.get("memory"))
+            if sized:  # FairOrderingPolicy.getMagnitude, as order_key computes it
+                demand = s.demand.get("memory")
+                weight = math.log1p(demand) / math.log(2) if demand > 0 else 1.0
+                usage = usage / weight if weight > 0 else usage
+            return (usage, self._order.get(job.id, 0))
         return {job.id: n for n, job in enumerate(sorted(jobs.values(), key=key))}
 
     def _apps_for_preemption(self, leaf: Any) -> tuple[list[Any], dict[str, Resources]]:

@@ -11,8 +11,9 @@ a :class:`QueueView` tree, its apps :class:`ContainerView` lists, and Hadoop's c
 * ``TestPreemptionForQueueWithPriorities`` (``ProportionalCapacityPreemptionPolicyMockFramework``
   cases: ``root(=[guaranteed max used pending]){priority=…}``, apps
   ``(priority,resource,host,expression,#repeat,reserved)`` with the first container the
-  AM): every case but ``testPriorityPreemptionForBalanceBetweenSatisfiedQueues``, which
-  needs ``preemption-to-balance-queue-after-satisfied`` (not supported).  The mock
+  AM): every case but ``testPriorityPreemptionForBalanceBetweenSatisfiedQueues``
+  (``preemption-to-balance-queue-after-satisfied``), which is in
+  ``test_yarn_capacity_preemption_mockframework.py``.  The mock
   framework's parents order by ``priority-utilization``, so a queue's ``priority`` is its
   relative priority.
 """

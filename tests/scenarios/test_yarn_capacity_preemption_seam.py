@@ -54,6 +54,7 @@ def stand_in(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         user_limits: dict = attrs.field(factory=dict)
         intra_queue_disabled: bool = False
         minimum_allocation: Any = None
+        ordering_policy: str = "fifo"
 
     @attrs.frozen
     class AppView:
@@ -113,6 +114,7 @@ def test_preempt_runs_the_monitor_on_the_live_tree(stand_in: dict[str, Any]) -> 
     # the intra-queue selector's view: the leaf's apps in submission order, one user
     assert [(v.id, v.user) for v in a.apps] == [(first.id, "u"), (second.id, "u")]
     assert a.apps[0].order < a.apps[1].order and not a.intra_queue_disabled and b.intra_queue_disabled
+    assert (a.ordering_policy, b.ordering_policy) == ("fifo", "fifo")  # the leaves' ordering-policy
     assert [t.job.id for t in killed] == [second.id]  # the stand-in names the latest app's container
     assert len(h.shares()["preemption"]["marked"]) == 1
 
