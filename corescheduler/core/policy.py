@@ -221,6 +221,20 @@ class SharePolicy:
         ``reservations-continue-look-all-nodes`` answers with a node (or False)."""
         return None
 
+    def queue_headroom(self, leaf: Queue, job: Job, size: Resources, reserved: Resources,
+                       held_back: Mapping[Queue, Resources]) -> Resources | None:
+        """Resource mode, a leaf's policy: ``job``'s container of ``size`` in ``leaf`` cannot be
+        allocated as it is (it does not fit the node, or takes a queue past its max share) or
+        queues offered before it in this assignment were short of headroom (``held_back``:
+        what each parent holds back for them); ``reserved``: what ``job``'s reservations on
+        nodes hold.  None (the default): the leaf has the
+        headroom for it (the engine goes on: reserve, or allocate).  Resources: it has not —
+        the leaf's turn ends and each of its ancestors holds back that much (the leaf's
+        headroom, ≥ 0) from the queues offered after it in this assignment (the Capacity
+        Scheduler's ``RegularContainerAllocator.checkHeadroom`` and ``ParentQueue``'s
+        ``blockedHeadroom``)."""
+        return None
+
     def normalize(self, ask: Resources, minimum: Resources, maximum: Resources,
                   increment: Resources) -> Resources | None:
         """Resource mode, the root queue's policy: a container ask as the scheduler sizes it

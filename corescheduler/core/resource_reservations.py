@@ -28,6 +28,43 @@ class AMLimitsAndReservations(EngineState):
     #: whether the last :meth:`_reservable` answer was the leaf policy's (then :meth:`_reserve`
     #: applies no ``reservable_nodes`` cap)
     _policy_reserves = False
+    #: whether some queue's policy has :meth:`~corescheduler.core.policy.SharePolicy.queue_headroom`
+    #: (read with the allocations)
+    _queue_limits = False
+    #: what each parent holds back in the assignment under way, for the children skipped so far
+    #: for lack of headroom (Hadoop's ``ResourceLimits.blockedHeadroom``; emptied as root is
+    #: offered the node again, as ``allocateOrReserveNewContainers`` makes new limits)
+    _held_back: dict[Queue, Resources]
+
+    def _queue_limit(self, leaf: Queue, job: Job, size: Resources) -> bool:
+        """Whether ``leaf`` lacks the headroom for ``job``'s container of ``size`` (the leaf's
+        policy's :meth:`~corescheduler.core.policy.SharePolicy.queue_headroom`; the Capacity
+        Scheduler's ``RegularContainerAllocator.checkHeadroom``, ``QUEUE_SKIPPED``): then the
+        leaf's turn ends and each of its ancestors holds back the headroom it had, so that the
+        queues offered after it in this assignment do not take it
+        (``ParentQueue.assignContainersToChildQueues``: ``addBlockedHeadroom``, and the next
+        children's limits from ``getNetLimit``)."""
+        policy = self.owner.plugins.share_policy(leaf.policy).policy
+        if type(policy).queue_headroom is SharePolicy.queue_headroom:
+            return False
+        held = self._held_back
+        mine = NONE
+        for name in self.reservations.get(job.id, ()):
+            task = self.owner.cluster.nodes[name].reserved
+            if task is not None and task.resources is not None:
+                mine = mine + task.resources
+        short = policy.queue_headroom(leaf, job, size, mine, held)
+        if short is None:
+            return False
+        if type(short) is not Resources:
+            raise answers.refuse(self.owner.plugins.who("SharePolicy", leaf.policy), "queue_headroom", short,
+                                 "None or Resources")
+        q = leaf.parent
+        while q is not None:
+            before = held.get(q)
+            held[q] = short if before is None else before + short
+            q = q.parent
+        return True
 
     def _can_run_am(self, leaf: Queue, am: Resources, job: Job) -> bool:
         """May ``job``'s AM ``am`` start in ``leaf``: the leaf's policy's AM limits

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 from test_yarn_capacity_leaf_queue import CONFIG, FIXTURE
-from test_yarn_capacity_ports_more import DRF, ask, launch, live, xml_of
+from test_yarn_capacity_ports_more import DRF, PLACEHOLDER, ask, launch, live, xml_of
 
+from corescheduler.resources import Resources
 from corescheduler.testing import ClusterHarness, SubmissionRejected
 
 GB = 1024
@@ -113,3 +114,108 @@ def test_inherited_queue_acls() -> None:
     h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="8192 mb, 16 vcores", config=CONFIG,
                        allocations=FIXTURE)
     assert h.queue_of(h.submit(queue="c1", user="someone", tasks=1)) == "root.newroot.c.c1"
+
+
+def schedule(h: ClusterHarness, nodes: tuple[str, ...] = ("n0000", "n0001")) -> None:
+    """``CapacityScheduler.schedule(cs)``: one allocation pass over every node."""
+    for node in nodes:
+        h.heartbeat(node)
+
+
+def queue_used(h: ClusterHarness, path: str) -> int:
+    """``getUsedResources().getMemorySize()`` in GB (reservations included)."""
+    h.update()
+    return int(h.shares()["queues"][path]["used"].memory) // GB
+
+
+def one_more(h: ClusterHarness, app: object, gb: int) -> None:
+    """``cs.allocate(app, [ANY, gb, 1])`` then ``schedule``: the app's ask of that size set to one
+    container (YARN replaces a request's count)."""
+    ask(h, app, f"{gb * GB} mb, 1 vcores", 1)
+    schedule(h)
+
+
+def test_cs_queue_blocked() -> None:
+    """``TestCapacityScheduler.testCSQueueBlocked``: a 80 %, b 20 % (each user-limit-factor 100,
+    maximum 100 %) on two 8 GB nodes.  a's app takes 2 GB, b's 13 × 1 GB (15 of 16 GB).  a then
+    asks 2 GB: its headroom (its limit, 16 − 15 + 2 GB, less its use) is 1 GB, so it cannot even
+    reserve (``RegularContainerAllocator.checkHeadroom``: ``QUEUE_SKIPPED``) — and root holds
+    that 1 GB for it (``ParentQueue.assignContainersToChildQueues``: a child skipped for its
+    queue limit adds its headroom to the parent's ``blockedHeadroom``; the next children get
+    their limits from ``getNetLimit``), so b's new 1 GB ask is not served either.  Two of b's
+    containers end: a gets its 2 GB (4 GB), b its 1 GB (12 GB), root 16 GB."""
+    h = ClusterHarness(racks=1, nodes_per_rack=2, node_resources="8192 mb, 8 vcores", config=CONFIG,
+                       allocations=xml_of({"root.queues": "a,b", "root.a.capacity": "80", "root.b.capacity": "20",
+                                           "root.a.user-limit-factor": "100", "root.b.user-limit-factor": "100",
+                                           "root.a.maximum-capacity": "100", "root.b.maximum-capacity": "100"}))
+    app1 = h.submit_app(queue="a", user="user1", requests=[PLACEHOLDER])
+    app2 = h.submit_app(queue="b", user="user2", requests=[PLACEHOLDER])
+    one_more(h, app1, 2)
+    for _ in range(13):
+        one_more(h, app2, 1)
+    assert (queue_used(h, "root.a"), queue_used(h, "root.b")) == (2, 13)
+    one_more(h, app1, 2)
+    one_more(h, app2, 1)
+    assert (queue_used(h, "root.a"), queue_used(h, "root.b")) == (2, 13)  # "Check blocked Resource"
+    b_containers = [t for t in app2.tasks["task"] if t.state == "running"]  # type: ignore[attr-defined]
+    for task in b_containers[9:11]:  # ContainerExpiredSchedulerEvent of its containers 10 and 11
+        h.finish(task)
+        schedule(h)
+    assert (queue_used(h, "root.a"), queue_used(h, "root.b"), queue_used(h, "root")) == (4, 12, 16)
+
+
+def test_cs_reservation_with_root_unblocked() -> None:
+    """``TestCapacityScheduler.testCSReservationWithRootUnblocked``
+    (``setupOtherBlockedQueueConfiguration``, ``DominantResourceCalculator``): p1 50 % (maximum
+    50 %) with x1 80 % and x2 20 %, p2 50 % with y1 80 % and y2 20 % (the leaves' user-limit-factor
+    2), two 8 GB, 8-vcore nodes.  y1 takes 4 × 1 GB, x1 7 × 1 GB (p1 7 of its 8 GB).  x2's 2 GB
+    then lacks headroom (p1 has 1 GB left): it is skipped, p1 holding that 1 GB back, so x1's
+    next 1 GB is not served either (x1 stays at 7 GB) — while y1, under p2, still gets its 4 × 1 GB
+    (p2 8 GB: what p1 holds back does not block root's other child).  One of x1's containers
+    ends: x2 gets its 2 GB (p1 8 GB, p2 8 GB, root 16 GB)."""
+    h = ClusterHarness(racks=1, nodes_per_rack=2, node_resources="8192 mb, 8 vcores", config=CONFIG,
+                       allocations=xml_of({
+                           "resource-calculator": DRF, "root.queues": "p1,p2",
+                           "root.p1.capacity": "50", "root.p1.maximum-capacity": "50", "root.p2.capacity": "50",
+                           "root.p2.maximum-capacity": "100", "root.p1.queues": "x1,x2", "root.p2.queues": "y1,y2",
+                           "root.p1.x1.capacity": "80", "root.p1.x1.maximum-capacity": "100",
+                           "root.p1.x1.user-limit-factor": "2", "root.p1.x2.capacity": "20",
+                           "root.p1.x2.maximum-capacity": "100", "root.p1.x2.user-limit-factor": "2",
+                           "root.p2.y1.capacity": "80", "root.p2.y1.user-limit-factor": "2",
+                           "root.p2.y2.capacity": "20", "root.p2.y2.user-limit-factor": "2"}))
+    app1 = h.submit_app(queue="x1", user="userX1", requests=[PLACEHOLDER])
+    app2 = h.submit_app(queue="x2", user="userX2", requests=[PLACEHOLDER])
+    app3 = h.submit_app(queue="y1", user="userY1", requests=[PLACEHOLDER])
+    for _ in range(4):
+        one_more(h, app3, 1)
+    assert (queue_used(h, "root.p2.y1"), queue_used(h, "root.p2")) == (4, 4)
+    for _ in range(7):
+        one_more(h, app1, 1)
+    assert (queue_used(h, "root.p1.x1"), queue_used(h, "root.p1")) == (7, 7)
+    one_more(h, app2, 2)
+    assert (queue_used(h, "root.p1.x2"), queue_used(h, "root.p1")) == (0, 7)
+    one_more(h, app1, 1)  # "this assign should fail"
+    assert (queue_used(h, "root.p1.x1"), queue_used(h, "root.p1")) == (7, 7)
+    for _ in range(4):  # "this should get thru"
+        one_more(h, app3, 1)
+    assert queue_used(h, "root.p2") == 8
+    second = [t for t in app1.tasks["task"] if t.state == "running"][1]  # type: ignore[attr-defined]
+    h.finish(second)  # ContainerExpiredSchedulerEvent of app1's container 2
+    schedule(h)
+    assert [queue_used(h, q) for q in ("root.p1.x2", "root.p1", "root.p2", "root")] == [2, 8, 8, 16]
+
+
+def test_dominant_resource_calculator_compares_the_next_share_on_a_tie() -> None:
+    """``DominantResourceCalculator.compare`` (``compareShares``): equal dominant shares are
+    told apart by the next share — <6 GB, 6 vcores> is less than <6 GB, 7 vcores> of a <16 GB,
+    16 vcores> cluster (the headroom test of ``testCSReservationWithRootUnblocked`` turns on it:
+    <0 GB, 1 vcore> of headroom is less than a <1 GB, 1 vcore> container)."""
+    h = ClusterHarness(racks=1, nodes_per_rack=2, node_resources="8192 mb, 8 vcores", config=CONFIG,
+                       allocations=xml_of({"resource-calculator": DRF, "root.queues": "a", "root.a.capacity": "100"}))
+    h.update()
+    policy = h.scheduler.plugins.share_policy("yarn_capacity").policy
+    gb = 1024
+    assert policy._less(Resources(6 * gb, 6), Resources(6 * gb, 7))
+    assert not policy._less(Resources(6 * gb, 7), Resources(6 * gb, 6))
+    assert policy._less(Resources(0, 1), Resources(1 * gb, 1))
+    assert not policy._less(Resources(6 * gb, 6), Resources(6 * gb, 6))
