@@ -25,6 +25,10 @@ class CapacityLimits:
     _live: dict[str, Any]
     _user_am: dict[str, dict[str, Resources]]
     _dominant: bool
+    #: ``CapacityScheduler.addApplication`` has no rule against an app asking for a type its
+    #: queue's maximum has none of (the fair scheduler's): on a cluster with no node yet an app
+    #: is taken, and waits (``TestCapacityScheduler.testApplicationHeadRoom``)
+    refuses_zero_maximum = False
 
     def _am_capacity(self, queue: Any) -> Resources:
         """The preemption monitor's AM capacity of a leaf (``FifoCandidatesSelector``'s

@@ -95,6 +95,10 @@ class SharePolicy:
     #: a policy only for queues without children (YARN ``getApplicableDepth`` =
     #: ``DEPTH_LEAF``, as ``fifo``)
     leaf_only: bool = False
+    #: resource mode: an app asking for a resource type its leaf's maximum has none of is
+    #: refused at submission (``FairScheduler.addApplication``: "zero amount of resource for a
+    #: requested resource"); False: it is taken and waits (the Capacity Scheduler has no such rule)
+    refuses_zero_maximum: bool = True
     #: the engine's calculator for :attr:`measure`, set by :meth:`initialize`
     calc: Calculator
 

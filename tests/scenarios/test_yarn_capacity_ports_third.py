@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from test_yarn_capacity_leaf_queue import CONFIG, FIXTURE
 from test_yarn_capacity_ports_more import DRF, PLACEHOLDER, ask, launch, live, xml_of
+from test_yarn_capacity_scheduler_rm import setup_queue_configuration
 
 from corescheduler.resources import Resources
 from corescheduler.testing import ClusterHarness, SubmissionRejected
@@ -219,3 +220,42 @@ def test_dominant_resource_calculator_compares_the_next_share_on_a_tie() -> None
     assert not policy._less(Resources(6 * gb, 7), Resources(6 * gb, 6))
     assert policy._less(Resources(0, 1), Resources(1 * gb, 1))
     assert not policy._less(Resources(6 * gb, 6), Resources(6 * gb, 6))
+
+
+@pytest.mark.parametrize("calculator", ["org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator", DRF])
+def test_am_limit_usage(calculator: str) -> None:
+    """``TestCapacityScheduler.testAMLimitUsage`` (``verifyAMLimitForLeafQueue``, under either
+    calculator): ``setupQueueConfiguration`` on one 4 GB, 4-vcore node; a1's AM limit is 10 % of
+    its current limit (4 GB) rounded up, <1 GB, 1 vcore>.  Two apps whose AMs are that limit plus
+    1 GB and plus 2 GB (one vcore more): the first starts though it passes the limit ("allow at
+    least one application to start"), the second stays pending — for the AM limit, not for room
+    (it reserves no node)."""
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="4096 mb, 4 vcores", config=CONFIG,
+                       allocations=setup_queue_configuration().replace(
+                           "<configuration>", "<configuration><property><name>yarn.scheduler.capacity.resource-"
+                           f"calculator</name><value>{calculator}</value></property>"))
+    h.update()
+    limit = h.shares()["queues"]["root.a.a1"]["am_limit"]
+    assert (int(limit.memory), int(limit.vcores)) == (1 * GB, 1)
+    first = h.submit_app(queue="a1", user="user_0", am_resources="2048 mb, 2 vcores", requests=[PLACEHOLDER])
+    second = h.submit_app(queue="a1", user="user_0", am_resources="3072 mb, 2 vcores", requests=[PLACEHOLDER])
+    h.heartbeat("n0000")
+    h.heartbeat("n0000")
+    assert (h.job(first).am_running, h.job(second).am_running) == (True, False)  # type: ignore[arg-type]
+    assert h.scheduler.cluster.nodes["n0000"].reserved is None
+
+
+def test_application_head_room() -> None:
+    """``TestCapacityScheduler.testApplicationHeadRoom``: an app in default with no node in the
+    cluster has no headroom; once a <4 GB, 1 vcore> node joins, all of it is the app's
+    headroom (its user limit is the whole queue)."""
+    h = ClusterHarness(racks=1, nodes_per_rack=0, node_resources="4096 mb, 1 vcores", config=CONFIG,
+                       allocations=xml_of({"root.queues": "default", "root.default.capacity": "100"}))
+    app = h.submit_app(queue="default", user="user", requests=[PLACEHOLDER])
+    h.update()
+    room = h.shares()["jobs"][app.id]["headroom"]  # type: ignore[attr-defined]
+    assert (int(room.memory), int(room.vcores)) == (0, 0)
+    h.add_node("n0000", resources="4096 mb, 1 vcores")
+    h.update()
+    room = h.shares()["jobs"][app.id]["headroom"]  # type: ignore[attr-defined]
+    assert (int(room.memory), int(room.vcores)) == (4 * GB, 1)
