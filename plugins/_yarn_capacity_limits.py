@@ -39,6 +39,13 @@ class CapacityLimits:
         pct = java_float(self.conf.am_resource_percent(queue.name))  # a Java float (getFloat)
         return Resources.of({n: java_long(v * pct) for n, v in guaranteed.items()})
 
+    def fits_by_memory(self) -> bool:
+        """``SharePolicy.fits_by_memory``: under ``DefaultResourceCalculator`` (the default) a
+        container fits a node by its memory alone (``computeAvailableContainers`` and
+        ``Resources.fitsIn`` count memory only: a node's vcores may be overcommitted, as in
+        Hadoop); under ``DominantResourceCalculator`` by every type."""
+        return not self._dominant
+
     def _times_up(self, r: Resources, by: float, every: bool = False) -> Resources:
         """``Resources.multiplyAndNormalizeUp(rc, r, by, minimumAllocation)``: under
         ``DefaultResourceCalculator`` memory only (``createResource(memory)``: 1 vcore), under

@@ -293,7 +293,10 @@ class CapacityLocality:
         if size is None:
             return False
         q = self._live.get(job.queue or job.pool)  # the leaf's live queue (seen in compute_shares)
-        return q is not None and not q.fits_max_shares(size)
+        if q is None:
+            return False
+        # (by memory alone under DefaultResourceCalculator, as the engine checks: fits_by_memory)
+        return not (q.fits_max_shares(size) if self._dominant else q.fits_max_memory(size))
 
     # ------------------------------------------------------------------ heartbeat
     def heartbeat_limits(self) -> HeartbeatLimits:

@@ -278,6 +278,13 @@ class SharePolicy:
         first on ``node``; None: the core's rule."""
         return None
 
+    def fits_by_memory(self) -> bool:
+        """Resource mode, the root queue's policy, read after every :meth:`configure`: True when
+        a container fits a node by its memory alone (YARN's ``DefaultResourceCalculator``,
+        whose ``computeAvailableContainers`` and ``fitsIn`` count memory only: the Capacity
+        Scheduler's default); False (the default): by every resource type."""
+        return False
+
     def heartbeat_limits(self) -> HeartbeatLimits | None:
         """Resource mode, the root queue's policy: its own rule for how many containers a
         node heartbeat assigns (:class:`HeartbeatLimits`), read after every

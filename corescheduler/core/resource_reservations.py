@@ -31,6 +31,8 @@ class AMLimitsAndReservations(EngineState):
     #: whether some queue's policy has :meth:`~corescheduler.core.policy.SharePolicy.queue_headroom`
     #: (read with the allocations)
     _queue_limits = False
+    #: a container fits a node by its memory alone (``SharePolicy.fits_by_memory``)
+    _fit_memory_only = False
     #: what each parent holds back in the assignment under way, for the children skipped so far
     #: for lack of headroom (Hadoop's ``ResourceLimits.blockedHeadroom``; emptied as root is
     #: offered the node again, as ``allocateOrReserveNewContainers`` makes new limits)
@@ -222,6 +224,11 @@ class AMLimitsAndReservations(EngineState):
         raise answers.refuse(self.owner.plugins.who("SharePolicy", leaf.policy), "unreserve_for", verdict,
                              f"None, True, False or one of the nodes the app holds reserved ({', '.join(reserved)})")
 
+    def _fits(self, size: Resources, room: Resources) -> bool:
+        """``size`` fits in ``room``: by memory alone under the root policy's ``fits_by_memory``
+        (``DefaultResourceCalculator.fitsIn``), else by every type."""
+        return size.memory <= room.memory if self._fit_memory_only else size.fits_in(room)
+
     def _serve_reservation(self, node: Node, task: Task, now: float, out: list[Assignment]) -> bool:
         """``assignReservedContainer``: True while the reservation is valid (the node gets nothing else)."""
         job = task.job
@@ -233,8 +240,8 @@ class AMLimitsAndReservations(EngineState):
             and not job.is_finished
             and size is not None
             and node.capacity is not None
-            and size.fits_in(node.capacity)
-            and leaf.fits_max_shares(size)
+            and self._fits(size, node.capacity)
+            and (leaf.fits_max_memory(size) if self._fit_memory_only else leaf.fits_max_shares(size))
             and self._has_pending(job)
         )
         if valid and task.is_am:
@@ -245,11 +252,12 @@ class AMLimitsAndReservations(EngineState):
             self._unreserve(node)
             return False
         assert leaf is not None and size is not None
-        if size.fits_in(node.available):
+        if self._fits(size, node.available):
             if task.state != PENDING:  # the reserved task ran elsewhere: serve another of the app's
                 task = self._choose(job, node, now) or task
                 size = self._size(task)
-            if task.state == PENDING and size.fits_in(node.available) and leaf.fits_max_shares(size):
+            if task.state == PENDING and self._fits(size, node.available) and (
+                    leaf.fits_max_memory(size) if self._fit_memory_only else leaf.fits_max_shares(size)):
                 self._unreserve(node)
                 self._allocate(leaf, job, task, node, size, now, out)
         return True

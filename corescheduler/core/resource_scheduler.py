@@ -226,6 +226,8 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
                                     "and a min_free of None or Resources of amounts ≥ 0")
         #: the root policy's rule for a heartbeat's assignments, or None (``[scheduler] assign_multiple``'s)
         self._heartbeat_limits: HeartbeatLimits | None = limits
+        #: a container fits a node by its memory alone (the root policy's ``fits_by_memory``)
+        self._fit_memory_only = bool(root.policy.fits_by_memory())
         #: some queue's policy has ``queue_headroom`` (:meth:`_queue_limit`)
         self._queue_limits = any(
             type(self.owner.plugins.share_policy(name).policy).queue_headroom is not SharePolicy.queue_headroom
@@ -383,7 +385,9 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
 
     def _assign_queue(self, q: Queue, node: Node, now: float, out: list[Assignment]) -> Resources | _Reserved | None:
         """``FSParentQueue`` / ``FSLeafQueue.assignContainer``."""
-        if node.reserved is not None or not q.sched.running.fits_in(q.sched.max_share):
+        qs = q.sched
+        if node.reserved is not None or not (qs.running.memory <= qs.max_share.memory if self._fit_memory_only
+                                             else qs.running.fits_in(qs.max_share)):
             return None
         if q.is_leaf:
             admit = self._admit_fn(q)
@@ -535,10 +539,12 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         size = task.resources
         if size is None:
             size = self._size(task)  # the error
-        if node.capacity is None or not size.fits_in(node.capacity):
+        capacity = node.capacity
+        if capacity is None or not (size.memory <= capacity.memory if self._fit_memory_only
+                                    else size.fits_in(capacity)):
             return None  # hasContainerForNode: never on this node
         limited = self._queue_limits  # the policy's queue_headroom (the Capacity Scheduler's checkHeadroom)
-        if not leaf.fits_max_shares(size):
+        if not (leaf.fits_max_memory(size) if self._fit_memory_only else leaf.fits_max_shares(size)):
             return BLOCKED if limited and self._queue_limit(leaf, job, size) else None  # over a max share
         if self._held_back:  # a queue skipped before in this assignment: the others' room is less
             if self._queue_limit(leaf, job, size):
@@ -547,7 +553,8 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         fits = self.owner.plugins.fits
         answer = fits(node, task, size) if fits is not None else None
         if answer is None:
-            answer = node.used.fits_with(size, node.capacity)
+            answer = (node.used.memory + size.memory <= capacity.memory if self._fit_memory_only
+                      else node.used.fits_with(size, capacity))
         elif answer is not True and answer is not False:
             answer = answers.flag(self.owner._who("LoadManager"), "cs_fits", answer)
         if answer:

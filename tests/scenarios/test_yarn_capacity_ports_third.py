@@ -259,3 +259,121 @@ def test_application_head_room() -> None:
     h.update()
     room = h.shares()["jobs"][app.id]["headroom"]  # type: ignore[attr-defined]
     assert (int(room.memory), int(room.vcores)) == (4 * GB, 1)
+
+
+def test_container_allocation_locality_skipped() -> None:
+    """``TestCapacityScheduler.testContainerAllocationLocalitySkipped`` (YARN-8528): nm1 of 4 GB,
+    nm2 of 6 GB; the app's 1 GB AM runs on nm1; it asks one <5 GB, 2 vcores> container, larger
+    than nm1 altogether: nm1's heartbeat neither allocates nor reserves it
+    (``RegularContainerAllocator.assignContainer``: the node's total resource does not fit the
+    ask, ``LOCALITY_SKIPPED``); nm2's allocates it."""
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="4096 mb, 4 vcores", config=CONFIG,
+                       allocations=xml_of({"root.queues": "default", "root.default.capacity": "100"}))
+    h.add_node("n0001", resources="6144 mb, 6 vcores")
+    app = launch(h, "default", "user", "1024 mb, 1 vcores")
+    ask(h, app, "5120 mb, 2 vcores", 1, priority=1)
+    h.heartbeat("n0000")
+    assert live(app) == 1 and reserved(h, app) == []
+    h.heartbeat("n0001")
+    assert live(app) == 2 and reserved(h, app) == []
+
+
+def with_global(xml: str, key: str, value: str) -> str:
+    return xml.replace("<configuration>", f"<configuration><property><name>yarn.scheduler.capacity.{key}</name>"
+                                          f"<value>{value}</value></property>")
+
+
+def task(gb: int, priority: int, *hosts: str) -> dict[str, object]:
+    """``new Task(application, priority, hosts)`` of the size ``addResourceRequestSpec`` gave the
+    priority: one container on the hosts (their rack, then anywhere)."""
+    out: dict[str, object] = {"resources": f"{gb * GB} mb, 1 vcores", "count": 1, "priority": priority}
+    if hosts:
+        out["locations"] = list(hosts)
+    return out
+
+
+def app_used(h: ClusterHarness, app: object) -> int:
+    return int(h.job(app).usage.memory) // GB  # type: ignore[arg-type]
+
+
+def node_used(h: ClusterHarness, node: str) -> int:
+    return int(h.scheduler.cluster.nodes[node].used.memory) // GB
+
+
+def test_capacity_scheduler() -> None:
+    """``TestCapacityScheduler.testCapacityScheduler``: ``setupQueueConfiguration``; host_0 of
+    <4 GB, 1 vcore>, host_1 of <2 GB, 1 vcore>.  user_0's app in a1 asks 1 GB (priority 1) on
+    either host, user_1's in b2 3 GB (priority 1) on either: host_0's heartbeat runs both (4 GB),
+    host_1's nothing.  Then user_1's app asks 2 GB anywhere (priority 0), user_0's 2 GB on either
+    host: host_0 is full; on host_1, b (3 GB of its 89.5 %) comes before a (1 GB, at its
+    guarantee rounded up to the minimum allocation) and user_1's app gets it (5 GB)."""
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="4096 mb, 1 vcores", config=CONFIG,
+                       allocations=setup_queue_configuration())
+    h.add_node("n0001", resources="2048 mb, 1 vcores")
+    app_0 = h.submit_app(queue="a1", user="user_0", requests=[task(1, 1, "n0000", "n0001")])
+    app_1 = h.submit_app(queue="b2", user="user_1", requests=[task(3, 1, "n0000", "n0001")])
+    h.heartbeat("n0000")
+    h.heartbeat("n0001")
+    assert (app_used(h, app_0), app_used(h, app_1), node_used(h, "n0000"), node_used(h, "n0001")) == (1, 3, 4, 0)
+    h.add_requests(app_1, [task(2, 0)])
+    h.add_requests(app_0, [task(2, 0, "n0000", "n0001")])
+    h.heartbeat("n0000")
+    h.heartbeat("n0001")
+    assert (app_used(h, app_0), app_used(h, app_1)) == (1, 5)
+    h.heartbeat("n0000")
+    h.heartbeat("n0001")
+    assert (node_used(h, "n0000"), node_used(h, "n0001")) == (4, 2)
+
+
+def two_apps_on_host0(xml: str) -> tuple[ClusterHarness, object, object]:
+    """``testNotAssignMultiple`` / ``testAssignMultiple``: one <10 GB, 10 vcores> node; user_0's
+    app in a1 asks 1 GB (priority 0) and 2 GB (priority 1) on host_0, user_1's in b2 3 GB and
+    4 GB."""
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="10240 mb, 10 vcores", config=CONFIG,
+                       allocations=xml)
+    app0 = h.submit_app(queue="a1", user="user_0", requests=[task(1, 0, "n0000"), task(2, 1, "n0000")])
+    app1 = h.submit_app(queue="b2", user="user_1", requests=[task(3, 0, "n0000"), task(4, 1, "n0000")])
+    return h, app0, app1
+
+
+def test_not_assign_multiple() -> None:
+    """``TestCapacityScheduler.testNotAssignMultiple``: with ``multiple-assignments-enabled``
+    false one container a heartbeat: first user_1's 3 GB (a and b both unused: the larger
+    capacity, b, first), then user_0's 1 GB (a now the less used): 4 GB."""
+    h, app0, app1 = two_apps_on_host0(with_global(setup_queue_configuration(),
+                                                  "per-node-heartbeat.multiple-assignments-enabled", "false"))
+    h.heartbeat("n0000")
+    assert (node_used(h, "n0000"), app_used(h, app0), app_used(h, app1)) == (3, 0, 3)
+    h.heartbeat("n0000")
+    assert (node_used(h, "n0000"), app_used(h, app0), app_used(h, app1)) == (4, 1, 3)
+
+
+def test_assign_multiple() -> None:
+    """``TestCapacityScheduler.testAssignMultiple``: ``maximum-container-assignments`` 2: the
+    first heartbeat runs user_1's 3 GB and user_0's 1 GB (4 GB), the second user_1's 4 GB and
+    user_0's 2 GB (the node full: 10 GB)."""
+    xml = with_global(with_global(setup_queue_configuration(), "per-node-heartbeat.multiple-assignments-enabled",
+                                  "true"), "per-node-heartbeat.maximum-container-assignments", "2")
+    h, app0, app1 = two_apps_on_host0(xml)
+    h.heartbeat("n0000")
+    assert (node_used(h, "n0000"), app_used(h, app0), app_used(h, app1)) == (4, 1, 3)
+    h.heartbeat("n0000")
+    assert (node_used(h, "n0000"), app_used(h, app0), app_used(h, app1)) == (10, 3, 7)
+
+
+def test_queue_maximum_allocations() -> None:
+    """``TestCapacityScheduler.testQueueMaximumAllocations``: a1's ``maximum-allocation-mb`` 1024
+    and ``-vcores`` 1 make its largest container <1 GB, 1 vcore>; the scheduler's stays YARN's
+    default <8 GB, 4 vcores>: a1 refuses a 2 GB ask, a2 takes it."""
+    xml = setup_queue_configuration().replace("</configuration>", (
+        "<property><name>yarn.scheduler.capacity.root.a.a1.maximum-allocation-mb</name><value>1024</value></property>"
+        "<property><name>yarn.scheduler.capacity.root.a.a1.maximum-allocation-vcores</name><value>1</value>"
+        "</property></configuration>"))
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="16384 mb, 16 vcores", config=CONFIG,
+                       allocations=xml)
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    assert cs.maximum_allocation(cs.conf, "root.a.a1") == (1024, 1)
+    assert cs.maximum_allocation(cs.conf, "root.a.a2") == (8192, 4)
+    with pytest.raises(SubmissionRejected):
+        h.submit(queue="a1", user="user_0", tasks=1, resources="2048 mb, 1 vcores")
+    h.submit(queue="a2", user="user_0", tasks=1, resources="2048 mb, 1 vcores")
