@@ -377,3 +377,32 @@ def test_queue_maximum_allocations() -> None:
     with pytest.raises(SubmissionRejected):
         h.submit(queue="a1", user="user_0", tasks=1, resources="2048 mb, 1 vcores")
     h.submit(queue="a2", user="user_0", tasks=1, resources="2048 mb, 1 vcores")
+
+
+def first_in_order(h: ClusterHarness, leaf: str) -> str:
+    """``getOrderingPolicy().getAssignmentIterator().next().getId()``."""
+    h.update()
+    return str(next(iter(h.scheduler.resource_engine.tree.queues[leaf].order)).owner.id)
+
+
+def test_allocate_reorder() -> None:
+    """``TestCapacityScheduler.testAllocateReorder``, adapted: default's ordering policy ``fair``
+    with size-based weight (``FairOrderingPolicy.getMagnitude``: used ÷ log2(1 + demand)), one
+    4 GB node.  Hadoop's app2 exists with no ask at all (magnitude NaN, so FIFO); an app here
+    lives by its asks, so both apps take 1 GB first, with one ask left each that no node serves:
+equal magnitudes, FIFO, app1 first.  app2's
+    ask of 2 × 1 GB alone (no heartbeat) makes it first: its demand grows, its magnitude falls
+    ("allocation (resource request) alone will trigger a change in application ordering")."""
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="4096 mb, 4 vcores", config=CONFIG,
+                       allocations=xml_of({"root.queues": "default", "root.default.capacity": "100",
+                                           "root.default.ordering-policy": "fair",
+                                           "root.default.ordering-policy.fair.enable-size-based-weight": "true"}))
+    app1 = h.submit_app(queue="default", user="user", requests=[PLACEHOLDER])
+    app2 = h.submit_app(queue="default", user="user", requests=[PLACEHOLDER])
+    for app in (app1, app2):  # (each keeps its placeholder: the same demand besides)
+        h.add_requests(app, [{"resources": "1024 mb, 1 vcores", "count": 1}])
+        schedule(h, ("n0000",))
+    assert (app_used(h, app1), app_used(h, app2)) == (1, 1)
+    assert first_in_order(h, "root.default") == app1.id  # type: ignore[attr-defined]
+    h.add_requests(app2, [{"resources": "1024 mb, 1 vcores", "count": 2}])
+    assert first_in_order(h, "root.default") == app2.id  # type: ignore[attr-defined]
