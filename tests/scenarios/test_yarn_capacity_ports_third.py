@@ -406,3 +406,25 @@ equal magnitudes, FIFO, app1 first.  app2's
     assert first_in_order(h, "root.default") == app1.id  # type: ignore[attr-defined]
     h.add_requests(app2, [{"resources": "1024 mb, 1 vcores", "count": 2}])
     assert first_in_order(h, "root.default") == app2.id  # type: ignore[attr-defined]
+
+
+def test_queue_ordering_policy_updated_after_reinitialize() -> None:
+    """``TestQueueParsing.testQueueOrderingPolicyUpdatedAfterReinitialize``
+    (``setupQueueConfigurationWithoutLabels``): a reload that adds b4 (capacity 0) under b: b's
+    children (those its ordering policy orders) are b1, b2, b3 and b4; b4's guarantee is 0, and
+    without a ``maximum-applications`` of its own it takes no app.  (The test reads the policy's
+    queue list; here a parent orders only its children with apps.)"""
+    from test_yarn_capacity_config_ports import QUEUE_PARSING
+
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="8192 mb, 8 vcores", config=CONFIG,
+                       allocations=xml_of(QUEUE_PARSING))
+    tree = h.scheduler.resource_engine.tree
+    assert sorted(tree.queues["root.b"].children) == ["root.b.b1", "root.b.b2", "root.b.b3"]
+    h.set_allocations(xml_of({**QUEUE_PARSING, "root.b.queues": "b1,b2,b3,b4", "root.b.b4.capacity": "0"}))
+    tree = h.scheduler.resource_engine.tree
+    b = tree.queues["root.b"]
+    assert sorted(b.children) == ["root.b.b1", "root.b.b2", "root.b.b3", "root.b.b4"]
+    h.update()
+    assert h.shares()["queues"]["root.b.b4"]["guaranteed"].memory == 0
+    with pytest.raises(SubmissionRejected, match=r"Queue root\.b\.b4 already has 0 applications"):
+        h.submit(queue="b4", user="user", tasks=1)  # maximum-applications: 10000 × 0
