@@ -7,7 +7,7 @@ harness with the scheduler's defaults, ``launchAndRegisterAM`` is :func:`launch`
 from __future__ import annotations
 
 import pytest
-from test_yarn_capacity_leaf_queue import CONFIG, FIXTURE
+from test_yarn_capacity_leaf_queue import CONFIG, FIXTURE, ONE_A_CALL, with_globals, with_values
 from test_yarn_capacity_ports_more import DRF, PLACEHOLDER, ask, launch, live, xml_of
 from test_yarn_capacity_scheduler_rm import setup_queue_configuration
 
@@ -428,3 +428,67 @@ def test_queue_ordering_policy_updated_after_reinitialize() -> None:
     assert h.shares()["queues"]["root.b.b4"]["guaranteed"].memory == 0
     with pytest.raises(SubmissionRejected, match=r"Queue root\.b\.b4 already has 0 applications"):
         h.submit(queue="b4", user="user", tasks=1)  # maximum-applications: 10000 × 0
+
+
+def queue_e_harness(ulf: str = "1") -> tuple[ClusterHarness, str]:
+    """``TestLeafQueue``'s queue e (1 % of one 100 GB node: 1 GB) with ``setMaxCapacity(1.0f)``
+    and ``setUserLimit(1000)``, submit open to all, one container a heartbeat."""
+    xml = with_values(FIXTURE, e__maximum_capacity="100", e__acl_submit_applications="*",
+                      e__minimum_user_limit_percent="1000", e__user_limit_factor=ulf)
+    return with_globals(xml, **ONE_A_CALL), "root.newroot.e"
+
+
+def pending_considering_user_limit(h: ClusterHarness, path: str) -> int:
+    """``LeafQueue.getTotalPendingResourcesConsideringUserLimit(cluster, NO_LABEL, false)`` in GB."""
+    h.update()
+    cs = h.scheduler.plugins.instances["yarn_capacity"]
+    return int(cs._pending_for_preemption(h.scheduler.resource_engine.tree.queues[path]).memory) // GB
+
+
+def test_get_total_pending_resources_considering_user_limit_one_user() -> None:
+    """``TestLeafQueue.testGetTotalPendingResourcesConsideringUserLimitOneUser``, its pending
+    amounts: user_0's app_0 asks 3 × 1 GB, app_1 2 × 1 GB.  With the 1 GB user limit nothing more
+    may go to user_0 once it holds 1 GB (0 pending by the limit, through the steps that give
+    app_0 1 GB, its one container past the limit, then nothing); with user-limit-factor 10 (a
+    10 GB cap) all 3 GB still asked are pending, then 2 GB once app_0 has its third, then 0."""
+    xml, path = queue_e_harness()
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="102400 mb, 128 vcores", config=CONFIG,
+                       allocations=xml)
+    app_0 = h.submit(queue="e", user="user_0", tasks=3, resources="1024 mb, 1 vcores")
+    app_1 = h.submit(queue="e", user="user_0", tasks=2, resources="1024 mb, 1 vcores")
+    steps = []
+    for _ in range(3):
+        h.heartbeat("n0000")
+        steps.append((app_used(h, app_0), app_used(h, app_1), pending_considering_user_limit(h, path)))
+    assert steps == [(1, 0, 0), (2, 0, 0), (2, 0, 0)]
+    h.set_allocations(queue_e_harness("10")[0])  # e.setUserLimitFactor(10.0f)
+    assert pending_considering_user_limit(h, path) == 3
+    h.heartbeat("n0000")
+    assert (app_used(h, app_0), app_used(h, app_1), pending_considering_user_limit(h, path)) == (3, 0, 2)
+    h.heartbeat("n0000")
+    h.heartbeat("n0000")
+    assert (app_used(h, app_0), app_used(h, app_1), pending_considering_user_limit(h, path)) == (3, 2, 0)
+
+
+def test_get_total_pending_resources_considering_user_limit_two_users() -> None:
+    """``TestLeafQueue.testGetTotalPendingResourcesConsideringUserLimitTwoUsers``, its pending
+    amounts: user_0's app_0 (1 × 1 GB) and app_1 (2 × 1 GB), user_1's app_2 (2 × 1 GB) and app_3
+    (1 × 1 GB); each user's limit 1 GB: 2 GB pending at first; 1 GB (user_1's) after app_0's
+    container and after app_1's one past the limit; 0 after app_2's, and after its second; with
+    user-limit-factor 10, app_1's last leaves 1 GB (app_3's), app_3's then 0."""
+    xml, path = queue_e_harness()
+    h = ClusterHarness(racks=1, nodes_per_rack=1, node_resources="102400 mb, 128 vcores", config=CONFIG,
+                       allocations=xml)
+    apps = [h.submit(queue="e", user=user, tasks=n, resources="1024 mb, 1 vcores")
+            for user, n in (("user_0", 1), ("user_0", 2), ("user_1", 2), ("user_1", 1))]
+    assert pending_considering_user_limit(h, path) == 2
+    steps = []
+    for _ in range(5):
+        h.heartbeat("n0000")
+        steps.append((*(app_used(h, a) for a in apps), pending_considering_user_limit(h, path)))
+    assert steps == [(1, 0, 0, 0, 1), (1, 1, 0, 0, 1), (1, 1, 1, 0, 0), (1, 1, 2, 0, 0), (1, 1, 2, 0, 0)]
+    h.set_allocations(queue_e_harness("10")[0])
+    h.heartbeat("n0000")
+    assert (*(app_used(h, a) for a in apps), pending_considering_user_limit(h, path)) == (1, 2, 2, 0, 1)
+    h.heartbeat("n0000")
+    assert (*(app_used(h, a) for a in apps), pending_considering_user_limit(h, path)) == (1, 2, 2, 1, 0)
