@@ -560,7 +560,7 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         if answer:
             reservations = self.reservations
             if reservations:  # (none on any node: nothing to give back, the common case)
-                if limited and self._queue_limit(leaf, job, size):
+                if limited and not self._fits_with_reserved(leaf, size) and self._queue_limit(leaf, job, size):
                     return BLOCKED  # a reservation counts in its queues' use: their headroom may lack
                 held = reservations.get(job.id)  # reservations elsewhere, or in the leaf: the policy's unreserve_for
                 elsewhere = held is not None and (len(held) > 1 or node.name not in held)
@@ -569,7 +569,7 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
                     return None
             self._allocate(leaf, job, task, node, size, now, out)
             return size
-        if limited and self._queue_limit(leaf, job, size):
+        if limited and not self._fits_with_reserved(leaf, size) and self._queue_limit(leaf, job, size):
             return BLOCKED  # preCheckForNodeCandidateSet's checkHeadroom, before reserving
         if self._reservable(job, leaf, size, node) and self._reserve(job, task, node):
             self.ledger.emit({"time": now, "type": "node_reserved", "job": job.id, "task": task.id,
