@@ -7,6 +7,7 @@ they share, as a mixin of :class:`corescheduler_plugins.yarn_capacity.YarnCapaci
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from corescheduler.core.javamath import java_float, java_long
@@ -24,6 +25,10 @@ class CapacityLimits:
     _live: dict[str, Any]
     _user_am: dict[str, dict[str, Resources]]
     _dominant: bool
+    #: ``CapacityScheduler.addApplication`` has no rule against an app asking for a type its
+    #: queue's maximum has none of (the fair scheduler's): on a cluster with no node yet an app
+    #: is taken, and waits (``TestCapacityScheduler.testApplicationHeadRoom``)
+    refuses_zero_maximum = False
 
     def _am_capacity(self, queue: Any) -> Resources:
         """The preemption monitor's AM capacity of a leaf (``FifoCandidatesSelector``'s
@@ -33,6 +38,13 @@ class CapacityLimits:
         guaranteed = queue.sched.fair_share if queue.sched.fair_share is not None else Resources()
         pct = java_float(self.conf.am_resource_percent(queue.name))  # a Java float (getFloat)
         return Resources.of({n: java_long(v * pct) for n, v in guaranteed.items()})
+
+    def fits_by_memory(self) -> bool:
+        """``SharePolicy.fits_by_memory``: under ``DefaultResourceCalculator`` (the default) a
+        container fits a node by its memory alone (``computeAvailableContainers`` and
+        ``Resources.fitsIn`` count memory only: a node's vcores may be overcommitted, as in
+        Hadoop); under ``DominantResourceCalculator`` by every type."""
+        return not self._dominant
 
     def _times_up(self, r: Resources, by: float, every: bool = False) -> Resources:
         """``Resources.multiplyAndNormalizeUp(rc, r, by, minimumAllocation)``: under
@@ -66,13 +78,16 @@ class CapacityLimits:
         """``Resources.min(rc, cluster, a, b)``: the lesser of the two, as a whole."""
         return b if self._less(b, a) else a
 
-    def current_limit(self, queue: Any) -> Resources:
+    def current_limit(self, queue: Any, held_back: Mapping[Any, Resources] | None = None) -> Resources:
         """The leaf's current resource limit (``LeafQueue.updateCurrentResourceLimits``, the
         ``queueCurrentLimit`` of ``QueueResourceLimitsInfo``): from the cluster at root down,
         each child's limit is its parent's limit (capped by the parent's maximum) − the
         parent's use + the child's use, rounded down to the minimum allocation
         (``ParentQueue.getResourceLimitsOfChild``); the leaf's, at most its maximum capacity
-        rounded down (``getEffectiveMaxCapacityDown``)."""
+        rounded down (``getEffectiveMaxCapacityDown``).  A queue's use counts its reservations, as
+        Hadoop's ``queueUsage.getUsed`` does.  ``held_back``: what parents hold back
+        in the assignment under way (``ResourceLimits.getNetLimit``: the parent's limit less
+        its ``blockedHeadroom``)."""
         chain = []
         q = queue
         while q is not None:
@@ -83,7 +98,14 @@ class CapacityLimits:
         for parent, child in zip(reversed(chain), list(reversed(chain))[1:], strict=False):
             ps = parent.sched
             limit = self._min(limit, ps.max_share.componentwise_min(cluster) if cluster.names else ps.max_share)
-            limit = self._round_down((limit - ps.running + child.sched.running).componentwise_max(Resources()))
+            if held_back:
+                held = held_back.get(parent)
+                if held is not None:
+                    limit = limit - held
+            # queueUsage.getUsed counts the reservations (LeafQueue.allocateResource): a sibling's
+            # reservation takes from the child's limit
+            used = ps.running if parent.reserved is child.reserved else ps.running + parent.reserved - child.reserved
+            limit = self._round_down((limit - used + child.sched.running).componentwise_max(Resources()))
         s = queue.sched
         maximum = s.max_share.componentwise_min(cluster) if cluster.names else s.max_share
         return self._min(self._round_down(maximum), limit)

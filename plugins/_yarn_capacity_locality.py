@@ -220,7 +220,10 @@ class CapacityLocality:
             if not pending:
                 continue  # preCheckForNodeCandidateSet: nothing outstanding at this priority
             if self._queue_skips(job, pending[0][0].size):
-                return None  # checkHeadroom: QUEUE_SKIPPED before addSchedulingOpportunity (not counted)
+                # checkHeadroom: QUEUE_SKIPPED before addSchedulingOpportunity (not counted); the
+                # container goes to the engine, which finds it past the queues' maximums and asks
+                # the policy (SharePolicy.queue_headroom): the leaf's turn ends, its headroom held back
+                return pending[0][1]
             if counts is None:
                 counts = self._counts(job)
             key = priority
@@ -290,7 +293,10 @@ class CapacityLocality:
         if size is None:
             return False
         q = self._live.get(job.queue or job.pool)  # the leaf's live queue (seen in compute_shares)
-        return q is not None and not q.fits_max_shares(size)
+        if q is None:
+            return False
+        # (by memory alone under DefaultResourceCalculator, as the engine checks: fits_by_memory)
+        return not (q.fits_max_shares(size) if self._dominant else q.fits_max_memory(size))
 
     # ------------------------------------------------------------------ heartbeat
     def heartbeat_limits(self) -> HeartbeatLimits:

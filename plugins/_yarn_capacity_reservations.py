@@ -38,7 +38,7 @@ class CapacityReservations:
 
         def _less(self, a: Resources, b: Resources) -> bool: ...
 
-        def current_limit(self, queue: Any) -> Resources: ...
+        def current_limit(self, queue: Any, held_back: Mapping[Any, Resources] | None = None) -> Resources: ...
 
     def reservable(self, leaf: Any, job: Job, size: Resources, node: Any, held: int) -> bool | None:
         """``FiCaSchedulerApp.shouldAllocOrReserveNewContainer``: an app reserves a node for a
@@ -113,6 +113,34 @@ class CapacityReservations:
             if excess.fits_in(held) if self._dominant else excess.memory <= held.memory:  # Resources.fitsIn
                 return name
         return False
+
+    def queue_headroom(self, leaf: Any, job: Job, size: Resources, reserved: Resources,
+                       held_back: Mapping[Any, Resources]) -> Resources | None:
+        """``RegularContainerAllocator.checkHeadroom`` (with ``AbstractCSQueue.canAssignToThisQueue``
+        before it), asked by the engine when ``job``'s container of ``size`` does not fit the
+        node or its queues' maximums, or when queues offered before hold headroom back.  The
+        leaf's limit is its current limit with the parents' limits less what they hold back
+        (``getNetLimit``); its headroom that limit less its use (its reservations counted).  A
+        leaf at or past its limit takes nothing (``canAssignToThisQueue``; unless the app's own
+        reservations, with ``reservations-continue-look-all-nodes``, bring it back under): the
+        leaf's turn ends, nothing held back.  A leaf whose headroom, with the app's
+        reservations (which it could unreserve, with continue-looking), is less than ``size``
+        (``Resources.greaterThanOrEqual`` by the calculator) is skipped for its queue limit
+        (``QUEUE_SKIPPED``): its headroom, at least 0 (``Resources.max(rc, cluster, headroom,
+        none)``), is held back by its ancestors (``ParentQueue.assignContainersToChildQueues``,
+        ``addBlockedHeadroom``).  None: it has the headroom; a leaf the file does not name, too."""
+        if self.conf is None or self.conf.queues.get(leaf.name) is None:
+            return None
+        limit = self.current_limit(leaf, held_back)
+        used = leaf.sched.running + leaf.reserved
+        unreservable = reserved if self.conf.continue_looking else Resources()
+        if not self._less(used, limit) and not (
+                unreservable.any_positive() and self._less(used - unreservable, limit)):
+            return Resources()  # canAssignToThisQueue: false (the leaf's NULL_ASSIGNMENT)
+        headroom = limit - used
+        if not self._less(headroom + unreservable, size):
+            return None  # checkHeadroom: greaterThanOrEqual(headroom + could-be-unreserved, required)
+        return Resources() if self._less(headroom, Resources()) else headroom
 
     def _user_unreserve(self, leaf: Any, job: Job, reserved: Mapping[str, tuple[int, Resources]]
                         ) -> Resources | bool | None:

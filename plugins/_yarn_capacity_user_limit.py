@@ -283,9 +283,14 @@ class CapacityUserLimit:
         return Resources.of(values)
 
     def _less(self, a: Resources, b: Resources) -> bool:
-        """``Resources.lessThan(rc, cluster, a, b)``: memory, or the dominant share."""
+        """``Resources.lessThan(rc, cluster, a, b)``: memory, or by ``DominantResourceCalculator.compare``:
+        the dominant shares, and on a tie the next ones (``compareShares``: each vector's shares of
+        the cluster, largest first, compared in turn)."""
         if self._dominant and self._cluster.any_positive():
-            return a.dominant_share(self._cluster) < b.dominant_share(self._cluster)
+            totals = [(n, t) for n, t in self._cluster.items() if t > 0]
+            first = sorted((a.get(n) / t for n, t in totals), reverse=True)
+            second = sorted((b.get(n) / t for n, t in totals), reverse=True)
+            return first < second
         return a.get("memory") < b.get("memory")
 
     def user_used(self, job: Job) -> Resources:

@@ -59,7 +59,10 @@ class CapacityVictims:
 
         def view(q: Any, disabled: bool, intra: bool) -> Any:
             spec = self.conf.queues.get(q.name) if self.conf is not None else None
-            off = disabled or bool(spec is not None and spec.disable_preemption)
+            # isQueueHierarchyPreemptionDisabled: the queue's own disable_preemption when set (false
+            # re-enables a queue under a disabled parent), else its parent's
+            own_off = spec.disable_preemption if spec is not None else None
+            off = disabled if own_off is None else bool(own_off)
             # isIntraQueueHierarchyPreemptionDisabled: the queue's own switch, else its parent's
             own = spec.intra_queue_disable_preemption if spec is not None else None
             intra_off = intra if own is None else bool(own)

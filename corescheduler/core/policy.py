@@ -95,6 +95,10 @@ class SharePolicy:
     #: a policy only for queues without children (YARN ``getApplicableDepth`` =
     #: ``DEPTH_LEAF``, as ``fifo``)
     leaf_only: bool = False
+    #: resource mode: an app asking for a resource type its leaf's maximum has none of is
+    #: refused at submission (``FairScheduler.addApplication``: "zero amount of resource for a
+    #: requested resource"); False: it is taken and waits (the Capacity Scheduler has no such rule)
+    refuses_zero_maximum: bool = True
     #: the engine's calculator for :attr:`measure`, set by :meth:`initialize`
     calc: Calculator
 
@@ -221,6 +225,20 @@ class SharePolicy:
         ``reservations-continue-look-all-nodes`` answers with a node (or False)."""
         return None
 
+    def queue_headroom(self, leaf: Queue, job: Job, size: Resources, reserved: Resources,
+                       held_back: Mapping[Queue, Resources]) -> Resources | None:
+        """Resource mode, a leaf's policy: ``job``'s container of ``size`` in ``leaf`` cannot be
+        allocated as it is (it does not fit the node, or takes a queue past its max share) or
+        queues offered before it in this assignment were short of headroom (``held_back``:
+        what each parent holds back for them); ``reserved``: what ``job``'s reservations on
+        nodes hold.  None (the default): the leaf has the
+        headroom for it (the engine goes on: reserve, or allocate).  Resources: it has not —
+        the leaf's turn ends and each of its ancestors holds back that much (the leaf's
+        headroom, ≥ 0) from the queues offered after it in this assignment (the Capacity
+        Scheduler's ``RegularContainerAllocator.checkHeadroom`` and ``ParentQueue``'s
+        ``blockedHeadroom``)."""
+        return None
+
     def normalize(self, ask: Resources, minimum: Resources, maximum: Resources,
                   increment: Resources) -> Resources | None:
         """Resource mode, the root queue's policy: a container ask as the scheduler sizes it
@@ -259,6 +277,13 @@ class SharePolicy:
         """Slot mode, the root policy: ``"map"`` or ``"reduce"``, the kind a heartbeat tries
         first on ``node``; None: the core's rule."""
         return None
+
+    def fits_by_memory(self) -> bool:
+        """Resource mode, the root queue's policy, read after every :meth:`configure`: True when
+        a container fits a node by its memory alone (YARN's ``DefaultResourceCalculator``,
+        whose ``computeAvailableContainers`` and ``fitsIn`` count memory only: the Capacity
+        Scheduler's default); False (the default): by every resource type."""
+        return False
 
     def heartbeat_limits(self) -> HeartbeatLimits | None:
         """Resource mode, the root queue's policy: its own rule for how many containers a

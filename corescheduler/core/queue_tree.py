@@ -143,6 +143,17 @@ class Queue:
             q = q.parent
         return True
 
+    def fits_max_memory(self, size: Resources) -> bool:
+        """:meth:`fits_max_shares` by memory alone (YARN's ``DefaultResourceCalculator``)."""
+        q: Queue | None = self
+        memory = size.memory
+        while q is not None:
+            s = q.sched
+            if s.running.memory + memory > s.max_share.memory:
+                return False
+            q = q.parent
+        return True
+
     def ancestors(self) -> Iterator[Queue]:
         q = self.parent
         while q is not None:

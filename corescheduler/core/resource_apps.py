@@ -67,6 +67,8 @@ class AppAdmission(EngineState):
         spec = job.spec
         sizes = [("AM", am)] if am is not None else []
         sizes += [("task", ts.resources or spec.task_resources) for ts in (*spec.maps, *spec.reduces, *spec.tasks)]
+        if not owner.plugins.share_policy(leaf.policy).policy.refuses_zero_maximum:
+            sizes = []  # (the Capacity Scheduler's: an empty cluster, or a queue of maximum 0, takes the app)
         for what, size in sizes:
             # FairScheduler.addApplication for the AM; here for every request (beyond YARN, where
             # a task asking for a type the queue has none of waits forever)

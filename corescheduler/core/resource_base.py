@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from corescheduler.core.queue_tree import Queue, QueueTree
     from corescheduler.core.task_ledger import TaskLedger
 
-__all__ = ["AM", "RESERVED", "EngineState", "app_user"]
+__all__ = ["AM", "BLOCKED", "RESERVED", "EngineState", "app_user"]
 
 #: The kind of an application master's container.
 AM = "am"
@@ -56,6 +56,14 @@ class _Reserved:
 
 
 RESERVED = _Reserved()
+
+
+class _Blocked:
+    """What an app assignment returns when its leaf lacks the headroom for the container
+    (YARN's ``QUEUE_LIMIT`` skip, ``SharePolicy.queue_headroom``): the leaf's turn ends."""
+
+
+BLOCKED = _Blocked()
 
 
 class EngineState:

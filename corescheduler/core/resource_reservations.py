@@ -28,6 +28,45 @@ class AMLimitsAndReservations(EngineState):
     #: whether the last :meth:`_reservable` answer was the leaf policy's (then :meth:`_reserve`
     #: applies no ``reservable_nodes`` cap)
     _policy_reserves = False
+    #: whether some queue's policy has :meth:`~corescheduler.core.policy.SharePolicy.queue_headroom`
+    #: (read with the allocations)
+    _queue_limits = False
+    #: a container fits a node by its memory alone (``SharePolicy.fits_by_memory``)
+    _fit_memory_only = False
+    #: what each parent holds back in the assignment under way, for the children skipped so far
+    #: for lack of headroom (Hadoop's ``ResourceLimits.blockedHeadroom``; emptied as root is
+    #: offered the node again, as ``allocateOrReserveNewContainers`` makes new limits)
+    _held_back: dict[Queue, Resources]
+
+    def _queue_limit(self, leaf: Queue, job: Job, size: Resources) -> bool:
+        """Whether ``leaf`` lacks the headroom for ``job``'s container of ``size`` (the leaf's
+        policy's :meth:`~corescheduler.core.policy.SharePolicy.queue_headroom`; the Capacity
+        Scheduler's ``RegularContainerAllocator.checkHeadroom``, ``QUEUE_SKIPPED``): then the
+        leaf's turn ends and each of its ancestors holds back the headroom it had, so that the
+        queues offered after it in this assignment do not take it
+        (``ParentQueue.assignContainersToChildQueues``: ``addBlockedHeadroom``, and the next
+        children's limits from ``getNetLimit``)."""
+        policy = self.owner.plugins.share_policy(leaf.policy).policy
+        if type(policy).queue_headroom is SharePolicy.queue_headroom:
+            return False
+        held = self._held_back
+        mine = NONE
+        for name in self.reservations.get(job.id, ()):
+            task = self.owner.cluster.nodes[name].reserved
+            if task is not None and task.resources is not None:
+                mine = mine + task.resources
+        short = policy.queue_headroom(leaf, job, size, mine, held)
+        if short is None:
+            return False
+        if type(short) is not Resources:
+            raise answers.refuse(self.owner.plugins.who("SharePolicy", leaf.policy), "queue_headroom", short,
+                                 "None or Resources")
+        q = leaf.parent
+        while q is not None:
+            before = held.get(q)
+            held[q] = short if before is None else before + short
+            q = q.parent
+        return True
 
     def _can_run_am(self, leaf: Queue, am: Resources, job: Job) -> bool:
         """May ``job``'s AM ``am`` start in ``leaf``: the leaf's policy's AM limits
@@ -185,6 +224,27 @@ class AMLimitsAndReservations(EngineState):
         raise answers.refuse(self.owner.plugins.who("SharePolicy", leaf.policy), "unreserve_for", verdict,
                              f"None, True, False or one of the nodes the app holds reserved ({', '.join(reserved)})")
 
+    def _fits(self, size: Resources, room: Resources) -> bool:
+        """``size`` fits in ``room``: by memory alone under the root policy's ``fits_by_memory``
+        (``DefaultResourceCalculator.fitsIn``), else by every type."""
+        return size.memory <= room.memory if self._fit_memory_only else size.fits_in(room)
+
+    def _fits_with_reserved(self, leaf: Queue, size: Resources) -> bool:
+        """``size`` fits the leaf's and every ancestor's max share with their reservations
+        counted in their use (then the policy's ``queue_headroom`` has nothing to say: a cheap
+        check before asking it)."""
+        q: Queue | None = leaf
+        while q is not None:
+            s = q.sched
+            held = q.reserved
+            if self._fit_memory_only:
+                if s.running.memory + held.memory + size.memory > s.max_share.memory:
+                    return False
+            elif not (s.running + held).fits_with(size, s.max_share):
+                return False
+            q = q.parent
+        return True
+
     def _serve_reservation(self, node: Node, task: Task, now: float, out: list[Assignment]) -> bool:
         """``assignReservedContainer``: True while the reservation is valid (the node gets nothing else)."""
         job = task.job
@@ -196,8 +256,8 @@ class AMLimitsAndReservations(EngineState):
             and not job.is_finished
             and size is not None
             and node.capacity is not None
-            and size.fits_in(node.capacity)
-            and leaf.fits_max_shares(size)
+            and self._fits(size, node.capacity)
+            and (leaf.fits_max_memory(size) if self._fit_memory_only else leaf.fits_max_shares(size))
             and self._has_pending(job)
         )
         if valid and task.is_am:
@@ -208,11 +268,12 @@ class AMLimitsAndReservations(EngineState):
             self._unreserve(node)
             return False
         assert leaf is not None and size is not None
-        if size.fits_in(node.available):
+        if self._fits(size, node.available):
             if task.state != PENDING:  # the reserved task ran elsewhere: serve another of the app's
                 task = self._choose(job, node, now) or task
                 size = self._size(task)
-            if task.state == PENDING and size.fits_in(node.available) and leaf.fits_max_shares(size):
+            if task.state == PENDING and self._fits(size, node.available) and (
+                    leaf.fits_max_memory(size) if self._fit_memory_only else leaf.fits_max_shares(size)):
                 self._unreserve(node)
                 self._allocate(leaf, job, task, node, size, now, out)
         return True

@@ -82,7 +82,7 @@ from corescheduler.core.model import (
 from corescheduler.core.policy import HeartbeatLimits, SharePolicy
 from corescheduler.core.queue_tree import NO_RESERVATION, Queue, QueueTree
 from corescheduler.core.resource_asks import AppAsks, YarnAsks
-from corescheduler.core.resource_base import AM, NONE, RESERVED, _Reserved
+from corescheduler.core.resource_base import AM, BLOCKED, NONE, RESERVED, _Reserved
 from corescheduler.core.resource_moves import AppMoves
 from corescheduler.core.resource_preemption import STARVATION_RECHECK_WAIT, Preemption
 from corescheduler.core.resource_reservations import AMLimitsAndReservations
@@ -128,6 +128,7 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         self.user_waiting: dict[Any, list[Job]] = {}
         #: app id -> node name -> rack, of the nodes the app holds reservations on
         self.reservations: dict[str, dict[str, str]] = {}
+        self._held_back = {}
         #: node name -> the leaf whose ``reserved`` (and its ancestors') counts the node's reservation
         self.reserved_leaf: dict[str, Queue] = {}
         self.am_tasks: dict[str, Task] = {}
@@ -225,6 +226,12 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
                                     "and a min_free of None or Resources of amounts ≥ 0")
         #: the root policy's rule for a heartbeat's assignments, or None (``[scheduler] assign_multiple``'s)
         self._heartbeat_limits: HeartbeatLimits | None = limits
+        #: a container fits a node by its memory alone (the root policy's ``fits_by_memory``)
+        self._fit_memory_only = bool(root.policy.fits_by_memory())
+        #: some queue's policy has ``queue_headroom`` (:meth:`_queue_limit`)
+        self._queue_limits = any(
+            type(self.owner.plugins.share_policy(name).policy).queue_headroom is not SharePolicy.queue_headroom
+            for name in dict.fromkeys(q.policy for q in self.tree.walk()))
         #: its ``min_free``'s types named above zero, (name, amount); None: no such rule.  Only
         #: those are asked (``computeAvailableContainers`` skips a type whose minimum is 0, and
         #: the DefaultResourceCalculator's divides memory alone): a node overcommitted in another
@@ -312,7 +319,7 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
                     continue
                 while amount.any_positive():
                     result = self._assign_app(leaf, job, node, now, out)
-                    if result is None or result is RESERVED:
+                    if result is None or result is RESERVED or result is BLOCKED:
                         break
                     amount = amount - result
         reserved = node.reserved
@@ -343,6 +350,9 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
                             0 < vcores and capacity.vcores - used.vcores < vcores) or (
                             extras and any(capacity.get(n) - used.get(n) < v for n, v in extras)):
                         return out
+                held = self._held_back
+                if held:  # ParentQueue's blockedHeadroom lasts one root assignContainers
+                    held.clear()
                 result = self._assign_queue(root, node, now, out)
                 if result is None or result is RESERVED:
                     return out
@@ -375,7 +385,9 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
 
     def _assign_queue(self, q: Queue, node: Node, now: float, out: list[Assignment]) -> Resources | _Reserved | None:
         """``FSParentQueue`` / ``FSLeafQueue.assignContainer``."""
-        if node.reserved is not None or not q.sched.running.fits_in(q.sched.max_share):
+        qs = q.sched
+        if node.reserved is not None or not (qs.running.memory <= qs.max_share.memory if self._fit_memory_only
+                                             else qs.running.fits_in(qs.max_share)):
             return None
         if q.is_leaf:
             admit = self._admit_fn(q)
@@ -383,7 +395,7 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
                 for js in q.order:
                     result = self._assign_app(q, js.owner, node, now, out)
                     if result is not None:
-                        return result
+                        return None if result is BLOCKED else result
                 return None
             until = q.admit_until
             if until is not _PER_APP:  # the policy may admit every app up to an amount of use (admit_leaf)
@@ -395,7 +407,7 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
                     for js in q.order._items:  # (KeyedOrder.__iter__'s list, without its call)
                         result = self._assign_app(q, js.owner, node, now, out)
                         if result is not None:
-                            return result
+                            return None if result is BLOCKED else result
                     return None
             return self._assign_per_app(q, admit, node, now, out)
         for s in q.order:
@@ -424,12 +436,12 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
                     continue
             result = self._assign_app(q, job, node, now, out)
             if result is not None:
-                return result
+                return None if result is BLOCKED else result
         if deferred is not None:
             for job in deferred:
                 result = self._assign_app(q, job, node, now, out)
                 if result is not None:
-                    return result
+                    return None if result is BLOCKED else result
         return None
 
     def _admit_leaf(self, q: Queue, now: float) -> Any:
@@ -527,17 +539,29 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         size = task.resources
         if size is None:
             size = self._size(task)  # the error
-        if node.capacity is None or not size.fits_in(node.capacity) or not leaf.fits_max_shares(size):
-            return None  # hasContainerForNode: never on this node, or over a max share
+        capacity = node.capacity
+        if capacity is None or not (size.memory <= capacity.memory if self._fit_memory_only
+                                    else size.fits_in(capacity)):
+            return None  # hasContainerForNode: never on this node
+        limited = self._queue_limits  # the policy's queue_headroom (the Capacity Scheduler's checkHeadroom)
+        if not (leaf.fits_max_memory(size) if self._fit_memory_only else leaf.fits_max_shares(size)):
+            return BLOCKED if limited and self._queue_limit(leaf, job, size) else None  # over a max share
+        if self._held_back:  # a queue skipped before in this assignment: the others' room is less
+            if self._queue_limit(leaf, job, size):
+                return BLOCKED
+            limited = False  # (asked)
         fits = self.owner.plugins.fits
         answer = fits(node, task, size) if fits is not None else None
         if answer is None:
-            answer = node.used.fits_with(size, node.capacity)
+            answer = (node.used.memory + size.memory <= capacity.memory if self._fit_memory_only
+                      else node.used.fits_with(size, capacity))
         elif answer is not True and answer is not False:
             answer = answers.flag(self.owner._who("LoadManager"), "cs_fits", answer)
         if answer:
             reservations = self.reservations
             if reservations:  # (none on any node: nothing to give back, the common case)
+                if limited and not self._fits_with_reserved(leaf, size) and self._queue_limit(leaf, job, size):
+                    return BLOCKED  # a reservation counts in its queues' use: their headroom may lack
                 held = reservations.get(job.id)  # reservations elsewhere, or in the leaf: the policy's unreserve_for
                 elsewhere = held is not None and (len(held) > 1 or node.name not in held)
                 if (elsewhere or leaf.reserved is not NO_RESERVATION) \
@@ -545,6 +569,8 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
                     return None
             self._allocate(leaf, job, task, node, size, now, out)
             return size
+        if limited and not self._fits_with_reserved(leaf, size) and self._queue_limit(leaf, job, size):
+            return BLOCKED  # preCheckForNodeCandidateSet's checkHeadroom, before reserving
         if self._reservable(job, leaf, size, node) and self._reserve(job, task, node):
             self.ledger.emit({"time": now, "type": "node_reserved", "job": job.id, "task": task.id,
                               "node": node.name, "resources": size.as_dict()})

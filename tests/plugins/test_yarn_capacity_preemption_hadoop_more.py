@@ -395,7 +395,9 @@ def _vcore_xml(rc: str, observe_only: str | None = None) -> str:
 
 
 def _vcore_bound(rc: str):
-    """a holds every vcore of the cluster but half its memory; b asks for 10 vcores."""
+    """a holds every vcore of the cluster but half its memory; b asks for 10 vcores.  Under
+    ``DefaultResourceCalculator`` vcores do not bind the scheduler (``computeAvailableContainers``
+    counts memory alone): b's 10 containers run, the node's vcores overcommitted."""
     from corescheduler.testing import ClusterHarness
 
     config = {"scheduler": {"mode": "resources", "share_policy": "yarn_capacity", "preemption": True}}
@@ -407,7 +409,7 @@ def _vcore_bound(rc: str):
     b = h.submit(queue="b", user="v", tasks=10, resources="1024 mb, 1 vcores")
     for _ in range(20):
         h.heartbeat("n0000")
-    assert (h.running(a), h.running(b)) == (50, 0)
+    assert (h.running(a), h.running(b)) == ((50, 10) if rc == DEFAULT_RC else (50, 0))
     h.update()
     return h
 
@@ -416,8 +418,8 @@ def _vcore_bound(rc: str):
 def test_policy_uses_the_schedulers_resource_calculator(rc, count):
     """testPolicyInitializeAfterSchedulerInitialized: the monitor compares with the scheduler's
     resource calculator.  a is at its memory guarantee but holds every vcore: memory only
-    (DefaultResourceCalculator) nothing is over; by dominant share a gives b 5 containers of
-    2 vcores (testPreemptionWithVCoreResource on the live tree)."""
+    (DefaultResourceCalculator) nothing is over (and b runs, vcores not binding); by dominant
+    share a gives b 5 containers of 2 vcores (testPreemptionWithVCoreResource on the live tree)."""
     h = _vcore_bound(rc)
     h.preempt()
     assert len(h.shares()["preemption"]["marked"]) == count

@@ -52,9 +52,13 @@ def reference_limit(policy: Any, job: Any) -> Resources | None:
                              for n, v in r.items()})
 
     def less(x: Resources, y: Resources) -> bool:
+        """``Resources.lessThan``: under ``DominantResourceCalculator.compare`` the dominant
+        shares, then on a tie the other (``compareShares``)."""
         cluster = policy._cluster
         if policy._dominant and cluster.any_positive():
-            return x.dominant_share(cluster) < y.dominant_share(cluster)
+            def shares(r: Resources) -> list[float]:
+                return sorted((r.get(n) / t for n, t in cluster.items() if t > 0), reverse=True)
+            return shares(x) < shares(y)
         return x.memory < y.memory
 
     required = step if step is not None else Resources()
