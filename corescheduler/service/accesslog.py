@@ -11,10 +11,19 @@ address — never the raw path or query.  Uvicorn's own access lines are dropped
 from __future__ import annotations
 
 import logging
+import re
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+if TYPE_CHECKING:
+    from corescheduler.service.tokens import TokenTable
 
 log = logging.getLogger("corescheduler.access")
+
+#: a piece of a log line that could be a token
+_PIECE = re.compile(r"[^\s/?&=;,\"'()\[\]]{8,}")
+_TOKEN_PARAM = re.compile(r"(?i)((?:access_)?token=)[^&\s\"]*")
 
 #: methods logged by name; any other is logged as OTHER (a method is a client's text too)
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT"})
@@ -60,3 +69,30 @@ def line(scope: dict[str, Any], status: int, seconds: float) -> str:
     client = scope.get("client")
     who = f"{client[0]}:{client[1]}" if client else "-"
     return f'{who} "{method} {where}" {status} {seconds * 1000:.1f} ms'
+
+
+class RedactTokens(logging.Filter):
+    """Takes every token out of a log record's arguments (the access log's path and query):
+    a ``token=`` value, or any piece of the line that is a valid token."""
+
+    def __init__(self, tokens: TokenTable | None) -> None:
+        super().__init__()
+        self.tokens = tokens
+
+    def redact(self, text: str) -> str:
+        text = _TOKEN_PARAM.sub(r"\1[redacted]", text)
+        if self.tokens is None or not len(self.tokens):
+            return text
+
+        def piece(m: re.Match[str]) -> str:
+            value = m.group(0)
+            return "[redacted]" if self.tokens.matches(value) or self.tokens.matches(unquote(value)) else value
+
+        return _PIECE.sub(piece, text)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and record.args:
+            record.args = tuple(self.redact(a) if isinstance(a, str) else a for a in record.args)
+        elif isinstance(record.msg, str) and not record.args:
+            record.msg = self.redact(record.msg)
+        return True

@@ -31,7 +31,6 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import unquote
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -40,7 +39,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect, HTTPConnection
 
 from corescheduler.core.queues import full_queue_name
-from corescheduler.service.accesslog import AccessLog, DropUvicornAccess
+from corescheduler.service.accesslog import AccessLog, DropUvicornAccess, RedactTokens
 from corescheduler.service.gate import ReadGate, ReadTurns
 from corescheduler.service.service import Service, ServiceError
 from corescheduler.service.tokens import Principal, TokenTable, load_tokens
@@ -72,9 +71,6 @@ RECENT = 20
 PAGE = 100
 MAX_PAGE = 1000
 _LOGIN_VALUE = re.compile(r"[A-Za-z0-9_-]{43}")
-#: a piece of a log line that could be a token
-_PIECE = re.compile(r"[^\s/?&=;,\"'()\[\]]{8,}")
-_TOKEN_PARAM = re.compile(r"(?i)((?:access_)?token=)[^&\s\"]*")
 
 
 def _not_json(name: str) -> Any:
@@ -101,33 +97,6 @@ def _strict_json(raw: bytes) -> Any:
 def _safe(text: str | None) -> str | None:
     """Text a response can carry: a lone surrogate (from a request) as its escape."""
     return None if text is None else text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-class RedactTokens(logging.Filter):
-    """Takes every token out of a log record's arguments (the access log's path and query):
-    a ``token=`` value, or any piece of the line that is a valid token."""
-
-    def __init__(self, tokens: TokenTable | None) -> None:
-        super().__init__()
-        self.tokens = tokens
-
-    def redact(self, text: str) -> str:
-        text = _TOKEN_PARAM.sub(r"\1[redacted]", text)
-        if self.tokens is None or not len(self.tokens):
-            return text
-
-        def piece(m: re.Match[str]) -> str:
-            value = m.group(0)
-            return "[redacted]" if self.tokens.matches(value) or self.tokens.matches(unquote(value)) else value
-
-        return _PIECE.sub(piece, text)
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.args, tuple) and record.args:
-            record.args = tuple(self.redact(a) if isinstance(a, str) else a for a in record.args)
-        elif isinstance(record.msg, str) and not record.args:
-            record.msg = self.redact(record.msg)
-        return True
 
 
 def create_app(service: Service, tokens: TokenTable | Mapping[str, Principal] | None = None,
