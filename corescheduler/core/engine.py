@@ -258,6 +258,7 @@ class EngineOwner(Protocol):
     ledger: TaskLedger
     now: float
     reuse_quiet_updates: bool
+    strict_fit: bool
     would_preempt: list[Task]
     _rack_of: dict[str, str]
 

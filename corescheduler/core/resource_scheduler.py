@@ -227,7 +227,7 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         #: the root policy's rule for a heartbeat's assignments, or None (``[scheduler] assign_multiple``'s)
         self._heartbeat_limits: HeartbeatLimits | None = limits
         #: a container fits a node by its memory alone (the root policy's ``fits_by_memory``)
-        self._fit_memory_only = bool(root.policy.fits_by_memory())
+        self._fit_memory_only = bool(root.policy.fits_by_memory()) and not self.owner.strict_fit
         #: some queue's policy has ``queue_headroom`` (:meth:`_queue_limit`)
         self._queue_limits = any(
             type(self.owner.plugins.share_policy(name).policy).queue_headroom is not SharePolicy.queue_headroom

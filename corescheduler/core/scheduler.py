@@ -93,6 +93,8 @@ class Scheduler:
         policies are functions of the schedulables they are given (their
         hooks get no clock).  The simulator turns it on: most of its 0.5 s
         update ticks fall between events.  (Slot mode.)
+    :param strict_fit: resource mode: a container fits a node only where every type of its
+        ask fits, even under a policy that ``fits_by_memory`` (the live service's workers).
     """
 
     def __init__(
@@ -106,6 +108,7 @@ class Scheduler:
         on_event: Callable[[dict[str, Any]], None] | None = None,
         history: bool = True,
         reuse_quiet_updates: bool = False,
+        strict_fit: bool = False,
     ) -> None:
         self.config = config
         self.settings = config.scheduler
@@ -117,6 +120,7 @@ class Scheduler:
         self.ledger = TaskLedger(cluster.nodes, plugins.listeners, on_event, history,
                                  config.cluster.network_distances)
         self.reuse_quiet_updates = reuse_quiet_updates
+        self.strict_fit = strict_fit
         self.now = 0.0
         self.allocations = Allocations.empty()
         self.jobs: dict[str, Job] = {}  # submitted and not finished, submission order

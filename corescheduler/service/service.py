@@ -96,7 +96,8 @@ class Service(Workers, Attempts, Views):
         if path is not None:
             self._loader = AllocationFileLoader(path)
             allocations = self._loader.current
-        self.scheduler = Scheduler(config, Cluster(), allocations, history=False)
+        # every resource of a worker is enforced, whatever the root policy's calculator compares
+        self.scheduler = Scheduler(config, Cluster(), allocations, history=False, strict_fit=True)
         #: the allocations without run-time mode switches (without a file: those the scheduler began with)
         self._file_allocations = self.scheduler.allocations
         self.resource_mode = self.scheduler.resource_mode

@@ -44,3 +44,4 @@ def test_a_removed_tasktrackers_heartbeat_gets_no_task() -> None:
     assert h.heartbeat("n0001") == []
     assert h.running(job) == {"map": 0, "reduce": 0}
     assert h.heartbeat("n0000")
+

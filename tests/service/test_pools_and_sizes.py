@@ -73,3 +73,33 @@ def test_the_service_refuses_a_minimum_allocation_of_no_vcores() -> None:
     with pytest.raises(ServiceError, match="at least 1 vcores"):
         Service(Config.from_dict({"scheduler": {"mode": "resources"},
                                   "cluster": {"minimum_allocation": "0 mb, 0 vcores"}}))
+
+
+def test_yarn_capacity_never_runs_more_tasks_on_a_worker_than_its_threads(live_service, tmp_path) -> None:
+    """Under ``DefaultResourceCalculator`` YARN's Capacity Scheduler fits a container by its
+    memory alone (``fits_by_memory``: the simulator overcommits vcores, as Hadoop does); the
+    live service still enforces every resource of a worker (``Scheduler(strict_fit=True)``)."""
+    from tests.service.conftest import capacity_file
+
+    path = tmp_path / "capacity-scheduler.xml"
+    path.write_text(capacity_file(**{"root.queues": "default", "root.default.capacity": "100"}))
+    live = live_service({"scheduler": {"mode": "resources", "share_policy": "yarn_capacity",
+                                       "allocation_file": str(path)},
+                         "cluster": {"racks": 1, "nodes_per_rack": 1},
+                         "service": {"tick": 0.05, "workers": 1, "threads": 2}})
+    sched = live.service.scheduler
+    with httpx.Client(base_url=live.url, timeout=30) as c:
+        nodes = wait_for(lambda: c.get("/api/v1/nodes").json()["nodes"], 30)
+        assert [n["threads"] for n in nodes] == [2]
+        job = c.post("/api/v1/jobs", json={"task_resources": "1024 mb, 1 vcores",
+                                           "maps": [{"command": ["sleep", "0.3"]}] * 6}).json()
+        assert job["state"] in ("accepted", "running"), job
+        most = 0
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            most = max(most, max(len(n.tasks) for n in sched.cluster.nodes.values()))
+            if c.get(f"/api/v1/jobs/{job['id']}").json()["state"] == "finished":
+                break
+            time.sleep(0.02)
+        assert c.get(f"/api/v1/jobs/{job['id']}").json()["state"] == "finished"
+        assert 1 <= most <= 2
