@@ -99,14 +99,17 @@ def warn_unknown(r: KeyReader, paths: set[str]) -> None:
         if queue is not None:
             key = rest[len(queue) + 1:]
             near = _near(key, QUEUE_KEYS)
+            missing = "." in key and key.rpartition(".")[2] in QUEUE_KEYS and not (near and "." in near)
             if queue == ROOT and key == "capacity":  # CapacitySchedulerConfiguration: root's is fixed
                 r.warnings.append(f"{where}: {name}: root's capacity is always 100; ignored")
+            elif missing:  # root.devv.user-limit-factor: a queue's key, of a queue not in the tree
+                r.warnings.append(f"{where}: {name}: no such queue {queue}.{key.rpartition('.')[0]} in the tree "
+                                  f"from root.queues{_near_queue(queue + '.' + key.rpartition('.')[0], paths)}; "
+                                  "ignored")
             elif near:
                 r.warnings.append(f"{where}: {name}: unknown queue key {key!r} (did you mean {near!r}?); ignored")
             elif _IGNORED_QUEUE_KEY.fullmatch(key):
                 r.warnings.append(f"{where}: {name}: not simulated; ignored")
-            elif "." in key and key.rpartition(".")[2] in QUEUE_KEYS:
-                r.warnings.append(f"{where}: {name}: no such queue in the tree from root.queues; ignored")
             else:
                 r.warnings.append(f"{where}: {name}: unknown queue key {key!r}; ignored")
         elif rest.startswith(ROOT + ".") or rest == ROOT:
@@ -132,6 +135,18 @@ def _warn_preemption_key(r: KeyReader, where: str, name: str, value: str) -> Non
     near = _near(key, PREEMPTION_KEYS)
     meant = f" (did you mean {PREEMPTION_PREFIX + near!r}?)" if near else ""
     r.warnings.append(f"{where}: {name}: unknown preemption key{meant}; ignored")
+
+
+def _near_queue(path: str, paths: set[str]) -> str:
+    """`` (did you mean root.dev?)`` for a queue path not in the tree: the queues of its name
+    at another depth, else a near miss at its depth; empty when there is neither."""
+    short = path.rpartition(".")[2]
+    same_name = sorted(p for p in paths if p.rpartition(".")[2] == short)
+    if same_name:  # root.reports for root.prod.reports: a level left out
+        return f" (did you mean {' or '.join(same_name)}?)"
+    depth = path.count(".")
+    close = difflib.get_close_matches(path, [p for p in paths if p.count(".") == depth], 1, 0.8)
+    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def _near(key: str, known: frozenset[str]) -> str | None:

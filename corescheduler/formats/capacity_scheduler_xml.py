@@ -43,6 +43,7 @@ capacities equal, with a warning (Hadoop 3.3 refuses the sum of 0).
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 import struct
@@ -560,15 +561,20 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str,
         if not kids:
             continue
         # a parent whose own level was refused (mixed modes, a bad capacity): its children are
-        # still checked, against a placeholder guarantee (the file is refused anyway)
+        # still checked, against a placeholder guarantee (the file is refused anyway); their sum
+        # against the parent's own capacity, as ParentQueue.setChildQueues reads it
+        # (queueCapacities.getCapacity()), not the placeholder's 0, which would blame them too
+        refused = path not in absolute
         absolute.setdefault(path, (0.0, 1.0))
         kmodes = {modes[k][0] for k in kids} - {"unset"}
         if len(kmodes) > 1:
             first = next(k for k in kids if modes[k][0] != "unset")
+            by_mode = {m: ", ".join(k.rpartition(".")[2] for k in kids if modes[k][0] == m) for m in sorted(kmodes)}
             r.problems.append((modes[first][2].line if modes[first][2] else None,
                                f"{PREFIX}{path}.queues: expected the capacities of {path}'s children in one mode "
-                               f"(percent, weight or absolute [memory=…,vcores=…]); they mix "
-                               f"{', '.join(sorted(kmodes))} (Hadoop ParentQueue: mixed modes refused)"))
+                               "(percent, weight or absolute [memory=…,vcores=…]); they mix "
+                               + " and ".join(f"{m} ({names})" for m, names in by_mode.items())
+                               + " (Hadoop ParentQueue: mixed modes refused)"))
             continue
         mode = kmodes.pop() if kmodes else "unset"
         if mode == "unset":
@@ -579,14 +585,19 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str,
             share = {k: float(modes[k][1] or 0.0) for k in kids}  # type: ignore[arg-type]
             total = sum(share.values())
             parent_cap = absolute[path][0]
+            if refused:
+                own = modes[path]
+                if own[0] != "percent" or own[1] is None:
+                    continue  # the parent's own capacity is what was refused: already reported
+                parent_cap = float(own[1])  # type: ignore[arg-type]
             if any(modes[k][1] is None and modes[k][0] != "unset" for k in kids):
                 continue  # already reported
             if (parent_cap > 0 and abs(total - 100.0) > _PRECISION * 100) or (parent_cap == 0 and total > 0):
                 line = next((modes[k][2].line for k in kids if modes[k][2] is not None), None)
                 wanted = "to sum to 100" if parent_cap > 0 else f"to be 0, as {path}'s capacity is 0"
                 r.problems.append((line, f"{PREFIX}{path}.*.capacity: expected the capacities of {path}'s children "
-                                         f"({', '.join(k.rpartition('.')[2] for k in kids)}) {wanted}, got "
-                                         f"{total:g} (Hadoop ParentQueue.setChildQueues)"))
+                                         f"({_each_capacity(modes, kids)}) {wanted}, got {total:g} (Hadoop "
+                                         f"ParentQueue.setChildQueues){_stray_capacity(r, path, kids)}"))
         elif mode == "weight":
             ws = {k: float(modes[k][1] or 0.0) for k in kids}  # type: ignore[arg-type]
             scaled = ws
@@ -692,7 +703,8 @@ def _check_static_mappings(r: _Reader, conf: CapacitySchedulerConf) -> None:
     ("mapping contains invalid or non-leaf queue"; no auto-created queues here); a dynamic one
     is resolved at submission."""
     p = r.get("queue-mappings")
-    for _kind, _source, queue in conf.queue_mappings:
+    leaves = [q for q in conf.queues.values() if q.is_leaf]
+    for kind, source, queue in conf.queue_mappings:
         if any(ph in queue for ph in MAPPING_PLACEHOLDERS):
             continue
         if conf.is_ambiguous(queue):
@@ -701,8 +713,14 @@ def _check_static_mappings(r: _Reader, conf: CapacitySchedulerConf) -> None:
             continue
         path = conf.resolve(queue)
         if path is None or not conf.queues[path].is_leaf:
-            r.problem(p, "queue-mappings", f"mappings to existing leaf queues (mapping contains invalid or "
-                                           f"non-leaf queue {queue})")
+            if path is not None:
+                hint = f"; {path} is a parent, its leaves: {', '.join(conf.queues[path].children)}"
+            else:
+                names = [q.name for q in leaves] if "." not in queue else [q.path for q in leaves]
+                near = difflib.get_close_matches(queue, names, 1, 0.6)
+                hint = f"; did you mean {near[0]!r}?" if near else f"; the leaves: {', '.join(q.path for q in leaves)}"
+            r.problem(p, "queue-mappings", f"mappings to existing leaf queues (mapping {kind}:{source}:{queue} "
+                                           f"contains invalid or non-leaf queue {queue}{hint})")
 
 
 def _mappings(r: _Reader) -> tuple[tuple[str, str, str], ...]:
@@ -722,6 +740,33 @@ def _mappings(r: _Reader) -> tuple[tuple[str, str, str], ...]:
             continue
         out.append((parts[0], parts[1], parts[2]))
     return tuple(out)
+
+
+def _each_capacity(modes: Mapping[str, tuple[str, object, HadoopProperty | None]], kids: Sequence[str]) -> str:
+    """``etl 60, reports 30, adhoc unset``: each child's percent as read, for a sum refused."""
+    return ", ".join(f"{k.rpartition('.')[2]} {'unset' if modes[k][0] == 'unset' else f'{modes[k][1]:g}'}"
+                     for k in kids)
+
+
+def _stray_capacity(r: _Reader, path: str, kids: Sequence[str]) -> str:
+    """For a sum refused: the ``<path>.<name>.capacity`` keys that name no child of ``path``
+    (a misspelt queue, or one missing from ``<path>.queues``), each with the child meant when
+    it is a near miss, as a clause to add to the error (empty when there are none)."""
+    head = f"{path}."
+    names = [k.rpartition(".")[2] for k in kids]
+    out = []
+    for name, p in r.props.items():
+        rest = name[len(PREFIX):] if name.startswith(PREFIX) else ""
+        if not (rest.startswith(head) and rest.endswith(".capacity")):
+            continue
+        queue = rest[len(head):-len(".capacity")]
+        if not queue or "." in queue or queue in names:
+            continue
+        near = difflib.get_close_matches(queue, names, 1, 0.6)
+        where = f" at line {p.line}" if p.line is not None else ""
+        out.append(f"{name}{where} names no queue of {path}.queues"
+                   + (f" (did you mean {near[0]!r}?)" if near else f" ({', '.join(names)})"))
+    return "; " + "; ".join(out) if out else ""
 
 
 def _raise(r: _Reader) -> None:

@@ -60,7 +60,7 @@ def test_capacities_fractions_weights_and_absolute() -> None:
 
 @pytest.mark.parametrize(("props", "expected"), [
     ((("root.queues", "a,b"), ("root.a.capacity", "30"), ("root.b.capacity", "60")),
-     "bad.xml:3: yarn.scheduler.capacity.root.*.capacity: expected the capacities of root's children (a, b) "
+     "bad.xml:3: yarn.scheduler.capacity.root.*.capacity: expected the capacities of root's children (a 30, b 60) "
      "to sum to 100, got 90"),
     ((("root.queues", "a"), ("root.a.capacity", "100"), ("root.a.maximum-capacity", "50")),
      "bad.xml:4: yarn.scheduler.capacity.root.a.maximum-capacity: expected ≥ the capacity 100"),
@@ -95,7 +95,7 @@ def test_every_problem_at_once_and_unknown_keys_warn() -> None:
                               ("root.zz.capacity", "5"), ("no-such-global", "1")), "warn.xml")
     assert [w.split(": ", 1)[1] for w in a.warnings] == [
         "yarn.scheduler.capacity.root.a.colour: unknown queue key 'colour'; ignored",
-        "yarn.scheduler.capacity.root.zz.capacity: no such queue in the tree from root.queues; ignored",
+        "yarn.scheduler.capacity.root.zz.capacity: no such queue root.zz in the tree from root.queues; ignored",
         "yarn.scheduler.capacity.no-such-global: not simulated; ignored",
     ]
 

@@ -1,0 +1,103 @@
+"""An operator's realistic capacity-scheduler.xml, broken the ways an operator breaks one: each
+mistake is ONE message naming the file, the line, the key and what was expected, from
+``check`` and from ``simulate`` alike, no traceback, and no second message blaming a queue
+that is right (a bad capacity used to make the sibling parent's children "expected to be 0,
+as root.prod's capacity is 0" when root.prod's capacity was 60)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_helpers import assert_user_error, run
+from paths import DATA
+
+GOOD = (DATA / "yarn_capacity" / "operator-multilevel.xml").read_text()
+P = "yarn.scheduler.capacity."
+
+
+def broken(tmp_path: Path, old: str, new: str) -> Path:
+    assert GOOD.count(old) == 1, old
+    path = tmp_path / "capacity-scheduler.xml"
+    path.write_text(GOOD.replace(old, new))
+    (tmp_path / "cs.toml").write_text(
+        '[scheduler]\nmode = "resources"\nshare_policy = "yarn_capacity"\n'
+        'allocation_file = "capacity-scheduler.xml"\npreemption = true\n\n'
+        '[cluster]\nracks = 1\nnodes_per_rack = 2\nnode_resources = "8192 mb, 8 vcores"\n\n'
+        '[simulation]\npools = 0\n')
+    return path
+
+
+def test_the_good_file_is_ok() -> None:
+    result = run("check", str(DATA / "yarn_capacity" / "operator-multilevel.xml"))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [f"{DATA / 'yarn_capacity' / 'operator-multilevel.xml'}: ok"]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    # capacities that do not sum to 100: each child's value, so the operator sees which to fix
+    ("root.dev.capacity</name><value>30<", "root.dev.capacity</name><value>35<",
+     f":13: {P}root.*.capacity: expected the capacities of root's children (prod 60, dev 35, default 10) to "
+     "sum to 100, got 105 (Hadoop ParentQueue.setChildQueues)"),
+    ("root.prod.etl.capacity</name><value>70<", "root.prod.etl.capacity</name><value>60<",
+     f":16: {P}root.prod.*.capacity: expected the capacities of root.prod's children (etl 60, reports 30) to "
+     "sum to 100, got 90 (Hadoop ParentQueue.setChildQueues)"),
+    # a misspelt queue in a capacity key: the sum is wrong because etl has none; the stray key is named
+    ("root.prod.etl.capacity<", "root.prod.elt.capacity<",
+     f":19: {P}root.prod.*.capacity: expected the capacities of root.prod's children (etl unset, reports 30) to "
+     f"sum to 100, got 30 (Hadoop ParentQueue.setChildQueues); {P}root.prod.elt.capacity at line 16 names no "
+     "queue of root.prod.queues (did you mean 'etl'?)"),
+    # a bad number, a percent sign, a negative: one message, at the key's own line
+    ("root.dev.capacity</name><value>30<", "root.dev.capacity</name><value>3o<",
+     f":24: {P}root.dev.capacity: expected a percent from 0 to 100, a weight such as 2w, or "
+     "[memory=…,vcores=…], got '3o'"),
+    ("root.dev.capacity</name><value>30<", "root.dev.capacity</name><value>30%<",
+     f":24: {P}root.dev.capacity: expected a percent from 0 to 100, a weight such as 2w, or "
+     "[memory=…,vcores=…], got '30%'"),
+    ("root.dev.user-limit-factor</name><value>3<", "root.dev.user-limit-factor</name><value>three<",
+     f":26: {P}root.dev.user-limit-factor: expected a number (-1: no limit), got 'three'"),
+    # absolute and percent mixed: which queue is in which mode
+    ("root.dev.capacity</name><value>30<", "root.dev.capacity</name><value>[memory=40960,vcores=40]<",
+     f":13: {P}root.queues: expected the capacities of root's children in one mode (percent, weight or "
+     "absolute [memory=…,vcores=…]); they mix absolute (dev) and percent (prod, default) "
+     "(Hadoop ParentQueue: mixed modes refused)"),
+    # a mapping to a queue the tree lacks, or to a parent
+    ("g:staff:dev,", "g:staff:devel,",
+     f":37: {P}queue-mappings: expected mappings to existing leaf queues (mapping g:staff:devel contains invalid "
+     "or non-leaf queue devel; did you mean 'dev'?), got"),
+    ("u:user03:reports,", "u:user03:root.prod.report,",
+     f":37: {P}queue-mappings: expected mappings to existing leaf queues (mapping u:user03:root.prod.report "
+     "contains invalid or non-leaf queue root.prod.report; did you mean 'root.prod.reports'?), got"),
+    ("g:staff:dev,", "g:staff:prod,",
+     f":37: {P}queue-mappings: expected mappings to existing leaf queues (mapping g:staff:prod contains invalid "
+     "or non-leaf queue prod; root.prod is a parent, its leaves: root.prod.etl, root.prod.reports), got"),
+])
+def test_each_mistake_is_one_message(tmp_path: Path, old: str, new: str, expected: str) -> None:
+    path = broken(tmp_path, old, new)
+    result = run("check", str(path))
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert len(result.stdout.splitlines()) == 1, result.stdout
+    assert result.stdout.startswith(f"{path}{expected}"), result.stdout
+    line = assert_user_error(run("simulate", "--config", str(tmp_path / "cs.toml"), "--out", str(tmp_path / "o")))
+    assert line.startswith(f"error: {path}{expected}"), line
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ("root.dev.user-limit-factor<", "root.dev.user-limit-facter<",
+     f":26: {P}root.dev.user-limit-facter: unknown queue key 'user-limit-facter' (did you mean "
+     "'user-limit-factor'?); ignored"),
+    # a misspelt queue in a queue's key: the queue is what was meant, not another key
+    ("root.dev.user-limit-factor<", "root.devv.user-limit-factor<",
+     f":26: {P}root.devv.user-limit-factor: no such queue root.devv in the tree from root.queues "
+     "(did you mean root.dev?); ignored"),
+    # a level left out of the path
+    ("root.prod.reports.ordering-policy<", "root.reports.ordering-policy<",
+     f":21: {P}root.reports.ordering-policy: no such queue root.reports in the tree from root.queues "
+     "(did you mean root.prod.reports?); ignored"),
+])
+def test_a_misspelt_key_warns_with_what_was_meant(tmp_path: Path, old: str, new: str, expected: str) -> None:
+    path = broken(tmp_path, old, new)
+    result = run("check", str(path))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [f"warning: {path}{expected}", f"{path}: ok"]
