@@ -263,6 +263,12 @@ def queues(config_path: str | None, as_json: bool) -> None:
     unless set.  The steady fair share divides the configured cluster
     ([cluster] node_resources × nodes) among all queues, active or not.
     An MR1 allocation file shows its pools as leaves under root.
+
+    Under share_policy = "yarn_capacity" the table is the capacity-scheduler.xml's
+    instead: each queue's capacity and maximum capacity (of its parent), absolute
+    capacity and maximum (of the cluster), used capacity, user-limit-factor,
+    minimum-user-limit-percent, state, ordering policy, max-parallel-apps and
+    user weights (docs/yarn-capacity.md).
     """
     config = load_config(config_path)
     if config.scheduler.share_policy == "yarn_capacity" and config.allocation_path() is not None:

@@ -101,3 +101,33 @@ def test_a_misspelt_key_warns_with_what_was_meant(tmp_path: Path, old: str, new:
     result = run("check", str(path))
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == [f"warning: {path}{expected}", f"{path}: ok"]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ('mode = "resources"\n', "", ":2: [scheduler] share_policy: 'yarn_capacity' runs in resource mode only"),
+    ('share_policy = "yarn_capacity"', 'share_policy = "yarn_capcity"',
+     ":3: [scheduler] share_policy: unknown plugin 'yarn_capcity' (did you mean 'yarn_capacity'?)"),
+])
+def test_a_refused_scheduler_key_is_not_repeated_as_a_warning(tmp_path: Path, old: str, new: str,
+                                                              expected: str) -> None:
+    """The config's own error says what to set; the capacity file's "set mode = … and
+    share_policy = …" warning (or "its queues share by equal weights") is not added to it."""
+    path = broken(tmp_path, "<configuration>", "<configuration>")
+    toml = tmp_path / "cs.toml"
+    toml.write_text(toml.read_text().replace(old, new))
+    result = run("check", str(toml))
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines()[0].startswith(f"{toml}{expected}")
+    assert result.stdout.splitlines()[1:] == [f"{path}: ok"]
+    line = assert_user_error(run("simulate", "--config", str(toml), "--out", str(tmp_path / "o")))
+    assert line.startswith(f"error: {toml}{expected}"), line
+
+
+def test_queues_help_tells_of_the_capacity_table() -> None:
+    """An operator reading ``queues --help`` learns the command shows a capacity-scheduler.xml's
+    own columns, not only the fair scheduler's (min/max resources, steady fair share)."""
+    result = run("queues", "--help")
+    assert result.exit_code == 0
+    text = " ".join(result.stdout.split())
+    assert 'Under share_policy = "yarn_capacity" the table is the capacity-scheduler.xml\'s' in text
+    assert "absolute capacity and maximum (of the cluster)" in text and "user-limit-factor" in text
