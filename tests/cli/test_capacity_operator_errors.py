@@ -131,3 +131,16 @@ def test_queues_help_tells_of_the_capacity_table() -> None:
     text = " ".join(result.stdout.split())
     assert 'Under share_policy = "yarn_capacity" the table is the capacity-scheduler.xml\'s' in text
     assert "absolute capacity and maximum (of the cluster)" in text and "user-limit-factor" in text
+
+
+def test_queues_on_hadoops_shipped_file_has_no_acl_note(tmp_path: Path) -> None:
+    """Hadoop's shipped capacity-scheduler.xml sets root.default's ACLs to "*" and root's not at
+    all: "*" lets everybody in by itself, so root's default '*' takes nothing from it and the
+    "anybody may submit to every queue; set … on root" note (two of them) was noise."""
+    (tmp_path / "capacity-scheduler.xml").write_text(
+        (DATA / "yarn_capacity" / "hadoop-shipped-capacity-scheduler.xml").read_text())
+    (tmp_path / "cs.toml").write_text('[scheduler]\nmode = "resources"\nshare_policy = "yarn_capacity"\n'
+                                      'allocation_file = "capacity-scheduler.xml"\n')
+    result = run("queues", "--config", str(tmp_path / "cs.toml"))
+    assert result.exit_code == 0, result.output
+    assert "note:" not in result.output and "  default  100.0%" in result.stdout
