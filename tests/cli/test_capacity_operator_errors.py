@@ -144,3 +144,19 @@ def test_queues_on_hadoops_shipped_file_has_no_acl_note(tmp_path: Path) -> None:
     result = run("queues", "--config", str(tmp_path / "cs.toml"))
     assert result.exit_code == 0, result.output
     assert "note:" not in result.output and "  default  100.0%" in result.stdout
+
+
+def test_simulate_without_a_workload_says_why_every_job_was_refused(tmp_path: Path) -> None:
+    """``simulate --config examples/yarn-capacity.toml`` (the README shows its ``queues``) with no
+    ``--workload`` runs builtin:facebook, whose 100 jobs each name a pool of their own: all were
+    refused as "unknown queue: pool07", with nothing saying where those names came from."""
+    from paths import EXAMPLES
+
+    result = run("simulate", "--config", str(EXAMPLES / "yarn-capacity.toml"), "--out", str(tmp_path / "o"))
+    assert result.exit_code == 0, result.output
+    assert "jobs that did not run to the end: 100 rejected" in result.stdout
+    note = next(line for line in result.stdout.splitlines() if line.startswith("note:"))
+    assert note == ("note: the queues pool00, pool01 … pool99 that jobs were refused for are the built-in Facebook "
+                    "workload's, which gives every job a pool of its own (builtin:facebook, the default of "
+                    "--workload); give a workload whose jobs name your queues, or none (--workload FILE: "
+                    "docs/workloads.md).")
