@@ -595,6 +595,12 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str,
             if (parent_cap > 0 and abs(total - 100.0) > _PRECISION * 100) or (parent_cap == 0 and total > 0):
                 line = next((modes[k][2].line for k in kids if modes[k][2] is not None), None)
                 wanted = "to sum to 100" if parent_cap > 0 else f"to be 0, as {path}'s capacity is 0"
+                own = modes[path]
+                if own[0] == "absolute" and own[2] is not None:
+                    # an absolute parent's capacity is 0 as a percent (QueueCapacities, until the
+                    # cluster is known), so Hadoop refuses percent children by their sum
+                    wanted = (f"to be absolute ([memory=…,vcores=…]) like {path}'s capacity {own[2].value.strip()} "
+                              "(percent children of an absolute parent must sum to 0)")
                 r.problems.append((line, f"{PREFIX}{path}.*.capacity: expected the capacities of {path}'s children "
                                          f"({_each_capacity(modes, kids)}) {wanted}, got {total:g} (Hadoop "
                                          f"ParentQueue.setChildQueues){_stray_capacity(r, path, kids)}"))

@@ -66,6 +66,13 @@ def test_capacities_fractions_weights_and_absolute() -> None:
      "bad.xml:4: yarn.scheduler.capacity.root.a.maximum-capacity: expected ≥ the capacity 100"),
     ((("root.queues", "a,b"), ("root.a.capacity", "50"), ("root.b.capacity", "[memory=1024,vcores=1]")),
      "bad.xml:3: yarn.scheduler.capacity.root.queues: expected the capacities of root's children in one mode"),
+    # percent children of an absolute parent: refused by their sum (the parent's percent is 0 in
+    # Hadoop), said as the mode the children need, not as "root.a's capacity is 0"
+    ((("root.queues", "a"), ("root.a.capacity", "[memory=1024,vcores=1]"), ("root.a.queues", "x,y"),
+      ("root.a.x.capacity", "60"), ("root.a.y.capacity", "40")),
+     "bad.xml:5: yarn.scheduler.capacity.root.a.*.capacity: expected the capacities of root.a's children (x 60, "
+     "y 40) to be absolute ([memory=…,vcores=…]) like root.a's capacity [memory=1024,vcores=1] (percent children "
+     "of an absolute parent must sum to 0), got 100 (Hadoop ParentQueue.setChildQueues)"),
     ((("root.queues", "a"), ("root.a.capacity", "lots")),
      "bad.xml:3: yarn.scheduler.capacity.root.a.capacity: expected a percent from 0 to 100"),
     ((("root.queues", "a"), ("root.a.capacity", "100"), ("root.a.state", "PAUSED")),
