@@ -771,7 +771,7 @@ def _stray_capacity(r: _Reader, path: str, kids: Sequence[str]) -> str:
         near = difflib.get_close_matches(queue, names, 1, 0.6)
         where = f" at line {p.line}" if p.line is not None else ""
         out.append(f"{name}{where} names no queue of {path}.queues"
-                   + (f" (did you mean {near[0]!r}?)" if near else f" ({', '.join(names)})"))
+                   + (f" (did you mean {near[0]!r}?)" if near else f" (it lists {', '.join(names)})"))
     return "; " + "; ".join(out) if out else ""
 
 

@@ -47,6 +47,11 @@ def test_the_good_file_is_ok() -> None:
      f":19: {P}root.prod.*.capacity: expected the capacities of root.prod's children (etl unset, reports 30) to "
      f"sum to 100, got 30 (Hadoop ParentQueue.setChildQueues); {P}root.prod.elt.capacity at line 16 names no "
      "queue of root.prod.queues (did you mean 'etl'?)"),
+    # a queue left out of root.queues: its capacity key is named
+    ("prod,dev,default<", "prod,dev<",
+     f":13: {P}root.*.capacity: expected the capacities of root's children (prod 60, dev 30) to sum to 100, got 90 "
+     f"(Hadoop ParentQueue.setChildQueues); {P}root.default.capacity at line 32 names no queue of root.queues "
+     "(it lists prod, dev)"),
     # a bad number, a percent sign, a negative: one message, at the key's own line
     ("root.dev.capacity</name><value>30<", "root.dev.capacity</name><value>3o<",
      f":24: {P}root.dev.capacity: expected a percent from 0 to 100, a weight such as 2w, or "
