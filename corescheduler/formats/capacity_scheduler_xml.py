@@ -310,6 +310,8 @@ class _Reader:
             self.problem(p, key, f"{what}, at most {_INT_MAX} in size (a Java int)")
             return default
         if not lo <= value <= hi or (not integer and not math.isfinite(value)):  # (1e400, inf: no number)
+            if hi == 1 and 2 <= value <= 100:  # maximum-am-resource-percent 10: a percent for a fraction
+                what = f"{what} ({value / 100:g} for {value:g} %)"
             self.problem(p, key, what)
             return default
         return value

@@ -61,6 +61,9 @@ def test_the_good_file_is_ok() -> None:
      "[memory=…,vcores=…], got '30%'"),
     ("root.dev.user-limit-factor</name><value>3<", "root.dev.user-limit-factor</name><value>three<",
      f":26: {P}root.dev.user-limit-factor: expected a number (-1: no limit), got 'three'"),
+    # a percent where Hadoop reads a fraction
+    ("maximum-am-resource-percent</name><value>0.2<", "maximum-am-resource-percent</name><value>20<",
+     f":7: {P}maximum-am-resource-percent: expected a fraction from 0 to 1 (0.2 for 20 %), got '20'"),
     # absolute and percent mixed: which queue is in which mode
     ("root.dev.capacity</name><value>30<", "root.dev.capacity</name><value>[memory=40960,vcores=40]<",
      f":13: {P}root.queues: expected the capacities of root's children in one mode (percent, weight or "
