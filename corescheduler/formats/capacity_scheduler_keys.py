@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-__all__ = ["GLOBAL_KEYS", "PREEMPTION_KEYS", "PREEMPTION_PREFIX", "PREFIX", "QUEUE_KEYS", "ROOT", "warn_unknown"]
+__all__ = ["GLOBAL_KEYS", "PREEMPTION_KEYS", "PREEMPTION_PREFIX", "PREFIX", "QUEUE_KEYS", "ROOT", "each_capacity",
+           "stray_capacity", "warn_unknown"]
 
 PREFIX = "yarn.scheduler.capacity."
 ROOT = "root"
@@ -156,3 +157,30 @@ def _near(key: str, known: frozenset[str]) -> str | None:
         return None
     close = difflib.get_close_matches(key, known, 1, 0.85)
     return close[0] if close else None
+
+
+def each_capacity(modes: Mapping[str, tuple[str, object, Any]], kids: Sequence[str]) -> str:
+    """``etl 60, reports 30, adhoc unset``: each child's percent as read, for a sum refused."""
+    return ", ".join(f"{k.rpartition('.')[2]} {'unset' if modes[k][0] == 'unset' else f'{modes[k][1]:g}'}"
+                     for k in kids)
+
+
+def stray_capacity(r: KeyReader, path: str, kids: Sequence[str]) -> str:
+    """For a sum refused: the ``<path>.<name>.capacity`` keys that name no child of ``path``
+    (a misspelt queue, or one missing from ``<path>.queues``), each with the child meant when
+    it is a near miss, as a clause to add to the error (empty when there are none)."""
+    head = f"{path}."
+    names = [k.rpartition(".")[2] for k in kids]
+    out = []
+    for name, p in r.props.items():
+        rest = name[len(PREFIX):] if name.startswith(PREFIX) else ""
+        if not (rest.startswith(head) and rest.endswith(".capacity")):
+            continue
+        queue = rest[len(head):-len(".capacity")]
+        if not queue or "." in queue or queue in names:
+            continue
+        near = difflib.get_close_matches(queue, names, 1, 0.6)
+        where = f" at line {p.line}" if p.line is not None else ""
+        out.append(f"{name}{where} names no queue of {path}.queues"
+                   + (f" (did you mean {near[0]!r}?)" if near else f" (it lists {', '.join(names)})"))
+    return "; " + "; ".join(out) if out else ""

@@ -54,7 +54,7 @@ from attrs import field, frozen
 from corescheduler.core.javamath import parse_java_double
 from corescheduler.errors import AllocationError
 from corescheduler.formats.capacity_scheduler_apps import read_app_limits
-from corescheduler.formats.capacity_scheduler_keys import PREFIX, ROOT, warn_unknown
+from corescheduler.formats.capacity_scheduler_keys import PREFIX, ROOT, each_capacity, stray_capacity, warn_unknown
 from corescheduler.formats.capacity_scheduler_priorities import AppPriorities, read_app_priorities
 from corescheduler.formats.hadoop_configuration import HadoopProperty, is_yarn_capacity, read_configuration
 from corescheduler.resources import Resources
@@ -604,8 +604,8 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str,
                     wanted = (f"to be absolute ([memory=…,vcores=…]) like {path}'s capacity {own[2].value.strip()} "
                               "(percent children of an absolute parent must sum to 0)")
                 r.problems.append((line, f"{PREFIX}{path}.*.capacity: expected the capacities of {path}'s children "
-                                         f"({_each_capacity(modes, kids)}) {wanted}, got {total:g} (Hadoop "
-                                         f"ParentQueue.setChildQueues){_stray_capacity(r, path, kids)}"))
+                                         f"({each_capacity(modes, kids)}) {wanted}, got {total:g} (Hadoop "
+                                         f"ParentQueue.setChildQueues){stray_capacity(r, path, kids)}"))
         elif mode == "weight":
             ws = {k: float(modes[k][1] or 0.0) for k in kids}  # type: ignore[arg-type]
             scaled = ws
@@ -748,33 +748,6 @@ def _mappings(r: _Reader) -> tuple[tuple[str, str, str], ...]:
             continue
         out.append((parts[0], parts[1], parts[2]))
     return tuple(out)
-
-
-def _each_capacity(modes: Mapping[str, tuple[str, object, HadoopProperty | None]], kids: Sequence[str]) -> str:
-    """``etl 60, reports 30, adhoc unset``: each child's percent as read, for a sum refused."""
-    return ", ".join(f"{k.rpartition('.')[2]} {'unset' if modes[k][0] == 'unset' else f'{modes[k][1]:g}'}"
-                     for k in kids)
-
-
-def _stray_capacity(r: _Reader, path: str, kids: Sequence[str]) -> str:
-    """For a sum refused: the ``<path>.<name>.capacity`` keys that name no child of ``path``
-    (a misspelt queue, or one missing from ``<path>.queues``), each with the child meant when
-    it is a near miss, as a clause to add to the error (empty when there are none)."""
-    head = f"{path}."
-    names = [k.rpartition(".")[2] for k in kids]
-    out = []
-    for name, p in r.props.items():
-        rest = name[len(PREFIX):] if name.startswith(PREFIX) else ""
-        if not (rest.startswith(head) and rest.endswith(".capacity")):
-            continue
-        queue = rest[len(head):-len(".capacity")]
-        if not queue or "." in queue or queue in names:
-            continue
-        near = difflib.get_close_matches(queue, names, 1, 0.6)
-        where = f" at line {p.line}" if p.line is not None else ""
-        out.append(f"{name}{where} names no queue of {path}.queues"
-                   + (f" (did you mean {near[0]!r}?)" if near else f" (it lists {', '.join(names)})"))
-    return "; " + "; ".join(out) if out else ""
 
 
 def _raise(r: _Reader) -> None:
