@@ -44,13 +44,17 @@ class CapacityReports:
         s = queue.sched
         cluster = self._cluster
         guaranteed = s.fair_share if s.fair_share is not None else Resources()
-        maximum = s.max_share.componentwise_min(cluster) if cluster.names else s.max_share
+        maximum = self._effective_maximum(queue, cluster)
         used = s.running + reserved
         parent = queue.parent.sched.fair_share if queue.parent is not None else None
         absolute = q.capacity_resources is not None
+        # ParentQueue.deriveCapacityFromAbsoluteConfigurations: capacity = effective minimum ÷ the
+        # parent's effective minimum; maximum capacity = effective maximum ÷ the parent's
+        # effective maximum (not its minimum: a child as large as its parent is at 100 %)
+        parent_max = self._effective_maximum(queue.parent, cluster) if queue.parent is not None else None
         report: dict[str, Any] = {
             "capacity": self._ratio(guaranteed, parent, cluster) if absolute and parent is not None else q.capacity,
-            "maximum_capacity": q.maximum_capacity if not absolute else self._ratio(maximum, parent, cluster),
+            "maximum_capacity": q.maximum_capacity if not absolute else self._ratio(maximum, parent_max, cluster),
             "absolute_capacity": self._ratio(guaranteed, cluster, cluster) if absolute else q.absolute_capacity,
             "absolute_maximum_capacity": (self._ratio(maximum, cluster, cluster) if absolute
                                           else q.absolute_maximum_capacity),
@@ -72,6 +76,18 @@ class CapacityReports:
             report["am_limit"] = self.am_limit(queue)
             report["am_used"] = queue.am_usage
         return report
+
+    @staticmethod
+    def _effective_maximum(queue: Any, cluster: Resources) -> Resources:
+        """The most the queue may use: its max share and every ancestor's, each type the least
+        of them (the engine's ``Queue.fits_max_shares`` holds each to all), within the cluster
+        — ``AbstractCSQueue.getOrInheritMaxResource``'s effective maximum resource."""
+        maximum = queue.sched.max_share
+        up = queue.parent
+        while up is not None:
+            maximum = maximum.componentwise_min(up.sched.max_share)
+            up = up.parent
+        return maximum.componentwise_min(cluster) if cluster.names else maximum
 
     def _reported_state(self, q: Any) -> str:
         """``CSQueue.getState``: its own state, else its parent's (``initializeQueueState``); a

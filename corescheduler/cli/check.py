@@ -237,7 +237,9 @@ def _check_config(name: str, checked: dict[Path, bool]) -> bool:
         allocations = _quietly(alloc_path)  # read, but a policy it names failed: still a use
     settings = plugin_settings_warnings(plugin_set)
     warnings = plugin_table_warnings(config, allocations)
-    if not plugin_set.failed(config.scheduler.share_policy):  # else its error says what is wrong
+    # a share policy that failed, or a refused [scheduler] mode or share_policy: its error says what to set
+    refused = any("[scheduler] share_policy:" in line or "[scheduler] mode:" in line for line in found.lines)
+    if not plugin_set.failed(config.scheduler.share_policy) and not refused:
         warnings += capacity_file_warnings(config, allocations)
     for warning in warnings + _slot_only_warnings(config, plugin_set) + settings:
         click.echo(f"warning: {one_line(warning)}")

@@ -65,6 +65,10 @@ def capacity_file_warnings(config: Any, allocations: Any) -> list[str]:
                 "\"yarn_capacity\" in [scheduler] (docs/yarn-capacity.md)"]
     if s.share_policy == "yarn_capacity":
         return []
+    from corescheduler.plugin_manager import find_plugins
+
+    if s.share_policy not in find_plugins():  # unknown (a misspelt yarn_capacity): its own error says so
+        return []
     given = locate(config.text, "scheduler", "share_policy") is not None
     where = config.locate("scheduler", "share_policy") if given else f"the default; {config.source or 'the config'}"
     return [f"{source}: a YARN capacity-scheduler.xml, but [scheduler] share_policy is {s.share_policy!r} "

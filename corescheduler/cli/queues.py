@@ -205,11 +205,11 @@ def _acl_notes(queues: Any, written: tuple[tuple[str, str], ...] = FAIR_ACLS) ->
 
     notes = []
     for kind, element in written:
-        restricted = [  # in tree order
-            spec.name for _, spec in queues.walk()
-            if spec.name != ROOT
-            and (spec.acl_submit_apps if kind == "submit" else spec.acl_administer_apps) is not None
-        ]
+        acls = [(spec.name, spec.acl_submit_apps if kind == "submit" else spec.acl_administer_apps)
+                for _, spec in queues.walk() if spec.name != ROOT]
+        # in tree order; an ACL of "*" (Hadoop's shipped capacity-scheduler.xml gives root.default
+        # one) lets everybody in by itself: root's default takes nothing from it, so no note
+        restricted = [name for name, acl in acls if acl is not None and not acl.all_allowed]
         root = queues.spec(ROOT)
         if restricted and (root.acl_submit_apps if kind == "submit" else root.acl_administer_apps) is None:
             notes.append(
@@ -263,6 +263,12 @@ def queues(config_path: str | None, as_json: bool) -> None:
     unless set.  The steady fair share divides the configured cluster
     ([cluster] node_resources × nodes) among all queues, active or not.
     An MR1 allocation file shows its pools as leaves under root.
+
+    Under share_policy = "yarn_capacity" the table is the capacity-scheduler.xml's
+    instead: each queue's capacity and maximum capacity (of its parent), absolute
+    capacity and maximum (of the cluster), used capacity, user-limit-factor,
+    minimum-user-limit-percent, state, ordering policy, max-parallel-apps and
+    user weights (docs/yarn-capacity.md).
     """
     config = load_config(config_path)
     if config.scheduler.share_policy == "yarn_capacity" and config.allocation_path() is not None:

@@ -211,14 +211,25 @@ def swim_pools_note(config: Any, metrics: Any, workload_spec: str) -> str | None
     """A note when jobs of the SWIM trace ``workload_spec`` were refused for naming a queue the
     allocation file lacks and those queues are the ``pool0…`` its jobs are given
     (``[simulation] pools``, 10 by default): the operator's file names its own queues, and
-    the cure is in the config."""
+    the cure is in the config.  Likewise for the built-in workload (``--workload`` left out),
+    whose jobs each name a pool ``pool00…`` of their own."""
     from corescheduler.formats.workloads import WorkloadSettings, is_swim_trace
 
-    if not metrics.get("rejected") or not is_swim_trace(workload_spec):
+    if not metrics.get("rejected"):
         return None
-    pools = WorkloadSettings.from_config(config).pools
     names = {m.group(1) for reason in (metrics.get("rejected") or {}).values()
              if (m := _UNKNOWN_QUEUE.search(str(reason)))}
+    if workload_spec == DEFAULT_WORKLOAD:  # simulate --config yours.toml, with no --workload
+        own = sorted(n for n in names if re.fullmatch(r"pool\d+", n))
+        if not own:
+            return None
+        shown = ", ".join(own) if len(own) <= 3 else f"{own[0]}, {own[1]} … {own[-1]}"
+        return (f"note: the queues {shown} that jobs were refused for are the built-in Facebook workload's, "
+                f"which gives every job a pool of its own ({DEFAULT_WORKLOAD}, the default of --workload); "
+                "give a workload whose jobs name your queues, or none (--workload FILE: docs/workloads.md).")
+    if not is_swim_trace(workload_spec):
+        return None
+    pools = WorkloadSettings.from_config(config).pools
     generated = sorted((n for n in names if re.fullmatch(r"pool\d+", n) and int(n[4:]) < pools),
                        key=lambda n: int(n[4:]))
     if not pools or not generated:

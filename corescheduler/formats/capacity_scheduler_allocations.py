@@ -34,7 +34,9 @@ def capacity_allocations(props: Mapping[str, HadoopProperty], source: str, warni
     specs = {}
     for path, q in conf.queues.items():
         if q.maximum_resources is not None:
-            maximum = ConfigurableResources(str(q.maximum_resources), amounts=q.maximum_resources.as_dict())
+            # keyed by the resource types' names (memory-mb), as ConfigurableResources.resolve
+            # reads them — not as_dict()'s JSON keys ("memory"), which left memory's maximum 0
+            maximum = ConfigurableResources(str(q.maximum_resources), amounts=dict(q.maximum_resources.items()))
         else:
             maximum = ConfigurableResources(f"{q.absolute_maximum_capacity * 100:g}%",
                                             percentages={}, unlisted_percentage=q.absolute_maximum_capacity)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-__all__ = ["GLOBAL_KEYS", "PREEMPTION_KEYS", "PREEMPTION_PREFIX", "PREFIX", "QUEUE_KEYS", "ROOT", "warn_unknown"]
+__all__ = ["GLOBAL_KEYS", "PREEMPTION_KEYS", "PREEMPTION_PREFIX", "PREFIX", "QUEUE_KEYS", "ROOT", "each_capacity",
+           "stray_capacity", "warn_unknown"]
 
 PREFIX = "yarn.scheduler.capacity."
 ROOT = "root"
@@ -99,14 +100,17 @@ def warn_unknown(r: KeyReader, paths: set[str]) -> None:
         if queue is not None:
             key = rest[len(queue) + 1:]
             near = _near(key, QUEUE_KEYS)
+            missing = "." in key and key.rpartition(".")[2] in QUEUE_KEYS and not (near and "." in near)
             if queue == ROOT and key == "capacity":  # CapacitySchedulerConfiguration: root's is fixed
                 r.warnings.append(f"{where}: {name}: root's capacity is always 100; ignored")
+            elif missing:  # root.devv.user-limit-factor: a queue's key, of a queue not in the tree
+                r.warnings.append(f"{where}: {name}: no such queue {queue}.{key.rpartition('.')[0]} in the tree "
+                                  f"from root.queues{_near_queue(queue + '.' + key.rpartition('.')[0], paths)}; "
+                                  "ignored")
             elif near:
                 r.warnings.append(f"{where}: {name}: unknown queue key {key!r} (did you mean {near!r}?); ignored")
             elif _IGNORED_QUEUE_KEY.fullmatch(key):
                 r.warnings.append(f"{where}: {name}: not simulated; ignored")
-            elif "." in key and key.rpartition(".")[2] in QUEUE_KEYS:
-                r.warnings.append(f"{where}: {name}: no such queue in the tree from root.queues; ignored")
             else:
                 r.warnings.append(f"{where}: {name}: unknown queue key {key!r}; ignored")
         elif rest.startswith(ROOT + ".") or rest == ROOT:
@@ -134,6 +138,18 @@ def _warn_preemption_key(r: KeyReader, where: str, name: str, value: str) -> Non
     r.warnings.append(f"{where}: {name}: unknown preemption key{meant}; ignored")
 
 
+def _near_queue(path: str, paths: set[str]) -> str:
+    """`` (did you mean root.dev?)`` for a queue path not in the tree: the queues of its name
+    at another depth, else a near miss at its depth; empty when there is neither."""
+    short = path.rpartition(".")[2]
+    same_name = sorted(p for p in paths if p.rpartition(".")[2] == short)
+    if same_name:  # root.reports for root.prod.reports: a level left out
+        return f" (did you mean {' or '.join(same_name)}?)"
+    depth = path.count(".")
+    close = difflib.get_close_matches(path, [p for p in paths if p.count(".") == depth], 1, 0.8)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
 def _near(key: str, known: frozenset[str]) -> str | None:
     """The key ``key`` was most likely meant to be, when it is a near miss of one read here
     (``user-limit-factr``); None for a key read here or one far from all of them."""
@@ -141,3 +157,30 @@ def _near(key: str, known: frozenset[str]) -> str | None:
         return None
     close = difflib.get_close_matches(key, known, 1, 0.85)
     return close[0] if close else None
+
+
+def each_capacity(modes: Mapping[str, tuple[str, object, Any]], kids: Sequence[str]) -> str:
+    """``etl 60, reports 30, adhoc unset``: each child's percent as read, for a sum refused."""
+    return ", ".join(f"{k.rpartition('.')[2]} {'unset' if modes[k][0] == 'unset' else f'{modes[k][1]:g}'}"
+                     for k in kids)
+
+
+def stray_capacity(r: KeyReader, path: str, kids: Sequence[str]) -> str:
+    """For a sum refused: the ``<path>.<name>.capacity`` keys that name no child of ``path``
+    (a misspelt queue, or one missing from ``<path>.queues``), each with the child meant when
+    it is a near miss, as a clause to add to the error (empty when there are none)."""
+    head = f"{path}."
+    names = [k.rpartition(".")[2] for k in kids]
+    out = []
+    for name, p in r.props.items():
+        rest = name[len(PREFIX):] if name.startswith(PREFIX) else ""
+        if not (rest.startswith(head) and rest.endswith(".capacity")):
+            continue
+        queue = rest[len(head):-len(".capacity")]
+        if not queue or "." in queue or queue in names:
+            continue
+        near = difflib.get_close_matches(queue, names, 1, 0.6)
+        where = f" at line {p.line}" if p.line is not None else ""
+        out.append(f"{name}{where} names no queue of {path}.queues"
+                   + (f" (did you mean {near[0]!r}?)" if near else f" (it lists {', '.join(names)})"))
+    return "; " + "; ".join(out) if out else ""

@@ -43,6 +43,7 @@ capacities equal, with a warning (Hadoop 3.3 refuses the sum of 0).
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 import struct
@@ -53,7 +54,7 @@ from attrs import field, frozen
 from corescheduler.core.javamath import parse_java_double
 from corescheduler.errors import AllocationError
 from corescheduler.formats.capacity_scheduler_apps import read_app_limits
-from corescheduler.formats.capacity_scheduler_keys import PREFIX, ROOT, warn_unknown
+from corescheduler.formats.capacity_scheduler_keys import PREFIX, ROOT, each_capacity, stray_capacity, warn_unknown
 from corescheduler.formats.capacity_scheduler_priorities import AppPriorities, read_app_priorities
 from corescheduler.formats.hadoop_configuration import HadoopProperty, is_yarn_capacity, read_configuration
 from corescheduler.resources import Resources
@@ -309,6 +310,8 @@ class _Reader:
             self.problem(p, key, f"{what}, at most {_INT_MAX} in size (a Java int)")
             return default
         if not lo <= value <= hi or (not integer and not math.isfinite(value)):  # (1e400, inf: no number)
+            if hi == 1 and 2 <= value <= 100:  # maximum-am-resource-percent 10: a percent for a fraction
+                what = f"{what} ({value / 100:g} for {value:g} %)"
             self.problem(p, key, what)
             return default
         return value
@@ -560,15 +563,20 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str,
         if not kids:
             continue
         # a parent whose own level was refused (mixed modes, a bad capacity): its children are
-        # still checked, against a placeholder guarantee (the file is refused anyway)
+        # still checked, against a placeholder guarantee (the file is refused anyway); their sum
+        # against the parent's own capacity, as ParentQueue.setChildQueues reads it
+        # (queueCapacities.getCapacity()), not the placeholder's 0, which would blame them too
+        refused = path not in absolute
         absolute.setdefault(path, (0.0, 1.0))
         kmodes = {modes[k][0] for k in kids} - {"unset"}
         if len(kmodes) > 1:
             first = next(k for k in kids if modes[k][0] != "unset")
+            by_mode = {m: ", ".join(k.rpartition(".")[2] for k in kids if modes[k][0] == m) for m in sorted(kmodes)}
             r.problems.append((modes[first][2].line if modes[first][2] else None,
                                f"{PREFIX}{path}.queues: expected the capacities of {path}'s children in one mode "
-                               f"(percent, weight or absolute [memory=…,vcores=…]); they mix "
-                               f"{', '.join(sorted(kmodes))} (Hadoop ParentQueue: mixed modes refused)"))
+                               "(percent, weight or absolute [memory=…,vcores=…]); they mix "
+                               + " and ".join(f"{m} ({names})" for m, names in by_mode.items())
+                               + " (Hadoop ParentQueue: mixed modes refused)"))
             continue
         mode = kmodes.pop() if kmodes else "unset"
         if mode == "unset":
@@ -579,14 +587,25 @@ def parse_capacity_scheduler(props: Mapping[str, HadoopProperty], source: str,
             share = {k: float(modes[k][1] or 0.0) for k in kids}  # type: ignore[arg-type]
             total = sum(share.values())
             parent_cap = absolute[path][0]
+            if refused:
+                own = modes[path]
+                if own[0] != "percent" or own[1] is None:
+                    continue  # the parent's own capacity is what was refused: already reported
+                parent_cap = float(own[1])  # type: ignore[arg-type]
             if any(modes[k][1] is None and modes[k][0] != "unset" for k in kids):
                 continue  # already reported
             if (parent_cap > 0 and abs(total - 100.0) > _PRECISION * 100) or (parent_cap == 0 and total > 0):
                 line = next((modes[k][2].line for k in kids if modes[k][2] is not None), None)
                 wanted = "to sum to 100" if parent_cap > 0 else f"to be 0, as {path}'s capacity is 0"
+                own = modes[path]
+                if own[0] == "absolute" and own[2] is not None:
+                    # an absolute parent's capacity is 0 as a percent (QueueCapacities, until the
+                    # cluster is known), so Hadoop refuses percent children by their sum
+                    wanted = (f"to be absolute ([memory=…,vcores=…]) like {path}'s capacity {own[2].value.strip()} "
+                              "(percent children of an absolute parent must sum to 0)")
                 r.problems.append((line, f"{PREFIX}{path}.*.capacity: expected the capacities of {path}'s children "
-                                         f"({', '.join(k.rpartition('.')[2] for k in kids)}) {wanted}, got "
-                                         f"{total:g} (Hadoop ParentQueue.setChildQueues)"))
+                                         f"({each_capacity(modes, kids)}) {wanted}, got {total:g} (Hadoop "
+                                         f"ParentQueue.setChildQueues){stray_capacity(r, path, kids)}"))
         elif mode == "weight":
             ws = {k: float(modes[k][1] or 0.0) for k in kids}  # type: ignore[arg-type]
             scaled = ws
@@ -692,7 +711,8 @@ def _check_static_mappings(r: _Reader, conf: CapacitySchedulerConf) -> None:
     ("mapping contains invalid or non-leaf queue"; no auto-created queues here); a dynamic one
     is resolved at submission."""
     p = r.get("queue-mappings")
-    for _kind, _source, queue in conf.queue_mappings:
+    leaves = [q for q in conf.queues.values() if q.is_leaf]
+    for kind, source, queue in conf.queue_mappings:
         if any(ph in queue for ph in MAPPING_PLACEHOLDERS):
             continue
         if conf.is_ambiguous(queue):
@@ -701,8 +721,14 @@ def _check_static_mappings(r: _Reader, conf: CapacitySchedulerConf) -> None:
             continue
         path = conf.resolve(queue)
         if path is None or not conf.queues[path].is_leaf:
-            r.problem(p, "queue-mappings", f"mappings to existing leaf queues (mapping contains invalid or "
-                                           f"non-leaf queue {queue})")
+            if path is not None:
+                hint = f"; {path} is a parent, its leaves: {', '.join(conf.queues[path].children)}"
+            else:
+                names = [q.name for q in leaves] if "." not in queue else [q.path for q in leaves]
+                near = difflib.get_close_matches(queue, names, 1, 0.6)
+                hint = f"; did you mean {near[0]!r}?" if near else f"; the leaves: {', '.join(q.path for q in leaves)}"
+            r.problem(p, "queue-mappings", f"mappings to existing leaf queues (mapping {kind}:{source}:{queue} "
+                                           f"contains invalid or non-leaf queue {queue}{hint})")
 
 
 def _mappings(r: _Reader) -> tuple[tuple[str, str, str], ...]:

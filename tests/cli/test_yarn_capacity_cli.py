@@ -45,7 +45,7 @@ def test_check_names_file_line_key_and_expectation(tmp_path: Path) -> None:
     result = run("check", str(bad))
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
-        f"{bad}:3: yarn.scheduler.capacity.root.*.capacity: expected the capacities of root's children (a, b) to "
+        f"{bad}:3: yarn.scheduler.capacity.root.*.capacity: expected the capacities of root's children (a 30, b 60) to "
         "sum to 100, got 90 (Hadoop ParentQueue.setChildQueues)"]
     assert "Traceback" not in result.output
 

@@ -39,3 +39,31 @@ def test_the_walkthrough_files_check_and_run(tmp_path: Path) -> None:
                      str(tmp_path / f"out-{config}"), "--strict")
         assert result.exit_code == 0, result.output
         assert "note:" not in result.stdout
+
+
+def test_the_changed_file_is_compared_with_the_one_in_force(tmp_path: Path) -> None:
+    """The page's second block: the changed copy in new/ beside the one in force, checked, and
+    compared on one trace; the labels are the ones the page gives."""
+    text = (DOCS / "yarn-capacity.md").read_text(encoding="utf-8")
+    section = text.split("## Trying a changed file on a trace before deploying it", 1)[1].split("\n## ", 1)[0]
+    block = re.findall(r"```sh\n(.*?)```", section, re.S)[1]
+    assert "corescheduler compare --config cs.toml --config new/cs.toml" in block
+    op = tmp_path / "op"
+    op.mkdir()
+    files = _files(op)
+    new = op / "new"
+    new.mkdir()
+    for name in ("cs.toml", "capacity-scheduler.xml"):
+        (new / name).write_text(files[name].read_text())
+    changed = new / "capacity-scheduler.xml"
+    changed.write_text(changed.read_text().replace("pool0.maximum-capacity</name><value>80", "pool0.maximum-capacity"
+                                                   "</name><value>100"))
+    assert run("check", str(new / "cs.toml")).exit_code == 0
+    trace = tmp_path / "trace.tsv"
+    trace.write_text("".join(f"job{i}\t{i * 20}\t20\t{(i + 1) * 200_000_000}\t{i * 50_000_000}\t1000\n"
+                             for i in range(6)))
+    result = run("compare", "--config", str(files["cs.toml"]), "--config", str(new / "cs.toml"), "--workload",
+                 str(trace), "--out", str(tmp_path / "cmp"), "-j", "1")
+    assert result.exit_code == 0, result.output
+    assert "`op-cs` and `new-cs`" in section
+    assert result.stdout.splitlines()[1].split() == ["measure", "op-cs", "new-cs"], result.stdout

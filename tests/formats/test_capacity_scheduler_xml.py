@@ -60,12 +60,19 @@ def test_capacities_fractions_weights_and_absolute() -> None:
 
 @pytest.mark.parametrize(("props", "expected"), [
     ((("root.queues", "a,b"), ("root.a.capacity", "30"), ("root.b.capacity", "60")),
-     "bad.xml:3: yarn.scheduler.capacity.root.*.capacity: expected the capacities of root's children (a, b) "
+     "bad.xml:3: yarn.scheduler.capacity.root.*.capacity: expected the capacities of root's children (a 30, b 60) "
      "to sum to 100, got 90"),
     ((("root.queues", "a"), ("root.a.capacity", "100"), ("root.a.maximum-capacity", "50")),
      "bad.xml:4: yarn.scheduler.capacity.root.a.maximum-capacity: expected ≥ the capacity 100"),
     ((("root.queues", "a,b"), ("root.a.capacity", "50"), ("root.b.capacity", "[memory=1024,vcores=1]")),
      "bad.xml:3: yarn.scheduler.capacity.root.queues: expected the capacities of root's children in one mode"),
+    # percent children of an absolute parent: refused by their sum (the parent's percent is 0 in
+    # Hadoop), said as the mode the children need, not as "root.a's capacity is 0"
+    ((("root.queues", "a"), ("root.a.capacity", "[memory=1024,vcores=1]"), ("root.a.queues", "x,y"),
+      ("root.a.x.capacity", "60"), ("root.a.y.capacity", "40")),
+     "bad.xml:5: yarn.scheduler.capacity.root.a.*.capacity: expected the capacities of root.a's children (x 60, "
+     "y 40) to be absolute ([memory=…,vcores=…]) like root.a's capacity [memory=1024,vcores=1] (percent children "
+     "of an absolute parent must sum to 0), got 100 (Hadoop ParentQueue.setChildQueues)"),
     ((("root.queues", "a"), ("root.a.capacity", "lots")),
      "bad.xml:3: yarn.scheduler.capacity.root.a.capacity: expected a percent from 0 to 100"),
     ((("root.queues", "a"), ("root.a.capacity", "100"), ("root.a.state", "PAUSED")),
@@ -95,7 +102,7 @@ def test_every_problem_at_once_and_unknown_keys_warn() -> None:
                               ("root.zz.capacity", "5"), ("no-such-global", "1")), "warn.xml")
     assert [w.split(": ", 1)[1] for w in a.warnings] == [
         "yarn.scheduler.capacity.root.a.colour: unknown queue key 'colour'; ignored",
-        "yarn.scheduler.capacity.root.zz.capacity: no such queue in the tree from root.queues; ignored",
+        "yarn.scheduler.capacity.root.zz.capacity: no such queue root.zz in the tree from root.queues; ignored",
         "yarn.scheduler.capacity.no-such-global: not simulated; ignored",
     ]
 
