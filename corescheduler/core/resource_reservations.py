@@ -39,8 +39,7 @@ class AMLimitsAndReservations(EngineState):
         share = leaf.max_am_share
         if abs(share - (-1.0)) < 0.0001:
             return True
-        if share < 0:
-            return True
+        # any other negative share: a negative limit below, which no AM fits in (as in YARN)
         fair = leaf.sched.fair_share if leaf.sched.fair_share is not None else NONE
         available = self.cluster_total - self._allocated()
         maximum = leaf.sched.max_share

@@ -9,15 +9,13 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from test_yarn_fair_ported import fair, harness, leaves, simple_groups, usage
+from test_yarn_fair_ported import harness
 from test_yarn_fair_ported_scheduler import am_app, am_usage
 
 from corescheduler.core.calculator import yarn_fair_order_key
 from corescheduler.core.model import RESOURCES
 from corescheduler.core.schedulable import Schedulable
-from corescheduler.errors import AllocationError, ConfigError, SchedulerStateError
 from corescheduler.resources import Resources as R
-from corescheduler.testing import ClusterHarness, SubmissionRejected
 
 
 # --------------------------------------------------------------------------- TestSchedulingPolicy
@@ -84,3 +82,47 @@ def test_fair_share_comparator_agrees_with_hadoop() -> None:
         if java != ours and len(wrong) < 5:
             wrong.append((a.name, a.demand, a.running, a.weight, b.name, b.demand, b.running, b.weight, java, ours))
     assert wrong == []
+
+
+# --------------------------------------------------------------------------- FSLeafQueue.canRunAppAM
+@pytest.mark.parametrize(("element", "share", "runs"), [
+    ("maxAMShare", "-1", True), ("maxAMShare", "-1.0f", True), ("maxAMShare", "-0.5", False),
+    ("maxAMShare", "-2", False), ("queueMaxAMShareDefault", "-0.5", False), ("queueMaxAMShareDefault", "-1", True),
+])
+def test_only_a_max_am_share_of_minus_one_turns_the_am_limit_off(element: str, share: str, runs: bool) -> None:
+    """``FSLeafQueue.canRunAppAM``: only a ``maxAMShare`` within 0.0001 of -1 turns the check off;
+    any other negative share (``AllocationFileQueueParser.loadQueue`` keeps ``min(v, 1)``)
+    gives ``computeMaxAMResource`` a negative limit (``multiplyAndRoundUp``) that no AM fits in,
+    so no AM runs in the queue.  The file loads, with a warning naming the element."""
+    queue = (f'<queue name="queue1"><maxAMShare>{share}</maxAMShare></queue>' if element == "maxAMShare"
+             else f'<queue name="queue1"/><queueMaxAMShareDefault>{share}</queueMaxAMShareDefault>')
+    h = harness("8192 mb, 8 vcores", f"<allocations>{queue}</allocations>")
+    warned = [w for w in h.scheduler.allocations.warnings if element in w]
+    assert bool(warned) is not runs, h.scheduler.allocations.warnings
+    app = am_app(h, "queue1", "1024 mb, 1 vcores")
+    h.update()
+    h.heartbeat("n0000")
+    assert h.running(app) == (1 if runs else 0)
+    assert am_usage(h, "root.queue1") == (1024 if runs else 0)
+
+
+def test_queues_command_shows_off_only_for_minus_one(tmp_path) -> None:
+    """``corescheduler queues``: the maxAMShare column says ``off`` for -1 only; a queue whose
+    other negative share lets no AM run shows that share."""
+    import re
+
+    from cli_helpers import run
+
+    (tmp_path / "fair.xml").write_text('<allocations><queue name="off"><maxAMShare>-1</maxAMShare></queue>'
+                                       '<queue name="none"><maxAMShare>-0.5</maxAMShare></queue></allocations>',
+                                       encoding="utf-8")
+    config = tmp_path / "cs.toml"
+    config.write_text('[scheduler]\nmode = "resources"\nallocation_file = "fair.xml"\n'
+                      '[cluster]\nracks = 1\nnodes_per_rack = 1\nnode_resources = "8192 mb, 8 vcores"\n',
+                      encoding="utf-8")
+    result = run("queues", "--config", str(config))
+    assert result.exit_code == 0, result.output
+    header = re.split(r"\s{2,}", result.stdout.splitlines()[1].strip())
+    rows = {cells[0]: cells for cells in (re.split(r"\s{2,}", line.strip()) for line in result.stdout.splitlines()[2:])}
+    column = next(i for i, name in enumerate(header) if "AM" in name)
+    assert rows["off"][column] == "off" and rows["none"][column] == "-0.5"
