@@ -9,13 +9,16 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from test_yarn_fair_ported import harness
+from test_yarn_fair_ported import harness, simple_groups
 from test_yarn_fair_ported_scheduler import am_app, am_usage
 
 from corescheduler.core.calculator import yarn_fair_order_key
 from corescheduler.core.model import RESOURCES
+from corescheduler.core.queues import default_placement
 from corescheduler.core.schedulable import Schedulable
+from corescheduler.errors import AllocationError
 from corescheduler.resources import Resources as R
+from corescheduler.testing import ClusterHarness, SubmissionRejected
 
 
 # --------------------------------------------------------------------------- TestSchedulingPolicy
@@ -126,3 +129,191 @@ def test_queues_command_shows_off_only_for_minus_one(tmp_path) -> None:
     rows = {cells[0]: cells for cells in (re.split(r"\s{2,}", line.strip()) for line in result.stdout.splitlines()[2:])}
     column = next(i for i, name in enumerate(header) if "AM" in name)
     assert rows["off"][column] == "off" and rows["none"][column] == "-0.5"
+
+
+# --------------------------------------------------------------------------- TestQueuePlacementPolicy (3.3)
+def policy(rules: str, queues: str = "", **scheduler: object) -> ClusterHarness:
+    """``TestQueuePlacementPolicy.createPolicy``: the rules in an allocation file."""
+    return harness("8192 mb, 8 vcores", f"<allocations>{queues}<queuePlacementPolicy>{rules}"
+                                        "</queuePlacementPolicy></allocations>", scheduler=scheduler or None)
+
+
+def refused(rules: str) -> str:
+    """``assertIfExceptionThrown(StringBuffer)``: the policy is refused (AllocationConfigurationException)."""
+    with pytest.raises(AllocationError) as caught:
+        policy(rules)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize(("rules", "message"), [
+    pytest.param("<rule name='nestedUserQueue'/>", "must have a parent rule", id="no-nested-rule"),
+    pytest.param("<rule name='nestedUserQueue'><rule name='unknownRule'/></rule>", "unknownRule", id="unknown-nested"),
+    pytest.param("<rule name='nestedUserQueue'><rule name='reject'/></rule>", "not allowed as a parent rule",
+                 id="reject-as-parent"),
+    pytest.param("<rule name='nestedUserQueue'><rule name='primaryGroup' create='false'/></rule>",
+                 "last queue placement rule", id="parent-without-create-not-terminal"),
+])
+def test_nested_user_queue_parsing_errors(rules: str, message: str) -> None:
+    """``TestQueuePlacementPolicy.testNestedUserQueueParsingErrors``: a nestedUserQueue without a
+    nested rule, with an unknown one, with ``reject`` as its parent, or whose parent rule does not
+    create (so the last rule is not terminal) is refused."""
+    assert message in refused(rules)
+
+
+def test_terminals() -> None:
+    """``TestQueuePlacementPolicy.testTerminals`` (3.3): ``default`` with ``create='false'`` is no
+    longer terminal, so secondaryGroupExistingQueue then default(queue=otherdefault,
+    create=false) is refused when the file is loaded."""
+    message = refused("<rule name='secondaryGroupExistingQueue' create='true'/>"
+                      "<rule name='default' queue='otherdefault' create='false'/>")
+    assert "last queue placement rule" in message
+
+
+def test_multiple_parent_rules() -> None:
+    """``TestQueuePlacementPolicy.testMultipleParentRules``: a nestedUserQueue with two nested
+    rules loads, and the last one (default) is its parent rule."""
+    h = policy("<rule name='nestedUserQueue'><rule name='primaryGroup'/><rule name='default'/></rule>")
+    (rule,) = h.scheduler.allocations.queue_config().placement
+    assert rule.name == "nestedUserQueue" and rule.parent is not None and rule.parent.name == "default"
+
+
+def test_broken_rules() -> None:
+    """``TestQueuePlacementPolicy.testBrokenRules``: a ``<rule/>`` without a name is refused, at
+    the top or nested; a policy of only non-rule elements is ignored (YARN's default placement),
+    and a non-rule element inside a rule is no parent rule."""
+    assert "No name provided" in refused("<rule />")
+    assert "No name provided" in refused("<rule name='user'><rule /></rule>")
+    h = policy("<notarule />")
+    assert h.queue_of(h.submit(queue="default", user="user1")) == "root.user1"  # specified, then user
+    h = policy("<rule name='user'><notarule /></rule>")
+    (rule,) = h.scheduler.allocations.queue_config().placement
+    assert rule.name == "user" and rule.parent is None
+    assert h.queue_of(h.submit(queue="somequeue", user="user1")) == "root.user1"
+
+
+def test_placement_specified_user_and_no_create_33() -> None:
+    """``TestQueuePlacementPolicy.testSpecifiedUserPolicy`` / ``testNoCreate`` (3.3, with
+    ``createQueue`` making root.someuser): specified, user → root.specifiedq, root.someuser,
+    root.otheruser; specified, user(create=false), default → root.specifiedq, root.someuser (it
+    exists), root.specifiedq, root.default."""
+    h = policy("<rule name='specified'/><rule name='user'/>")
+    assert [h.queue_of(h.submit(queue=q, user=u)) for q, u in
+            (("specifiedq", "someuser"), ("default", "someuser"), ("default", "otheruser"))] == [
+        "root.specifiedq", "root.someuser", "root.otheruser"]
+    h = policy("<rule name='specified'/><rule name='user' create='false'/><rule name='default'/>",
+               '<queue name="someuser"/>')
+    assert [h.queue_of(h.submit(queue=q, user=u)) for q, u in
+            (("specifiedq", "someuser"), ("default", "someuser"), ("specifiedq", "otheruser"),
+             ("default", "otheruser"))] == ["root.specifiedq", "root.someuser", "root.specifiedq", "root.default"]
+
+
+def test_specified_then_reject() -> None:
+    """``TestQueuePlacementPolicy.testSpecifiedThenReject``: root.specifiedq; nothing specified →
+    rejected (the placement context is null), nothing stored."""
+    h = policy("<rule name='specified'/><rule name='reject'/>")
+    assert h.queue_of(h.submit(queue="specifiedq", user="someuser")) == "root.specifiedq"
+    with pytest.raises(SubmissionRejected):
+        h.submit(queue="default", user="someuser")
+    assert len(h.scheduler.jobs) == 1
+
+
+# --------------------------------------------------------------------------- TestAllocationFileLoaderService (3.3)
+def test_reload() -> None:
+    """``TestAllocationFileLoaderService.testReload``: first queueA (maxRunningApps 1) and queueB,
+    placement ``default`` only; then queueB (maxRunningApps 3), placement specified then
+    nestedUserQueue(primaryGroup).  Each load's rules, limits and configured leaves are in force."""
+    first = ('<allocations><queue name="queueA"><maxRunningApps>1</maxRunningApps></queue><queue name="queueB"/>'
+             "<queuePlacementPolicy><rule name='default'/></queuePlacementPolicy></allocations>")
+    second = ('<allocations><queue name="queueB"><maxRunningApps>3</maxRunningApps></queue>'
+              "<queuePlacementPolicy><rule name='specified'/><rule name='nestedUserQueue'>"
+              "<rule name='primaryGroup'/></rule></queuePlacementPolicy></allocations>")
+    h = harness("8192 mb, 8 vcores", first)
+    qc = h.scheduler.allocations.queue_config()
+    assert [r.name for r in qc.placement] == ["default"]
+    assert qc.max_running_apps("root.queueA") == 1
+    assert qc.leaves() == ["root.queueA", "root.queueB"]
+    assert h.queue_of(h.submit(queue="queueB", user="user1", groups=simple_groups("user1"))) == "root.default"
+    h.set_allocations(second)
+    qc = h.scheduler.allocations.queue_config()
+    assert [r.name for r in qc.placement] == ["specified", "nestedUserQueue"]
+    assert qc.placement[1].parent is not None and qc.placement[1].parent.name == "primaryGroup"
+    assert qc.max_running_apps("root.queueB") == 3
+    assert qc.leaves() == ["root.queueB"]
+    assert h.queue_of(h.submit(queue="default", user="user1", groups=simple_groups("user1"))) == "root.user1group.user1"
+
+
+def test_backwards_compatible_allocation_file_parsing() -> None:
+    """``TestAllocationFileLoaderService.testBackwardsCompatibleAllocationFileParsing``: ``<pool>``
+    elements and the top-level ``fairSharePreemptionTimeout`` (root's fair-share timeout) are
+    read as their YARN names."""
+    xml = """<allocations>
+      <pool name="queueA"><minResources>1024mb,0vcores</minResources></pool>
+      <pool name="queueB"><minResources>2048mb,0vcores</minResources>
+        <aclAdministerApps>alice,bob admins</aclAdministerApps></pool>
+      <pool name="queueC"><aclSubmitApps>alice,bob admins</aclSubmitApps></pool>
+      <pool name="queueD"><maxRunningApps>3</maxRunningApps></pool>
+      <pool name="queueE"><minSharePreemptionTimeout>60</minSharePreemptionTimeout>
+        <fairSharePreemptionThreshold>0.3</fairSharePreemptionThreshold></pool>
+      <queueMaxAppsDefault>15</queueMaxAppsDefault><userMaxAppsDefault>5</userMaxAppsDefault>
+      <user name="user1"><maxRunningApps>10</maxRunningApps></user>
+      <defaultMinSharePreemptionTimeout>120</defaultMinSharePreemptionTimeout>
+      <fairSharePreemptionTimeout>300</fairSharePreemptionTimeout>
+      <defaultFairSharePreemptionThreshold>0.6</defaultFairSharePreemptionThreshold>
+    </allocations>"""
+    qc = harness("8192 mb, 8 vcores", xml).scheduler.allocations.queue_config()
+    names = ["root.queueA", "root.queueB", "root.queueC", "root.queueD", "root.queueE"]
+    assert qc.leaves() == names
+    assert [qc.min_resources(q).memory for q in ["root.default", *names]] == [0, 1024, 2048, 0, 0, 0]
+    assert [qc.max_running_apps(q) for q in ["root.default", *names]] == [15, 15, 15, 15, 3, 15]
+    assert (qc.user_max_running_apps("user1"), qc.user_max_running_apps("user2")) == (10, 5)
+    assert qc.min_share_preemption_timeout("root") == 120
+    assert qc.min_share_preemption_timeout("root.queueE") == 60
+    assert qc.fair_share_preemption_timeout("root") == 300
+    assert abs(qc.fair_share_preemption_threshold("root") - 0.6) < 0.01
+    assert abs(qc.fair_share_preemption_threshold("root.queueE") - 0.3) < 0.01
+    # a queue without its own inherits root's (Hadoop's -1 = "from the parent")
+    assert qc.min_share_preemption_timeout("root.queueA") == 120
+    assert abs(qc.fair_share_preemption_threshold("root.queueA") - 0.6) < 0.01
+
+
+def test_simple_placement_policy_from_conf() -> None:
+    """``TestAllocationFileLoaderService.testSimplePlacementPolicyFromConf``: no placement policy,
+    allow-undeclared-pools and user-as-default-queue false: specified (create false), then
+    default.  An undeclared queue asked for goes to root.default."""
+    h = harness("8192 mb, 8 vcores", "<allocations/>",
+                scheduler={"allow_undeclared_pools": False, "user_as_default_queue": False})
+    assert h.scheduler.allocations.queue_config().placement is None  # no file policy: the rules plugin's
+    rules = default_placement(user_as_default_queue=False, allow_undeclared_pools=False)  # (fromConfiguration)
+    assert [(r.name, r.create) for r in rules] == [("specified", False), ("default", True)]
+    assert h.queue_of(h.submit(queue="somequeue", user="user1")) == "root.default"
+    assert "root.somequeue" not in h.shares()["queues"]
+
+
+@pytest.mark.parametrize("name", ["      ", "\u00a0"], ids=["whitespace", "non-breaking-space"])
+def test_queue_name_containing_only_whitespace(name: str) -> None:
+    """``TestAllocationFileLoaderService.testQueueNameContainingOnlyWhitespace`` /
+    ``testQueueNameContainingNBWhitespace``: refused."""
+    with pytest.raises(AllocationError, match="empty or consist only of whitespace"):
+        harness("8192 mb, 8 vcores", f'<allocations><queue name="{name}"></queue></allocations>')
+
+
+def test_parent_tag_with_child() -> None:
+    """``TestAllocationFileLoaderService.testParentTagWithChild``: type="parent" with a child
+    queue loads: root.parent a configured parent, root.parent.child a leaf."""
+    qc = harness("8192 mb, 8 vcores", '<allocations><queue name="parent" type="parent"><queue name="child"/>'
+                                      "</queue></allocations>").scheduler.allocations.queue_config()
+    assert qc.is_configured_parent("root.parent")
+    assert qc.leaves() == ["root.parent.child"]
+
+
+def test_reservable_queue_is_a_parent_not_a_leaf() -> None:
+    """``TestAllocationFileLoaderService.testReservableQueue`` (what is supported here): a queue with
+    ``<reservation>`` is a configured parent, not a leaf; ``reservation-agent`` and
+    ``reservation-policy`` load (YARN's reservation system is not supported: warned)."""
+    h = harness("8192 mb, 8 vcores", """<allocations><queue name="reservable"><reservation></reservation></queue>
+      <queue name="other"></queue><reservation-agent>DummyAgentName</reservation-agent>
+      <reservation-policy>AnyAdmissionPolicy</reservation-policy></allocations>""")
+    qc = h.scheduler.allocations.queue_config()
+    assert qc.is_configured_parent("root.reservable") and not qc.is_configured_parent("root.other")
+    assert "root.reservable" not in qc.leaves() and "root.other" in qc.leaves()
+    assert any("reservation-agent" in w for w in h.scheduler.allocations.warnings)
