@@ -317,3 +317,241 @@ def test_reservable_queue_is_a_parent_not_a_leaf() -> None:
     assert qc.is_configured_parent("root.reservable") and not qc.is_configured_parent("root.other")
     assert "root.reservable" not in qc.leaves() and "root.other" in qc.leaves()
     assert any("reservation-agent" in w for w in h.scheduler.allocations.warnings)
+
+
+ALLOCATION_FILE_PARSING = """<allocations>
+  <queue name="queueA"><minResources>1024mb,0vcores</minResources><maxResources>2048mb,10vcores</maxResources></queue>
+  <queue name="queueB"><minResources>2048mb,0vcores</minResources><maxResources>5120mb,110vcores</maxResources>
+    <aclAdministerApps>alice,bob admins</aclAdministerApps><schedulingPolicy>fair</schedulingPolicy></queue>
+  <queue name="queueC"><minResources>5120mb,0vcores</minResources>
+    <aclSubmitApps>alice,bob admins</aclSubmitApps></queue>
+  <queue name="queueD"><maxRunningApps>3</maxRunningApps><maxAMShare>0.4</maxAMShare></queue>
+  <queue name="queueE"><minSharePreemptionTimeout>60</minSharePreemptionTimeout></queue>
+  <queue name="queueF" type="parent"><maxChildResources>2048mb,64vcores</maxChildResources></queue>
+  <queue name="queueG"><maxChildResources>2048mb,64vcores</maxChildResources>
+    <fairSharePreemptionTimeout>120</fairSharePreemptionTimeout><minSharePreemptionTimeout>50</minSharePreemptionTimeout>
+    <fairSharePreemptionThreshold>0.6</fairSharePreemptionThreshold>
+    <maxContainerAllocation>vcores=16, memory-mb=512, a-custom-resource=10</maxContainerAllocation>
+    <queue name="queueH"><fairSharePreemptionTimeout>180</fairSharePreemptionTimeout>
+      <minSharePreemptionTimeout>40</minSharePreemptionTimeout>
+      <fairSharePreemptionThreshold>0.7</fairSharePreemptionThreshold>
+      <maxContainerAllocation>1024mb,8vcores</maxContainerAllocation></queue>
+  </queue>
+  <queueMaxAppsDefault>15</queueMaxAppsDefault>
+  <queueMaxResourcesDefault>4096mb,100vcores</queueMaxResourcesDefault>
+  <userMaxAppsDefault>5</userMaxAppsDefault>
+  <queueMaxAMShareDefault>0.5</queueMaxAMShareDefault>
+  <defaultMinSharePreemptionTimeout>120</defaultMinSharePreemptionTimeout>
+  <defaultFairSharePreemptionTimeout>300</defaultFairSharePreemptionTimeout>
+  <defaultFairSharePreemptionThreshold>0.4</defaultFairSharePreemptionThreshold>
+  <defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>
+  <user name="user1"><maxRunningApps>10</maxRunningApps></user>
+</allocations>"""
+
+
+def test_allocation_file_parsing_33() -> None:
+    """``TestAllocationFileLoaderService.testAllocationFileParsing`` (Hadoop 3.3, with the custom
+    resource type ``a-custom-resource``): every value Hadoop checks, queue by queue."""
+    qc = harness("8192 mb, 8 vcores", ALLOCATION_FILE_PARSING).scheduler.allocations.queue_config()
+    leaves = ["root.queueA", "root.queueB", "root.queueC", "root.queueD", "root.queueE", "root.queueG.queueH"]
+    assert qc.leaves() == leaves
+    assert qc.is_configured_parent("root.queueF") and qc.is_configured_parent("root.queueG")
+    every = ["root.default", *leaves[:5], "root.queueF", "root.queueG", "root.queueG.queueH"]
+    assert qc.max_resources("root.queueA") == R(2048, 10)
+    assert qc.max_resources("root.queueB") == R(5120, 110)
+    for q in every[3:]:  # queueC on: queueMaxResourcesDefault
+        assert qc.max_resources(q) == R(4096, 100), q
+    mins = {"root.default": 0, "root.queueA": 1024, "root.queueB": 2048, "root.queueC": 5120}
+    assert [qc.min_resources(q) for q in every] == [R(mins.get(q, 0), 0) for q in every]
+    for q in every:
+        child = qc.spec(q).max_child_resources
+        if q in ("root.queueF", "root.queueG"):
+            assert child is not None and child.resolve(R(8192, 8)) == R(2048, 64), q
+        else:
+            assert child is None, q
+    assert [qc.max_running_apps(q) for q in every[:6]] == [15, 15, 15, 15, 3, 15]
+    assert (qc.user_max_running_apps("user1"), qc.user_max_running_apps("user2")) == (10, 5)
+    assert [qc.max_am_share(q) for q in every[:6]] == pytest.approx([0.5, 0.5, 0.5, 0.5, 0.4, 0.5], abs=0.01)
+    for q in every[:7]:
+        assert qc.max_container_allocation(q) is None, q  # unbounded: the scheduler's maximum
+    assert qc.max_container_allocation("root.queueG") == R(512, 16, {"a-custom-resource": 10})
+    assert qc.max_container_allocation("root.queueG.queueH") == R(1024, 8)
+    # Hadoop keeps -1 for "not set" and inherits at run time; here the effective values
+    assert qc.min_share_preemption_timeout("root") == 120
+    assert [qc.min_share_preemption_timeout(q) for q in every] == [120, 120, 120, 120, 120, 60, 120, 50, 40]
+    assert qc.fair_share_preemption_timeout("root") == 300
+    assert [qc.fair_share_preemption_timeout(q) for q in every] == [300] * 7 + [120, 180]
+    assert [qc.fair_share_preemption_threshold(q) for q in ["root", *every]] == pytest.approx(
+        [0.4] * 8 + [0.6, 0.7], abs=0.01)
+    assert qc.scheduling_policy("root") == "drf" and qc.scheduling_policy("root.queueA") == "drf"
+    assert qc.scheduling_policy("root.queueB") == "fair" and qc.scheduling_policy("root.newqueue") == "drf"
+
+
+# --------------------------------------------------------------------------- TestQueueManager (3.3)
+def kind(h: ClusterHarness, queue: str) -> str | None:
+    """``getLeafQueue(q, false)`` / ``getParentQueue(q, false)``: "leaf", "parent" or None."""
+    q = h.shares()["queues"].get(queue)
+    return None if q is None else ("leaf" if q["leaf"] else "parent")
+
+
+def app_in(h: ClusterHarness, queue: str):
+    """``addAssignedApp``: an app that keeps ``queue`` non-empty."""
+    return h.submit(queue=queue, user="user1", tasks=1, resources="1024 mb, 1 vcores")
+
+
+def gone(h: ClusterHarness, app) -> None:
+    """``removeAssignedApp`` then the next update (``removePendingIncompatibleQueues``,
+    ``removeEmptyDynamicQueues``)."""
+    h.kill_app(app)
+    h.update()
+
+
+def leaves_file(*names: str) -> str:
+    """``updateConfiguredLeafQueues``: an allocation file whose configured leaves are ``names``."""
+    def nest(parts: list[str]) -> str:
+        return f'<queue name="{parts[0]}">{nest(parts[1:]) if len(parts) > 1 else ""}</queue>'
+    return "<allocations>" + "".join(nest(n.split(".")) for n in names) + "</allocations>"
+
+
+def test_reload_turns_leaf_queue_into_parent() -> None:
+    """``TestQueueManager.testReloadTurnsLeafQueueIntoParent``: queue1 → queue1.queue2 makes
+    queue1 a parent, and back; with an app in queue1 it stays a leaf and queue1.queue2 is not
+    made; with an app in queue1.queue2, queue1 stays a parent; a configured default.queue3 makes
+    root.default a parent."""
+    h = harness("8192 mb, 8 vcores", leaves_file("queue1"))
+    h.set_allocations(leaves_file("queue1.queue2"))
+    assert (kind(h, "root.queue1"), kind(h, "root.queue1.queue2")) == ("parent", "leaf")
+    h.set_allocations(leaves_file("queue1"))
+    assert (kind(h, "root.queue1"), kind(h, "root.queue1.queue2")) == ("leaf", None)
+    app = app_in(h, "queue1")
+    h.set_allocations(leaves_file("queue1.queue2"))
+    assert (kind(h, "root.queue1"), kind(h, "root.queue1.queue2")) == ("leaf", None)
+    gone(h, app)
+    h.set_allocations(leaves_file("queue1.queue2"))
+    app_in(h, "queue1.queue2")
+    h.set_allocations(leaves_file("queue1"))
+    assert (kind(h, "root.queue1"), kind(h, "root.queue1.queue2")) == ("parent", "leaf")
+    h.set_allocations(leaves_file("default.queue3"))
+    assert (kind(h, "root.default"), kind(h, "root.default.queue3")) == ("parent", "leaf")
+
+
+def test_reload_turns_leaf_to_parent_with_no_leaf() -> None:
+    """``TestQueueManager.testReloadTurnsLeafToParentWithNoLeaf``: queue1 made type="parent"
+    while an app runs in it stays a leaf; once the app is gone it becomes a parent with no
+    children."""
+    h = harness("8192 mb, 8 vcores", '<allocations><queue name="queue1"/></allocations>')
+    app = app_in(h, "queue1")
+    h.set_allocations('<allocations><queue name="queue1" type="parent"/></allocations>')
+    assert kind(h, "root.queue1") == "leaf"
+    gone(h, app)
+    h.set_allocations('<allocations><queue name="queue1" type="parent"/></allocations>')
+    assert kind(h, "root.queue1") == "parent"
+    assert not [q for q in h.shares()["queues"] if q.startswith("root.queue1.")]
+
+
+@pytest.mark.parametrize(("name", "valid"), [
+    ("", False), ("  ", False), (" a", False), ("a ", False), (" a ", False), ("\u00a0", False),
+    ("a\u00a0", False), ("\u00a0a\u00a0", False), ("a b", True), ("a", True)])
+def test_check_queue_node_name(name: str, valid: bool) -> None:
+    """``TestQueueManager.testCheckQueueNodeName`` (``isQueueNameValid``): names with leading or
+    trailing blanks (non-breaking spaces too) are refused; an inner space is not."""
+    h = harness("8192 mb, 8 vcores")
+    if valid:
+        assert h.queue_of(app_in(h, name)) == f"root.{name}"
+    else:
+        with pytest.raises(SubmissionRejected):
+            app_in(h, name)
+        assert not h.scheduler.jobs
+
+
+CHILD_DEFAULTS = """<allocations><queue name="test" type="parent">{}<queue name="childA"/>
+  <queue name="childB" type="parent"/></queue></allocations>"""
+
+
+def test_create_queue_with_child_defaults() -> None:
+    """``TestQueueManager.testCreateQueueWithChildDefaults``: root.test's maxChildResources (8192
+    MB, 256 vc) is the max share of queues created under it (a leaf, and a parent's leaf), not
+    of the configured childA and childB."""
+    h = harness("8192 mb, 8 vcores",
+                CHILD_DEFAULTS.format("<maxChildResources>8192 mb, 256 vcores</maxChildResources>"))
+    app_in(h, "root.test.childC")
+    app_in(h, "root.test.childD.leaf")
+    tree = h.scheduler.resource_engine.tree
+    assert tree.get("root.test.childC").sched.max_share == R(8192, 256)
+    assert tree.get("root.test.childD").sched.max_share == R(8192, 256)
+    assert tree.get("root.test.childA").sched.max_share == R.unbounded()
+    assert tree.get("root.test.childB").sched.max_share == R.unbounded()
+
+
+def test_create_leaf_queue_with_defaults() -> None:
+    """``TestQueueManager.testCreateLeafQueueWithDefaults``: a created leaf's min share is (0, 0)
+    and its max share unbounded."""
+    h = harness("8192 mb, 8 vcores")
+    app_in(h, "root.queue1")
+    q = h.scheduler.resource_engine.tree.get("root.queue1").sched
+    assert q.min_share == R(0, 0) and q.max_share == R.unbounded()
+
+
+def test_removal_of_dynamic_leaf_queue() -> None:
+    """``TestQueueManager.testRemovalOfDynamicLeafQueue``: a queue created under the static
+    root.test.childB stays while its app does; then it goes, and its static parent stays."""
+    h = harness("8192 mb, 8 vcores", CHILD_DEFAULTS.format(""))
+    app = app_in(h, "root.test.childB.dynamic1")
+    h.update()
+    assert kind(h, "root.test.childB.dynamic1") == "leaf"
+    gone(h, app)
+    assert kind(h, "root.test.childB.dynamic1") is None and kind(h, "root.test.childB") == "parent"
+
+
+def test_remove_deep_and_split_hierarchy() -> None:
+    """``TestQueueManager.testRemoveDeepHierarchy`` / ``testRemoveSplitHierarchy``: the empty branch
+    of root.p1 (p2-2.leaf-2) goes with its created parent; the other stays while its app runs;
+    then the whole created tree goes, root.p1 too."""
+    h = harness("8192 mb, 8 vcores")
+    deep = app_in(h, "root.p1.p2.p3.leaf")
+    gone(h, deep)
+    assert kind(h, "root.p1.p2.p3.leaf") is None and kind(h, "root.p1") is None
+    app1 = app_in(h, "root.p1.p2-1.leaf-1")
+    app2 = app_in(h, "root.p1.p2-2.leaf-2")
+    gone(h, app2)
+    assert kind(h, "root.p1.p2-1.leaf-1") == "leaf"
+    assert kind(h, "root.p1.p2-2.leaf-2") is None and kind(h, "root.p1.p2-2") is None
+    gone(h, app1)
+    assert kind(h, "root.p1.p2-1.leaf-1") is None and kind(h, "root.p1") is None
+
+
+def test_non_empty_dynamic_queue_becoming_static_queue() -> None:
+    """``TestQueueManager.testNonEmptyDynamicQueueBecomingStaticQueue``: a created root.leaf1 with
+    an app, then configured: it stays once its app is gone."""
+    h = harness("8192 mb, 8 vcores")
+    app = app_in(h, "root.leaf1")
+    h.update()
+    assert kind(h, "root.leaf1") == "leaf"
+    h.set_allocations('<allocations><queue name="leaf1"/></allocations>')
+    gone(h, app)
+    assert kind(h, "root.leaf1") == "leaf"
+
+
+def test_non_empty_static_queue_becoming_dynamic_queue() -> None:
+    """``TestQueueManager.testNonEmptyStaticQueueBecomingDynamicQueue``: root.test.childA runs an
+    app when every queue leaves the file: it stays while the app runs, then goes with root.test."""
+    h = harness("8192 mb, 8 vcores", CHILD_DEFAULTS.format(""))
+    app = app_in(h, "root.test.childA")
+    h.set_allocations("<allocations/>")
+    assert kind(h, "root.test.childA") == "leaf"
+    gone(h, app)
+    assert kind(h, "root.test.childA") is None and kind(h, "root.test") is None
+
+
+def test_removal_of_incompatible_non_empty_queue() -> None:
+    """``TestQueueManager.testRemovalOfIncompatibleNonEmptyQueue``: root.a (a leaf running an app)
+    reconfigured as the parent of root.a.b stays a leaf while the app runs; once it is gone,
+    root.a is a parent and root.a.b its leaf."""
+    h = harness("8192 mb, 8 vcores", '<allocations><queue name="a"/></allocations>')
+    app = app_in(h, "root.a")
+    h.set_allocations('<allocations><queue name="a"><queue name="b"/></queue></allocations>')
+    h.update()
+    assert (kind(h, "root.a"), kind(h, "root.a.b")) == ("leaf", None)
+    gone(h, app)
+    h.set_allocations('<allocations><queue name="a"><queue name="b"/></queue></allocations>')
+    assert (kind(h, "root.a"), kind(h, "root.a.b")) == ("parent", "leaf")
