@@ -9,14 +9,14 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from test_yarn_fair_ported import harness, simple_groups
+from test_yarn_fair_ported import fair, harness, simple_groups, usage
 from test_yarn_fair_ported_scheduler import am_app, am_usage
 
 from corescheduler.core.calculator import yarn_fair_order_key
 from corescheduler.core.model import RESOURCES
 from corescheduler.core.queues import default_placement
 from corescheduler.core.schedulable import Schedulable
-from corescheduler.errors import AllocationError
+from corescheduler.errors import AllocationError, ConfigError, SchedulerStateError
 from corescheduler.resources import Resources as R
 from corescheduler.testing import ClusterHarness, SubmissionRejected
 
@@ -555,3 +555,122 @@ def test_removal_of_incompatible_non_empty_queue() -> None:
     gone(h, app)
     h.set_allocations('<allocations><queue name="a"><queue name="b"/></queue></allocations>')
     assert (kind(h, "root.a"), kind(h, "root.a.b")) == ("parent", "leaf")
+
+
+# --------------------------------------------------------------------------- TestFairScheduler
+@pytest.mark.parametrize(("cluster", "resource"), [
+    ({"minimum_allocation": "2048 mb, 1 vcores", "maximum_allocation": "1024 mb, 4 vcores"}, "in memory"),
+    ({"minimum_allocation": "0 mb, 2 vcores", "maximum_allocation": "10240 mb, 1 vcores"}, "in vcores"),
+])
+def test_conf_validation(cluster: dict, resource: str) -> None:
+    """``TestFairScheduler.testConfValidation``: a minimum allocation above the maximum (2048 MB
+    over 1024 MB; 2 vcores over 1) is refused when the scheduler starts ("Invalid resource
+    scheduler memory / vcores"), naming the setting."""
+    with pytest.raises(ConfigError, match="maximum_allocation") as caught:
+        harness("8192 mb, 8 vcores", cluster=cluster)
+    assert str(caught.value).endswith(resource)
+
+
+def test_aggregate_capacity_tracking() -> None:
+    """``TestFairScheduler.testAggregateCapacityTracking``: nodes of 1024 and 512 MB make 1536;
+    without the first, 512.  (``testRemoveNodeUpdatesRootQueueMetrics``: what root has available
+    follows the nodes the same way.)"""
+    h = harness("1024 mb, 4 vcores")
+    engine = h.scheduler.resource_engine
+    assert engine.cluster_total.memory == 1024
+    h.add_node("n0001", resources="512 mb, 2 vcores")
+    assert engine.cluster_total.memory == 1536
+    h.update()
+    available = engine.cluster_total - engine.tree.root.sched.running
+    assert (available.memory, available.vcores) == (1536, 6)
+    h.remove_node("n0000")
+    assert engine.cluster_total.memory == 512
+    h.update()
+    assert h.shares()["queues"]["root"]["fair"] == {"memory": 512, "vcores": 2}
+
+
+def test_compute_max_am_resource() -> None:
+    """``TestFairScheduler.testComputeMaxAMResource``: drf by default, a 20 GB / 20 vc node, three
+    queues with maxAMShare 0.5.  queueFSZeroWithMax (weight 0, max 4096 MB / 4 vc): fair share 0,
+    so its AM limit is max share × 0.5 = 2048 MB / 2 vc and its 1 GB AM runs (a second one too,
+    a third not).  queueFSZeroWithAVL (weight 0, no max): the limit comes from what is available
+    (19456 MB × 0.5) and its AM runs.  queueFSNonZero (weight 1): a fair share above 0, and its
+    AM runs."""
+    xml = """<allocations>
+      <queue name="queueFSZeroWithMax"><weight>0</weight><maxAMShare>0.5</maxAMShare>
+        <maxResources>4096 mb 4 vcores</maxResources></queue>
+      <queue name="queueFSZeroWithAVL"><weight>0.0</weight><maxAMShare>0.5</maxAMShare></queue>
+      <queue name="queueFSNonZero"><weight>1</weight><maxAMShare>0.5</maxAMShare></queue>
+      <defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy></allocations>"""
+    h = harness("20480 mb, 20 vcores", xml)
+    h.update()
+
+    def step() -> None:
+        h.update()
+        h.heartbeat("n0000")
+
+    app1 = am_app(h, "queueFSZeroWithMax", "1024 mb, 1 vcores")
+    step()
+    assert fair(h, "root.queueFSZeroWithMax") == 0
+    assert h.running(app1) == 1 and am_usage(h, "root.queueFSZeroWithMax") == 1024
+    app2 = am_app(h, "queueFSZeroWithAVL", "1024 mb, 1 vcores")
+    step()
+    assert fair(h, "root.queueFSZeroWithAVL") == 0
+    assert h.running(app2) == 1 and am_usage(h, "root.queueFSZeroWithAVL") == 1024
+    app3 = am_app(h, "queueFSNonZero", "1024 mb, 1 vcores")
+    step()
+    assert fair(h, "root.queueFSNonZero") != 0
+    assert h.running(app3) == 1 and am_usage(h, "root.queueFSNonZero") == 1024
+    more = [am_app(h, "queueFSZeroWithMax", "1024 mb, 1 vcores") for _ in range(2)]
+    step()
+    step()
+    assert [h.running(a) for a in more] == [1, 0] and am_usage(h, "root.queueFSZeroWithMax") == 2048
+
+
+def test_multiple_completed_event() -> None:
+    """``TestFairScheduler.testMultipleCompletedEvent``: an app's AM container completes (lost),
+    and the same container is reported again: the app and its queue use nothing.  (The harness
+    refuses the second report of a container it no longer has, and changes nothing.)"""
+    xml = '<allocations><queue name="queue1"><maxAMShare>0.2</maxAMShare></queue></allocations>'
+    h = harness("20480 mb, 20 vcores", xml)
+    h.update()
+    app = am_app(h, "queue1", "1024 mb, 1 vcores")
+    h.update()
+    (am,) = h.heartbeat("n0000")
+    h.kill(am.task)
+    with pytest.raises(SchedulerStateError):
+        h.kill(am.task)
+    assert h.running(app) == 0
+    assert usage(h, "root.queue1") == {"memory": 0, "vcores": 0}
+
+
+def test_completed_container_on_removed_node() -> None:
+    """``TestFairScheduler.testCompletedContainerOnRemovedNode``: a node-local container on a 2048 MB
+    node; the node is removed, and its container's completion does not fail: the container is
+    gone with the node, the app and queue use nothing, its ask is pending again."""
+    h = harness("2048 mb, 8 vcores")
+    app = h.submit_app(queue="root.queue1", user="user1", requests=[
+        {"resources": "1024 mb, 1 vcores", "locations": ["n0000"], "relax_locality": True}])
+    h.update()
+    (container,) = h.heartbeat("n0000")
+    assert container.node == "n0000" and h.running(app) == 1
+    h.remove_node("n0000")
+    assert h.running(app) == 0 and usage(h, "root.queue1") == {"memory": 0, "vcores": 0}
+    with pytest.raises(SchedulerStateError, match="not running"):
+        h.finish(container.task)
+    assert h.demand(app) == {"memory": 1024, "vcores": 1}
+
+
+def test_scheduling_on_removed_node() -> None:
+    """``TestFairScheduler.testSchedulingOnRemovedNode``: an app asks 1024 MB / 8 vc; its only node
+    is removed before it heartbeats: nothing is assigned (the harness refuses a heartbeat from
+    a node it no longer has), and the app is then removed cleanly."""
+    h = harness("8192 mb, 8 vcores", cluster={"maximum_allocation": "10240 mb, 8 vcores"})
+    app = h.submit(queue="root.queue1", user="user1", resources="1024 mb, 8 vcores")
+    h.remove_node("n0000")
+    with pytest.raises(SchedulerStateError, match="unknown node"):
+        h.heartbeat("n0000")
+    assert h.running(app) == 0
+    h.kill_app(app)
+    h.update()
+    assert not h.scheduler.jobs or app.id not in h.scheduler.jobs
