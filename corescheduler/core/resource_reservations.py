@@ -57,9 +57,10 @@ class AMLimitsAndReservations(EngineState):
 
     def _reservable(self, job: Job, leaf: Queue, size: Resources, node: Node) -> bool:
         """The leaf's policy's answer (``SharePolicy.reservable``), else
-        ``FSAppAttempt.isReservable``: the app is below its fair share (by its queue's
-        policy: memory for fair, the dominant share for drf) and the request is at least the
-        reservation threshold."""
+        ``FSAppAttempt.isReservable``: the app is starved (``isStarved``: below its fair share,
+        by its queue's policy — memory for fair, the dominant share for drf — or handed some
+        of its leaf's min-share starvation, which the last update put in ``starvation``) and
+        the request is at least the reservation threshold."""
         verdict = self.owner.plugins.share_policy(leaf.policy).policy.reservable(
             leaf, job, size, node, len(self.reservations.get(job.id, ())))
         if verdict is not None:
@@ -70,7 +71,8 @@ class AMLimitsAndReservations(EngineState):
         fair = js.fair_share if js.fair_share is not None else NONE
         calc = self.owner.plugins.share_policy(leaf.policy).calc  # the policy's getResourceCalculator
         cluster = self.cluster_total
-        return calc.less_than(cluster, job.usage, fair) and not calc.less_than(cluster, size, self._threshold)
+        starved = calc.less_than(cluster, job.usage, fair) or job.id in self.starvation
+        return starved and not calc.less_than(cluster, size, self._threshold)
 
     def _reserve(self, job: Job, task: Task, node: Node) -> bool:
         """``FSAppAttempt.reserve``: one app per node; at most ``reservable_nodes`` of the

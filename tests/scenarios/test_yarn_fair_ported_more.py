@@ -674,3 +674,40 @@ def test_scheduling_on_removed_node() -> None:
     h.kill_app(app)
     h.update()
     assert not h.scheduler.jobs or app.id not in h.scheduler.jobs
+
+
+# --------------------------------------------------------------------------- FSAppAttempt.isReservable
+def test_an_app_starved_for_its_queue_min_share_reserves_above_its_fair_share() -> None:
+    """``FSAppAttempt.isReservable``: an app reserves when it is starved (``isStarved``: below its
+    fair share, *or* handed some of its leaf's min-share starvation by
+    ``FSLeafQueue.updateStarvedAppsMinshare``) and its request is at least the reservation
+    threshold.  An 8 GB node: queue B runs six 1 GB containers; in queue A (min share 4096 MB,
+    min-share timeout 0) app X runs two and asks 2 GB more, app Y asks 1 GB.  A's fair share is
+    4096 (X and Y 2048 each); A is 2048 below its min share, handed to Y (1024) then X (1024).
+    On the full node Y's 1 GB is under the 2 GB threshold; X, at its fair share but min-share
+    starved, reserves the node."""
+    xml = """<allocations><queue name="A"><minResources>4096 mb, 4 vcores</minResources>
+      <minSharePreemptionTimeout>0</minSharePreemptionTimeout></queue><queue name="B"/></allocations>"""
+    h = harness("8192 mb, 8 vcores", xml, scheduler={
+        "preemption": True, "preemption_utilization_threshold": 0.0, "reservation_threshold": "2048 mb, 0 vcores"})
+    b = h.submit(queue="B", user="user1", tasks=6, resources="1024 mb, 1 vcores")
+    h.update()
+    for _ in range(6):
+        h.heartbeat("n0000")
+    x = h.submit_app(queue="A", user="user1", requests=[{"resources": "1024 mb, 1 vcores", "count": 2}])
+    h.update()
+    h.heartbeat("n0000")
+    h.heartbeat("n0000")
+    assert (h.running(b), h.running(x)) == (6, 2)
+    h.add_requests(x, [{"resources": "2048 mb, 1 vcores", "priority": 1}])
+    y = h.submit(queue="A", user="user1", resources="1024 mb, 1 vcores")
+    h.update()
+    assert fair(h, "root.A") == 4096
+    jobs = h.shares()["jobs"]
+    assert jobs[x.id]["fair"]["memory"] == 2048 and jobs[y.id]["fair"]["memory"] == 2048
+    engine = h.scheduler.resource_engine
+    assert engine.starvation[x.id].memory == 1024 and engine.starvation[y.id].memory == 1024
+    h.heartbeat("n0000")
+    node = h.scheduler.cluster.nodes["n0000"]
+    assert node.reserved is not None and node.reserved.job is x
+    assert h.running(y) == 0

@@ -45,8 +45,9 @@ _FB2009 = DATA / "workloads" / "fb2009-first-400.tsv"
 
 #: name -> ((config file, workload, [(replace, with)]), sha256 of events.jsonl)
 MODE_DIGESTS = {
-    # drf root, fair/fifo leaves, 31 preemptions, 46 reservations, maxAMShare
-    "yarn-example": (_YARN_EXAMPLE, "daf2ef1a4e0ee690a84104093dde65377be156ebc6aaa54ba91a24f3f4b4ac53"),
+    # drf root, fair/fifo leaves, 42 preemptions, 43 reservations, maxAMShare (min-share-starved apps
+    # reserve: FSAppAttempt.isReservable, fsports2)
+    "yarn-example": (_YARN_EXAMPLE, "b6a5cfdb6cd6df890baae46af1bed926a9dfde0582bbeb27221aa41e807d350b"),
     "yarn-fair": ((_YARN_EXAMPLE[0], _YARN_EXAMPLE[1], [*_YARN_EXAMPLE[2],
                    ('allocation_file = "fair-scheduler.xml"', 'share_policy = "fair"')]),
                   "463725dd037b4b445817974c19ed61b7a30ddbd6ca3e40eca1de8328dd3e55a2"),
