@@ -711,3 +711,64 @@ def test_an_app_starved_for_its_queue_min_share_reserves_above_its_fair_share() 
     node = h.scheduler.cluster.nodes["n0000"]
     assert node.reserved is not None and node.reserved.job is x
     assert h.running(y) == 0
+
+
+# --------------------------------------------------------------------------- FSLeafQueue.updateStarvedApps
+def min_share_cluster(min_share: str) -> tuple[ClusterHarness, object]:
+    """An 8 GB node, queue B running eight 1 GB containers, queue A (min share ``min_share``,
+    min-share timeout 0) empty; preemption on from any utilization."""
+    xml = f"""<allocations><queue name="A"><minResources>{min_share}</minResources>
+      <minSharePreemptionTimeout>0</minSharePreemptionTimeout></queue><queue name="B"/></allocations>"""
+    h = harness("8192 mb, 8 vcores", xml, scheduler={"preemption": True, "preemption_utilization_threshold": 0.0})
+    b = h.submit(queue="B", user="user1", tasks=8, resources="1024 mb, 1 vcores")
+    h.update()
+    for _ in range(8):
+        h.heartbeat("n0000")
+    assert h.running(b) == 8
+    return h, b
+
+
+def test_min_share_starvation_is_handed_out_as_hadoop_hands_it() -> None:
+    """``FSLeafQueue.updateStarvedAppsMinshare``: the leaf's min-share starvation goes to its apps
+    with pending demand in policy order; an app asking for more than what is left is given its
+    pending demand *minus* what is left (``subtractFromNonNegative(appMinShare, pending)``), and
+    the apps after it none.  Queue A, min share 2048 MB, runs nothing: X asks 3 × 1 GB, Y 1 × 1 GB
+    (after X).  A is 2048 MB short: X is given 3072 − 2048 = 1024 MB, Y nothing; so one of B's
+    containers is preempted, for X."""
+    h, b = min_share_cluster("2048 mb, 2 vcores")
+    x = h.submit(queue="A", user="user1", tasks=3, resources="1024 mb, 1 vcores")
+    h.clock_only(1)  # (Y starts after X)
+    y = h.submit(queue="A", user="user1", tasks=1, resources="1024 mb, 1 vcores")
+    h.update()
+    engine = h.scheduler.resource_engine
+    assert engine.starvation.get(x.id) == R(1024, 1) and y.id not in engine.starvation
+    killed = h.preempt()
+    assert len(killed) == 1 and h.running(b) == 7
+    h.heartbeat("n0000")
+    assert (h.running(x), h.running(y)) == (1, 0)
+
+
+def test_min_share_starvation_excludes_the_fair_share_starvation() -> None:
+    """``FSLeafQueue.updateStarvedApps``: the leaf's min-share starvation less the apps' fair-share
+    starvation is what ``updateStarvedAppsMinshare`` hands out.  Queue A (min share 4096 MB / 4
+    vc, fair-share timeout 0, threshold 0.5): X then Y ask 4 × 1 GB each.  A's fair share is
+    4096, theirs 2048 each: each is 1024 MB below half of it (fair-share starvation 1024 MB).  A
+    is (4096, 4) below its min share; less the 2048 MB of fair-share starvation, (2048, 4) is
+    handed out: X's pending (4096, 4) less its 1024 is more than that, so X is given
+    (3072, 4) − (2048, 4) = (1024, 0) and Y nothing more: X is starved for 2048 MB, Y for 1024."""
+    xml = """<allocations><queue name="A"><minResources>4096 mb, 4 vcores</minResources>
+      <minSharePreemptionTimeout>0</minSharePreemptionTimeout><fairSharePreemptionTimeout>0</fairSharePreemptionTimeout>
+      <fairSharePreemptionThreshold>0.5</fairSharePreemptionThreshold></queue><queue name="B"/></allocations>"""
+    h = harness("8192 mb, 8 vcores", xml, scheduler={"preemption": True, "preemption_utilization_threshold": 0.0})
+    h.submit(queue="B", user="user1", tasks=8, resources="1024 mb, 1 vcores")
+    h.update()
+    for _ in range(8):
+        h.heartbeat("n0000")
+    x = h.submit(queue="A", user="user1", tasks=4, resources="1024 mb, 1 vcores")
+    h.clock_only(1)  # (Y starts after X)
+    y = h.submit(queue="A", user="user1", tasks=4, resources="1024 mb, 1 vcores")
+    h.update()
+    jobs = h.shares()["jobs"]
+    assert jobs[x.id]["fair"]["memory"] == 2048 and jobs[y.id]["fair"]["memory"] == 2048
+    starvation = h.scheduler.resource_engine.starvation
+    assert (starvation[x.id], starvation[y.id]) == (R(2048, 0), R(1024, 0))
