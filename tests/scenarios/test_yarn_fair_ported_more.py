@@ -772,3 +772,24 @@ def test_min_share_starvation_excludes_the_fair_share_starvation() -> None:
     assert jobs[x.id]["fair"]["memory"] == 2048 and jobs[y.id]["fair"]["memory"] == 2048
     starvation = h.scheduler.resource_engine.starvation
     assert (starvation[x.id], starvation[y.id]) == (R(2048, 0), R(1024, 0))
+
+
+def test_get_apps_in_queue() -> None:
+    """``TestFairScheduler.testGetAppsInQueue``: apps in queue1.subqueue1, queue1.subqueue2 and
+    (by user-as-default-queue) root.user1: queue1 holds the first two (its subqueues'), the
+    subqueue and root.user1 one each, root all three."""
+    h = harness("8192 mb, 8 vcores")
+    app1 = h.submit(queue="queue1.subqueue1", user="user1", resources="1024 mb, 1 vcores")
+    app2 = h.submit(queue="queue1.subqueue2", user="user1", resources="1024 mb, 1 vcores")
+    app3 = h.submit(queue="default", user="user1", resources="1024 mb, 1 vcores")
+
+    def apps_in(queue: str) -> set[str]:
+        full = queue if queue.startswith("root") else f"root.{queue}"
+        return {j.id for j in h.scheduler.jobs.values() if j.queue == full or j.queue.startswith(full + ".")}
+
+    assert apps_in("queue1.subqueue1") == apps_in("root.queue1.subqueue1") == {app1.id}
+    assert apps_in("user1") == apps_in("root.user1") == {app3.id}
+    assert apps_in("queue1") == {app1.id, app2.id}
+    queues = h.shares()["queues"]
+    assert [queues[q]["runnable_apps"] for q in ("root.queue1", "root.queue1.subqueue1", "root.user1", "root")] == [
+        2, 1, 1, 3]
