@@ -246,7 +246,10 @@ class Preemption(EngineState):
                 t = node.tasks.get(tid)
                 if t is not None:
                     freed = freed + (t.resources or NONE)
+            # identifyContainersToPreemptOnNode: unallocated less what is reserved (getTotalReserved)
             free = node.available + freed - promised.get(node.name, NONE)
+            if node.reserved is not None:
+                free = free - (node.reserved.resources or NONE)
             picked: list[Task] = []
             ams = 0
             local = dict(chosen)

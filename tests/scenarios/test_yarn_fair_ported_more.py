@@ -793,3 +793,36 @@ def test_get_apps_in_queue() -> None:
     queues = h.shares()["queues"]
     assert [queues[q]["runnable_apps"] for q in ("root.queue1", "root.queue1.subqueue1", "root.user1", "root")] == [
         2, 1, 1, 3]
+
+
+# --------------------------------------------------------------------------- FSPreemptionThread
+def test_preemption_counts_a_nodes_reservation_as_taken() -> None:
+    """``FSPreemptionThread.identifyContainersToPreemptOnNode``: what a node can give a starved
+    request starts from its unallocated resources *less what is reserved on it*
+    (``getTotalReserved``).  Two 4 GB nodes full of queue a's eight 1 GB containers; app R of
+    queue b reserves n0000 for 4 GB; app S of queue c (fair-share timeout 0, threshold 1) is
+    starved for 2 × 1 GB.  On n0000 a 1 GB request would need 5 GB freed, more than the node
+    has, so both containers are preempted on n0001."""
+    xml = """<allocations><queue name="a"/><queue name="b"/>
+      <queue name="c"><fairSharePreemptionTimeout>0</fairSharePreemptionTimeout>
+        <fairSharePreemptionThreshold>1.0</fairSharePreemptionThreshold></queue></allocations>"""
+    h = harness("4096 mb, 4 vcores", xml, nodes=2,
+                scheduler={"preemption": True, "preemption_utilization_threshold": 0.0})
+    greedy = h.submit(queue="a", user="user1", tasks=8, resources="1024 mb, 1 vcores")
+    h.update()
+    for _ in range(4):
+        h.heartbeat("n0000")
+        h.heartbeat("n0001")
+    assert h.running(greedy) == 8
+    r = h.submit(queue="b", user="user1", resources="4096 mb, 1 vcores")
+    h.update()
+    h.heartbeat("n0000")
+    node = h.scheduler.cluster.nodes["n0000"]
+    assert node.reserved is not None and node.reserved.job is r
+    s = h.submit(queue="c", user="user1", tasks=2, resources="1024 mb, 1 vcores")
+    h.update()
+    assert s.id in h.scheduler.resource_engine.starvation
+    killed = h.preempt()
+    nodes = h.scheduler.cluster.nodes
+    assert len(killed) == 2
+    assert (nodes["n0000"].used.memory, nodes["n0001"].used.memory) == (4096, 2048)
