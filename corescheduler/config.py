@@ -263,8 +263,12 @@ class ClusterConfig:
             racks, nodes_per_rack = d.racks, d.nodes_per_rack
         minimum = _resources(s, "minimum_allocation", d.minimum_allocation)
         maximum = _resources(s, "maximum_allocation", d.maximum_allocation)
-        if not minimum.fits_in(maximum):  # YarnConfiguration: minimum <= maximum, or the RM does not start
-            s.problem("maximum_allocation", f"maximum_allocation {maximum} is below minimum_allocation {minimum}")
+        if not minimum.fits_in(maximum):
+            # FairScheduler.validateConf (AbstractYarnScheduler): the RM does not start; "Invalid resource
+            # scheduler memory / vcores allocation configuration", one resource at a time
+            below = ["memory" if n == "memory-mb" else n for n in minimum.names if minimum.get(n) > maximum.get(n)]
+            s.problem("maximum_allocation", f"maximum_allocation {maximum} is below minimum_allocation {minimum} "
+                                            f"in {', '.join(below)}")
             minimum, maximum = d.minimum_allocation, d.maximum_allocation
         return cls(
             racks=racks,

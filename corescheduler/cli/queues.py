@@ -44,6 +44,12 @@ def _number(value: float | None) -> float | None:
     return None if value is None or math.isinf(value) else value
 
 
+def _am_share_text(share: float) -> str:
+    """``off`` for -1 (``FSLeafQueue.canRunAppAM`` skips the check); any other share as it is
+    (another negative one lets no AM run)."""
+    return "off" if abs(share + 1.0) < 0.0001 else f"{share:g}"
+
+
 def _seconds(value: float | None) -> str:
     return "never" if value is None or math.isinf(value) else f"{value:g} s"
 
@@ -291,7 +297,7 @@ def queues(config_path: str | None, as_json: bool) -> None:
                 _json_resources_text(q["min_resources"]),
                 _json_resources_text(q["max_resources"]),
                 "∞" if q["max_running_apps"] >= 2**31 - 1 else str(q["max_running_apps"]),
-                "-" if q["max_am_share"] is None else ("off" if q["max_am_share"] < 0 else f"{q['max_am_share']:g}"),
+                "-" if q["max_am_share"] is None else _am_share_text(q["max_am_share"]),
                 _seconds(q["min_share_preemption_timeout"]),
                 _seconds(q["fair_share_preemption_timeout"]),
                 f"{q['fair_share_preemption_threshold']:g}",

@@ -116,14 +116,15 @@ def resource_shares_many(
 
 def yarn_fair_order_key(s: Schedulable) -> tuple[Any, ...]:
     """YARN ``FairSharePolicy.FairShareComparator`` (memory only) as a sort key:
-    a schedulable with no demand after those with some; then those below
+    a schedulable with no demand after those with some (``compareDemand`` reads the
+    demand's memory only: 0 MB and some vcores is no demand); then those below
     ``min(min share, demand)`` first, the furthest below first (usage /
     max(min share, 1)); then usage / weight (weight 0: after every positive
     weight, by usage); ties by start time, then name."""
     usage = s.running.memory
-    demand = s.demand
-    no_demand = 1 if demand.is_none() else 0
-    min_share = min(s.min_share.memory, demand.memory)
+    demand = s.demand.memory
+    no_demand = 1 if demand == 0 else 0
+    min_share = min(s.min_share.memory, demand)
     if usage < min_share:
         return (no_demand, 0, usage / max(min_share, 1), 0.0, s.start_time, s.name)
     weight = s.weight

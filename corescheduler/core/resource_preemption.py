@@ -38,55 +38,84 @@ class Preemption(EngineState):
         return self.owner.plugins.share_policy(policy).calc.less_than(self.cluster_total, usage, share)  # type: ignore[no-any-return]
 
     def _update_starvation(self, now: float) -> None:
-        """``FSLeafQueue.updateStarvedApps``: each app's fair-share starvation (below
-        ``fairSharePreemptionThreshold`` × its fair share, capped by its demand, for longer
-        than ``fairSharePreemptionTimeout``) and each leaf's min-share starvation (below
-        min(min share, demand) for longer than ``minSharePreemptionTimeout``), handed to its
-        apps in policy order up to what each still asks for.  Only while the cluster is used
-        above ``preemption_utilization_threshold`` (YARN's cluster-utilization-threshold)."""
+        """``FairScheduler.update`` → ``FSLeafQueue.updateStarvedApps``, only while the cluster is
+        used above ``preemption_utilization_threshold`` (``shouldAttemptPreemption``: memory or
+        vcores); otherwise no app is starved and no clock moves.  For each leaf, its apps with
+        pending demand that are not waiting out a preemption made for them
+        (``fetchAppsWithDemand(false)``, ``shouldCheckForStarvation``), in policy order:
+
+        * ``updateStarvedAppsFairshare``: each app's fair-share starvation (below
+          ``fairSharePreemptionThreshold`` × its fair share, capped by its demand, for longer than
+          ``fairSharePreemptionTimeout``, ``FSAppAttempt.fairShareStarvation``) until the first
+          app that has none;
+        * the leaf's min-share starvation (below min(min share, demand) for longer than
+          ``minSharePreemptionTimeout``) less the sum of those is handed out by
+          ``updateStarvedAppsMinshare``: an app is given its pending demand less its fair-share
+          starvation; where that is more than what is left (by the policy's measure), it is given
+          the difference, and the apps after it nothing."""
         self.starvation = {}
         self._starvation_time = now
         config = self.tree.config
         total = self.cluster_total
         used = self.tree.root.sched.running
-        utilization = max((used.get(n) / total.get(n) for n in total.names if total.get(n) > 0), default=0.0)
-        enough = utilization > self.settings.preemption_utilization_threshold
+        utilization = max((used.get(n) / total.get(n) for n in ("memory-mb", "vcores") if total.get(n) > 0),
+                          default=0.0)
+        if not utilization > self.settings.preemption_utilization_threshold:
+            at_min = self._at_min_share
+            if len(at_min) < len(self.tree.queues):  # a leaf's clock starts when it is made (FSLeafQueue)
+                for leaf in self.tree.leaves():
+                    at_min.setdefault(leaf.name, now)
+            return
+        waited = self._preempted_at
         for leaf in self.tree.leaves():
             policy = leaf.policy
             threshold = config.fair_share_preemption_threshold(leaf.name)
             fair_timeout = config.fair_share_preemption_timeout(leaf.name)
             key = self._key_fn(leaf)
-            apps = sorted(leaf.runnable_apps, key=lambda j: key(j.sched[RESOURCES]))
-            for job in apps:
+            apps = []
+            for job in sorted(leaf.runnable_apps, key=lambda j: key(j.sched[RESOURCES])):
+                pending = job.sched[RESOURCES].demand - job.usage  # getPendingDemand (may go below 0)
+                last = waited.get(job.id)
+                if pending.is_none() or (last is not None and now - last < STARVATION_RECHECK_WAIT):
+                    continue
+                apps.append((job, pending))
+            fair_starved: dict[str, Resources] = {}
+            fair_total = NONE
+            for job, _ in apps:
                 js = job.sched[RESOURCES]
-                fair = (js.fair_share or NONE).multiply_and_round_down(threshold)
-                target = fair.componentwise_min(js.demand)
+                target = (js.fair_share or NONE).multiply_and_round_down(threshold).componentwise_min(js.demand)
+                gap = NONE
                 if not self._below(policy, job.usage, target):
                     self._at_fair_share[job.id] = now
-                    continue
-                since = self._at_fair_share.setdefault(job.id, now)
-                if enough and now - since >= fair_timeout:
+                elif now - self._at_fair_share.setdefault(job.id, job.submit_time) >= fair_timeout:
                     gap = (target - job.usage).componentwise_max(NONE)
-                    if gap.any_positive():
-                        self.starvation[job.id] = gap
+                if gap.is_none():
+                    break  # updateStarvedAppsFairshare: the first app not starved ends the walk
+                fair_starved[job.id] = gap
+                self.starvation[job.id] = gap
+                fair_total = fair_total + gap
             s = leaf.sched
             # Resources.min(calculator, …): the smaller of the two vectors by the policy's measure
             desired = s.min_share if not self._below(policy, s.demand, s.min_share) else s.demand
-            if desired.fits_in(s.running):  # FSLeafQueue.minShareStarvation: nothing of it is missing
+            left = (desired - s.running).componentwise_max(NONE)  # FSLeafQueue.minShareStarvation
+            if left.is_none():
                 self._at_min_share[leaf.name] = now
                 continue
-            since = self._at_min_share.setdefault(leaf.name, now)
-            if not (enough and now - since >= config.min_share_preemption_timeout(leaf.name)):
+            if now - self._at_min_share.setdefault(leaf.name, now) < config.min_share_preemption_timeout(leaf.name):
                 continue
-            left = (desired - s.running).componentwise_max(NONE)
-            for job in apps:
-                if not left.any_positive():
+            left = (left - fair_total).componentwise_max(NONE)
+            calc = self.owner.plugins.share_policy(policy).calc
+            for job, pending in apps:
+                if left.is_none():
                     break
-                pending = (job.sched[RESOURCES].demand - job.usage - self.starvation.get(job.id, NONE))
-                share = pending.componentwise_max(NONE).componentwise_min(left)
+                share = (pending - fair_starved.get(job.id, NONE)).componentwise_max(NONE)
+                if calc.less_than(total, left, share):  # Resources.greaterThan(share, left)
+                    share = (share - left).componentwise_max(NONE)
+                    left = NONE
+                else:
+                    left = (left - share).componentwise_max(NONE)
                 if share.any_positive():
                     self.starvation[job.id] = self.starvation.get(job.id, NONE) + share
-                    left = (left - share).componentwise_max(NONE)
 
     def _preemptable(self, task: Task, chosen: dict[str, Resources]) -> bool:
         """``FSAppAttempt.canContainerBePreempted``: its queue allows it (``allowPreemptionFrom``)
@@ -217,7 +246,10 @@ class Preemption(EngineState):
                 t = node.tasks.get(tid)
                 if t is not None:
                     freed = freed + (t.resources or NONE)
+            # identifyContainersToPreemptOnNode: unallocated less what is reserved (getTotalReserved)
             free = node.available + freed - promised.get(node.name, NONE)
+            if node.reserved is not None:
+                free = free - (node.reserved.resources or NONE)
             picked: list[Task] = []
             ams = 0
             local = dict(chosen)

@@ -78,8 +78,7 @@ class AMLimitsAndReservations(EngineState):
         share = leaf.max_am_share
         if abs(share - (-1.0)) < 0.0001:
             return True
-        if share < 0:
-            return True
+        # any other negative share: a negative limit below, which no AM fits in (as in YARN)
         fair = leaf.sched.fair_share if leaf.sched.fair_share is not None else NONE
         available = self.cluster_total - self._allocated()
         maximum = leaf.sched.max_share
@@ -97,9 +96,10 @@ class AMLimitsAndReservations(EngineState):
 
     def _reservable(self, job: Job, leaf: Queue, size: Resources, node: Node) -> bool:
         """The leaf's policy's answer (``SharePolicy.reservable``), else
-        ``FSAppAttempt.isReservable``: the app is below its fair share (by its queue's
-        policy: memory for fair, the dominant share for drf) and the request is at least the
-        reservation threshold."""
+        ``FSAppAttempt.isReservable``: the app is starved (``isStarved``: below its fair share,
+        by its queue's policy — memory for fair, the dominant share for drf — or handed some
+        of its leaf's min-share starvation, which the last update put in ``starvation``) and
+        the request is at least the reservation threshold."""
         verdict = self.owner.plugins.share_policy(leaf.policy).policy.reservable(
             leaf, job, size, node, len(self.reservations.get(job.id, ())))
         if verdict is not None:
@@ -110,7 +110,8 @@ class AMLimitsAndReservations(EngineState):
         fair = js.fair_share if js.fair_share is not None else NONE
         calc = self.owner.plugins.share_policy(leaf.policy).calc  # the policy's getResourceCalculator
         cluster = self.cluster_total
-        return calc.less_than(cluster, job.usage, fair) and not calc.less_than(cluster, size, self._threshold)
+        starved = calc.less_than(cluster, job.usage, fair) or job.id in self.starvation
+        return starved and not calc.less_than(cluster, size, self._threshold)
 
     def _reserve(self, job: Job, task: Task, node: Node) -> bool:
         """``FSAppAttempt.reserve``: one app per node; at most ``reservable_nodes`` of the

@@ -27,7 +27,8 @@ and each refusal in the code cites the Hadoop method that refuses too
   at load (YARN refuses to apply those policies when it loads the file, logs
   it and keeps the earlier ones);
 * taken as YARN takes them, with a warning: negative counts, weights and
-  timeouts (as 0), ``allowPreemptionFrom`` other than true/false (false), a
+  timeouts (as 0), a negative ``maxAMShare`` other than -1 (no AM runs),
+  ``allowPreemptionFrom`` other than true/false (false), a
   percentage in ``minResources`` or ``maxContainerAllocation`` (none), a queue
   declared twice (merged), ``ROOT`` for the root queue (read as ``root``;
   YARN keeps the spelling and builds ``ROOT.x`` beside the real root), a
@@ -186,9 +187,16 @@ def _fraction(text: str) -> float:
     return min(max(_nan_refused(parse_java_double(text), text), 0.0), 1.0)
 
 
-def _am_share(text: str) -> float:
-    """``maxAMShare``: ``Math.min(Float.parseFloat(text), 1.0f)``; -1 (any negative) disables the check."""
-    return min(_nan_refused(parse_java_double(text), text), 1.0)
+def _am_share(text: str) -> float | _Warned:
+    """``maxAMShare``: ``Math.min(Float.parseFloat(text), 1.0f)``.  -1 turns the AM limit off
+    (``FSLeafQueue.canRunAppAM``: within 0.0001 of -1); any other negative share is taken, as
+    YARN takes it, with a warning: its limit (``computeMaxAMResource``, ``multiplyAndRoundUp``)
+    is negative, so no AM runs in the queue."""
+    value = min(_nan_refused(parse_java_double(text), text), 1.0)
+    if value < 0 and abs(value - (-1.0)) >= 0.0001:
+        return _Warned(value, f"a negative share ({text}) other than -1 lets no AM run in the queue, as in YARN "
+                              "(FSLeafQueue.canRunAppAM); -1 turns the AM limit off")
+    return value
 
 
 def _boolean(text: str) -> bool | _Warned:

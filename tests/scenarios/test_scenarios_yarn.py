@@ -653,7 +653,9 @@ def test_fair_share_starvation_starts_at_the_timeout_itself() -> None:
 
 def test_min_share_starvation_counts_every_resource() -> None:
     """``FSLeafQueue.minShareStarvation``: any resource below min(min share, demand) starves
-    (here vcores: b holds its min share's memory but 1 of its 4 vcores)."""
+    (here vcores: b holds its min share's memory but 1 of its 4 vcores: (0, 3) short).  The
+    leaf's starvation is handed to b by ``updateStarvedAppsMinshare``: b's pending (3072, 3) is
+    more than (0, 3) by the fair policy's measure (memory), so b is given (3072, 3) − (0, 3)."""
     xml = """<allocations><queue name="a"/>
       <queue name="b"><minResources>1024 mb, 4 vcores</minResources>
         <minSharePreemptionTimeout>1</minSharePreemptionTimeout></queue></allocations>"""
@@ -670,7 +672,8 @@ def test_min_share_starvation_counts_every_resource() -> None:
     for _ in range(4):
         h.heartbeat("n0000")
     h.advance(2)
-    assert h.scheduler._rs.starvation[b.id].vcores == 3
+    starved = h.scheduler._rs.starvation[b.id]
+    assert (starved.memory, starved.vcores) == (3072, 0)
 
 
 def test_no_second_preemption_for_the_same_app_within_the_recheck_wait() -> None:

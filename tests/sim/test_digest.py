@@ -45,8 +45,9 @@ _FB2009 = DATA / "workloads" / "fb2009-first-400.tsv"
 
 #: name -> ((config file, workload, [(replace, with)]), sha256 of events.jsonl)
 MODE_DIGESTS = {
-    # drf root, fair/fifo leaves, 31 preemptions, 46 reservations, maxAMShare
-    "yarn-example": (_YARN_EXAMPLE, "daf2ef1a4e0ee690a84104093dde65377be156ebc6aaa54ba91a24f3f4b4ac53"),
+    # drf root, fair/fifo leaves, 23 preemptions, 54 reservations, maxAMShare (fsports2: min-share-starved
+    # apps reserve, FSAppAttempt.isReservable; starvation handed out as FSLeafQueue.updateStarvedApps does)
+    "yarn-example": (_YARN_EXAMPLE, "840888a78e378861ad9ceb67bf0ad957c2c1051bc51c19d57c1500f22bd204e6"),
     "yarn-fair": ((_YARN_EXAMPLE[0], _YARN_EXAMPLE[1], [*_YARN_EXAMPLE[2],
                    ('allocation_file = "fair-scheduler.xml"', 'share_policy = "fair"')]),
                   "463725dd037b4b445817974c19ed61b7a30ddbd6ca3e40eca1de8328dd3e55a2"),
