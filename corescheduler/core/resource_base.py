@@ -85,9 +85,8 @@ class EngineState:
     empty_runnable: list[Job]
     starvation: dict[str, Resources]
     _steady_dirty: bool
-    _levels_cache: list[list[Queue]]
-    _share_plan: list[tuple[dict[str, Any], dict[str, list[Queue]]]]
-    _levels_version: int
+    #: (the tree's version, its levels, the share plan): ShareUpdate._level_plan
+    _levels_state: tuple[int, list[list[Queue]], list[tuple[dict[str, Any], dict[str, list[Queue]]]]]
     _threshold: Resources
     _key_fns: dict[str, Any]
     _admit_fns: dict[str, Any]

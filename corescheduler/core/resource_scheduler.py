@@ -135,9 +135,10 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         #: app id -> its asks, for apps whose asks have places or priorities (SPEC §6b)
         self.app_asks: dict[str, AppAsks] = {}
         self._steady_dirty = True
-        self._levels_cache: list[list[Queue]] = []
-        self._share_plan: list[tuple[dict[str, Any], dict[str, list[Queue]]]] = []
-        self._levels_version = -1
+        # (an engine has at most 30 instance attributes: CPython 3.11 keeps up to 30 in a
+        # class's shared keys, and past them every ``self.x`` of the engine is a dict lookup —
+        # tests/core/test_engine_attributes.py)
+        self._levels_state: tuple[int, list[list[Queue]], list[Any]] = (-1, [], [])
         self._threshold = self.settings.reservation_threshold
         self._key_fns: dict[str, Any] = {}
         self._admit_fns: dict[str, Any] = {}
@@ -540,23 +541,24 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         if size is None:
             size = self._size(task)  # the error
         capacity = node.capacity
-        if capacity is None or not (size.memory <= capacity.memory if self._fit_memory_only
-                                    else size.fits_in(capacity)):
+        memory_only = self._fit_memory_only  # (the root policy's fits_by_memory)
+        if capacity is None or not (size.memory <= capacity.memory if memory_only else size.fits_in(capacity)):
             return None  # hasContainerForNode: never on this node
-        limited = self._queue_limits  # the policy's queue_headroom (the Capacity Scheduler's checkHeadroom)
-        if not (leaf.fits_max_memory(size) if self._fit_memory_only else leaf.fits_max_shares(size)):
-            return BLOCKED if limited and self._queue_limit(leaf, job, size) else None  # over a max share
-        if self._held_back:  # a queue skipped before in this assignment: the others' room is less
+        if not (leaf.fits_max_memory(size) if memory_only else leaf.fits_max_shares(size)):
+            # over a max share; the policy's queue_headroom (the Capacity Scheduler's checkHeadroom)
+            return BLOCKED if self._queue_limits and self._queue_limit(leaf, job, size) else None
+        held_back = self._held_back
+        if held_back:  # a queue skipped before in this assignment: the others' room is less
             if self._queue_limit(leaf, job, size):
                 return BLOCKED
-            limited = False  # (asked)
         fits = self.owner.plugins.fits
         answer = fits(node, task, size) if fits is not None else None
         if answer is None:
-            answer = (node.used.memory + size.memory <= capacity.memory if self._fit_memory_only
+            answer = (node.used.memory + size.memory <= capacity.memory if memory_only
                       else node.used.fits_with(size, capacity))
         elif answer is not True and answer is not False:
             answer = answers.flag(self.owner._who("LoadManager"), "cs_fits", answer)
+        limited = self._queue_limits and not held_back  # (held back: asked above)
         if answer:
             reservations = self.reservations
             if reservations:  # (none on any node: nothing to give back, the common case)

@@ -253,7 +253,14 @@ class ShareUpdate(EngineState):
 
     def _levels(self) -> list[list[Queue]]:
         """The tree's queues a depth at a time, root first (kept while the tree stands)."""
-        if self._levels_version != self.tree.version:
+        return self._level_plan()[0]
+
+    def _level_plan(self) -> tuple[list[list[Queue]], list[tuple[dict[str, Any], dict[str, list[Queue]]]]]:
+        """:meth:`_levels` and, per level, its parents and its leaves by policy (the share
+        plan), kept with the tree's version they were made for (one attribute: the engine's
+        instance attributes stay within CPython's 30 shared keys, see ``_levels_state``)."""
+        version, levels, plan = self._levels_state
+        if version != self.tree.version:
             levels = [[self.tree.root]]
             while True:
                 below = [c for q in levels[-1] for c in q.children.values()]
@@ -270,10 +277,8 @@ class ShareUpdate(EngineState):
                     elif q.children:
                         parents.setdefault(q.policy, []).append((q.sched, q.child_scheds))
                 plan.append((parents, leaves))
-            self._levels_cache = levels
-            self._share_plan = plan
-            self._levels_version = self.tree.version
-        return self._levels_cache
+            self._levels_state = (self.tree.version, levels, plan)
+        return levels, plan
 
     def _shares(self, steady: bool = False) -> None:
         """``recomputeShares`` (``steady``: ``recomputeSteadyShares``), top-down a level at a
@@ -282,8 +287,7 @@ class ShareUpdate(EngineState):
         share a policy go to its ``cs_compute_shares_many`` together when it has one, so
         ``fair`` and ``drf`` run YARN's search for a whole level in numpy."""
         plugins = self.owner.plugins
-        self._levels()
-        for parents, leaves in self._share_plan:
+        for parents, leaves in self._level_plan()[1]:
             batches: dict[str, list[tuple[list[Schedulable], Resources]]] = {}
             if steady:
                 for name, entries in parents.items():
