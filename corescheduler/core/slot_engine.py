@@ -120,7 +120,7 @@ class SlotEngine(SlotWalk):
                 self._update_starvation([p.sched[kind] for p in self.pools.values()], now)
         self._dirty = False
         self._changes_seen = self.ledger.changes
-        for fn in self._notify("cs_update"):
+        for fn in self.plugins.listeners("cs_update"):
             fn(list(self.pools.values()), now)
 
     def _update_runnability(self, now: float) -> None:
@@ -226,7 +226,7 @@ class SlotEngine(SlotWalk):
         ``cs_heartbeat_end``; the assignments in launch order (empty when none)."""
         self._hint_epoch += 1
         self._passed = []
-        for fn in self._notify("cs_heartbeat_start"):
+        for fn in self.plugins.listeners("cs_heartbeat_start"):
             fn(node, now)
         multiple = self.settings.assign_multiple
         next_kind = self.root_policy.next_kind
@@ -340,7 +340,7 @@ class SlotEngine(SlotWalk):
         if visited or out:
             skipped = [j for jid, j in visited.items() if jid not in launched_map]
             self._passed = skipped
-            for fn in self._notify("cs_heartbeat_end"):
+            for fn in self.plugins.listeners("cs_heartbeat_end"):
                 fn(node, out, skipped, now)
         return out
 

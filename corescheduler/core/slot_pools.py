@@ -95,7 +95,6 @@ class SlotPools:
         #: a failed heartbeat takes its launches back: order-key errors then are not raised again
         self._taking_back = False
         #: some pool's share policy admits jobs (cs_admit_job; set by _configure_pool): no parking
-        self._admitting = False
         #: changes whenever the set of jobs a heartbeat walks for maps may change (a job
         #: enters or leaves its pool's map order, a pool reaches or leaves its cap, an update)
         self._map_version = 0
@@ -108,21 +107,21 @@ class SlotPools:
             MAP: (s.map_assign_cap if s.map_assign_cap > 0 else math.inf) if s.assign_multiple else 1,
             REDUCE: (s.reduce_assign_cap if s.reduce_assign_cap > 0 else math.inf) if s.assign_multiple else 1,
         }
-        self._notify = self.plugins.listeners
         #: the TaskSelector's cs_select_hint when a heartbeat that skips the same jobs as the
         #: one before changes nothing for every other plugin that listens to heartbeats
         #: (skip_quiet_heartbeat, parking), else None
         self._hint = self.plugins.quiet_heartbeats()
         #: the TaskSelector's cs_select_hint (wants_idle_heartbeat), else None
         self._any_hint = self.plugins.select_hint
-        #: the LoadManager's ``empty_nodes_take_tasks`` declaration (its plugin is fixed)
-        self._empty_take: bool = self.plugins.empty_nodes_take_tasks()
+        #: the LoadManager declares ``empty_nodes_take_tasks`` (its plugin is fixed) and no pool's
+        #: share policy admits jobs (``can_park``; at most 30 instance attributes: see
+        #: tests/core/test_engine_attributes.py)
+        self._parkable: bool = self.plugins.empty_nodes_take_tasks()
         #: bumped by every heartbeat, update and lost output: with ``_changes`` (launches and
         #: releases), the hints asked since the last bump hold (``_hints``, ``_wants``)
         self._hint_epoch = 0
-        #: job id -> (hint, the time before which it holds), as of ``_hints_key``
-        self._hints: dict[str, tuple[Any, float]] = {}
-        self._hints_key = (-1, -1)
+        #: ((epoch, changes) they were asked at, job id -> (hint, the time before which it holds))
+        self._hints: tuple[tuple[int, int], dict[str, tuple[Any, float]]] = ((-1, -1), {})
         self._wants: tuple[tuple[int, int], bool] = ((-1, -1), False)
         #: the jobs the last heartbeat offered a map slot and that took none (its
         #: ``cs_heartbeat_end``'s ``skipped``); empty after a heartbeat that offered none
@@ -189,7 +188,7 @@ class SlotPools:
         pool.policy = allocations.pool_policy(pool.name, self.root_policy.name)
         self._pool_policy[pool.name] = self.plugins.share_policy(pool.policy)
         if self._pool_policy[pool.name].admit_job is not None:
-            self._admitting = True  # a job's refusal may end with no change a parked node sees
+            self._parkable = False  # a job's refusal may end with no change a parked node sees
         for kind in KINDS:
             ps = pool.sched[kind]
             ps.weight = spec.weight

@@ -73,11 +73,11 @@ class SlotWalk(SlotPools):
         """The TaskSelector's hint for ``job``'s maps at ``now``: one asked since the last
         heartbeat, update, launch or release if it still holds at ``now``, else asked now."""
         epoch, changes = self._hint_epoch, self.ledger.changes
-        hints = self._hints
+        key, hints = self._hints
         job_id = job.id
-        if self._hints_key[0] != epoch or self._hints_key[1] != changes:
+        if key[0] != epoch or key[1] != changes:
             hints.clear()
-            self._hints_key = (epoch, changes)
+            self._hints = ((epoch, changes), hints)
         else:
             held = hints.get(job_id)
             if held is not None and now < held[1]:
@@ -103,9 +103,8 @@ class SlotWalk(SlotPools):
         policy admits jobs (``cs_admit_job``: a refusal that may end unseen)."""
         return (
             self._hint is not None
-            and self._empty_take
+            and self._parkable
             and self.plugins.can_launch is None
-            and not self._admitting
         )
 
     @property
@@ -209,5 +208,5 @@ class SlotWalk(SlotPools):
         self._quiet_at = -1
         self._hint_epoch += 1
         self._passed = []
-        for fn in self._notify("cs_heartbeat_start"):
+        for fn in self.plugins.listeners("cs_heartbeat_start"):
             fn(node, now)
