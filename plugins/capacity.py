@@ -61,7 +61,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from attrs import define, field, frozen
+from attrs import define, evolve, field, frozen
 from corescheduler_plugins._capacity_xml import CapacityXml, read_capacity_xml
 
 from corescheduler.core.calculator import YARN
@@ -106,6 +106,9 @@ QUEUE_KEYS: tuple[str, ...] = (
 #: its ``maximum_capacity``) answer a :class:`Rejection` instead.
 DEFER = False
 _EPS = 1e-9
+#: a queue's capacity of a kind while it is not configured (Hadoop's ``getCapacity`` answers -1);
+#: :func:`read_config` replaces it by the queue's part of the remainder
+UNSET = -1.0
 
 
 # ============================================================================ config
@@ -193,7 +196,11 @@ def _read_queue(
     table: Any,
     reclaim_default: float,
     report: Callable[[str, str | None, str], None],
+    remainder: bool = True,
 ) -> QueueConfig | None:
+    """One queue's table.  With ``remainder`` (slot mode, Hadoop 0.20/1.x) a queue without a
+    capacity of a kind gets :data:`UNSET` for it, replaced by its part of what the other queues
+    leave (:func:`_share_remainder`); without it (resource mode, YARN) the capacity is required."""
     if not isinstance(table, Mapping):
         report(name, None, f"expected a table of queue settings ({', '.join(QUEUE_KEYS)}), got {table!r}")
         return None
@@ -214,7 +221,7 @@ def _read_queue(
     failed = {key for key, _ in problems}
     percents = {MAP: map_capacity if map_capacity is not None else capacity,
                 REDUCE: reduce_capacity if reduce_capacity is not None else capacity}
-    if "capacity" not in failed and any(v is None for v in percents.values()):
+    if "capacity" not in failed and any(v is None for v in percents.values()) and not remainder:
         if not failed & {"map_capacity", "reduce_capacity"}:
             problems.append(("capacity", "missing; expected the queue's guaranteed percent of the cluster's slots, "
                                          "0 to 100 (the queues' capacities add up to 100)"))
@@ -230,8 +237,8 @@ def _read_queue(
         return None
     return QueueConfig(
         name=name,
-        map_capacity=float(percents[MAP]),  # type: ignore[arg-type]
-        reduce_capacity=float(percents[REDUCE]),  # type: ignore[arg-type]
+        map_capacity=UNSET if percents[MAP] is None else float(percents[MAP]),
+        reduce_capacity=UNSET if percents[REDUCE] is None else float(percents[REDUCE]),
         maximum_capacity=None if maximum is None else float(maximum),
         minimum_user_limit_percent=float(user_limit),
         user_limit_factor=None if factor is None else float(factor),
@@ -240,10 +247,17 @@ def _read_queue(
     )
 
 
-def read_config(settings: Mapping[str, Any] | None, base_dir: str | Path | None = None) -> CapacityConfig:
+def read_config(settings: Mapping[str, Any] | None, base_dir: str | Path | None = None,
+                mode: str = "slots") -> CapacityConfig:
     """Validate a ``[plugins.capacity]`` table; ``config_file`` is taken
     relative to ``base_dir`` (the TOML file's folder).  Every problem is
-    raised at once as a :class:`~corescheduler.errors.SettingsError`."""
+    raised at once as a :class:`~corescheduler.errors.SettingsError`.
+
+    In slot mode the capacities are Hadoop 0.20/1.x's (``CapacityTaskScheduler.start``):
+    queues without one share what the others leave, and only a sum over 100 is refused.
+    In resource mode (``mode = "resources"``) every queue needs a capacity and they add up
+    to 100, as YARN's CapacityScheduler requires of a parent's children."""
+    remainder = mode != "resources"
     s = Settings(settings, plugin=NAME)
     reclaim_time = float(s.number("reclaim_time", DEFAULT_RECLAIM_TIME, minimum=0))
     config_file = s.string("config_file", None)
@@ -280,7 +294,10 @@ def read_config(settings: Mapping[str, Any] | None, base_dir: str | Path | None 
         if not isinstance(name, str) or not name.strip():
             report(str(name), None, "a queue needs a non-empty name")
             continue
-        queue = _read_queue(name, table, reclaim_time, report)
+        # a capacity in the file that Java cannot read is not "unset": Hadoop 0.20/1.x
+        # CapacitySchedulerConf.getCapacity reads -1 for it and refuses it (Illegal capacity)
+        unreadable = xml is not None and (name, "capacity") in xml.defaulted
+        queue = _read_queue(name, table, reclaim_time, report, remainder and not unreadable)
         if queue is not None:
             queues[name] = queue
     if not raw and xml is None and "queues" not in s.table:
@@ -289,10 +306,50 @@ def read_config(settings: Mapping[str, Any] | None, base_dir: str | Path | None 
     elif not raw and xml is None:
         s.problem("queues", "no queues; expected [plugins.capacity.queues.<name>] tables with a capacity each")
     if queues and len(queues) == len(raw):
-        _check_sums(s, queues, "config_file" if xml is not None else "queues", source)
+        if remainder:
+            queues = _share_remainder(s, queues, "config_file" if xml is not None else "queues", source)
+        else:
+            _check_sums(s, queues, "config_file" if xml is not None else "queues", source)
     s.finish()
     warnings = tuple(f"[plugins.capacity] config_file: {w}" for w in xml.warnings) if xml is not None else ()
     return CapacityConfig(queues=queues, reclaim_time=reclaim_time, source=source, warnings=warnings)
+
+
+def _share_remainder(s: Settings, queues: dict[str, QueueConfig], key: str,
+                     source: str | None) -> dict[str, QueueConfig]:
+    """Hadoop 0.20/1.x ``CapacityTaskScheduler.start`` (and 0.19.1's, for
+    ``guaranteed-capacity``): the capacities are summed in ``float``; a sum over 100 is refused
+    ("Sum of queue capacities over 100%"); each queue without a capacity gets
+    ``(100 - sum) / (queues without one)``, in ``float``.  A sum below 100 is taken: the slots no
+    queue is guaranteed are only ever lent.  Per kind, since a queue may set ``map_capacity`` and
+    ``reduce_capacity`` apart."""
+    split = any(q.map_capacity != q.reduce_capacity for q in queues.values())
+    shares: dict[str, float] = {}
+    for kind in KINDS:
+        total = 0.0
+        unset = 0
+        for q in queues.values():
+            if q.capacity(kind) == UNSET:
+                unset += 1
+            else:
+                total = java_float(total + q.capacity(kind))
+        if total > 100.0:
+            terms = " + ".join(f"{q.name} {q.capacity(kind):g}" for q in queues.values() if q.capacity(kind) != UNSET)
+            what = f"{kind} capacities" if split else "queue capacities"
+            where = f"{source}: " if source else ""
+            s.problem(key, f"{where}{what} must add up to at most 100 (percent of the cluster's {kind} slots; "
+                           f"Hadoop: \"Sum of queue capacities over 100%\"), got {total:g} = {terms}")
+            if not split:
+                break
+        elif unset:
+            shares[kind] = java_float(java_float(100.0 - total) / unset)
+    if not shares:
+        return queues
+    filled = {}
+    for name, q in queues.items():
+        changes = {f"{kind}_capacity": shares[kind] for kind in shares if q.capacity(kind) == UNSET}
+        filled[name] = evolve(q, **changes) if changes else q
+    return filled
 
 
 def _check_sums(s: Settings, queues: Mapping[str, QueueConfig], key: str, source: str | None) -> None:
@@ -383,8 +440,8 @@ class CapacityScheduler(SharePolicy):
         source = getattr(config, "source", None)
         if source and not source.startswith("<"):
             base = Path(source).parent
-        self.config = read_config(settings, base)
         scheduler = getattr(config, "scheduler", None)
+        self.config = read_config(settings, base, getattr(scheduler, "mode", "slots"))
         self.preemption = bool(getattr(scheduler, "preemption", True))
         # the engine's calculator of the primary measure (slots; memory), also when capacity
         # serves only as a PoolResolver (initialize() is called for a share policy only)

@@ -1,0 +1,152 @@
+"""More of Hadoop's ``TestCapacityScheduler`` (``src/contrib/capacity-scheduler``), and the
+capacity rules of ``CapacityTaskScheduler.start`` (0.19.1, 0.20, 1.x).
+
+Hadoop's fixture, as in ``tests/plugins/test_capacity.py``: trackers tt1, tt2 (nodes ``n0000``,
+``n0001``) with 2 map slots and 1 reduce slot each, one task a heartbeat; Hadoop numbers a job's
+attempts from 1 (``attempt_test_0001_m_000001_0``), the harness from 0 (``job_0001_m_000000``).
+``FakeQueueInfo(name, capacity, reclaimTime, supportsPrio, ulMin)`` becomes a queue table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from corescheduler_plugins.capacity import read_config
+from test_capacity import XML, beat, capacity_config, harness, plugin
+
+from corescheduler.errors import ConfigError
+from corescheduler.testing import ClusterHarness
+
+
+def queue(capacity: float | None, ul_min: float = 25, prio: bool = True) -> dict:
+    table: dict = {"minimum_user_limit_percent": ul_min, "supports_priority": prio}
+    if capacity is not None:
+        table["capacity"] = capacity
+    return table
+
+
+# ============================================================================ TestCapacityScheduler
+
+
+def test_hadoop_user_limits_2():
+    """testUserLimits2: u1 alone takes both of q2's map slots; u2's job, submitted later, gets
+    the next two slots (lent by ``default``), since u1 is at its limit of
+    max(ceil(3/2), ceil(25 % of 3)) = 2."""
+    h = harness({"default": queue(50), "q2": queue(50)})
+    h.submit(maps=10, reduces=10, pool="q2", user="u1")
+    assert beat(h, "n0000") == "job_0001_m_000000"
+    assert beat(h, "n0000") == "job_0001_m_000001"  # the only job: another map
+    h.submit(maps=10, reduces=10, pool="q2", user="u2")
+    assert beat(h, "n0001") == "job_0002_m_000000"
+    assert beat(h, "n0001") == "job_0002_m_000001"
+
+
+def test_hadoop_submit_to_queues():
+    """testSubmitToQueues: a job naming no queue goes to ``default``; a job submitted later to
+    the idle q2 gets the next slot."""
+    h = harness({"default": queue(50), "q2": queue(50)}, extra='pool_resolver = ["capacity"]')
+    j1 = h.submit(maps=10, reduces=10, user="u1")
+    assert h.job(j1).pool == "default"
+    assert beat(h, "n0000") == "job_0001_m_000000"
+    j2 = h.submit(maps=10, reduces=10, pool="q2", user="u1")
+    assert h.job(j2).pool == "q2"
+    assert beat(h, "n0001") == "job_0002_m_000000"
+
+
+def test_hadoop_job_finished():
+    """testJobFinished: one queue, ``default``, configured with 50 % (the rest of the cluster
+    guaranteed to no queue, which Hadoop takes); two jobs of one user are served in turn as
+    tasks finish, and once the first job is done the second still gets slots."""
+    h = harness({"default": queue(50, ul_min=25)}, reclaim_time=10.0)
+    j1 = h.submit(maps=3, pool="default", user="u1")
+    h.submit(maps=3, pool="default", user="u1")
+    assert plugin(h).guarantee("default", "map") == 2
+    # I. multiple assignments with running tasks within a job
+    assert beat(h, "n0000") == "job_0001_m_000000"
+    assert beat(h, "n0000") == "job_0001_m_000001"
+    h.finish("job_0001_m_000000")
+    h.finish("job_0001_m_000001")
+    # II. across jobs
+    assert beat(h, "n0000") == "job_0001_m_000002"
+    assert beat(h, "n0000") == "job_0002_m_000000"
+    h.finish("job_0002_m_000000")
+    h.finish("job_0001_m_000002")
+    # III. with completed tasks across jobs
+    assert beat(h, "n0000") == "job_0002_m_000001"
+    h.finish("job_0002_m_000001")
+    # IV. the first job is complete (Hadoop: scheduler.jobCompleted(j1)); the second goes on
+    assert h.job(j1).finish_time is not None
+    assert beat(h, "n0000") == "job_0002_m_000002"
+
+
+# ============================================================================ CapacityTaskScheduler.start
+
+
+def test_capacities_below_100_are_taken_as_hadoop_takes_them():
+    """``start`` refuses only a sum over 100; with 50 + 30 the 20 % left is guaranteed to no
+    queue and is lent like any idle capacity."""
+    h = harness({"default": {"capacity": 50}, "q2": {"capacity": 30}}, nodes=5)
+    assert (plugin(h).guarantee("default", "map"), plugin(h).guarantee("q2", "map")) == (5, 3)
+    j = h.submit(maps=20, pool="q2", user="u1")
+    assert sum(len(h.heartbeat(n)) for n in list(h.cluster.nodes) * 2) == 10
+    assert h.running(j)["map"] == 10
+
+
+def test_queues_without_a_capacity_share_the_remainder():
+    """``start``: ``remainingQuantityToAllocate / queuesWithoutConfiguredCapacity.size()``, in
+    float: 100 - 40 = 60 between two queues is 30 each; per kind where the kinds differ."""
+    config = read_config({"queues": {"default": {"capacity": 40}, "a": {"supports_priority": True},
+                                     "b": {"maximum_capacity": 50}}})
+    assert [(q.map_capacity, q.reduce_capacity) for q in config.queues.values()] == [(40, 40), (30, 30), (30, 30)]
+    config = read_config({"queues": {"default": {"map_capacity": 70, "reduce_capacity": 20},
+                                     "a": {"map_capacity": 10}, "b": {}, "c": {}}})
+    caps = {name: (q.map_capacity, q.reduce_capacity) for name, q in config.queues.items()}
+    assert caps == {"default": (70, 20), "a": (10, pytest.approx(26.666666, abs=1e-5)),
+                    "b": (10, pytest.approx(26.666666, abs=1e-5)), "c": (10, pytest.approx(26.666666, abs=1e-5))}
+    assert caps["a"][1] == 26.666666030883789  # 80f / 3 in single precision
+
+
+def test_a_queue_without_capacity_runs_on_its_share_of_the_remainder():
+    h = harness({"default": {"capacity": 50}, "q2": {}}, nodes=5)
+    assert plugin(h).guarantee("q2", "map") == 5
+    h.submit(maps=10, pool="default", user="u1")
+    h.submit(maps=10, pool="q2", user="u1")
+    assert [beat(h, "n0000"), beat(h, "n0000")] == ["job_0001_m_000000", "job_0002_m_000000"]
+
+
+def test_xml_queue_without_capacity_shares_the_remainder(tmp_path: Path):
+    xml = XML.replace("queue.adhoc.capacity<", "queue.adhoc.supports-priority<").replace(
+        "<value>20</value>", "<value>false</value>", 1)
+    (tmp_path / "cs.xml").write_text(xml)
+    config = read_config({"config_file": str(tmp_path / "cs.xml")})
+    assert config.queues["adhoc"].map_capacity == 100.0 - sum(
+        q.map_capacity for name, q in config.queues.items() if name != "adhoc")
+
+
+@pytest.mark.parametrize(
+    ("queues", "expected"),
+    [
+        ({"a": {"capacity": 60}, "b": {"capacity": 50}},
+         "[plugins.capacity] queues: queue capacities must add up to at most 100 (percent of the cluster's map "
+         "slots; Hadoop: \"Sum of queue capacities over 100%\"), got 110 = a 60 + b 50"),
+        ({"a": {"capacity": 60}, "b": {"capacity": 50}, "c": {}},
+         "got 110 = a 60 + b 50"),
+        ({"a": {"capacity": 50, "reduce_capacity": 60}, "b": {"capacity": 50}},
+         "[plugins.capacity] queues: reduce capacities must add up to at most 100 (percent of the cluster's "
+         "reduce slots; Hadoop: \"Sum of queue capacities over 100%\"), got 110 = a 60 + b 50"),
+    ],
+)
+def test_a_sum_over_100_is_refused(queues, expected):
+    with pytest.raises(ConfigError) as info:
+        ClusterHarness(config=capacity_config(queues))
+    assert expected in str(info.value) and "\n" not in str(info.value)
+
+
+def test_resource_mode_keeps_yarns_rule():
+    """YARN's CapacityScheduler wants a parent's children to add up to 100 and each to have a
+    capacity; the ``capacity`` plugin in resource mode keeps that."""
+    with pytest.raises(ConfigError, match="must add up to 100"):
+        read_config({"queues": {"a": {"capacity": 50}, "b": {"capacity": 40}}}, mode="resources")
+    with pytest.raises(ConfigError, match=r"queues\.b\.capacity: missing"):
+        read_config({"queues": {"a": {"capacity": 50}, "b": {}}}, mode="resources")
