@@ -80,7 +80,40 @@ def test_hadoop_job_finished():
     assert beat(h, "n0000") == "job_0002_m_000002"
 
 
+def test_hadoop_start_without_default_queue_configured():
+    """testStartWithoutDefaultQueueConfigured (0.20): one queue, q1, at 100 %; its job runs its
+    map, then (no map left) its reduce on tt1."""
+    h = harness({"q1": queue(100, ul_min=100)}, extra='pool_resolver = ["capacity"]')
+    h.submit(maps=1, reduces=1, pool="q1", user="u1")
+    assert beat(h, "n0000") == "job_0001_m_000000"
+    assert beat(h, "n0000") == "job_0001_r_000000"
+
+
+def test_hadoop_job_run_state_change_priority_reorders_the_waiting_queue():
+    """testJobRunStateChange / testJobOrderChange, its waiting-queue part: in a queue that supports
+    priorities, raising job 2's priority puts it before job 1 (JobQueuesManager re-sorts on
+    PRIORITY_CHANGED).  The running-queue part needs jobs initialised without a task launched,
+    which the harness has not (0.19.0 initialises a waiting job when it is first offered a slot)."""
+    h = harness({"default": queue(100, ul_min=1)}, nodes=1)
+    h.submit(maps=1, pool="default", user="user")
+    j2 = h.submit(maps=1, pool="default", user="user")
+    h.set_priority(j2, "HIGH")
+    h.advance(0.1)
+    assert beat(h, "n0000") == "job_0002_m_000000"
+    assert beat(h, "n0000") == "job_0001_m_000000"
+
+
 # ============================================================================ CapacityTaskScheduler.start
+
+
+def test_hadoop_capacity_allocation_to_queues():
+    """testCapacityAllocationToQueues (0.20): default at 25 and four queues with no capacity
+    (FakeQueueInfo capacity -1): each of those gets 75 / 4 = 18.75."""
+    queues = {"default": queue(25), **{f"q{i}": queue(None) for i in range(1, 5)}}
+    config = read_config({"queues": queues})
+    assert [config.queues[f"q{i}"].map_capacity for i in range(1, 5)] == [18.75] * 4
+    assert [config.queues[f"q{i}"].reduce_capacity for i in range(1, 5)] == [18.75] * 4
+
 
 
 def test_capacities_below_100_are_taken_as_hadoop_takes_them():
