@@ -5,16 +5,46 @@ the job-conf property holding the pool (default ``user.name``); a job without
 it goes to the ``default`` pool (``PoolManager.getPoolName``).  Here the
 property (or properties, tried in order) is ``pool_name_property``, default
 ``["queue.name", "user.name"]``: the requested pool, else the user's name.
+
+An MR1 allocation file's ``<poolPlacementPolicy>`` (Hadoop branch-1) then decides from that
+requested pool (``"default"`` when no property is set) and the user, as
+``PoolManager.getPoolName`` does: :func:`assign_job_to_pool`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from corescheduler.core.model import JobSpec
+from corescheduler.core.allocations import DEFAULT_POOL, Allocations
+from corescheduler.core.model import JobSpec, Rejection
+from corescheduler.core.queues import PlacementRuleSpec
 from corescheduler.hookspecs import hookimpl
 from corescheduler.settings import Settings
+
+
+def assign_job_to_pool(
+    rules: Sequence[PlacementRuleSpec], requested: str, user: str | None, groups: Sequence[str],
+    configured: Collection[str],
+) -> str | None:
+    """Hadoop branch-1 ``PoolPlacementPolicy.assignJobToPool``: the first rule that places the job
+    (``PoolPlacementRule.assignJobToPool``: its pool if ``create`` or the file declares it, else
+    the next rule); ``None`` when ``reject`` refuses it.  ``specified`` passes a request for
+    ``default``; ``user`` and ``primaryGroup`` give ``default`` when there is no user or group."""
+    for rule in rules:
+        if rule.name == "reject":
+            return None
+        if rule.name == "specified":
+            pool = "" if requested == DEFAULT_POOL else requested
+        elif rule.name == "user":
+            pool = user if user is not None else DEFAULT_POOL
+        elif rule.name == "primaryGroup":
+            pool = groups[0] if user is not None and groups else DEFAULT_POOL
+        else:  # default
+            pool = DEFAULT_POOL
+        if pool and (rule.create or pool in configured):
+            return pool
+    return DEFAULT_POOL  # not reached: the parser requires a terminal last rule
 
 
 class PropertyResolver:
@@ -26,9 +56,19 @@ class PropertyResolver:
         s.finish()
 
     @hookimpl
-    def cs_resolve_pool(self, job: JobSpec) -> str | None:
+    def cs_resolve_pool(self, job: JobSpec, allocations: Allocations) -> str | Rejection | None:
+        requested = None
         for name in self.properties:
             value = job.property(name)
             if value not in (None, ""):
-                return str(value)
-        return None
+                requested = str(value)
+                break
+        rules = allocations.pool_placement if allocations is not None else None
+        if not rules:
+            return requested
+        # PoolManager.getPoolName: the requested pool (trimmed; "default" without one), then the policy
+        pool = assign_job_to_pool(rules, (requested or DEFAULT_POOL).strip(), job.user, tuple(job.groups or ()),
+                                  allocations.pools.keys())
+        if pool is None:
+            return Rejection("the allocation file's <poolPlacementPolicy> rejected the job (its <reject/> rule)")
+        return pool
