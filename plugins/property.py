@@ -22,6 +22,9 @@ from corescheduler.core.queues import PlacementRuleSpec
 from corescheduler.hookspecs import hookimpl
 from corescheduler.settings import Settings
 
+#: ``PoolManager.getSimplePlacementRules`` with allow.undeclared.pools false
+_SIMPLE_RULES = (PlacementRuleSpec("specified", create=False), PlacementRuleSpec("default", create=True))
+
 
 def assign_job_to_pool(
     rules: Sequence[PlacementRuleSpec], requested: str, user: str | None, groups: Sequence[str],
@@ -50,7 +53,12 @@ def assign_job_to_pool(
 class PropertyResolver:
     """Put a job in the pool named by its first set ``pool_name_property``."""
 
-    def __init__(self, settings: Mapping[str, Any]) -> None:
+    def __init__(self, settings: Mapping[str, Any], context: Any = None) -> None:
+        sched = getattr(getattr(context, "config", None), "scheduler", None)
+        #: slot mode: Hadoop 1.x placement (``<poolPlacementPolicy>``, allow.undeclared.pools)
+        self.slot_mode = getattr(sched, "mode", "slots") != "resources"
+        #: ``mapred.fairscheduler.allow.undeclared.pools`` (``[scheduler] allow_undeclared_pools``)
+        self.allow_undeclared = bool(getattr(sched, "allow_undeclared_pools", True))
         s = Settings(settings, plugin="property")
         self.properties = s.names("pool_name_property", ("queue.name", "user.name"))
         s.finish()
@@ -63,12 +71,19 @@ class PropertyResolver:
             if value not in (None, ""):
                 requested = str(value)
                 break
-        rules = allocations.pool_placement if allocations is not None else None
-        if not rules:
+        rules = allocations.pool_placement if allocations is not None and self.slot_mode else None
+        if not rules and (self.allow_undeclared or not self.slot_mode or allocations is None):
             return requested
+        declared = allocations.pools.keys()
+        if not rules:  # PoolManager.getSimplePlacementRules: specified (create = allow.undeclared.pools), default
+            rules = _SIMPLE_RULES
         # PoolManager.getPoolName: the requested pool (trimmed; "default" without one), then the policy
         pool = assign_job_to_pool(rules, (requested or DEFAULT_POOL).strip(), job.user, tuple(job.groups or ()),
-                                  allocations.pools.keys())
+                                  declared)
         if pool is None:
             return Rejection("the allocation file's <poolPlacementPolicy> rejected the job (its <reject/> rule)")
+        if not self.allow_undeclared and pool not in declared:
+            # FairScheduler.checkJobSubmission (UndeclaredPoolException)
+            return Rejection(f"Pool name: '{pool}' is invalid. Add pool name to the fair scheduler allocation file. "
+                             f"Valid pools are: {', '.join(sorted(declared))}")
         return pool

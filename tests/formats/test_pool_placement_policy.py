@@ -98,3 +98,48 @@ def test_a_reload_replaces_the_policy():
     h.set_allocations("<allocations/>")  # no policy: the pool property decides, as before
     assert placed(h, "default", "otheruser") == "default"
     assert placed(h, "specifiedq", "otheruser") == "specifiedq"
+
+
+# ============================================================================ allow.undeclared.pools
+
+POOL_A = "<allocations><pool name='poolA'><minMaps>1</minMaps><minReduces>1</minReduces></pool></allocations>"
+UNDECLARED = '[scheduler]\nallow_undeclared_pools = false\n[plugins.property]\npool_name_property = "pool"\n'
+
+
+@pytest.mark.parametrize(
+    ("pool", "error"),
+    [
+        (None, "Pool name: 'default' is invalid. Add pool name to the fair scheduler allocation file. "
+               "Valid pools are: poolA"),  # testDefaultPoolName
+        ("poolA", None),  # testValidPoolName
+        ("poolB", "Add pool name to the fair scheduler allocation file"),  # testInvalidPoolName
+    ],
+)
+def test_fair_scheduler_pool_names(pool, error):
+    """TestFairSchedulerPoolNames (``mapred.fairscheduler.allow.undeclared.pools`` false): the
+    placement is ``specified`` (create false) then ``default``
+    (``PoolManager.getSimplePlacementRules``), and ``FairScheduler.checkJobSubmission`` refuses a
+    job whose pool the file does not declare."""
+    h = ClusterHarness(config=UNDECLARED, allocations=POOL_A)
+    if error is None:
+        assert h.job(h.submit(maps=1, reduces=0, pool=pool, user="u")).pool == pool
+    else:
+        with pytest.raises(JobRejectedError, match=error):
+            h.submit(maps=1, reduces=0, pool=pool, user="u")
+        assert h.scheduler.jobs == {} or len(h.scheduler.jobs) == 0
+
+
+def test_undeclared_pools_with_a_placement_policy():
+    """With a ``<poolPlacementPolicy>`` the policy places the job, then ``checkJobSubmission``
+    refuses a pool the file does not declare."""
+    policy = ("<allocations><pool name='someuser'/><poolPlacementPolicy><specified/><user/></poolPlacementPolicy>"
+              "</allocations>")
+    h = ClusterHarness(config=UNDECLARED, allocations=policy)
+    assert h.job(h.submit(maps=1, pool="default", user="someuser")).pool == "someuser"
+    with pytest.raises(JobRejectedError, match="Pool name: 'otheruser' is invalid"):
+        h.submit(maps=1, pool="default", user="otheruser")
+
+
+def test_undeclared_pools_allowed_by_default():
+    h = ClusterHarness(allocations=POOL_A)
+    assert h.job(h.submit(maps=1, pool="poolB", user="u")).pool == "poolB"
