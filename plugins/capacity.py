@@ -109,6 +109,8 @@ _EPS = 1e-9
 #: a queue's capacity of a kind while it is not configured (Hadoop's ``getCapacity`` answers -1);
 #: :func:`read_config` replaces it by the queue's part of the remainder
 UNSET = -1.0
+#: 0.19 ``CapacityTaskScheduler.HEARTBEATS_LEFT_BEFORE_KILLING``
+HEARTBEATS_LEFT_BEFORE_KILLING = 3
 
 
 # ============================================================================ config
@@ -139,6 +141,10 @@ class CapacityConfig:
 
     queues: Mapping[str, QueueConfig]
     reclaim_time: float = DEFAULT_RECLAIM_TIME
+    #: Hadoop's ``mapred.capacity-scheduler.reclaimCapacity.interval`` (seconds), the reclaim
+    #: thread's period: when set, a request's tasks are killed as 0.19's ``reclaimCapacity`` kills
+    #: them (see :meth:`Reclaim.due`); None: at the request's deadline
+    reclaim_interval: float | None = None
     source: str | None = field(default=None, eq=False)
     #: what the ``config_file`` reader took as Hadoop takes it, and said (``FILE:LINE: …``)
     warnings: tuple[str, ...] = field(default=(), eq=False)
@@ -260,6 +266,7 @@ def read_config(settings: Mapping[str, Any] | None, base_dir: str | Path | None 
     remainder = mode != "resources"
     s = Settings(settings, plugin=NAME)
     reclaim_time = float(s.number("reclaim_time", DEFAULT_RECLAIM_TIME, minimum=0))
+    interval = s.number("reclaim_interval", None, minimum=0)
     config_file = s.string("config_file", None)
     raw: Mapping[str, Any] = s.table_("queues")
     xml: CapacityXml | None = None
@@ -312,7 +319,10 @@ def read_config(settings: Mapping[str, Any] | None, base_dir: str | Path | None 
             _check_sums(s, queues, "config_file" if xml is not None else "queues", source)
     s.finish()
     warnings = tuple(f"[plugins.capacity] config_file: {w}" for w in xml.warnings) if xml is not None else ()
-    return CapacityConfig(queues=queues, reclaim_time=reclaim_time, source=source, warnings=warnings)
+    if interval is None and xml is not None:
+        interval = xml.reclaim_interval
+    return CapacityConfig(queues=queues, reclaim_time=reclaim_time, source=source, warnings=warnings,
+                          reclaim_interval=None if interval is None else float(interval))
 
 
 def _share_remainder(s: Settings, queues: dict[str, QueueConfig], key: str,
@@ -373,7 +383,8 @@ def _check_sums(s: Settings, queues: Mapping[str, QueueConfig], key: str, source
 class Reclaim:
     """One reclaim request (Hadoop 0.19 ``ReclaimedResource``): ``amount``
     slots asked for at ``created``, ``left`` of them still owed; tasks are
-    killed for what is still owed once ``deadline`` passes."""
+    killed for what is still owed once it is :meth:`due`; ``deadline`` is its
+    ``whenToExpire`` (created + reclaim time)."""
 
     queue: str
     kind: str
@@ -381,6 +392,18 @@ class Reclaim:
     left: int
     created: float
     deadline: float
+    #: ``whenToKill``: created + max(0, reclaim time - 3 heartbeat intervals)
+    #: (``HEARTBEATS_LEFT_BEFORE_KILLING``); the deadline without a reclaim interval
+    kill_at: float = 0.0
+
+    def due(self, now: float, interval: float | None) -> bool:
+        """Whether tasks are killed for it now: 0.19 ``reclaimCapacity``'s ``whenToKill <
+        currentTime + RECLAIM_CAPACITY_INTERVAL`` with a reclaim interval (the kill comes before
+        the next run of the reclaim thread would be too late); without one, once the deadline
+        has passed."""
+        if interval is None:
+            return self.deadline <= now
+        return self.kill_at < now + interval
 
 
 @define(eq=False)
@@ -453,6 +476,9 @@ class CapacityScheduler(SharePolicy):
         self._jobs_by_user: dict[str, Counter[Any]] = {}
         self._user_running: dict[tuple[str, str], Counter[Any]] = {}
         self._cluster = getattr(config, "cluster", None)
+        #: ``getNextHeartbeatInterval()`` of the configured cluster, for a request's ``whenToKill``
+        cluster = self._cluster
+        self._heartbeat = cluster.next_heartbeat_interval(cluster.nodes) if cluster is not None else 3.0
         #: the guarantees divide the cluster's slots only as the root share policy
         self._root_policy = getattr(scheduler, "share_policy", None) == NAME
 
@@ -635,6 +661,7 @@ class CapacityScheduler(SharePolicy):
         st = self._kinds[kind]
         if st.slots < 0:
             return  # not the root policy (or before the first update)
+        interval = self.config.reclaim_interval
         scheds = {name: pool.sched[kind] for name, pool in self._pools.items()}
         someone_over = any(s.running > st.guarantee.get(name, 0) for name, s in scheds.items())
         for name, queue in self.config.queues.items():
@@ -647,7 +674,7 @@ class CapacityScheduler(SharePolicy):
             lacking = max(0, min(g - running, waiting_tasks))
             owed = st.waiting.get(name)
             if owed and lacking == 0:  # expired requests of a queue that lacks nothing any more kill nothing
-                while owed and owed[0].deadline <= now:
+                while owed and owed[0].due(now, interval):
                     st.settled.setdefault(name, deque()).append(owed.popleft())
             settled = st.settled.get(name)
             while settled and settled[0].deadline <= now:
@@ -657,8 +684,12 @@ class CapacityScheduler(SharePolicy):
             asked = st.reclaimed.get(name, 0)
             if running + asked < g and waiting_tasks - asked > 0:
                 amount = min(g - running - asked, waiting_tasks - asked)
+                if interval is None:
+                    kill_at = now + queue.reclaim_time
+                else:  # CapacityTaskScheduler.reclaimCapacity: whenToKill, never before now
+                    kill_at = now + max(0.0, queue.reclaim_time - HEARTBEATS_LEFT_BEFORE_KILLING * self._heartbeat)
                 st.waiting.setdefault(name, deque()).append(
-                    Reclaim(name, kind, amount, amount, now, now + queue.reclaim_time)
+                    Reclaim(name, kind, amount, amount, now, now + queue.reclaim_time, kill_at)
                 )
                 st.reclaimed[name] = asked + amount
 
@@ -669,7 +700,7 @@ class CapacityScheduler(SharePolicy):
         self._check(kind, now)
         needs: dict[str, int] = {}
         for name, owed in st.waiting.items():
-            due = sum(r.left for r in owed if r.deadline <= now)
+            due = sum(r.left for r in owed if r.due(now, self.config.reclaim_interval))
             if due:
                 pool = self._pools.get(name)
                 s = pool.sched[kind] if pool is not None else None
@@ -819,7 +850,9 @@ class CapacityScheduler(SharePolicy):
                 user_running[(pool.name, kind)] = running[kind]
         self._jobs_by_user = jobs_by_user
         self._user_running = user_running
-        if self.preemption:
+        if self.preemption and self.config.reclaim_interval is None:
+            # with a reclaim interval, requests are filed by the reclaim thread's runs alone (the
+            # preemption checks), as 0.19's reclaimCapacity files them: their timers start there
             for kind in KINDS:
                 self._check(kind, now)
 

@@ -183,3 +183,99 @@ def test_resource_mode_keeps_yarns_rule():
         read_config({"queues": {"a": {"capacity": 50}, "b": {"capacity": 40}}}, mode="resources")
     with pytest.raises(ConfigError, match=r"queues\.b\.capacity: missing"):
         read_config({"queues": {"a": {"capacity": 50}, "b": {}}}, mode="resources")
+
+
+# ============================================================================ reclaim, Hadoop's timing
+# The Java tests set mapred.capacity-scheduler.reclaimCapacity.interval to 500 (s) and call
+# reclaimCapacity() by hand; a request's tasks are killed once its whenToKill (reclaim time less
+# HEARTBEATS_LEFT_BEFORE_KILLING = 3 heartbeats) comes before the next run of the reclaim thread.
+# Here: [plugins.capacity] reclaim_interval = 500 and h.preempt().
+
+def reclaim_harness(queues, nodes=2):
+    text = capacity_config(queues, reclaim_time=1000.0, extra="preemption_interval = 100000.0")
+    text = text.replace("[plugins.capacity]\n", "[plugins.capacity]\nreclaim_interval = 500.0\n")
+    h = ClusterHarness(racks=1, nodes_per_rack=nodes, map_slots=2, reduce_slots=1, config=text)
+    h.advance(0.1)
+    return h
+
+
+def test_hadoop_reclaim_capacity_with_hadoops_timing():
+    """testReclaimCapacity, Hadoop's numbers: nothing killed at 400 s, one task of j1 at 600 s
+    (whenToKill 1000 - 9 = 991 s comes before 600 + 500)."""
+    h = reclaim_harness({"default": {"capacity": 50}, "q2": {"capacity": 25}, "q3": {"capacity": 25}})
+    j1 = h.submit(maps=10, reduces=10, user="u1")
+    j2 = h.submit(maps=10, reduces=10, pool="q3", user="u1")
+    assert [beat(h, n) for n in ("n0000", "n0000", "n0001", "n0001")] == [
+        "job_0001_m_000000", "job_0002_m_000000", "job_0001_m_000001", "job_0001_m_000002"]
+    h.submit(maps=10, reduces=10, pool="q2", user="u1")
+    h.update()
+    assert h.preempt() == []
+    h.advance(400.0)
+    assert h.preempt() == []
+    assert (h.running(j1)["map"], h.running(j2)["map"]) == (3, 1)
+    h.advance(200.0)
+    (killed,) = h.preempt()
+    assert killed.id == "job_0001_m_000002"
+    assert (h.running(j1)["map"], h.running(j2)["map"]) == (2, 1)
+
+
+def test_hadoop_reclaim_capacity_2_with_hadoops_timing():
+    """testReclaimCapacity2, Hadoop's numbers: 3 slots owed; at 600 s q3 gives round(3×3/5) = 2
+    and q4 round(2×3/5) = 1."""
+    h = reclaim_harness({"default": {"capacity": 50}, "q2": {"capacity": 20}, "q3": {"capacity": 20},
+                         "q4": {"capacity": 10}}, nodes=5)
+    h.submit(maps=2, reduces=2, user="u1")
+    assert beat(h, "n0000") == "job_0001_m_000000"
+    j2 = h.submit(maps=10, reduces=10, pool="q3", user="u1")
+    assert beat(h, "n0000") == "job_0002_m_000000"
+    j3 = h.submit(maps=10, reduces=10, pool="q4", user="u1")
+    got = [beat(h, n) for n in ("n0001", "n0001", "n0002", "n0002", "n0003", "n0003", "n0004", "n0004")]
+    assert got == ["job_0003_m_000000", "job_0001_m_000001", "job_0002_m_000001", "job_0002_m_000002",
+                   "job_0003_m_000001", "job_0002_m_000003", "job_0002_m_000004", "job_0003_m_000002"]
+    h.submit(maps=10, reduces=10, user="u1")
+    h.update()
+    h.preempt()
+    h.advance(400.0)
+    assert h.preempt() == []
+    assert (h.running(j2)["map"], h.running(j3)["map"]) == (5, 3)
+    h.advance(200.0)
+    assert len(h.preempt()) == 3
+    assert (h.running(j2)["map"], h.running(j3)["map"]) == (3, 2)
+
+
+def test_hadoop_reclaim_capacity_in_steps_with_hadoops_timing():
+    """testReclaimCapacityInSteps, Hadoop's numbers: one task at 600 s, none more at 900 s, the
+    second at 1300 s."""
+    h = reclaim_harness({"default": {"capacity": 50}, "q2": {"capacity": 50}})
+    j1 = h.submit(maps=10, reduces=10, user="u1")
+    assert [beat(h, n) for n in ("n0000", "n0000", "n0001", "n0001")] == [f"job_0001_m_00000{i}" for i in range(4)]
+    h.submit(maps=1, reduces=1, pool="q2", user="u1")
+    h.update()
+    h.preempt()
+    h.advance(400.0)
+    h.submit(maps=10, reduces=10, pool="q2", user="u2")
+    h.update()
+    h.advance(200.0)
+    h.preempt()
+    assert h.running(j1)["map"] == 3
+    h.advance(300.0)
+    h.preempt()
+    assert h.running(j1)["map"] == 3  # the second request's timer has not fired
+    h.advance(400.0)
+    h.preempt()
+    assert h.running(j1)["map"] == 2
+
+
+def test_reclaim_interval_is_checked():
+    with pytest.raises(ConfigError, match=r"reclaim_interval: must be ≥ 0, got -1"):
+        read_config({"reclaim_interval": -1})
+
+
+def test_xml_reclaim_interval_is_read(tmp_path: Path):
+    """``mapred.capacity-scheduler.reclaimCapacity.interval`` (``conf.getLong``, seconds)."""
+    xml = XML.replace("</configuration>", "<property><name>mapred.capacity-scheduler.reclaimCapacity.interval"
+                                          "</name><value>500</value></property></configuration>")
+    (tmp_path / "cs.xml").write_text(xml)
+    assert read_config({"config_file": str(tmp_path / "cs.xml")}).reclaim_interval == 500.0
+    (tmp_path / "cs.xml").write_text(XML)
+    assert read_config({"config_file": str(tmp_path / "cs.xml")}).reclaim_interval is None
