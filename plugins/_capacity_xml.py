@@ -39,7 +39,7 @@ from typing import Any
 from attrs import define, field
 from lxml import etree
 
-from corescheduler.core.javamath import parse_java_double, parse_java_int
+from corescheduler.core.javamath import parse_java_double, parse_java_int, parse_java_long
 
 PREFIX = "mapred.capacity-scheduler."
 QUEUE_PREFIX = PREFIX + "queue."
@@ -75,7 +75,6 @@ IGNORED_QUEUE_PROPS = frozenset(
 )
 IGNORED = frozenset(
     {
-        "reclaimCapacity.interval",  # Hadoop 0.19's reclaim thread period: [scheduler] preemption_interval here
         "default-maximum-initialized-jobs-per-user",
         "default-maximum-active-tasks-per-queue",
         "default-maximum-active-tasks-per-user",
@@ -110,6 +109,9 @@ class CapacityXml:
     warnings: list[str] = field(factory=list)
     #: ``(queue, key)`` -> why Hadoop would use the default for the value the file gives
     defaulted: dict[tuple[str, str], str] = field(factory=dict)
+    #: ``mapred.capacity-scheduler.reclaimCapacity.interval`` in seconds (0.19 ``conf.getLong``,
+    #: default 5 there), if the file sets it
+    reclaim_interval: float | None = None
 
     def where(self, queue: str, key: str | None = None) -> str:
         """``FILE:LINE: property`` of a queue's value (or ``FILE:LINE`` of the queue)."""
@@ -272,6 +274,13 @@ def read_capacity_xml(path: str | Path, source: str | None = None) -> CapacityXm
                 defaults[key] = (_convert(kind, value), value_line, name)
             except _Default as why:
                 warn(value_line, f"{name}: {why}")
+        elif rest == "reclaimCapacity.interval":
+            try:  # CapacityTaskScheduler.start: conf.getLong(..., 5) seconds
+                out.reclaim_interval = float(parse_java_long(value))
+            except ValueError:
+                out.reclaim_interval = 5.0
+                warn(value_line, f"{name}: {value!r} is not a Java long (Long.parseLong); Hadoop's getLong uses "
+                                 "the default, 5")
         elif rest not in IGNORED:
             warn(line, f"{name}: not a capacity scheduler property this plugin reads; ignored")
     for queue, table in out.queues.items():

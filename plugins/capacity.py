@@ -57,15 +57,28 @@ from __future__ import annotations
 
 import math
 from collections import Counter, deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from attrs import define, field, frozen
-from corescheduler_plugins._capacity_xml import CapacityXml, read_capacity_xml
+from attrs import define, field
+from corescheduler_plugins._capacity_config import (  # noqa: F401 (re-exported)
+    DEFAULT_MIN_USER_LIMIT_PERCENT,
+    DEFAULT_QUEUE,
+    DEFAULT_RECLAIM_TIME,
+    NAME,
+    QUEUE_KEYS,
+    UNSET,
+    CapacityConfig,
+    QueueConfig,
+    read_config,
+    slots_for_one,
+    slots_of,
+    zero_guarantee_warnings,
+)
 
 from corescheduler.core.calculator import YARN
-from corescheduler.core.javamath import float_times, java_float, java_round
+from corescheduler.core.javamath import java_round
 from corescheduler.core.model import (
     KINDS,
     MAP,
@@ -82,231 +95,15 @@ from corescheduler.core.model import (
 )
 from corescheduler.core.policy import PRIMARY, SharePolicy, calculators
 from corescheduler.hookspecs import hookimpl
-from corescheduler.settings import Settings
 
-NAME = "capacity"
-DEFAULT_QUEUE = "default"
-#: Hadoop 0.19 ``CapacitySchedulerConf.DEFAULT_RECLAIM_TIME_LIMIT`` (seconds).
-DEFAULT_RECLAIM_TIME = 300.0
-#: Hadoop ``DEFAULT_MIN_USER_LIMIT_PERCENT``: no user limit.
-DEFAULT_MIN_USER_LIMIT_PERCENT = 100.0
-QUEUE_KEYS: tuple[str, ...] = (
-    "capacity",
-    "map_capacity",
-    "reduce_capacity",
-    "maximum_capacity",
-    "minimum_user_limit_percent",
-    "user_limit_factor",
-    "supports_priority",
-    "reclaim_time",
-)
 #: What :func:`CapacityScheduler.cs_admit_job` answers for a job whose user is
 #: at its limit: ``False`` defers the job to the pool's second pass, which is
 #: Hadoop's user limit exactly.  Hard caps (``user_limit_factor``, a queue at
 #: its ``maximum_capacity``) answer a :class:`Rejection` instead.
 DEFER = False
 _EPS = 1e-9
-
-
-# ============================================================================ config
-
-
-@frozen
-class QueueConfig:
-    """One configured queue.  Capacities are percents of the cluster's slots."""
-
-    name: str
-    map_capacity: float
-    reduce_capacity: float
-    maximum_capacity: float | None = None
-    minimum_user_limit_percent: float = DEFAULT_MIN_USER_LIMIT_PERCENT
-    user_limit_factor: float | None = None
-    supports_priority: bool = False
-    reclaim_time: float = DEFAULT_RECLAIM_TIME
-
-    def capacity(self, kind: str) -> float:
-        """The guaranteed percent of ``kind`` slots (of memory for resource mode's ``resources``:
-        the queue's ``capacity``)."""
-        return self.reduce_capacity if kind == REDUCE else self.map_capacity
-
-
-@frozen
-class CapacityConfig:
-    """The validated ``[plugins.capacity]`` table (or its ``config_file``)."""
-
-    queues: Mapping[str, QueueConfig]
-    reclaim_time: float = DEFAULT_RECLAIM_TIME
-    source: str | None = field(default=None, eq=False)
-    #: what the ``config_file`` reader took as Hadoop takes it, and said (``FILE:LINE: …``)
-    warnings: tuple[str, ...] = field(default=(), eq=False)
-
-
-def slots_of(percent: float, slots: float) -> int:
-    """Hadoop's ``(int) (capacityPercent * numSlots / 100)`` with a ``float``
-    percent, computed in single precision as Java does: 2.6 % of 1,500
-    slots is 38 (2.6f × 1500 = 3899.9998f), not 39; 20 % of 10 is 2."""
-    return int(java_float(float_times(percent, int(slots)) / 100.0))
-
-
-def slots_for_one(percent: float) -> int | None:
-    """The fewest cluster slots on which a queue of ``percent`` is guaranteed one
-    (:func:`slots_of` ≥ 1), or None for a percent of 0 (never)."""
-    if not percent > 0:
-        return None
-    slots = max(1, math.floor(100.0 / percent) - 2)  # float rounding can move it by a slot or two
-    while slots > 1 and slots_of(percent, slots - 1) >= 1:
-        slots -= 1
-    while slots_of(percent, slots) < 1:
-        slots += 1
-    return slots
-
-
-def zero_guarantee_warnings(config: CapacityConfig, nodes: int, per_node: Mapping[str, int]) -> list[str]:
-    """A warning for each queue whose guarantee of a kind floors to 0 slots on a cluster of
-    ``nodes`` nodes with ``per_node`` slots of each kind: Hadoop 0.19/0.20 never gives such a
-    queue a task of that kind (its ``running / guarantee`` order and lending leave it out),
-    so its jobs never start.  Each names the fewest slots (and nodes) on which it gets one."""
-    warnings = []
-    for name, queue in config.queues.items():
-        for kind in KINDS:
-            slots = nodes * per_node.get(kind, 0)
-            percent = queue.capacity(kind)
-            if slots_of(percent, slots) >= 1:
-                continue
-            head = (f"[plugins.capacity] queue {name!r}: a {kind} capacity of {percent:g}% of {slots} {kind} slots "
-                    f"({nodes} nodes) floors to 0 (Hadoop's (int) (capacity × slots / 100)), so the queue is never "
-                    f"given a {kind} slot and its jobs' {kind}s never run")
-            least = slots_for_one(percent)
-            if least is None:
-                warnings.append(f"{head}, on any cluster")
-            elif per_node.get(kind, 0) > 0:
-                least_nodes = math.ceil(least / per_node[kind])
-                warnings.append(f"{head}; it gets one from {least} {kind} slots: {least_nodes} nodes of "
-                                f"{per_node[kind]} {kind} slots")
-            else:
-                warnings.append(f"{head}; it gets one from {least} {kind} slots (nodes here offer none)")
-    return warnings
-
-
-def _read_queue(
-    name: str,
-    table: Any,
-    reclaim_default: float,
-    report: Callable[[str, str | None, str], None],
-) -> QueueConfig | None:
-    if not isinstance(table, Mapping):
-        report(name, None, f"expected a table of queue settings ({', '.join(QUEUE_KEYS)}), got {table!r}")
-        return None
-    qs = Settings(table, where=f"queue {name}")
-    capacity = qs.number("capacity", None, minimum=0, maximum=100)
-    map_capacity = qs.number("map_capacity", None, minimum=0, maximum=100)
-    reduce_capacity = qs.number("reduce_capacity", None, minimum=0, maximum=100)
-    maximum = qs.number("maximum_capacity", None, minimum=0, maximum=100, exclusive_minimum=True)
-    user_limit = qs.number(
-        "minimum_user_limit_percent", DEFAULT_MIN_USER_LIMIT_PERCENT, minimum=0, maximum=100, exclusive_minimum=True
-    )
-    factor = qs.number("user_limit_factor", None, minimum=0, exclusive_minimum=True)
-    priority = qs.boolean("supports_priority", False)
-    reclaim = qs.number("reclaim_time", reclaim_default, minimum=0)
-    problems = list(qs.problems)
-    for key in qs.unknown_keys():
-        problems.append((key, f"unknown setting; a queue takes {', '.join(QUEUE_KEYS)}"))
-    failed = {key for key, _ in problems}
-    percents = {MAP: map_capacity if map_capacity is not None else capacity,
-                REDUCE: reduce_capacity if reduce_capacity is not None else capacity}
-    if "capacity" not in failed and any(v is None for v in percents.values()):
-        if not failed & {"map_capacity", "reduce_capacity"}:
-            problems.append(("capacity", "missing; expected the queue's guaranteed percent of the cluster's slots, "
-                                         "0 to 100 (the queues' capacities add up to 100)"))
-    if maximum is not None:
-        for kind, pct in percents.items():
-            if pct is not None and maximum < pct:
-                which = "capacity" if (map_capacity is None and reduce_capacity is None) else f"{kind} capacity"
-                problems.append(("maximum_capacity", f"must be ≥ the queue's {which} ({pct:g}), got {maximum:g}"))
-                break
-    for key, message in problems:
-        report(name, key, message)
-    if problems:
-        return None
-    return QueueConfig(
-        name=name,
-        map_capacity=float(percents[MAP]),  # type: ignore[arg-type]
-        reduce_capacity=float(percents[REDUCE]),  # type: ignore[arg-type]
-        maximum_capacity=None if maximum is None else float(maximum),
-        minimum_user_limit_percent=float(user_limit),
-        user_limit_factor=None if factor is None else float(factor),
-        supports_priority=priority,
-        reclaim_time=float(reclaim),
-    )
-
-
-def read_config(settings: Mapping[str, Any] | None, base_dir: str | Path | None = None) -> CapacityConfig:
-    """Validate a ``[plugins.capacity]`` table; ``config_file`` is taken
-    relative to ``base_dir`` (the TOML file's folder).  Every problem is
-    raised at once as a :class:`~corescheduler.errors.SettingsError`."""
-    s = Settings(settings, plugin=NAME)
-    reclaim_time = float(s.number("reclaim_time", DEFAULT_RECLAIM_TIME, minimum=0))
-    config_file = s.string("config_file", None)
-    raw: Mapping[str, Any] = s.table_("queues")
-    xml: CapacityXml | None = None
-    source = None
-    if config_file is not None:
-        path = Path(config_file)
-        if not path.is_absolute() and base_dir is not None:
-            path = Path(base_dir) / path
-        source = str(path)
-        if "queues" in s.table:
-            s.problem("config_file", "give the queues either as [plugins.capacity.queues.<name>] tables or in "
-                                     "config_file, not both")
-        xml = read_capacity_xml(path)
-        for problem in xml.problems:
-            s.problem("config_file", problem)
-        raw = xml.queues
-        if not xml.queues and not xml.problems:
-            s.problem("config_file", f"{source}: no queues; expected mapred.capacity-scheduler.queue.<queue>.capacity "
-                                     "properties")
-
-    def report(queue: str, key: str | None, message: str) -> None:
-        if xml is not None:
-            why = xml.defaulted.get((queue, key)) if key is not None else None
-            if why is not None:  # Hadoop's default stands in for an unreadable value: say so
-                message = f"{why}, and the default is no value: {message}"
-            s.problem("config_file", f"{xml.where(queue, key)}: {message}")
-        else:
-            s.problem(f"queues.{queue}.{key}" if key else f"queues.{queue}", message)
-
-    queues: dict[str, QueueConfig] = {}
-    for name, table in raw.items():
-        if not isinstance(name, str) or not name.strip():
-            report(str(name), None, "a queue needs a non-empty name")
-            continue
-        queue = _read_queue(name, table, reclaim_time, report)
-        if queue is not None:
-            queues[name] = queue
-    if not raw and xml is None and "queues" not in s.table:
-        # Hadoop's out-of-the-box configuration: one queue, "default", with all of the cluster.
-        queues[DEFAULT_QUEUE] = QueueConfig(DEFAULT_QUEUE, 100.0, 100.0, reclaim_time=reclaim_time)
-    elif not raw and xml is None:
-        s.problem("queues", "no queues; expected [plugins.capacity.queues.<name>] tables with a capacity each")
-    if queues and len(queues) == len(raw):
-        _check_sums(s, queues, "config_file" if xml is not None else "queues", source)
-    s.finish()
-    warnings = tuple(f"[plugins.capacity] config_file: {w}" for w in xml.warnings) if xml is not None else ()
-    return CapacityConfig(queues=queues, reclaim_time=reclaim_time, source=source, warnings=warnings)
-
-
-def _check_sums(s: Settings, queues: Mapping[str, QueueConfig], key: str, source: str | None) -> None:
-    split = any(q.map_capacity != q.reduce_capacity for q in queues.values())
-    for kind in KINDS:
-        total = sum(q.capacity(kind) for q in queues.values())
-        if abs(total - 100.0) > 1e-6:
-            terms = " + ".join(f"{q.name} {q.capacity(kind):g}" for q in queues.values())
-            what = f"{kind} capacities" if split else "queue capacities"
-            where = f"{source}: " if source else ""
-            s.problem(key, f"{where}{what} must add up to 100 (percent of the cluster's {kind} slots), "
-                           f"got {total:g} = {terms}")
-            if not split:
-                return
+#: 0.19 ``CapacityTaskScheduler.HEARTBEATS_LEFT_BEFORE_KILLING``
+HEARTBEATS_LEFT_BEFORE_KILLING = 3
 
 
 # ============================================================================ runtime state
@@ -316,7 +113,8 @@ def _check_sums(s: Settings, queues: Mapping[str, QueueConfig], key: str, source
 class Reclaim:
     """One reclaim request (Hadoop 0.19 ``ReclaimedResource``): ``amount``
     slots asked for at ``created``, ``left`` of them still owed; tasks are
-    killed for what is still owed once ``deadline`` passes."""
+    killed for what is still owed once it is :meth:`due`; ``deadline`` is its
+    ``whenToExpire`` (created + reclaim time)."""
 
     queue: str
     kind: str
@@ -324,6 +122,18 @@ class Reclaim:
     left: int
     created: float
     deadline: float
+    #: ``whenToKill``: created + max(0, reclaim time - 3 heartbeat intervals)
+    #: (``HEARTBEATS_LEFT_BEFORE_KILLING``); the deadline without a reclaim interval
+    kill_at: float = 0.0
+
+    def due(self, now: float, interval: float | None) -> bool:
+        """Whether tasks are killed for it now: 0.19 ``reclaimCapacity``'s ``whenToKill <
+        currentTime + RECLAIM_CAPACITY_INTERVAL`` with a reclaim interval (the kill comes before
+        the next run of the reclaim thread would be too late); without one, once the deadline
+        has passed."""
+        if interval is None:
+            return self.deadline <= now
+        return self.kill_at < now + interval
 
 
 @define(eq=False)
@@ -383,8 +193,8 @@ class CapacityScheduler(SharePolicy):
         source = getattr(config, "source", None)
         if source and not source.startswith("<"):
             base = Path(source).parent
-        self.config = read_config(settings, base)
         scheduler = getattr(config, "scheduler", None)
+        self.config = read_config(settings, base, getattr(scheduler, "mode", "slots"))
         self.preemption = bool(getattr(scheduler, "preemption", True))
         # the engine's calculator of the primary measure (slots; memory), also when capacity
         # serves only as a PoolResolver (initialize() is called for a share policy only)
@@ -396,6 +206,9 @@ class CapacityScheduler(SharePolicy):
         self._jobs_by_user: dict[str, Counter[Any]] = {}
         self._user_running: dict[tuple[str, str], Counter[Any]] = {}
         self._cluster = getattr(config, "cluster", None)
+        #: ``getNextHeartbeatInterval()`` of the configured cluster, for a request's ``whenToKill``
+        cluster = self._cluster
+        self._heartbeat = cluster.next_heartbeat_interval(cluster.nodes) if cluster is not None else 3.0
         #: the guarantees divide the cluster's slots only as the root share policy
         self._root_policy = getattr(scheduler, "share_policy", None) == NAME
 
@@ -578,6 +391,7 @@ class CapacityScheduler(SharePolicy):
         st = self._kinds[kind]
         if st.slots < 0:
             return  # not the root policy (or before the first update)
+        interval = self.config.reclaim_interval
         scheds = {name: pool.sched[kind] for name, pool in self._pools.items()}
         someone_over = any(s.running > st.guarantee.get(name, 0) for name, s in scheds.items())
         for name, queue in self.config.queues.items():
@@ -590,7 +404,7 @@ class CapacityScheduler(SharePolicy):
             lacking = max(0, min(g - running, waiting_tasks))
             owed = st.waiting.get(name)
             if owed and lacking == 0:  # expired requests of a queue that lacks nothing any more kill nothing
-                while owed and owed[0].deadline <= now:
+                while owed and owed[0].due(now, interval):
                     st.settled.setdefault(name, deque()).append(owed.popleft())
             settled = st.settled.get(name)
             while settled and settled[0].deadline <= now:
@@ -600,8 +414,12 @@ class CapacityScheduler(SharePolicy):
             asked = st.reclaimed.get(name, 0)
             if running + asked < g and waiting_tasks - asked > 0:
                 amount = min(g - running - asked, waiting_tasks - asked)
+                if interval is None:
+                    kill_at = now + queue.reclaim_time
+                else:  # CapacityTaskScheduler.reclaimCapacity: whenToKill, never before now
+                    kill_at = now + max(0.0, queue.reclaim_time - HEARTBEATS_LEFT_BEFORE_KILLING * self._heartbeat)
                 st.waiting.setdefault(name, deque()).append(
-                    Reclaim(name, kind, amount, amount, now, now + queue.reclaim_time)
+                    Reclaim(name, kind, amount, amount, now, now + queue.reclaim_time, kill_at)
                 )
                 st.reclaimed[name] = asked + amount
 
@@ -612,7 +430,7 @@ class CapacityScheduler(SharePolicy):
         self._check(kind, now)
         needs: dict[str, int] = {}
         for name, owed in st.waiting.items():
-            due = sum(r.left for r in owed if r.deadline <= now)
+            due = sum(r.left for r in owed if r.due(now, self.config.reclaim_interval))
             if due:
                 pool = self._pools.get(name)
                 s = pool.sched[kind] if pool is not None else None
@@ -762,7 +580,9 @@ class CapacityScheduler(SharePolicy):
                 user_running[(pool.name, kind)] = running[kind]
         self._jobs_by_user = jobs_by_user
         self._user_running = user_running
-        if self.preemption:
+        if self.preemption and self.config.reclaim_interval is None:
+            # with a reclaim interval, requests are filed by the reclaim thread's runs alone (the
+            # preemption checks), as 0.19's reclaimCapacity files them: their timers start there
             for kind in KINDS:
                 self._check(kind, now)
 

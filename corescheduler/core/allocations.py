@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 import attrs
 
-from corescheduler.core.queues import INT_MAX, ROOT, QueueConfig, QueueSpec
+from corescheduler.core.queues import INT_MAX, ROOT, PlacementRuleSpec, QueueConfig, QueueSpec
 
 __all__ = [
     "DEFAULT_POOL",
@@ -105,6 +105,10 @@ class Allocations:
     #: core passes it through untouched; e.g. a capacity file's capacities and limits);
     #: policies see it through ``SharePolicy.configure``
     policy_config: object = attrs.field(default=None, eq=False)
+    #: an MR1 file's ``<poolPlacementPolicy>`` (Hadoop branch-1 ``PoolPlacementPolicy``), its
+    #: rules in order with their MR1 names (specified, user, primaryGroup, default, reject);
+    #: None without one.  The ``property`` resolver applies it (``PoolManager.getPoolName``)
+    pool_placement: tuple[PlacementRuleSpec, ...] | None = None
     #: the queue tree derived from an MR1 file, once built (see :meth:`queue_config`)
     _derived: list[QueueConfig] = attrs.field(factory=list, eq=False, repr=False)
 

@@ -49,6 +49,7 @@ from corescheduler.core.allocations import (
     UserSpec,
 )
 from corescheduler.core.javamath import java_trim, parse_java_double, parse_java_int, parse_java_long
+from corescheduler.core.queues import PlacementRuleSpec
 from corescheduler.errors import AllocationError
 from corescheduler.formats.yarn_allocation_file import YARN_ONLY_ELEMENTS, parse_queue_config
 
@@ -532,7 +533,53 @@ def _section(key: str, parse: Callable[[_Context, etree._Element, dict[str, Any]
     return handle
 
 
+#: ``PoolPlacementPolicy.ruleClasses`` (Hadoop branch-1): an element's tag names its rule.  When a
+#: rule is terminal (``isTerminal``): "never" (specified), "create" (only with create true: user,
+#: primaryGroup, and -- unlike YARN's -- default), "always" (reject)
+_POOL_RULES = {"user": "create", "primaryGroup": "create", "specified": "never", "default": "create",
+               "reject": "always"}
+
+
+def _pool_placement(ctx: _Context, elem: etree._Element, target: dict[str, Any], owner: _Owner) -> None:
+    """``<poolPlacementPolicy>`` (``PoolPlacementPolicy.fromXml`` and its constructor): each child
+    element is a rule named by its tag, ``create`` read by ``Boolean.parseBoolean`` (other
+    attributes ignored).  Refused as Hadoop refuses (AllocationConfigurationException; an empty
+    policy is its IndexOutOfBoundsException): an unknown rule, a terminal rule before the last,
+    a last rule that may pass the job on."""
+    rules: list[PlacementRuleSpec] = []
+    for child in elem:
+        if not isinstance(child.tag, str):
+            continue
+        if child.tag not in _POOL_RULES:
+            ctx.error(child, f"<poolPlacementPolicy>: No rule class found for {child.tag} (rules: "
+                             f"{', '.join(_POOL_RULES)})")
+            return
+        create = (child.get("create") or "true").lower() == "true"
+        rules.append(PlacementRuleSpec(child.tag, create=create, line=child.sourceline))
+    if not rules:
+        ctx.error(elem, "<poolPlacementPolicy> has no rule; expected rules such as <specified/> <default/>")
+        return
+
+    def terminal(rule: PlacementRuleSpec) -> bool:
+        kind = _POOL_RULES[rule.name]
+        return kind == "always" or (kind == "create" and rule.create)
+
+    for i, rule in enumerate(rules[:-1]):
+        if terminal(rule):
+            ctx.error(elem, f"<poolPlacementPolicy>: Rules after rule {i} in pool placement policy can never be "
+                            f"reached (<{rule.name}> always places the job)")
+            return
+    if not terminal(rules[-1]):
+        ctx.error(elem, "<poolPlacementPolicy>: Could get past last pool placement rule without assigning (end "
+                        "with <default/>, <reject/>, or <user/> or <primaryGroup/> with create true)")
+        return
+    if "pool_placement" in target:
+        ctx.warn(elem, "<poolPlacementPolicy> given more than once; using this one, as Hadoop does")
+    target["pool_placement"] = tuple(rules)
+
+
 _TOP_LEVEL: dict[str, _Handler] = {
+    "poolPlacementPolicy": _pool_placement,
     "pool": _section("pools", _parse_pool),
     "user": _section("users", _parse_user),
     "userMaxJobsDefault": _value("user_max_jobs_default", *_COUNT),

@@ -170,13 +170,14 @@ def test_every_problem_of_a_capacity_file_is_at_its_own_file_and_line(files):
 
 
 def test_a_capacity_file_problem_without_a_line_says_which_setting_named_the_file(files):
-    xml = files("cap.xml", CAPACITY_SHORT)
+    xml = files("cap.xml", CAPACITY_SHORT.replace(">20<", ">60<"))
     config = files("c.toml", CAPACITY_CONFIG.format("cap.xml"))
     result = run("check", str(config))
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
-        f"{xml}: queue capacities must add up to 100 (percent of the cluster's map slots), got 70 = default 50 + b 20 "
-        f"(named by {config}:5 [plugins.capacity] config_file)"
+        f"{xml}: queue capacities must add up to at most 100 (percent of the cluster's map slots; Hadoop: \"Sum of "
+        f"queue capacities over 100%\"), got 110 = default 50 + b 60 (named by {config}:5 [plugins.capacity] "
+        "config_file)"
     ]
     missing = files("m.toml", CAPACITY_CONFIG.format("gone.xml"))
     result = run("check", str(missing))

@@ -475,22 +475,22 @@ def config_error(text: str) -> str:
 @pytest.mark.parametrize(
     ("queues", "expected"),
     [
-        ({"a": {"capacity": 50}, "b": {"capacity": 40}},
-         "[plugins.capacity] queues: queue capacities must add up to 100 (percent of the cluster's map slots), "
-         "got 90 = a 50 + b 40"),
+        ({"a": {"capacity": 50}, "b": {"capacity": 60}},
+         "[plugins.capacity] queues: queue capacities must add up to at most 100 (percent of the cluster's map "
+         "slots; Hadoop: \"Sum of queue capacities over 100%\"), got 110 = a 50 + b 60"),
         ({"a": {"capacity": -10}, "b": {"capacity": 110}},
          "[plugins.capacity] queues.a.capacity: must be ≥ 0, got -10"),
         ({"a": {"capacity": 100, "capacty": 3}},
          "[plugins.capacity] queues.a.capacty: unknown setting; a queue takes capacity, map_capacity"),
         ({"a": {"capacity": 60, "maximum_capacity": 50}, "b": {"capacity": 40}},
          "[plugins.capacity] queues.a.maximum_capacity: must be ≥ the queue's capacity (60), got 50"),
-        ({"a": {"maximum_capacity": 50}, "b": {"capacity": 100}},
-         "[plugins.capacity] queues.a.capacity: missing; expected the queue's guaranteed percent"),
+        ({"a": {"maximum_capacity": 50}, "b": {"capacity": 110}},  # a would get the remainder
+         "[plugins.capacity] queues.b.capacity: must be ≤ 100, got 110"),
         ({"a": {"capacity": 100, "minimum_user_limit_percent": 0}},
          "[plugins.capacity] queues.a.minimum_user_limit_percent: must be > 0, got 0"),
         ({"a": {"capacity": 50, "reduce_capacity": 60}, "b": {"capacity": 50}},
-         "[plugins.capacity] queues: reduce capacities must add up to 100 (percent of the cluster's reduce slots), "
-         "got 110 = a 60 + b 50"),
+         "[plugins.capacity] queues: reduce capacities must add up to at most 100 (percent of the cluster's reduce "
+         "slots; Hadoop: \"Sum of queue capacities over 100%\"), got 110 = a 60 + b 50"),
     ],
 )
 def test_invalid_capacities_are_one_clear_error(queues, expected):
@@ -621,10 +621,8 @@ class _Context:
          "capacity-scheduler.xml:17: mapred.capacity-scheduler.queue.research.maximum-capacity: "
          "must be ≥ the queue's capacity (30), got 20"),
         (("<value>20</value>", "<value>25</value>"),
-         "capacity-scheduler.xml: queue capacities must add up to 100 (percent of the cluster's map slots), "
-         "got 105 = default 50 + research 30 + adhoc 25"),
-        (("queue.adhoc.capacity", "queue.adhoc.capacityy"),  # an unknown property is ignored: adhoc has none
-         "capacity-scheduler.xml:24: mapred.capacity-scheduler.queue.adhoc.capacity: missing"),
+         "capacity-scheduler.xml: queue capacities must add up to at most 100 (percent of the cluster's map slots; "
+         "Hadoop: \"Sum of queue capacities over 100%\"), got 105 = default 50 + research 30 + adhoc 25"),
         (("<value>20</value>", "<value>NaN</value>"),  # Java reads NaN; no comparison holds: refused
          "capacity-scheduler.xml:25: mapred.capacity-scheduler.queue.adhoc.capacity: expected a number, got 'NaN'"),
         (("</configuration>", "<property>"),
@@ -673,6 +671,10 @@ def test_xml_errors_name_file_and_line(tmp_path: Path, change, expected):
          "capacity-scheduler.xml:47: mapred.capacity-scheduler.queue.adhoc.capacity: defined again (first at "
          "line 24); this one is used, as in Hadoop",
          lambda c: c.queues["adhoc"].map_capacity == 20),
+        (("queue.adhoc.capacity", "queue.adhoc.capacityy"),  # ignored: adhoc has no capacity, gets what is left
+         "capacity-scheduler.xml:24: mapred.capacity-scheduler.queue.adhoc.capacityy: unknown queue property "
+         "'capacityy' ignored",
+         lambda c: c.queues["adhoc"].map_capacity == 20),
         (("<value>50</value>", "<value> 5e1f </value>"),  # Float.parseFloat: trimmed, an exponent, a suffix
          None,
          lambda c: c.queues["default"].map_capacity == 50),
@@ -692,12 +694,13 @@ def test_xml_what_hadoop_takes_is_taken_with_a_warning(tmp_path: Path, change, w
         assert len(warnings) == 1 and warnings[0].startswith(warning), warnings
 
 
-def test_xml_queue_without_capacity_is_an_error(tmp_path: Path):
+def test_xml_queue_without_capacity_is_an_error_in_resource_mode(tmp_path: Path):
+    """(In slot mode it gets what the others leave: tests/plugins/test_capacity_hadoop1.py.)"""
     xml = XML.replace("queue.adhoc.capacity<", "queue.adhoc.supports-priority<").replace(
         "<value>20</value>", "<value>false</value>", 1)
     (tmp_path / "cs.xml").write_text(xml)
     with pytest.raises(ConfigError, match=r"cs.xml:24: mapred.capacity-scheduler.queue.adhoc.capacity: missing"):
-        read_config({"config_file": str(tmp_path / "cs.xml")})
+        read_config({"config_file": str(tmp_path / "cs.xml")}, mode="resources")
 
 
 def test_xml_and_queues_together_is_an_error(tmp_path: Path):

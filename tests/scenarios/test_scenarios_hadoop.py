@@ -39,9 +39,8 @@ rule is not kept: the test pins Hadoop 1.0-1.2's instead.
 
 Skipped, because they depend on Hadoop internals the harness does not model:
 
-* testNonRunningJobsAreIgnored — submits jobs already SUCCEEDED / FAILED /
-  KILLED; the harness only submits live jobs (a finished job leaves the
-  scheduler, which test_scheduler.py covers).
+* testNonRunningJobsAreIgnored — ported since, with the harness's ``state=``:
+  tests/scenarios/test_harness_requests.py.
 * testNoPreemptionIfOnlyLogging — ported as
   ``tests/core/test_scheduler.py::test_preemption_only_log_kills_nothing``
   (``[scheduler] preemption_only_log``).
@@ -49,10 +48,10 @@ Skipped, because they depend on Hadoop internals the harness does not model:
   records; only the scheduler values they mirror are checked.
 * testPreemptionIsNotDelayedToNextRound — not in the Hadoop 1.x suite; it is a
   YARN FairScheduler test (containers, preemption rounds), outside this port.
-* TestFairSchedulerPoolNames' MiniMRCluster / JobClient plumbing and its
-  exception message text; only the placement outcome is ported, through the
-  ``rules`` resolver, since ``allow.undeclared.pools = false`` has no
-  ``property`` resolver setting (docs/plugins/property.md).
+* TestFairSchedulerPoolNames' MiniMRCluster / JobClient plumbing; the placement
+  outcome is ported here through the ``rules`` resolver, and with Hadoop's
+  ``allow.undeclared.pools = false`` and exception text through the ``property``
+  resolver in tests/formats/test_pool_placement_policy.py.
 """
 
 from __future__ import annotations
