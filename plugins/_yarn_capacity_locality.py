@@ -58,7 +58,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from corescheduler_plugins._mr_requests import MR_MAP_PRIORITY, fits_capability
+from corescheduler_plugins._mr_requests import MR_MAP_PRIORITY
 
 from corescheduler.core.javamath import java_float
 from corescheduler.core.model import MAP, OFF_RACK, Job, Node, Task
@@ -76,6 +76,21 @@ DEFAULT_OFFSWITCH_PER_HEARTBEAT = 1
 
 #: Hadoop's limits without a capacity file (``CapacitySchedulerConfiguration`` defaults)
 _DEFAULT_LIMITS = HeartbeatLimits(DEFAULT_MAX_ASSIGN_PER_HEARTBEAT, DEFAULT_OFFSWITCH_PER_HEARTBEAT)
+
+
+def _fits_node(size: Resources, capacity: Resources | None, dominant: bool) -> bool:
+    """``RegularContainerAllocator.assignContainer``'s ``Resources.lessThanOrEqual(rc, cluster,
+    capability, node.getTotalResource())``: every type under ``DominantResourceCalculator``,
+    memory alone under ``DefaultResourceCalculator``."""
+    if capacity is None:
+        return False
+    return size.fits_in(capacity) if dominant else size.memory <= capacity.memory
+
+
+def _fits_task(task: Task, capacity: Resources | None, dominant: bool) -> bool:
+    """:func:`_fits_node` for a map's container (no size, or a node of no known capacity: as fitting)."""
+    size = task.resources
+    return size is None or capacity is None or _fits_node(size, capacity, dominant)
 
 
 class CapacityLocality:
@@ -160,19 +175,20 @@ class CapacityLocality:
         missed = counts.get(key, 0) + 1  # tryAllocateOnNode: addSchedulingOpportunity
         counts[key] = missed
         capacity = node.capacity
-        if local is not None and fits_capability(local, capacity):  # assignNodeLocalContainers: always
+        dominant = self._dominant
+        if local is not None and _fits_task(local, capacity, dominant):  # assignNodeLocalContainers: always
             del counts[key]  # doAllocation: resetSchedulingOpportunities
             return local
         task = job.pending_map_on_rack(node.rack)
         # canAssign RACK_LOCAL
-        if task is not None and min(nodes, node_delay) < missed and fits_capability(task, capacity):
+        if task is not None and min(nodes, node_delay) < missed and _fits_task(task, capacity, dominant):
             if full_reset:
                 del counts[key]
             return task
         if not self._map_off_switch_allowed(job, missed, nodes, node_delay, rack_extra):
             return None  # APP_SKIPPED
         # the AM's choice for the container: host, rack, any (``probe``: nothing has changed since)
-        return probe if fits_capability(probe, capacity) else None
+        return probe if _fits_task(probe, capacity, dominant) else None
 
     @staticmethod
     def _map_off_switch_allowed(job: Job, missed: int, nodes: int, node_delay: int, rack_extra: int) -> bool:
@@ -208,6 +224,10 @@ class CapacityLocality:
         node_delay, rack_extra, full_reset = self._delays()
         counts: dict[int, int] | None = None
         capacity = node.capacity
+        # the node's total fits the ask by the calculator (assignContainer's
+        # Resources.lessThanOrEqual(rc, cluster, capability, totalResource)): memory alone under
+        # DefaultResourceCalculator (the engine then checks the node as fits_by_memory says)
+        dominant = self._dominant
         name, rack = node.name, node.rack
         i, n = 0, len(asks)
         while i < n:  # application.getSchedulerKeys(): one priority at a time
@@ -231,7 +251,7 @@ class CapacityLocality:
             counts[key] = missed
             # node-local: assignNodeLocalContainers (canAssign NODE_LOCAL: always)
             for a, t in pending:
-                if name in a.nodes and capacity is not None and a.size.fits_in(capacity):
+                if name in a.nodes and _fits_node(a.size, capacity, dominant):
                     del counts[key]  # doAllocation: resetSchedulingOpportunities
                     return t
             # rack-local: the rack's request has containers, and it may delay to the rack
@@ -244,7 +264,7 @@ class CapacityLocality:
                 if min(nodes, node_delay) < missed:  # canAssign RACK_LOCAL
                     relaxed.sort(key=lambda at: rack not in at[0].racks)  # the rack's own request first
                     for a, t in relaxed:
-                        if capacity is not None and a.size.fits_in(capacity):
+                        if _fits_node(a.size, capacity, dominant):
                             if full_reset:
                                 del counts[key]
                             return t
@@ -257,7 +277,7 @@ class CapacityLocality:
                 return None  # APP_SKIPPED: lower priorities wait too
             anywhere.sort(key=lambda at: bool(at[0].nodes or at[0].racks))  # ANY's own request first
             for a, t in anywhere:
-                if capacity is not None and a.size.fits_in(capacity):
+                if _fits_node(a.size, capacity, dominant):
                     return t  # off-switch: opportunities are not reset
             return None  # LOCALITY_SKIPPED at off-switch: APP_SKIPPED
         return None

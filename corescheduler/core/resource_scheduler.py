@@ -311,6 +311,9 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
 
     def _attempt_scheduling(self, node: Node, now: float) -> list[Assignment]:
         out: list[Assignment] = []
+        held = self._held_back
+        if held:  # (what queue_headroom held back lasts one assignment from root: none is under way)
+            held.clear()
         wanted = node.preempted_for
         if wanted:  # FairScheduler.assignPreemptedContainers: what was freed here is for those apps
             node.preempted_for = None
@@ -351,7 +354,6 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
                             0 < vcores and capacity.vcores - used.vcores < vcores) or (
                             extras and any(capacity.get(n) - used.get(n) < v for n, v in extras)):
                         return out
-                held = self._held_back
                 if held:  # ParentQueue's blockedHeadroom lasts one root assignContainers
                     held.clear()
                 result = self._assign_queue(root, node, now, out)
@@ -365,6 +367,8 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
                 if 0 <= most <= count:
                     return out
         settings = self.settings
+        if held:  # (held back by the assignments above: preempted_for's)
+            held.clear()
         if not settings.assign_multiple:  # YARN's default: one container a heartbeat
             self._assign_queue(self.tree.root, node, now, out)
             return out
@@ -372,6 +376,8 @@ class ResourceScheduler(AppMoves, ShareUpdate, AMLimitsAndReservations, Preempti
         assigned = NONE
         count = 0
         while node.reserved is None:
+            if held:  # each assignment from root holds back afresh (SharePolicy.queue_headroom)
+                held.clear()
             result = self._assign_queue(self.tree.root, node, now, out)
             if result is None or result is RESERVED:
                 break

@@ -218,14 +218,14 @@ class Scheduler:
         if name in self.cluster.nodes:
             raise SchedulerStateError(f"node {name!r} already exists")
         node = self.cluster.add_node(name, rack, map_slots, reduce_slots)
-        self._removed_nodes.discard(name)
         self._rack_of[name] = rack
         try:
             self._engine.node_added(node, resources)
-        except SchedulerStateError:  # it refused the node: the cluster is as before
+        except SchedulerStateError:  # it refused the node: the cluster is as before (a removed name stays removed)
             del self.cluster.nodes[name]
             self._rack_of.pop(name, None)
             raise
+        self._removed_nodes.discard(name)
         return node
 
     def remove_node(self, name: str, now: float | None = None) -> list[Task]:

@@ -554,7 +554,8 @@ def _pool_placement(ctx: _Context, elem: etree._Element, target: dict[str, Any],
             ctx.error(child, f"<poolPlacementPolicy>: No rule class found for {child.tag} (rules: "
                              f"{', '.join(_POOL_RULES)})")
             return
-        create = (child.get("create") or "true").lower() == "true"
+        value = child.get("create")  # absent: true; else Boolean.parseBoolean ("" is false)
+        create = value is None or value.lower() == "true"
         rules.append(PlacementRuleSpec(child.tag, create=create, line=child.sourceline))
     if not rules:
         ctx.error(elem, "<poolPlacementPolicy> has no rule; expected rules such as <specified/> <default/>")

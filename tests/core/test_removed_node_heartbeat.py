@@ -45,3 +45,19 @@ def test_a_removed_tasktrackers_heartbeat_gets_no_task() -> None:
     assert h.running(job) == {"map": 0, "reduce": 0}
     assert h.heartbeat("n0000")
 
+
+
+def test_a_refused_readd_leaves_the_removed_node_removed() -> None:
+    """A removed node's name added again with resources the engine refuses: the cluster is as
+    before (``Scheduler.add_node``), so a heartbeat of that name still assigns nothing."""
+    from corescheduler.resources import Resources
+
+    h = ClusterHarness(racks=1, nodes_per_rack=2, node_resources="8192 mb, 8 vcores",
+                       config={"scheduler": {"mode": "resources", "share_policy": "fair"}})
+    h.submit(queue="a", user="u", tasks=1, resources="1024 mb, 1 vcores")
+    h.remove_node("n0001")
+    with pytest.raises(SchedulerStateError, match="negative resources"):
+        h.scheduler.add_node("n0001", "r00", resources=Resources(-1, 1))
+    assert "n0001" not in h.scheduler.cluster.nodes
+    assert h.heartbeat("n0001") == []
+    h.scheduler.idle_heartbeat("n0001", h.clock)

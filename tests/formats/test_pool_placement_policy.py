@@ -143,3 +143,17 @@ def test_undeclared_pools_with_a_placement_policy():
 def test_undeclared_pools_allowed_by_default():
     h = ClusterHarness(allocations=POOL_A)
     assert h.job(h.submit(maps=1, pool="poolB", user="u")).pool == "poolB"
+
+
+@pytest.mark.parametrize(("value", "refused"), [("", True), ("yes", True), ("TRUE", False), (None, False)])
+def test_create_attribute_read_as_java_parse_boolean(value: str | None, refused: bool) -> None:
+    """``PoolPlacementRule.initializeFromXml``: ``create`` is true when the attribute is absent,
+    else ``Boolean.parseBoolean(value)`` — true only for "true" in any case, so an empty value is
+    false: a last ``<default create=""/>`` may pass the job on and the policy is refused."""
+    attribute = "" if value is None else f' create="{value}"'
+    text = allocations(f"<specified/><default{attribute}/>")
+    if refused:
+        with pytest.raises(AllocationError, match="Could get past last pool placement rule"):
+            parse_allocations(text, "pools.xml")
+    else:
+        parse_allocations(text, "pools.xml")
