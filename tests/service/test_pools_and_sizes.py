@@ -16,6 +16,19 @@ httpx = pytest.importorskip("httpx")
 pytestmark = pytest.mark.slow
 
 
+def most_tasks_on_a_worker(c: httpx.Client, sched: object, job_id: str) -> int:
+    """The most tasks any worker ran at once until ``job_id`` finished (bounded: 90 s)."""
+    most = 0
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        most = max(most, max(len(n.tasks) for n in sched.cluster.nodes.values()))  # type: ignore[attr-defined]
+        if c.get(f"/api/v1/jobs/{job_id}").json()["state"] == "finished":
+            break
+        time.sleep(0.02)
+    assert c.get(f"/api/v1/jobs/{job_id}").json()["state"] == "finished"
+    return most
+
+
 def test_one_off_pools_are_gone_once_idle(live_service, shared_dir) -> None:
     live = live_service({"cluster": {"racks": 1, "nodes_per_rack": 1, "map_slots": 2, "reduce_slots": 1},
                          "service": {"tick": 0.05, "workers": 1, "isolation": "process"}})
@@ -54,14 +67,7 @@ def test_zero_asks_never_run_more_tasks_on_a_worker_than_its_threads(live_servic
         job = c.post("/api/v1/jobs", json={"task_resources": "0 mb, 0 vcores",
                                            "maps": [{"command": ["sleep", "0.3"]}] * 8}).json()
         assert job["state"] in ("accepted", "running")
-        most = 0
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            most = max(most, max(len(n.tasks) for n in sched.cluster.nodes.values()))
-            if c.get(f"/api/v1/jobs/{job['id']}").json()["state"] == "finished":
-                break
-            time.sleep(0.02)
-        assert c.get(f"/api/v1/jobs/{job['id']}").json()["state"] == "finished"
+        most = most_tasks_on_a_worker(c, sched, job["id"])
         assert 1 <= most <= 2
         assert all(n["used"] == {"memory": 0, "vcores": 0} for n in c.get("/api/v1/nodes").json()["nodes"])
 
@@ -94,12 +100,5 @@ def test_yarn_capacity_never_runs_more_tasks_on_a_worker_than_its_threads(live_s
         job = c.post("/api/v1/jobs", json={"task_resources": "1024 mb, 1 vcores",
                                            "maps": [{"command": ["sleep", "0.3"]}] * 6}).json()
         assert job["state"] in ("accepted", "running"), job
-        most = 0
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            most = max(most, max(len(n.tasks) for n in sched.cluster.nodes.values()))
-            if c.get(f"/api/v1/jobs/{job['id']}").json()["state"] == "finished":
-                break
-            time.sleep(0.02)
-        assert c.get(f"/api/v1/jobs/{job['id']}").json()["state"] == "finished"
+        most = most_tasks_on_a_worker(c, sched, job["id"])
         assert 1 <= most <= 2
