@@ -76,23 +76,19 @@ class Scheduler:
     :param allocations: the allocation file in force (default: empty).
     :param plugins: a ready plugin set (:class:`~corescheduler.core.framework.Plugins`: a
         :class:`~corescheduler.plugin_manager.PluginSet`; default: built from ``config``).
-    :param extra_plugins: in-process plugins by name (classes or objects),
-        selectable in ``config`` like installed ones (tests, notebooks).
+    :param extra_plugins: in-process plugins by name (classes or objects), selectable in
+        ``config`` like installed ones (tests, notebooks).
     :param on_event: called with each event dict (SPEC §5 ``events.jsonl``).
-    :param history: keep finished jobs (:attr:`finished`, with their tasks)
-        and preempted tasks (:attr:`killed`); a long simulation turns it off
-        so that memory holds only the jobs in the system.  Without history a
-        finished job lets go of its tasks once the ``cs_job_removed``
-        listeners have seen it (:meth:`Job._drop_tasks`), so the memory is
-        freed at once rather than by the cyclic garbage collector.
-    :param reuse_quiet_updates: when nothing changed since the last update
-        (no submission, launch, finish, kill or admin action, and the weight
-        adjusters gave the same weights), keep the runnability, shares and
-        order that update computed instead of recomputing them; starvation
-        times and ``cs_update`` still advance.  Exact as long as share
-        policies are functions of the schedulables they are given (their
-        hooks get no clock).  The simulator turns it on: most of its 0.5 s
-        update ticks fall between events.  (Slot mode.)
+    :param history: keep finished jobs (:attr:`finished`, with their tasks) and preempted
+        tasks (:attr:`killed`); a long simulation turns it off so that memory holds only the
+        jobs in the system: a finished job lets go of its tasks once the ``cs_job_removed``
+        listeners have seen it (:meth:`Job._drop_tasks`), freed at once, not by the collector.
+    :param reuse_quiet_updates: when nothing changed since the last update (no submission,
+        launch, finish, kill or admin action, the weight adjusters' weights the same), keep
+        the runnability, shares and order it computed; starvation times and ``cs_update``
+        still advance.  Exact while share policies are functions of the schedulables they
+        are given (their hooks get no clock).  The simulator's (slot mode): most of its 0.5 s
+        update ticks fall between events.
     :param strict_fit: resource mode: a container fits a node only where every type of its
         ask fits, even under a policy that ``fits_by_memory`` (the live service's workers).
     """
@@ -463,11 +459,9 @@ class Scheduler:
 
     @_plugin_errors
     def idle_heartbeat(self, node_name: str, now: float | None = None) -> None:
-        """A heartbeat of ``node_name`` that the caller knows can assign
-        nothing (no free slot of a kind with pending work, or nothing pending):
-        what :meth:`heartbeat` would do then — ``cs_heartbeat_start`` and no
-        more — without the search.  For a simulator that skips such heartbeats
-        but must deliver those a plugin needs (:meth:`wants_idle_heartbeat`)."""
+        """A heartbeat of ``node_name`` the caller knows can assign nothing (no free slot of a
+        kind with pending work, or nothing pending): ``cs_heartbeat_start`` and no search, for
+        a simulator that skips them but delivers those a plugin needs (:meth:`wants_idle_heartbeat`)."""
         now = self._tick(now)
         if node_name in self._removed_nodes and node_name not in self.cluster.nodes:
             return
@@ -477,18 +471,14 @@ class Scheduler:
     # (the engine's; a simulator that calls one of these per heartbeat or tick binds the
     # engine's own method once instead: ``scheduler.engine``)
     def skip_quiet_heartbeat(self, node_name: str, now: float) -> bool:
-        """If a heartbeat of ``node_name`` at ``now`` would assign nothing and change nothing,
-        count it as done (the clock moves to ``now``) and return True; else change nothing and
-        return False (the caller then runs :meth:`heartbeat`).  Slot mode only
-        (:meth:`SlotWalk.skip_quiet_heartbeat <corescheduler.core.slot_walk.SlotWalk.skip_quiet_heartbeat>`);
-        resource mode skips none."""
+        """If a heartbeat of ``node_name`` at ``now`` would assign and change nothing, count it
+        as done (the clock moves to ``now``) and return True; else change nothing and return
+        False.  Slot mode only (:meth:`~corescheduler.core.slot_walk.SlotWalk.skip_quiet_heartbeat`)."""
         return self._engine.skip_quiet_heartbeat(node_name, now)
 
     def pending_work(self, kind: str) -> int:
-        """An upper bound on the tasks of ``kind`` a heartbeat could launch now:
-        0 means no heartbeat can assign one until an update, a kill or a
-        finish changes the state (the simulator skips heartbeats then).  Cheap.  Slot mode
-        (resource mode: 0, it counts no slots)."""
+        """An upper bound on the tasks of ``kind`` a heartbeat could launch now: 0, none until
+        an update, a kill or a finish (the simulator skips heartbeats then).  Slot mode (else 0)."""
         return self._engine.pending_work(kind)
 
     @property
