@@ -61,10 +61,13 @@ class Preemption(EngineState):
         utilization = max((used.get(n) / total.get(n) for n in ("memory-mb", "vcores") if total.get(n) > 0),
                           default=0.0)
         if not utilization > self.settings.preemption_utilization_threshold:
+            # a leaf's clock starts when it is made (FSLeafQueue): the leaves are read again only
+            # when the tree changed (its version kept under "", a name no queue has)
             at_min = self._at_min_share
-            if len(at_min) < len(self.tree.queues):  # a leaf's clock starts when it is made (FSLeafQueue)
+            if at_min.get("") != self.tree.version:
                 for leaf in self.tree.leaves():
                     at_min.setdefault(leaf.name, now)
+                at_min[""] = self.tree.version
             return
         waited = self._preempted_at
         for leaf in self.tree.leaves():
