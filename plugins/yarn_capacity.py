@@ -403,17 +403,8 @@ class YarnCapacityScheduler(CapacityUserLimit, CapacityLimits, CapacityVictims, 
         if spec is None or spec.user_weights or self._live.get(path) is not leaf:
             return None
         if spec.minimum_user_limit_percent >= 100:
-            s = leaf.sched
-            ulf = spec.user_limit_factor
-            if ulf >= 0:
-                guaranteed = s.fair_share
-                qm = guaranteed.memory if guaranteed is not None else 0
-                if qm < self._minimum_memory:  # queue capacity: at least the minimum allocation
-                    qm = self._minimum_memory
-                cap = int(qm * ulf)
-            else:
-                cap = s.max_share.memory
-            if s.running.memory <= cap:
+            cap = self._capacity_and_cap(leaf.sched, spec)[1]
+            if leaf.sched.running.memory <= cap:
                 return Resources.from_parts(cap, UNBOUNDED)
         least = self._memory_bound(leaf, spec)
         heaviest = 0
@@ -467,23 +458,29 @@ class YarnCapacityScheduler(CapacityUserLimit, CapacityLimits, CapacityVictims, 
         is, rounded up (the terms of :meth:`_limit_amounts` without the active users', and
         without the leaf's reservations, which may go without a container ending)."""
         s = queue.sched
-        guaranteed = s.fair_share
-        step = self._minimum
-        gm = guaranteed.memory if guaranteed is not None else 0
-        rm = step.memory if step is not None else 0
-        qm = gm if gm >= rm else rm
+        rm = self._minimum_memory
+        qm, cap = self._capacity_and_cap(s, leaf)
         consumed = s.running.memory
         if rm > 0:
             consumed = -(-consumed // rm) * rm
         current = qm if consumed < qm else consumed + rm
         bound = -(-int(current * leaf.minimum_user_limit_percent) // 100)
-        ulf = leaf.user_limit_factor
-        cap = int(qm * ulf) if ulf >= 0 else s.max_share.memory
         if cap < bound:
             bound = cap
         if rm > 0:
             bound = -(-bound // rm) * rm
         return bound
+
+    def _capacity_and_cap(self, s: Any, leaf: Any) -> tuple[int, int]:
+        """The queue capacity's memory under ``DefaultResourceCalculator`` (its guarantee, at
+        least the minimum allocation) and the user limit's cap (that × ``user-limit-factor``,
+        or the queue's maximum for a factor of −1)."""
+        guaranteed = s.fair_share
+        qm = guaranteed.memory if guaranteed is not None else 0
+        if qm < self._minimum_memory:
+            qm = self._minimum_memory
+        ulf = leaf.user_limit_factor
+        return qm, (int(qm * ulf) if ulf >= 0 else s.max_share.memory)
 
     def normalize(self, ask: Resources, minimum: Resources, maximum: Resources,
                   increment: Resources) -> Resources | None:
